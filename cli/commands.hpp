@@ -1,0 +1,13 @@
+// The `paraplan` subcommands. Each returns the process exit code: 0 done, 2 bad input.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace paraplan::cli {
+
+int run_estimate(const std::vector<std::string>& args);
+int run_presets(const std::vector<std::string>& args);
+
+
+}  // namespace paraplan::cli

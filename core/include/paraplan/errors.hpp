@@ -1,0 +1,23 @@
+// Errors raised for bad input. Infeasible strategies are not errors: they are reports with
+// `feasible == false` and reasons.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace paraplan {
+
+// Bad input: names the offending field by its JSON path (or CLI flag) and says what was
+// expected. `what()` is the one-line message printed by the CLI and thrown to JavaScript.
+class InputError : public std::runtime_error {
+ public:
+  InputError(const std::string& path, const std::string& message)
+      : std::runtime_error(path.empty() ? message : path + ": " + message), path_(path) {}
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace paraplan

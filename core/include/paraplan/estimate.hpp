@@ -1,0 +1,36 @@
+// Estimating one training iteration for a strategy: the analytical performance model.
+#pragma once
+
+#include <memory>
+
+#include "paraplan/report.hpp"
+#include "paraplan/scenario.hpp"
+
+namespace paraplan {
+
+// Estimates strategies for one model, training job and cluster. Per-layer costs depend only on
+// the GPU type and the intra-layer split (tensor, context, expert, micro-batch, sequence
+// parallel, flash attention), so they are computed once per split and reused.
+class Estimator {
+ public:
+  Estimator(ModelSpec model, Training training, Cluster cluster);
+  ~Estimator();
+  Estimator(Estimator&&) noexcept;
+  Estimator& operator=(Estimator&&) noexcept;
+
+  // The report for `strategy`; infeasible strategies come back with reasons, not exceptions.
+  Report estimate(const Strategy& strategy);
+
+  const ModelSpec& model() const;
+  const Training& training() const;
+  const Cluster& cluster() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Estimates the scenario's strategy (Megatron-LM defaults for the keys it leaves out).
+Report estimate(const Scenario& scenario);
+
+}  // namespace paraplan

@@ -1,0 +1,74 @@
+// GPUs and their networks, with efficiency curves loaded from presets (units converted once,
+// at load time, to SI: FLOP/s, bytes, bytes/s, seconds).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace paraplan {
+
+enum class Precision { fp32, fp16, bf16, fp8 };
+inline constexpr int kNumPrecisions = 4;
+
+std::string_view to_string(Precision precision);
+
+// Efficiency (0, 1] as a function of an operation's size, linear in log(size) between the
+// given points and flat beyond the first and last.
+class EfficiencyCurve {
+ public:
+  EfficiencyCurve() = default;
+  // `points` are (size, efficiency) with strictly increasing sizes > 0.
+  explicit EfficiencyCurve(const std::vector<std::pair<double, double>>& points);
+
+  double at(double size) const;
+  const std::vector<std::pair<double, double>>& points() const { return points_; }
+
+ private:
+  std::vector<std::pair<double, double>> points_;
+  std::vector<double> log_sizes_;
+};
+
+// One network tier as seen by one GPU.
+struct NetworkTier {
+  std::string name;
+  double bandwidth_bytes_per_s = 0;  // per GPU, per direction
+  double latency_s = 0;              // per collective step
+  EfficiencyCurve efficiency;        // achieved fraction of bandwidth by message bytes
+};
+
+struct GpuSpec {
+  std::string id;
+  std::string name;
+  std::array<double, kNumPrecisions> tensor_flops_per_s{};  // dense; 0 = unsupported
+  double vector_flops_per_s = 0;
+  double hbm_bytes = 0;
+  double hbm_bytes_per_s = 0;
+  int64_t nvlink_domain_gpus = 0;  // GPUs joined by the intra-node network
+  NetworkTier intra_node;
+  NetworkTier inter_node;
+  EfficiencyCurve gemm_efficiency;                // by FLOPs of one GEMM
+  EfficiencyCurve gemm_fp8_efficiency;            // same for fp8 GEMMs
+  EfficiencyCurve attention_forward_efficiency;   // by FLOPs of one fused attention call
+  EfficiencyCurve attention_backward_efficiency;  // same, backward
+  EfficiencyCurve memory_efficiency;              // by bytes moved by one kernel
+  double kernel_overhead_s = 0;                   // fixed cost of each kernel
+  double overlap_slowdown = 0;  // compute lost per second of communication hidden under it
+
+  double tensor_flops(Precision precision) const {
+    return tensor_flops_per_s[static_cast<int>(precision)];
+  }
+};
+
+// Parses a GPU: a preset id (or alias) or an inline object. An inline object with "base"
+// starts from that preset and overrides the fields it gives; otherwise it gives them all.
+GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path);
+
+nlohmann::json to_json(const GpuSpec& gpu);
+
+}  // namespace paraplan

@@ -1,0 +1,94 @@
+// The transformer being trained: dimensions and derived parameter counts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace paraplan {
+
+enum class Activation { gelu, relu, squared_relu, swiglu, geglu };
+
+std::string_view to_string(Activation activation);
+
+// Gated activations (SwiGLU, GeGLU) use three MLP weight matrices instead of two.
+constexpr bool is_gated(Activation activation) {
+  return activation == Activation::swiglu || activation == Activation::geglu;
+}
+
+// Mixture-of-experts feed-forward layers (Megatron-LM --num-experts, --moe-router-topk,
+// --moe-ffn-hidden-size; shared experts as in DeepSeek-V2/V3).
+struct MoeSpec {
+  int64_t num_experts = 0;
+  int64_t top_k = 0;
+  int64_t moe_ffn_hidden_size = 0;
+  int64_t num_shared_experts = 0;    // each as wide as moe_ffn_hidden_size
+  int64_t first_k_dense_layers = 0;  // leading layers that keep a dense MLP of ffn_hidden_size
+};
+
+// Multi-latent attention (DeepSeek-V2/V3, Megatron-LM --multi-latent-attention): queries and
+// keys/values go through low-rank projections; keys share one rotary part across heads.
+struct MlaSpec {
+  int64_t q_lora_rank = 0;  // 0: full-rank query projection
+  int64_t kv_lora_rank = 0;
+  int64_t qk_head_dim = 0;          // per-head query/key dimension without the rotary part
+  int64_t qk_pos_emb_head_dim = 0;  // per-head rotary dimension
+  int64_t v_head_dim = 0;
+};
+
+// Field names follow Megatron-LM's arguments (--num-layers, --hidden-size, ...).
+struct ModelSpec {
+  std::string name;
+  int64_t num_layers = 0;
+  int64_t hidden_size = 0;
+  int64_t ffn_hidden_size = 0;
+  int64_t num_attention_heads = 0;
+  int64_t num_query_groups = 0;
+  int64_t vocab_size = 0;
+  Activation activation = Activation::gelu;
+  int64_t kv_channels = 0;  // per-head dimension (default hidden_size / num_attention_heads)
+  bool untie_embeddings_and_output_weights = false;
+  // Biases and dropout default to Megatron-LM's (true, 0.1) for non-gated MLPs and to none for
+  // gated ones, as in the Llama-family recipes.
+  bool add_bias_linear = true;
+  double hidden_dropout = 0.1;
+  double attention_dropout = 0.1;
+  std::optional<MoeSpec> moe;
+  std::optional<MlaSpec> mla;
+
+  int64_t num_moe_layers() const { return moe ? num_layers - moe->first_k_dense_layers : 0; }
+  bool is_moe_layer(int64_t layer_index) const {
+    return moe && layer_index >= moe->first_k_dense_layers;
+  }
+};
+
+// Parameter counts (biases and position embeddings are left out: under 0.1% for the presets).
+struct ParameterCounts {
+  double attention = 0;         // one layer: projections and norms
+  double dense_mlp = 0;         // one dense layer's MLP
+  double moe_mlp = 0;           // one MoE layer's MLP: router, all experts, shared experts
+  double moe_expert_mlp = 0;    // of which routed experts (sharded by expert parallelism)
+  double moe_active_mlp = 0;    // one MoE layer's MLP as used by one token (top_k experts)
+  double embedding = 0;         // input embedding
+  double output_layer = 0;      // LM head (0 when tied to the embedding)
+  double total = 0;
+  double active = 0;  // used per token (differs from total for MoE)
+};
+
+ParameterCounts count_parameters(const ModelSpec& model);
+
+// Model FLOPs per token for one training step (forward + backward, no recompute), counted
+// like Megatron-LM's num_floating_point_operations: every GEMM three times, full (non-causal)
+// attention scores. This is the numerator of MFU.
+double model_flops_per_token(const ModelSpec& model, int64_t seq_length);
+
+// Parses a model: a preset name or an object with the fields above. `path` names the value
+// in error messages.
+ModelSpec parse_model(const nlohmann::json& value, const std::string& path);
+
+nlohmann::json to_json(const ModelSpec& model);
+
+}  // namespace paraplan

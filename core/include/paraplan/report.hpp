@@ -1,0 +1,85 @@
+// The result of estimating one strategy (contract section 4).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace paraplan {
+
+// Exposed (not overlapped) time of each part of one iteration; the parts sum to the
+// iteration time.
+struct TimeBreakdown {
+  double compute_s = 0;
+  double recompute_s = 0;
+  double tp_comm_s = 0;
+  double pp_comm_s = 0;
+  double dp_comm_s = 0;
+  double cp_comm_s = 0;
+  double ep_comm_s = 0;
+  double optimizer_s = 0;
+  double bubble_s = 0;
+
+  double total_s() const {
+    return compute_s + recompute_s + tp_comm_s + pp_comm_s + dp_comm_s + cp_comm_s + ep_comm_s +
+           optimizer_s + bubble_s;
+  }
+};
+
+// Memory of one GPU of one pipeline stage at its peak.
+struct StageMemory {
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double other_bytes = 0;  // CUDA context, communication buffers, fragmentation
+
+  double peak_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + other_bytes;
+  }
+};
+
+// One pipeline stage: where it runs, what it holds, and its time per micro-batch.
+struct StageReport {
+  std::string gpu;
+  int64_t layers = 0;
+  double capacity_bytes = 0;
+  StageMemory memory;
+  double in_flight_micro_batches = 0;
+  double forward_s = 0;   // one micro-batch through all this stage's layers, comm included
+  double backward_s = 0;  // recompute included
+  double recompute_s = 0;
+  double pp_comm_s = 0;
+  double dp_comm_exposed_s = 0;
+  double optimizer_s = 0;
+};
+
+struct Report {
+  bool feasible = true;
+  std::vector<std::string> infeasible_reasons;
+
+  double iteration_time_s = 0;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_gpu = 0;
+  double samples_per_s = 0;
+  double model_tflops_per_gpu = 0;
+  double mfu = 0;
+  double hfu = 0;
+  TimeBreakdown time_breakdown;
+  std::vector<StageReport> stages;
+
+  int64_t num_gpus = 0;
+  int64_t data_parallel_size = 0;
+  int64_t num_micro_batches = 0;
+  double model_parameters = 0;
+  double model_flops_per_token = 0;
+
+  double peak_memory_bytes() const;
+  int bottleneck_stage = 0;  // the stage that sets the pipeline's pace
+};
+
+nlohmann::json to_json(const Report& report);
+
+}  // namespace paraplan

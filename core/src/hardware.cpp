@@ -1,0 +1,225 @@
+#include "paraplan/hardware.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "json_fields.hpp"
+#include "paraplan/errors.hpp"
+#include "paraplan/presets.hpp"
+
+namespace paraplan {
+namespace {
+
+using detail::ObjectReader;
+
+constexpr double kTera = 1e12;
+constexpr double kGiga = 1e9;
+constexpr double kMega = 1e6;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMicro = 1e-6;
+
+const std::vector<std::string_view> kPrecisions = {"fp32", "fp16", "bf16", "fp8"};
+
+// [[size, efficiency], ...] with sizes in `unit`, strictly increasing, efficiencies in (0, 1].
+EfficiencyCurve parse_curve(const nlohmann::json& value, const std::string& path, double unit) {
+  if (!value.is_array() || value.empty() || value.size() > 64) {
+    throw InputError(path, "expected an array of 1 to 64 [size, efficiency] pairs, got " +
+                               detail::describe(value));
+  }
+  std::vector<std::pair<double, double>> points;
+  for (size_t i = 0; i < value.size(); ++i) {
+    const std::string point_path = path + "[" + std::to_string(i) + "]";
+    const nlohmann::json& point = value[i];
+    if (!point.is_array() || point.size() != 2) {
+      throw InputError(point_path,
+                       "expected a [size, efficiency] pair, got " + detail::describe(point));
+    }
+    const double size = detail::read_number(point[0], point_path + "[0]", 1e-9, 1e12) * unit;
+    const double efficiency = detail::read_number(point[1], point_path + "[1]", 1e-3, 1.0);
+    if (!points.empty() && size <= points.back().first) {
+      throw InputError(point_path + "[0]", "sizes must increase from one point to the next");
+    }
+    points.emplace_back(size, efficiency);
+  }
+  return EfficiencyCurve(points);
+}
+
+NetworkTier parse_tier(ObjectReader& object, const nlohmann::json& curve,
+                       const std::string& curve_path) {
+  NetworkTier tier;
+  tier.name = object.optional_string("name").value_or("");
+  tier.bandwidth_bytes_per_s = object.number("gb_per_s", 1e-3, 1e6) * kGiga;
+  tier.latency_s = object.number("latency_us", 0, 1e6) * kMicro;
+  tier.efficiency = parse_curve(curve, curve_path, kMega);
+  return tier;
+}
+
+// Replaces or merges `overrides` into `base`, object by object.
+void merge_into(nlohmann::json& base, const nlohmann::json& overrides) {
+  for (const auto& [key, value] : overrides.items()) {
+    auto it = base.find(key);
+    if (it != base.end() && it->is_object() && value.is_object()) {
+      merge_into(*it, value);
+    } else {
+      base[key] = value;
+    }
+  }
+}
+
+GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
+  ObjectReader object(value, path);
+  GpuSpec gpu;
+  gpu.id = object.string("id");
+  if (gpu.id.empty() || gpu.id.size() > 64) {
+    throw InputError(object.path_of("id"), "expected 1 to 64 characters");
+  }
+  gpu.name = object.optional_string("name").value_or(gpu.id);
+
+  ObjectReader tensor(object.required("tensor_tflops"), object.path_of("tensor_tflops"));
+  for (size_t i = 0; i < kPrecisions.size(); ++i) {
+    gpu.tensor_flops_per_s[i] =
+        tensor.optional_number(kPrecisions[i], 0, 1e6).value_or(0) * kTera;
+  }
+  tensor.reject_unknown_keys();
+  if (gpu.tensor_flops(Precision::bf16) <= 0 && gpu.tensor_flops(Precision::fp16) <= 0) {
+    throw InputError(tensor.path(), "needs a bf16 or fp16 peak above 0");
+  }
+  gpu.vector_flops_per_s = object.number("vector_tflops", 1e-3, 1e6) * kTera;
+  gpu.hbm_bytes = object.number("hbm_gib", 1e-3, 1e6) * kGiB;
+  gpu.hbm_bytes_per_s = object.number("hbm_gb_per_s", 1e-3, 1e7) * kGiga;
+  gpu.kernel_overhead_s = object.number("kernel_overhead_us", 0, 1e4) * kMicro;
+  gpu.overlap_slowdown = object.number("overlap_slowdown", 0, 1);
+
+  ObjectReader efficiency(object.required("efficiency"), object.path_of("efficiency"));
+  gpu.gemm_efficiency =
+      parse_curve(efficiency.required("gemm"), efficiency.path_of("gemm"), kGiga);
+  const nlohmann::json* fp8_curve = efficiency.find("gemm_fp8");
+  gpu.gemm_fp8_efficiency = fp8_curve ? parse_curve(*fp8_curve, efficiency.path_of("gemm_fp8"), kGiga)
+                                      : gpu.gemm_efficiency;
+  if (gpu.tensor_flops(Precision::fp8) > 0 && fp8_curve == nullptr) {
+    throw InputError(efficiency.path_of("gemm_fp8"), "is required when tensor_tflops has fp8");
+  }
+  gpu.attention_forward_efficiency = parse_curve(
+      efficiency.required("attention_forward"), efficiency.path_of("attention_forward"), kGiga);
+  gpu.attention_backward_efficiency = parse_curve(
+      efficiency.required("attention_backward"), efficiency.path_of("attention_backward"), kGiga);
+  gpu.memory_efficiency =
+      parse_curve(efficiency.required("memory"), efficiency.path_of("memory"), kMega);
+
+  ObjectReader intra(object.required("intra_node"), object.path_of("intra_node"));
+  gpu.intra_node = parse_tier(intra, efficiency.required("intra_node"),
+                              efficiency.path_of("intra_node"));
+  gpu.nvlink_domain_gpus = intra.integer("gpus", 1, 1 << 20);
+  intra.reject_unknown_keys();
+  ObjectReader inter(object.required("inter_node"), object.path_of("inter_node"));
+  gpu.inter_node = parse_tier(inter, efficiency.required("inter_node"),
+                              efficiency.path_of("inter_node"));
+  inter.reject_unknown_keys();
+  efficiency.reject_unknown_keys();
+
+  // Documentation fields, checked by the preset tests.
+  object.find("aliases");
+  object.find("sources");
+  object.reject_unknown_keys();
+  return gpu;
+}
+
+}  // namespace
+
+std::string_view to_string(Precision precision) {
+  return kPrecisions[static_cast<size_t>(precision)];
+}
+
+EfficiencyCurve::EfficiencyCurve(const std::vector<std::pair<double, double>>& points)
+    : points_(points) {
+  log_sizes_.reserve(points.size());
+  for (const auto& point : points) log_sizes_.push_back(std::log(point.first));
+}
+
+double EfficiencyCurve::at(double size) const {
+  if (points_.empty()) return 1.0;
+  if (!(size > points_.front().first)) return points_.front().second;
+  if (size >= points_.back().first) return points_.back().second;
+  const auto upper = std::upper_bound(points_.begin(), points_.end(), size,
+                                      [](double x, const auto& point) { return x < point.first; });
+  const size_t i = static_cast<size_t>(upper - points_.begin());
+  const double fraction =
+      (std::log(size) - log_sizes_[i - 1]) / (log_sizes_[i] - log_sizes_[i - 1]);
+  return points_[i - 1].second + fraction * (points_[i].second - points_[i - 1].second);
+}
+
+GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path) {
+  if (value.is_string()) {
+    const nlohmann::json* preset = find_preset(PresetKind::gpu, value.get<std::string>());
+    if (preset == nullptr) {
+      std::string known;
+      for (const std::string& id : preset_ids(PresetKind::gpu)) {
+        known += (known.empty() ? "" : ", ") + id;
+      }
+      throw InputError(path, "unknown GPU preset " + detail::describe(value) + " (known: " +
+                                 known + ")");
+    }
+    return parse_gpu_object(*preset, path);
+  }
+  if (value.is_object() && value.contains("base")) {
+    const nlohmann::json& base = value["base"];
+    const std::string base_path = path + ".base";
+    if (!base.is_string()) {
+      throw InputError(base_path, "expected a GPU preset id, got " + detail::describe(base));
+    }
+    const nlohmann::json* preset = find_preset(PresetKind::gpu, base.get<std::string>());
+    if (preset == nullptr) {
+      throw InputError(base_path, "unknown GPU preset " + detail::describe(base));
+    }
+    nlohmann::json merged = *preset;
+    nlohmann::json overrides = value;
+    overrides.erase("base");
+    if (!overrides.contains("id")) {
+      throw InputError(path + ".id", "is required: name the customised GPU");
+    }
+    merge_into(merged, overrides);
+    return parse_gpu_object(merged, path);
+  }
+  return parse_gpu_object(value, path);
+}
+
+nlohmann::json to_json(const GpuSpec& gpu) {
+  auto curve = [](const EfficiencyCurve& c, double unit) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& [size, efficiency] : c.points()) points.push_back({size / unit, efficiency});
+    return points;
+  };
+  nlohmann::json tensor = nlohmann::json::object();
+  for (size_t i = 0; i < kPrecisions.size(); ++i) {
+    if (gpu.tensor_flops_per_s[i] > 0) tensor[kPrecisions[i]] = gpu.tensor_flops_per_s[i] / kTera;
+  }
+  auto tier = [](const NetworkTier& t) {
+    return nlohmann::json{{"name", t.name},
+                          {"gb_per_s", t.bandwidth_bytes_per_s / kGiga},
+                          {"latency_us", t.latency_s / kMicro}};
+  };
+  nlohmann::json intra = tier(gpu.intra_node);
+  intra["gpus"] = gpu.nvlink_domain_gpus;
+  return {{"id", gpu.id},
+          {"name", gpu.name},
+          {"tensor_tflops", tensor},
+          {"vector_tflops", gpu.vector_flops_per_s / kTera},
+          {"hbm_gib", gpu.hbm_bytes / kGiB},
+          {"hbm_gb_per_s", gpu.hbm_bytes_per_s / kGiga},
+          {"kernel_overhead_us", gpu.kernel_overhead_s / kMicro},
+          {"overlap_slowdown", gpu.overlap_slowdown},
+          {"intra_node", intra},
+          {"inter_node", tier(gpu.inter_node)},
+          {"efficiency",
+           {{"gemm", curve(gpu.gemm_efficiency, kGiga)},
+            {"gemm_fp8", curve(gpu.gemm_fp8_efficiency, kGiga)},
+            {"attention_forward", curve(gpu.attention_forward_efficiency, kGiga)},
+            {"attention_backward", curve(gpu.attention_backward_efficiency, kGiga)},
+            {"memory", curve(gpu.memory_efficiency, kMega)},
+            {"intra_node", curve(gpu.intra_node.efficiency, kMega)},
+            {"inter_node", curve(gpu.inter_node.efficiency, kMega)}}}};
+}
+
+}  // namespace paraplan

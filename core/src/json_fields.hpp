@@ -1,0 +1,66 @@
+// Strict reading of JSON objects: every key must be known, every value of the right type and
+// range, and every error names the JSON path of the offending value.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace paraplan::detail {
+
+std::string describe(const nlohmann::json& value);  // "a string", "the number -2", ...
+std::string printable_key(const std::string& key);  // quoted and shortened when odd
+
+// Largest integer accepted anywhere: far beyond any real cluster or model, small enough that
+// products of a few of them stay exact in double precision.
+inline constexpr int64_t kMaxInteger = int64_t{1} << 40;
+
+int64_t read_integer(const nlohmann::json& value, const std::string& path, int64_t min,
+                     int64_t max);
+double read_number(const nlohmann::json& value, const std::string& path, double min, double max);
+bool read_boolean(const nlohmann::json& value, const std::string& path);
+std::string read_string(const nlohmann::json& value, const std::string& path);
+
+// Index of `value` (a string) in `choices`; the error lists the choices.
+int read_choice(const nlohmann::json& value, const std::string& path,
+                const std::vector<std::string_view>& choices);
+
+class ObjectReader {
+ public:
+  ObjectReader(const nlohmann::json& object, std::string path);
+
+  const std::string& path() const { return path_; }
+  std::string path_of(std::string_view key) const;
+  bool has(std::string_view key) const;
+  // The value of `key`, marked as known; nullptr when absent.
+  const nlohmann::json* find(std::string_view key);
+  const nlohmann::json& required(std::string_view key);
+
+  int64_t integer(std::string_view key, int64_t min, int64_t max);
+  std::optional<int64_t> optional_integer(std::string_view key, int64_t min, int64_t max);
+  double number(std::string_view key, double min, double max);
+  std::optional<double> optional_number(std::string_view key, double min, double max);
+  bool boolean(std::string_view key);
+  std::optional<bool> optional_boolean(std::string_view key);
+  std::string string(std::string_view key);
+  std::optional<std::string> optional_string(std::string_view key);
+  int choice(std::string_view key, const std::vector<std::string_view>& choices);
+  std::optional<int> optional_choice(std::string_view key,
+                                     const std::vector<std::string_view>& choices);
+
+  // Throws for the first key that was never looked up, suggesting the closest known one.
+  void reject_unknown_keys(std::initializer_list<std::string_view> also_allowed = {}) const;
+
+ private:
+  const nlohmann::json& object_;
+  std::string path_;
+  std::vector<std::string> known_;
+};
+
+}  // namespace paraplan::detail

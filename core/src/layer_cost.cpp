@@ -1,0 +1,520 @@
+#include "layer_cost.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "collectives.hpp"
+
+namespace paraplan::detail {
+namespace {
+
+// FlashAttention-2 backward runs five GEMM-like products to the forward's two (Dao 2023, §3.1).
+constexpr double kFlashBackwardFlopsRatio = 2.5;
+// Causal masking: fused kernels skip the masked half of the score matrix.
+constexpr double kCausalFraction = 0.5;
+// fp8 operands, and the fp32 gradient accumulator read and written by weight-gradient GEMMs
+// (Megatron-LM gradient_accumulation_fusion).
+constexpr double kFp8ElementBytes = 1;
+constexpr double kMainGradBytes = 8;
+
+// A GEMM's output rows m, output columns n, contraction k.
+struct Gemm {
+  double m = 0, n = 0, k = 0;
+  double flops() const { return 2 * m * n * k; }
+};
+
+// Kernel timings on one GPU at one precision.
+class Kernels {
+ public:
+  Kernels(const GpuSpec& gpu, Precision precision)
+      : gpu_(gpu),
+        precision_(precision),
+        element_bytes_(activation_element_bytes(precision)),
+        operand_bytes_(precision == Precision::fp8 ? kFp8ElementBytes : element_bytes_) {}
+
+  double element_bytes() const { return element_bytes_; }
+  // Bytes per element of a GEMM input saved for the backward pass (fp8 in fp8 training).
+  double operand_bytes() const { return operand_bytes_; }
+
+  // Roofline of tensor-core time at the size's efficiency and the operands' HBM traffic.
+  double gemm_s(const Gemm& g, double batch = 1) const { return gemm_s(g, batch, element_bytes_); }
+
+  double gemm_s(const Gemm& g, double batch, double output_bytes) const {
+    const double flops = batch * g.flops();
+    if (flops <= 0) return 0;
+    const EfficiencyCurve& curve =
+        precision_ == Precision::fp8 ? gpu_.gemm_fp8_efficiency : gpu_.gemm_efficiency;
+    const double compute_s = flops / (gpu_.tensor_flops(precision_) * curve.at(flops));
+    const double bytes =
+        batch * (operand_bytes_ * (g.m * g.k + g.k * g.n) + output_bytes * g.m * g.n);
+    double time_s = std::max(compute_s, memory_only_s(bytes)) + gpu_.kernel_overhead_s;
+    if (precision_ == Precision::fp8) {
+      // Transformer Engine casts the activation operand to fp8 before each GEMM.
+      time_s += memory_s(batch * (element_bytes_ + kFp8ElementBytes) * g.m * g.k);
+    }
+    return time_s;
+  }
+
+  // Forward GEMM and its two backward GEMMs (input gradient, weight gradient).
+  double dgrad_s(const Gemm& g) const { return gemm_s({g.m, g.k, g.n}); }
+  // The weight gradient accumulates into Megatron-LM's fp32 main_grad (read and written).
+  double wgrad_s(const Gemm& g) const { return gemm_s({g.k, g.n, g.m}, 1, kMainGradBytes); }
+
+  // A memory-bound kernel moving `bytes` through HBM.
+  double memory_s(double bytes) const {
+    return bytes <= 0 ? 0 : memory_only_s(bytes) + gpu_.kernel_overhead_s;
+  }
+
+  // A fused attention kernel (FlashAttention) executing `flops`.
+  double attention_s(double flops, bool backward) const {
+    if (flops <= 0) return 0;
+    const EfficiencyCurve& curve =
+        backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
+    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops)) + gpu_.kernel_overhead_s;
+  }
+
+ private:
+  double memory_only_s(double bytes) const {
+    return bytes / (gpu_.hbm_bytes_per_s * gpu_.memory_efficiency.at(bytes));
+  }
+
+  const GpuSpec& gpu_;
+  Precision precision_;
+  double element_bytes_;
+  double operand_bytes_;
+};
+
+// Communication hidden under a kernel of `window_s`: what sticks out, plus the compute the
+// overlap steals from that kernel.
+double exposed_s(const GpuSpec& gpu, double comm_s, double window_s) {
+  return std::max(0.0, comm_s - window_s) + gpu.overlap_slowdown * std::min(comm_s, window_s);
+}
+
+// Forward, input-gradient and weight-gradient time of one linear layer (or of a grouped GEMM
+// over experts).
+struct LinearTime {
+  double forward_s = 0;
+  double dgrad_s = 0;
+  double wgrad_s = 0;  // including the bias gradient
+};
+
+// Builds the costs of one shape. Token counts are per micro-batch on one GPU: `tokens_` is the
+// GPU's sequence chunk gathered over tensor parallelism, `norm_tokens_` what element-wise ops
+// see (a 1/t slice with sequence parallelism).
+class CostBuilder {
+ public:
+  CostBuilder(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
+              int64_t gpus_per_node, const LayerShape& shape)
+      : model_(model),
+        training_(training),
+        gpu_(gpu),
+        shape_(shape),
+        kernels_(gpu, training.precision),
+        // The LM head and attention stay in 16-bit in fp8 training (Transformer Engine).
+        kernels16_(gpu, training.precision == Precision::fp8 ? Precision::bf16 : training.precision),
+        e_(kernels_.element_bytes()),
+        saved_input_bytes_(kernels_.operand_bytes()),
+        t_(static_cast<double>(shape.tensor)),
+        h_(static_cast<double>(model.hidden_size)),
+        tokens_(static_cast<double>(shape.micro_batch) * training.seq_length / shape.context),
+        sequence_parallel_(shape.sequence_parallel && shape.tensor > 1),
+        norm_tokens_(sequence_parallel_ ? tokens_ / t_ : tokens_),
+        hidden_mask_bytes_(model.hidden_dropout > 0 ? 1.0 : 0.0),
+        tp_group_(place_group(shape.tensor, 1, gpus_per_node)),
+        cp_group_(place_group(shape.context, shape.tensor, gpus_per_node)),
+        ep_group_(place_group(shape.expert, shape.tensor, gpus_per_node)) {}
+
+  ModelCosts build() {
+    ModelCosts costs;
+    costs.dense = layer(/*moe=*/false);
+    costs.moe = model_.moe ? layer(/*moe=*/true) : costs.dense;
+    costs.embedding = embedding();
+    costs.head = head();
+    return costs;
+  }
+
+ private:
+  // Bytes of the layer's [tokens, hidden] activation (whole, before any sharding).
+  double hidden_bytes() const { return e_ * h_ * tokens_; }
+
+  // A linear layer on this GPU, `groups` times over `g` (one grouped GEMM for experts). With
+  // biases (Megatron-LM --add-bias-linear), the bias gradient is one more pass over the output
+  // gradient.
+  LinearTime linear(const Kernels& kernels, const Gemm& g, double groups = 1) const {
+    // A grouped GEMM launches once for all groups.
+    const auto grouped = [&](double one_s) {
+      return groups * (one_s - gpu_.kernel_overhead_s) + gpu_.kernel_overhead_s;
+    };
+    LinearTime time;
+    time.forward_s = grouped(kernels.gemm_s(g));
+    time.dgrad_s = grouped(kernels.dgrad_s(g));
+    time.wgrad_s = grouped(kernels.wgrad_s(g));
+    if (model_.add_bias_linear) time.wgrad_s += kernels.memory_s(e_ * groups * g.m * g.n);
+    return time;
+  }
+
+  static void add_linear(LayerCost& cost, const LinearTime& time) {
+    cost.forward.compute_s += time.forward_s;
+    cost.backward.compute_s += time.dgrad_s + time.wgrad_s;
+  }
+
+  LayerCost layer(bool moe) {
+    LayerCost cost;
+    attention_block(cost);
+    if (moe) {
+      moe_block(cost);
+    } else {
+      dense_mlp_block(cost, static_cast<double>(model_.ffn_hidden_size));
+    }
+    // Kept per layer besides the blocks' own: the two norm inputs, the inputs of the first
+    // GEMM of each block and the two dropout masks, replicated over tensor parallelism unless
+    // sequence parallel (Korthikanti et al. 2022, eq. 2: the "10sbh" term).
+    cost.activation_bytes +=
+        (2 * e_ + 2 * saved_input_bytes_ + 2 * hidden_mask_bytes_) * h_ * norm_tokens_;
+    cost.checkpoint_bytes = e_ * h_ * norm_tokens_;
+    return cost;
+  }
+
+  // Norm + bias/dropout/residual add of a block, forward and backward.
+  void block_elementwise(LayerCost& cost) const {
+    const double n = h_ * norm_tokens_;
+    cost.forward.compute_s += kernels_.memory_s(2 * e_ * n);  // norm: read x, write y
+    cost.backward.compute_s += kernels_.memory_s(3 * e_ * n);  // norm backward
+    // Fused bias-dropout-add: read two, write one (+ mask); backward adds the residual grads.
+    cost.forward.compute_s += kernels_.memory_s((3 * e_ + hidden_mask_bytes_) * n);
+    cost.backward.compute_s += kernels_.memory_s((5 * e_ + hidden_mask_bytes_) * n);
+  }
+
+  // Tensor-parallel communication of a block: column-parallel linear in, row-parallel out.
+  // Megatron-LM communicates at the block edges: all-reduce, or all-gather + reduce-scatter
+  // with sequence parallelism (Korthikanti et al. 2022, Fig. 5); `scale` multiplies the bytes.
+  void block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
+                     double scale = 1.0) const {
+    if (shape_.tensor <= 1) return;
+    const double bytes = scale * hidden_bytes();
+    if (!sequence_parallel_) {
+      // Forward all-reduce after the row-parallel GEMM; backward all-reduce of the column
+      // GEMM's input gradient overlaps its weight-gradient GEMM (async all-reduce).
+      const double all_reduce = all_reduce_s(gpu_, tp_group_, bytes);
+      cost.forward.tp_comm_s += all_reduce;
+      cost.backward.tp_comm_s += exposed_s(gpu_, all_reduce, column.wgrad_s);
+      return;
+    }
+    const double gather = all_gather_s(gpu_, tp_group_, bytes);
+    const double scatter = reduce_scatter_s(gpu_, tp_group_, bytes);
+    if (shape_.tp_comm_overlap) {
+      // Transformer Engine userbuffers: every collective is split and pipelined with its GEMM.
+      cost.forward.tp_comm_s +=
+          exposed_s(gpu_, gather, column.forward_s) + exposed_s(gpu_, scatter, row.forward_s);
+      cost.backward.tp_comm_s += exposed_s(gpu_, gather, row.dgrad_s) +
+                                 exposed_s(gpu_, gather, column.dgrad_s) +
+                                 exposed_s(gpu_, scatter, column.wgrad_s);
+      return;
+    }
+    cost.forward.tp_comm_s += gather + scatter;
+    // Backward: the output-gradient all-gather before the row GEMM is exposed; the input
+    // re-gather for the column weight gradient overlaps its input-gradient GEMM, and the
+    // input-gradient reduce-scatter overlaps the weight-gradient GEMM.
+    cost.backward.tp_comm_s += gather + exposed_s(gpu_, gather, column.dgrad_s) +
+                               exposed_s(gpu_, scatter, column.wgrad_s);
+  }
+
+  void attention_block(LayerCost& cost) {
+    const double heads = static_cast<double>(model_.num_attention_heads) / t_;
+    const double groups =
+        std::max(1.0, static_cast<double>(model_.num_query_groups) / t_);  // replicated if t > g
+    const double batch = static_cast<double>(shape_.micro_batch);
+    const double query_len = static_cast<double>(training_.seq_length) / shape_.context;
+    const double key_len = static_cast<double>(training_.seq_length);
+
+    // Projections into attention (column-parallel) and out of it (row-parallel).
+    double qk_head_dim = static_cast<double>(model_.kv_channels);
+    double v_head_dim = qk_head_dim;
+    LinearTime column;
+    double replicated_parameters = 2 * h_;  // norms
+    double split_parameters = 0;            // this GPU's share of the tensor-parallel ones
+    const auto add_column = [&](const Gemm& g, bool split) {
+      const LinearTime time = linear(kernels_, g);
+      column.forward_s += time.forward_s;
+      column.dgrad_s += time.dgrad_s;
+      column.wgrad_s += time.wgrad_s;
+      (split ? split_parameters : replicated_parameters) += g.n * g.k;
+    };
+    double qkv_bytes = 0;  // Q, K, V kept for the attention backward
+    if (model_.mla) {
+      // DeepSeek-V2 §2.1.2: down-projections (replicated), then per-head up-projections.
+      const MlaSpec& mla = *model_.mla;
+      qk_head_dim = static_cast<double>(mla.qk_head_dim + mla.qk_pos_emb_head_dim);
+      v_head_dim = static_cast<double>(mla.v_head_dim);
+      const double kv_rank = static_cast<double>(mla.kv_lora_rank);
+      const double q_rank = static_cast<double>(mla.q_lora_rank);
+      if (q_rank > 0) {
+        add_column({tokens_, q_rank, h_}, false);
+        add_column({tokens_, heads * qk_head_dim, q_rank}, true);
+      } else {
+        add_column({tokens_, heads * qk_head_dim, h_}, true);
+      }
+      add_column({tokens_, kv_rank + mla.qk_pos_emb_head_dim, h_}, false);
+      add_column({tokens_, heads * (mla.qk_head_dim + v_head_dim), kv_rank}, true);
+      qkv_bytes = e_ * tokens_ * heads * (2 * qk_head_dim + v_head_dim);
+    } else {
+      add_column({tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
+      qkv_bytes = e_ * tokens_ * (heads + 2 * groups) * qk_head_dim;
+    }
+    const Gemm out_proj{tokens_, h_, heads * v_head_dim};
+    const LinearTime row = linear(kernels_, out_proj);
+    split_parameters += out_proj.n * out_proj.k;
+    add_linear(cost, column);
+    add_linear(cost, row);
+    block_tp_comm(cost, column, row);
+    block_elementwise(cost);
+
+    // Core attention: scores and context per head over this GPU's query chunk.
+    const double score_flops =
+        2 * batch * heads * query_len * key_len * (qk_head_dim + v_head_dim);
+    PassTime core_forward, core_backward;
+    double core_bytes = 0;  // what the core attention keeps beyond Q, K, V
+    if (shape_.flash_attention) {
+      const double executed = kCausalFraction * score_flops;
+      core_forward.compute_s = kernels16_.attention_s(executed, false);
+      core_backward.compute_s = kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true);
+      core_bytes = 4 * batch * heads * query_len;  // fp32 log-sum-exp per row
+    } else {
+      // Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
+      // all on the full s x s score matrix (Korthikanti et al. 2022, §4.1).
+      const double bmm_batch = batch * heads;
+      const Gemm scores{query_len, key_len, qk_head_dim};
+      const Gemm context{query_len, v_head_dim, key_len};
+      const double elements = bmm_batch * query_len * key_len;
+      // Attention dropout: read and write the scores plus a one-byte mask, both ways.
+      const bool dropout = model_.attention_dropout > 0;
+      const double dropout_s = dropout ? kernels_.memory_s((2 * e_ + 1) * elements) : 0;
+      core_forward.compute_s = kernels16_.gemm_s(scores, bmm_batch) +
+                               kernels_.memory_s(2 * e_ * elements) +  // scale-mask-softmax
+                               dropout_s + kernels16_.gemm_s(context, bmm_batch);
+      core_backward.compute_s = 2 * kernels16_.gemm_s(context, bmm_batch) +
+                                2 * kernels16_.gemm_s(scores, bmm_batch) + dropout_s +
+                                kernels_.memory_s(3 * e_ * elements);  // softmax: y, dy -> dx
+      // Softmax output, and with dropout its mask and output (the "5as^2b" of Korthikanti).
+      core_bytes = (dropout ? 2 * e_ + 1 : e_) * elements;
+    }
+    if (shape_.context > 1) {
+      // Ring attention: K and V chunks travel around the context-parallel ring, each step
+      // hidden under one chunk's attention (Megatron-LM context parallelism); backward also
+      // returns their gradients.
+      const double kv_chunk_bytes = e_ * batch * query_len * groups * (qk_head_dim + v_head_dim);
+      const bool inter = cp_group_.spans_nodes;
+      const double steps = static_cast<double>(shape_.context - 1);
+      const double chunks = static_cast<double>(shape_.context);
+      core_forward.cp_comm_s = steps * exposed_s(gpu_, p2p_s(gpu_, inter, kv_chunk_bytes),
+                                                 core_forward.compute_s / chunks);
+      core_backward.cp_comm_s = steps * exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes),
+                                                  core_backward.compute_s / chunks);
+    }
+    cost.forward += core_forward;
+    cost.backward += core_backward;
+    cost.attention_forward = core_forward;
+    cost.attention_forward_flops = score_flops;
+
+    // Q, K, V; the core's own; the output projection's input.
+    cost.activation_bytes +=
+        qkv_bytes + core_bytes + saved_input_bytes_ * tokens_ * heads * v_head_dim;
+    cost.selective_saved_bytes = core_bytes;
+    cost.parameters += split_parameters + replicated_parameters;
+    cost.forward_flops += 2 * tokens_ * (split_parameters + replicated_parameters - 2 * h_) +
+                          score_flops;
+  }
+
+  double mlp_weights(double ffn) const {
+    return (is_gated(model_.activation) ? 3.0 : 2.0) * h_ * ffn;
+  }
+
+  // FC1, activation, FC2 of width `ffn` on `rows` token rows spread evenly over `groups`
+  // experts; returns the two linears' times for the block's communication.
+  std::pair<LinearTime, LinearTime> mlp(LayerCost& cost, double rows, double ffn, double groups) {
+    const double gate = is_gated(model_.activation) ? 2.0 : 1.0;
+    const double rows_per_group = rows / groups;
+    const LinearTime fc1 = linear(kernels_, {rows_per_group, gate * ffn / t_, h_}, groups);
+    const LinearTime fc2 = linear(kernels_, {rows_per_group, h_, ffn / t_}, groups);
+    add_linear(cost, fc1);
+    add_linear(cost, fc2);
+    const double activation_elements = rows * ffn / t_;
+    cost.forward.compute_s += kernels_.memory_s(e_ * (gate + 1) * activation_elements);
+    cost.backward.compute_s += kernels_.memory_s(e_ * (2 * gate + 1) * activation_elements);
+    // FC1 output (the activation's input) and the activation's output (FC2's input).
+    cost.activation_bytes += (e_ * gate + saved_input_bytes_) * activation_elements;
+    return {fc1, fc2};
+  }
+
+  // A dense MLP on all tokens, with its TP communication.
+  void dense_mlp_block(LayerCost& cost, double ffn) {
+    const auto [fc1, fc2] = mlp(cost, tokens_, ffn, 1.0);
+    block_tp_comm(cost, fc1, fc2);
+    cost.parameters += mlp_weights(ffn) / t_;
+    cost.forward_flops += 2 * tokens_ * mlp_weights(ffn) / t_;
+    block_elementwise(cost);
+  }
+
+  // Router, token dispatch over expert parallelism, routed and shared experts (Megatron-LM
+  // MoE with the all-to-all dispatcher; expert tensor parallelism equal to tensor parallelism).
+  void moe_block(LayerCost& cost) {
+    const MoeSpec& moe = *model_.moe;
+    const double experts = static_cast<double>(moe.num_experts);
+    const double top_k = static_cast<double>(moe.top_k);
+    const double local_experts = experts / static_cast<double>(shape_.expert);
+    const double expert_ffn = static_cast<double>(moe.moe_ffn_hidden_size);
+
+    // Router on this GPU's token slice, then permutation into expert order and back.
+    const Gemm router{norm_tokens_, experts, h_};
+    const double routed_rows = norm_tokens_ * top_k;  // rows this GPU dispatches
+    cost.forward.compute_s += kernels_.gemm_s(router) +
+                              kernels_.memory_s(3 * 4 * norm_tokens_ * experts) +  // softmax, top-k
+                              2 * kernels_.memory_s(2 * e_ * h_ * routed_rows);    // permute, unpermute
+    cost.backward.compute_s += kernels_.dgrad_s(router) + kernels_.wgrad_s(router) +
+                               2 * kernels_.memory_s(2 * e_ * h_ * routed_rows);
+    cost.parameters += h_ * experts;
+    cost.forward_flops += router.flops();
+
+    // Dispatch and combine: one all-to-all each way, forward and backward.
+    const double a2a = all_to_all_s(gpu_, ep_group_, e_ * h_ * routed_rows);
+    cost.forward.ep_comm_s += 2 * a2a;
+    cost.backward.ep_comm_s += 2 * a2a;
+
+    // Routed experts: on average every GPU of the expert group receives tokens * top_k rows,
+    // spread over its local experts; their inputs are gathered over tensor parallelism.
+    const auto [fc1, fc2] = mlp(cost, tokens_ * top_k, expert_ffn, local_experts);
+    block_tp_comm(cost, fc1, fc2, top_k);
+    cost.activation_bytes += saved_input_bytes_ * h_ * tokens_ * top_k + 4 * norm_tokens_ * experts;
+    cost.expert_parameters += local_experts * mlp_weights(expert_ffn) / t_;
+    cost.forward_flops += 2 * tokens_ * top_k * mlp_weights(expert_ffn) / t_;
+
+    if (moe.num_shared_experts > 0) {
+      const double shared_ffn = static_cast<double>(moe.num_shared_experts) * expert_ffn;
+      mlp(cost, tokens_, shared_ffn, 1.0);  // on the gathered tokens, no extra collectives
+      cost.parameters += mlp_weights(shared_ffn) / t_;
+      cost.forward_flops += 2 * tokens_ * mlp_weights(shared_ffn) / t_;
+    }
+    block_elementwise(cost);
+  }
+
+  // Vocabulary-parallel embedding: look-up, then a reduction over tensor parallelism.
+  EdgeCost embedding() const {
+    EdgeCost edge;
+    const double n = h_ * norm_tokens_;
+    edge.forward.compute_s = kernels_.memory_s(2 * hidden_bytes()) +  // gather rows
+                             kernels_.memory_s((2 * e_ + hidden_mask_bytes_) * n);  // dropout
+    // Backward: dropout, then the dense weight gradient of the whole table: zero-filled,
+    // scattered into, and accumulated into the fp32 main_grad.
+    const double table = h_ * static_cast<double>(model_.vocab_size) / t_;
+    edge.backward.compute_s = kernels_.memory_s((2 * e_ + hidden_mask_bytes_) * n) +
+                              kernels_.memory_s(e_ * table) +
+                              kernels_.memory_s(2 * e_ * h_ * tokens_) +
+                              kernels_.memory_s((e_ + kMainGradBytes) * table);
+    if (shape_.tensor > 1) {
+      edge.forward.tp_comm_s = sequence_parallel_
+                                   ? reduce_scatter_s(gpu_, tp_group_, hidden_bytes())
+                                   : all_reduce_s(gpu_, tp_group_, hidden_bytes());
+      if (sequence_parallel_) {
+        edge.backward.tp_comm_s = all_gather_s(gpu_, tp_group_, hidden_bytes());
+      }
+    }
+    edge.activation_bytes = hidden_mask_bytes_ * n;
+    edge.parameters = table;
+    return edge;
+  }
+
+  // Final norm, vocabulary-parallel LM head and cross-entropy in fp32.
+  EdgeCost head() const {
+    EdgeCost edge;
+    const double vocab = static_cast<double>(model_.vocab_size) / t_;
+    const Gemm logits{tokens_, vocab, h_};
+    const double logit_elements = tokens_ * vocab;
+    const double norm_elements = h_ * norm_tokens_;
+    const double forward_s = kernels16_.gemm_s(logits);
+    const double dgrad_s = kernels16_.dgrad_s(logits);
+    const double wgrad_s = kernels16_.wgrad_s(logits);
+    // Megatron-LM's vocab-parallel cross-entropy in fp32: cast, max, subtract, exp, sum and
+    // normalise (six passes, 38 bytes per logit from 16-bit); backward scales the saved
+    // softmax and casts it back (14 bytes per logit).
+    const double cast_bytes = e_ < 4 ? e_ + 4 : 0;
+    edge.forward.compute_s = kernels_.memory_s(2 * e_ * norm_elements) + forward_s;
+    for (const double bytes : {cast_bytes, 4.0, 8.0, 8.0, 4.0, 8.0}) {
+      edge.forward.compute_s += kernels_.memory_s(bytes * logit_elements);
+    }
+    edge.backward.compute_s = kernels_.memory_s(3 * e_ * norm_elements) + dgrad_s + wgrad_s +
+                              kernels_.memory_s(8 * logit_elements) +
+                              kernels_.memory_s(cast_bytes * logit_elements);
+    if (shape_.tensor > 1) {
+      // Three small all-reduces of per-token statistics (max, sum, target logit).
+      edge.forward.tp_comm_s = 3 * all_reduce_s(gpu_, tp_group_, 4 * tokens_);
+      if (sequence_parallel_) {
+        edge.forward.tp_comm_s += all_gather_s(gpu_, tp_group_, hidden_bytes());
+        edge.backward.tp_comm_s =
+            exposed_s(gpu_, reduce_scatter_s(gpu_, tp_group_, hidden_bytes()), wgrad_s);
+      } else {
+        edge.backward.tp_comm_s =
+            exposed_s(gpu_, all_reduce_s(gpu_, tp_group_, hidden_bytes()), wgrad_s);
+      }
+    }
+    edge.activation_bytes = 2 * e_ * norm_elements;  // norm input, LM-head input
+    edge.transient_bytes = 4 * logit_elements;       // fp32 softmax kept for backward
+    edge.parameters = h_ * vocab + h_;
+    edge.forward_flops = logits.flops();
+    return edge;
+  }
+
+  const ModelSpec& model_;
+  const Training& training_;
+  const GpuSpec& gpu_;
+  LayerShape shape_;
+  Kernels kernels_;
+  Kernels kernels16_;
+  double e_;                  // bytes per activation element
+  double saved_input_bytes_;  // bytes per element of GEMM inputs saved for backward
+  double t_;
+  double h_;
+  double tokens_;
+  bool sequence_parallel_;
+  double norm_tokens_;
+  double hidden_mask_bytes_;
+  Group tp_group_;
+  Group cp_group_;
+  Group ep_group_;
+};
+
+}  // namespace
+
+PassTime& PassTime::operator+=(const PassTime& other) {
+  compute_s += other.compute_s;
+  tp_comm_s += other.tp_comm_s;
+  cp_comm_s += other.cp_comm_s;
+  ep_comm_s += other.ep_comm_s;
+  return *this;
+}
+
+PassTime PassTime::operator*(double factor) const {
+  return {compute_s * factor, tp_comm_s * factor, cp_comm_s * factor, ep_comm_s * factor};
+}
+
+double activation_element_bytes(Precision precision) {
+  return precision == Precision::fp32 ? 4.0 : 2.0;
+}
+
+double weight_element_bytes(Precision precision) {
+  switch (precision) {
+    case Precision::fp32:
+      return 4.0;
+    case Precision::fp8:
+      return 3.0;  // bf16 weights plus Transformer Engine's cached fp8 copy
+    default:
+      return 2.0;
+  }
+}
+
+ModelCosts compute_model_costs(const ModelSpec& model, const Training& training,
+                               const GpuSpec& gpu, int64_t gpus_per_node,
+                               const LayerShape& shape) {
+  return CostBuilder(model, training, gpu, gpus_per_node, shape).build();
+}
+
+}  // namespace paraplan::detail

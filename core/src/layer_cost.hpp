@@ -1,0 +1,78 @@
+// Time, memory and parameters of one transformer layer (and of the embedding and the LM head)
+// for one micro-batch on one GPU. These depend on the model, the GPU type and the intra-layer
+// split only, so a search computes them once per split and reuses them for every pipeline,
+// data-parallel, ZeRO and recompute choice.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+
+#include "paraplan/hardware.hpp"
+#include "paraplan/model.hpp"
+#include "paraplan/scenario.hpp"
+
+namespace paraplan::detail {
+
+struct LayerShape {
+  int64_t tensor = 1;
+  int64_t context = 1;
+  int64_t expert = 1;
+  int64_t micro_batch = 1;
+  bool sequence_parallel = false;
+  bool flash_attention = false;
+  bool tp_comm_overlap = false;
+
+  auto operator<=>(const LayerShape&) const = default;
+};
+
+// One pass over one micro-batch; communication is the part not hidden under compute.
+struct PassTime {
+  double compute_s = 0;
+  double tp_comm_s = 0;
+  double cp_comm_s = 0;
+  double ep_comm_s = 0;
+
+  double total_s() const { return compute_s + tp_comm_s + cp_comm_s + ep_comm_s; }
+  PassTime& operator+=(const PassTime& other);
+  PassTime operator*(double factor) const;
+};
+
+struct LayerCost {
+  PassTime forward;
+  PassTime backward;
+  PassTime attention_forward;         // core attention, what selective recompute runs again
+  double activation_bytes = 0;        // kept for backward without recompute
+  double selective_saved_bytes = 0;   // of which selective recompute does not keep
+  double checkpoint_bytes = 0;        // the layer input, kept under full recompute
+  double parameters = 0;              // on this GPU, reduced over data parallel
+  double expert_parameters = 0;       // on this GPU, reduced over expert-data parallel
+  double forward_flops = 0;           // model FLOPs of the forward pass on this GPU
+  double attention_forward_flops = 0;
+};
+
+// The embedding (first stage) or the final norm, LM head and loss (last stage).
+struct EdgeCost {
+  PassTime forward;
+  PassTime backward;
+  double activation_bytes = 0;  // kept per micro-batch in flight
+  double transient_bytes = 0;   // held while one micro-batch passes (logits in fp32)
+  double parameters = 0;
+  double forward_flops = 0;
+};
+
+struct ModelCosts {
+  LayerCost dense;
+  LayerCost moe;  // equal to dense for a dense model
+  EdgeCost embedding;
+  EdgeCost head;
+};
+
+ModelCosts compute_model_costs(const ModelSpec& model, const Training& training,
+                               const GpuSpec& gpu, int64_t gpus_per_node,
+                               const LayerShape& shape);
+
+// Bytes per element of activations and of weights for a training precision.
+double activation_element_bytes(Precision precision);
+double weight_element_bytes(Precision precision);
+
+}  // namespace paraplan::detail

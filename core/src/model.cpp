@@ -1,0 +1,224 @@
+#include "paraplan/model.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "json_fields.hpp"
+#include "paraplan/errors.hpp"
+#include "paraplan/presets.hpp"
+
+namespace paraplan {
+namespace {
+
+using detail::ObjectReader;
+
+constexpr int64_t kMaxDimension = int64_t{1} << 24;
+constexpr int64_t kMaxLayers = int64_t{1} << 16;
+constexpr int64_t kMaxVocab = int64_t{1} << 30;
+
+const std::vector<std::string_view> kActivations = {"gelu", "relu", "squared-relu", "swiglu",
+                                                    "geglu"};
+
+MoeSpec parse_moe(ObjectReader& object, const ModelSpec& model) {
+  MoeSpec moe;
+  moe.num_experts = object.integer("num_experts", 1, kMaxDimension);
+  moe.top_k = object.integer("top_k", 1, moe.num_experts);
+  moe.moe_ffn_hidden_size =
+      object.optional_integer("moe_ffn_hidden_size", 1, kMaxDimension).value_or(
+          model.ffn_hidden_size);
+  moe.num_shared_experts = object.optional_integer("num_shared_experts", 0, 1024).value_or(0);
+  moe.first_k_dense_layers =
+      object.optional_integer("first_k_dense_layers", 0, model.num_layers - 1).value_or(0);
+  object.reject_unknown_keys();
+  return moe;
+}
+
+MlaSpec parse_mla(ObjectReader& object) {
+  MlaSpec mla;
+  mla.q_lora_rank = object.optional_integer("q_lora_rank", 0, kMaxDimension).value_or(0);
+  mla.kv_lora_rank = object.integer("kv_lora_rank", 1, kMaxDimension);
+  mla.qk_head_dim = object.integer("qk_head_dim", 1, kMaxDimension);
+  mla.qk_pos_emb_head_dim = object.integer("qk_pos_emb_head_dim", 0, kMaxDimension);
+  mla.v_head_dim = object.integer("v_head_dim", 1, kMaxDimension);
+  object.reject_unknown_keys();
+  return mla;
+}
+
+ModelSpec parse_model_object(const nlohmann::json& value, const std::string& path) {
+  ObjectReader object(value, path);
+  ModelSpec model;
+  model.name = object.optional_string("name").value_or("custom");
+  model.num_layers = object.integer("num_layers", 1, kMaxLayers);
+  model.hidden_size = object.integer("hidden_size", 1, kMaxDimension);
+  model.ffn_hidden_size = object.integer("ffn_hidden_size", 1, kMaxDimension);
+  model.num_attention_heads = object.integer("num_attention_heads", 1, model.hidden_size);
+  model.num_query_groups =
+      object.optional_integer("num_query_groups", 1, model.num_attention_heads)
+          .value_or(model.num_attention_heads);
+  if (model.num_attention_heads % model.num_query_groups != 0) {
+    throw InputError(object.path_of("num_query_groups"),
+                     "must divide num_attention_heads (" +
+                         std::to_string(model.num_attention_heads) + "), got " +
+                         std::to_string(model.num_query_groups));
+  }
+  model.vocab_size = object.integer("vocab_size", 1, kMaxVocab);
+  model.activation = static_cast<Activation>(object.choice("activation", kActivations));
+  const auto kv_channels = object.optional_integer("kv_channels", 1, kMaxDimension);
+  if (kv_channels) {
+    model.kv_channels = *kv_channels;
+  } else if (model.hidden_size % model.num_attention_heads != 0) {
+    throw InputError(object.path_of("kv_channels"),
+                     "is required when hidden_size (" + std::to_string(model.hidden_size) +
+                         ") is not a multiple of num_attention_heads (" +
+                         std::to_string(model.num_attention_heads) + ")");
+  } else {
+    model.kv_channels = model.hidden_size / model.num_attention_heads;
+  }
+  model.untie_embeddings_and_output_weights =
+      object.optional_boolean("untie_embeddings_and_output_weights").value_or(false);
+  // Defaults: GPT-style models (non-gated MLP) keep Megatron-LM's defaults (biases, dropout
+  // 0.1); gated ones follow the Llama-family recipes (--disable-bias-linear, no dropout).
+  const bool gpt_style = !is_gated(model.activation);
+  model.add_bias_linear = object.optional_boolean("add_bias_linear").value_or(gpt_style);
+  const double default_dropout = gpt_style ? 0.1 : 0.0;
+  model.hidden_dropout =
+      object.optional_number("hidden_dropout", 0, 0.99).value_or(default_dropout);
+  model.attention_dropout =
+      object.optional_number("attention_dropout", 0, 0.99).value_or(default_dropout);
+  if (const nlohmann::json* moe = object.find("moe")) {
+    ObjectReader moe_object(*moe, object.path_of("moe"));
+    model.moe = parse_moe(moe_object, model);
+  }
+  if (const nlohmann::json* mla = object.find("multi_latent_attention")) {
+    ObjectReader mla_object(*mla, object.path_of("multi_latent_attention"));
+    model.mla = parse_mla(mla_object);
+  }
+  object.reject_unknown_keys();
+  return model;
+}
+
+double mlp_parameters(const ModelSpec& model, double ffn_hidden_size) {
+  return (is_gated(model.activation) ? 3.0 : 2.0) * model.hidden_size * ffn_hidden_size;
+}
+
+double attention_parameters(const ModelSpec& model) {
+  const double h = model.hidden_size;
+  const double heads = model.num_attention_heads;
+  if (model.mla) {  // DeepSeek-V2 eqs. 9-18: down and up projections, output projection
+    const MlaSpec& mla = *model.mla;
+    const double qk = mla.qk_head_dim + mla.qk_pos_emb_head_dim;
+    const double query = mla.q_lora_rank > 0
+                             ? h * mla.q_lora_rank + mla.q_lora_rank * heads * qk + mla.q_lora_rank
+                             : h * heads * qk;
+    const double key_value = h * (mla.kv_lora_rank + mla.qk_pos_emb_head_dim) +
+                             mla.kv_lora_rank * heads * (mla.qk_head_dim + mla.v_head_dim) +
+                             mla.kv_lora_rank;
+    return query + key_value + heads * mla.v_head_dim * h + 2 * h;
+  }
+  const double d = model.kv_channels;
+  // QKV with grouped-query attention, output projection, two norms.
+  return h * (heads + 2.0 * model.num_query_groups) * d + heads * d * h + 2 * h;
+}
+
+}  // namespace
+
+std::string_view to_string(Activation activation) {
+  return kActivations[static_cast<size_t>(activation)];
+}
+
+ParameterCounts count_parameters(const ModelSpec& model) {
+  ParameterCounts counts;
+  const double h = model.hidden_size;
+  counts.attention = attention_parameters(model);
+  counts.dense_mlp = mlp_parameters(model, static_cast<double>(model.ffn_hidden_size));
+  if (model.moe) {
+    const MoeSpec& moe = *model.moe;
+    const double expert = mlp_parameters(model, static_cast<double>(moe.moe_ffn_hidden_size));
+    const double shared = moe.num_shared_experts * expert;
+    const double router = h * moe.num_experts;
+    counts.moe_expert_mlp = moe.num_experts * expert;
+    counts.moe_mlp = router + counts.moe_expert_mlp + shared;
+    counts.moe_active_mlp = router + moe.top_k * expert + shared;
+  }
+  counts.embedding = h * model.vocab_size;
+  counts.output_layer = model.untie_embeddings_and_output_weights ? h * model.vocab_size : 0;
+  const double dense_layers = static_cast<double>(model.num_layers - model.num_moe_layers());
+  const double moe_layers = static_cast<double>(model.num_moe_layers());
+  const double shared = counts.embedding + counts.output_layer + h;  // + final norm
+  counts.total = model.num_layers * counts.attention + dense_layers * counts.dense_mlp +
+                 moe_layers * counts.moe_mlp + shared;
+  counts.active = model.num_layers * counts.attention + dense_layers * counts.dense_mlp +
+                  moe_layers * counts.moe_active_mlp + shared;
+  return counts;
+}
+
+double model_flops_per_token(const ModelSpec& model, int64_t seq_length) {
+  const ParameterCounts counts = count_parameters(model);
+  const double h = model.hidden_size;
+  const double heads = model.num_attention_heads;
+  // Attention scores and context: 2*s*(d_qk + d_v) per head and token, full s x s.
+  const double head_dims = model.mla ? model.mla->qk_head_dim + model.mla->qk_pos_emb_head_dim +
+                                           model.mla->v_head_dim
+                                     : 2.0 * model.kv_channels;
+  const double attention_scores = 2.0 * seq_length * heads * head_dims;
+  const double norms = 2 * h;
+  const double gemm_parameters_per_layer_sum =
+      model.num_layers * (counts.attention - norms) +
+      (model.num_layers - model.num_moe_layers()) * counts.dense_mlp +
+      model.num_moe_layers() * counts.moe_active_mlp;
+  const double logits = h * model.vocab_size;
+  // Forward 2 FLOPs per weight per token; backward twice the forward (Narayanan et al. 2021, App.).
+  return 3.0 * (2.0 * (gemm_parameters_per_layer_sum + logits) +
+                model.num_layers * attention_scores);
+}
+
+ModelSpec parse_model(const nlohmann::json& value, const std::string& path) {
+  if (value.is_string()) {
+    const std::string& name = value.get_ref<const std::string&>();
+    const nlohmann::json* preset = find_preset(PresetKind::model, name);
+    if (preset == nullptr) {
+      std::string known;
+      for (const std::string& id : preset_ids(PresetKind::model)) {
+        known += (known.empty() ? "" : ", ") + id;
+      }
+      throw InputError(path, "unknown model preset " + detail::describe(value) +
+                                 " (known: " + known + ")");
+    }
+    return parse_model_object(preset->at("model"), path);
+  }
+  return parse_model_object(value, path);
+}
+
+nlohmann::json to_json(const ModelSpec& model) {
+  nlohmann::json out = {
+      {"name", model.name},
+      {"num_layers", model.num_layers},
+      {"hidden_size", model.hidden_size},
+      {"ffn_hidden_size", model.ffn_hidden_size},
+      {"num_attention_heads", model.num_attention_heads},
+      {"num_query_groups", model.num_query_groups},
+      {"vocab_size", model.vocab_size},
+      {"activation", to_string(model.activation)},
+      {"kv_channels", model.kv_channels},
+      {"untie_embeddings_and_output_weights", model.untie_embeddings_and_output_weights},
+      {"add_bias_linear", model.add_bias_linear},
+      {"hidden_dropout", model.hidden_dropout},
+      {"attention_dropout", model.attention_dropout},
+  };
+  if (model.moe) {
+    out["moe"] = {{"num_experts", model.moe->num_experts},
+                  {"top_k", model.moe->top_k},
+                  {"moe_ffn_hidden_size", model.moe->moe_ffn_hidden_size},
+                  {"num_shared_experts", model.moe->num_shared_experts},
+                  {"first_k_dense_layers", model.moe->first_k_dense_layers}};
+  }
+  if (model.mla) {
+    out["multi_latent_attention"] = {{"q_lora_rank", model.mla->q_lora_rank},
+                                     {"kv_lora_rank", model.mla->kv_lora_rank},
+                                     {"qk_head_dim", model.mla->qk_head_dim},
+                                     {"qk_pos_emb_head_dim", model.mla->qk_pos_emb_head_dim},
+                                     {"v_head_dim", model.mla->v_head_dim}};
+  }
+  return out;
+}
+
+}  // namespace paraplan

@@ -1,0 +1,80 @@
+#include "paraplan/report.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+namespace paraplan {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+nlohmann::json breakdown_json(const TimeBreakdown& t) {
+  return {{"compute", t.compute_s},     {"recompute", t.recompute_s}, {"tp_comm", t.tp_comm_s},
+          {"pp_comm", t.pp_comm_s},     {"dp_comm", t.dp_comm_s},     {"cp_comm", t.cp_comm_s},
+          {"ep_comm", t.ep_comm_s},     {"optimizer", t.optimizer_s}, {"bubble", t.bubble_s}};
+}
+
+nlohmann::json stage_memory_json(const StageReport& stage) {
+  const StageMemory& m = stage.memory;
+  return {{"gpu", stage.gpu},
+          {"layers", stage.layers},
+          {"peak_gib", m.peak_bytes() / kGiB},
+          {"capacity_gib", stage.capacity_bytes / kGiB},
+          {"weights_gib", m.weights_bytes / kGiB},
+          {"gradients_gib", m.gradients_bytes / kGiB},
+          {"optimizer_gib", m.optimizer_bytes / kGiB},
+          {"activations_gib", m.activations_bytes / kGiB},
+          {"other_gib", m.other_bytes / kGiB},
+          {"in_flight_micro_batches", stage.in_flight_micro_batches}};
+}
+
+nlohmann::json stage_time_json(const StageReport& stage) {
+  return {{"gpu", stage.gpu},
+          {"layers", stage.layers},
+          {"forward_s", stage.forward_s},
+          {"backward_s", stage.backward_s},
+          {"recompute_s", stage.recompute_s},
+          {"pp_comm_s", stage.pp_comm_s},
+          {"dp_comm_exposed_s", stage.dp_comm_exposed_s},
+          {"optimizer_s", stage.optimizer_s}};
+}
+
+}  // namespace
+
+double Report::peak_memory_bytes() const {
+  double peak = 0;
+  for (const StageReport& stage : stages) peak = std::max(peak, stage.memory.peak_bytes());
+  return peak;
+}
+
+nlohmann::json to_json(const Report& report) {
+  nlohmann::json memory_stages = nlohmann::json::array();
+  nlohmann::json time_stages = nlohmann::json::array();
+  for (const StageReport& stage : report.stages) {
+    memory_stages.push_back(stage_memory_json(stage));
+    time_stages.push_back(stage_time_json(stage));
+  }
+  return {{"feasible", report.feasible},
+          {"infeasible_reasons", report.infeasible_reasons},
+          {"iteration_time_s", report.iteration_time_s},
+          {"tokens_per_s", report.tokens_per_s},
+          {"tokens_per_s_per_gpu", report.tokens_per_s_per_gpu},
+          {"samples_per_s", report.samples_per_s},
+          {"model_tflops_per_gpu", report.model_tflops_per_gpu},
+          {"mfu", report.mfu},
+          {"hfu", report.hfu},
+          {"memory",
+           {{"peak_gib_per_gpu", report.peak_memory_bytes() / kGiB}, {"per_stage", memory_stages}}},
+          {"time_breakdown_s", breakdown_json(report.time_breakdown)},
+          {"pipeline",
+           {{"stages", time_stages},
+            {"bottleneck_stage", report.bottleneck_stage},
+            {"num_micro_batches", report.num_micro_batches}}},
+          {"num_gpus", report.num_gpus},
+          {"data_parallel_size", report.data_parallel_size},
+          {"model_parameters", report.model_parameters},
+          {"model_flops_per_token", report.model_flops_per_token}};
+}
+
+}  // namespace paraplan
