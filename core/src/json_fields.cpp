@@ -208,7 +208,7 @@ void ObjectReader::reject_unknown_keys(std::initializer_list<std::string_view> a
     if (known) continue;
     std::string message = "unknown key";
     std::string_view closest;
-    size_t best = 4;  // suggest only near misses
+    size_t best = std::max<size_t>(3, key.size() / 3) + 1;  // suggest only near misses
     for (const std::string& candidate : known_) {
       const size_t distance = edit_distance(key, candidate);
       if (distance < best) {

@@ -203,10 +203,14 @@ class CostBuilder {
     const double gather = all_gather_s(gpu_, tp_group_, bytes);
     const double scatter = reduce_scatter_s(gpu_, tp_group_, bytes);
     if (shape_.tp_comm_overlap) {
-      // Transformer Engine userbuffers: every collective is split and pipelined with its GEMM.
+      // Transformer Engine userbuffers split each collective into t chunks pipelined with
+      // chunks of its GEMM; the first chunk has nothing to hide under.
+      const auto pipelined = [&](double comm_s, double gemm_s) {
+        return comm_s / t_ + exposed_s(gpu_, comm_s * (t_ - 1) / t_, gemm_s);
+      };
       cost.forward.tp_comm_s +=
-          exposed_s(gpu_, gather, column.forward_s) + exposed_s(gpu_, scatter, row.forward_s);
-      cost.backward.tp_comm_s += exposed_s(gpu_, gather, row.dgrad_s) +
+          pipelined(gather, column.forward_s) + pipelined(scatter, row.forward_s);
+      cost.backward.tp_comm_s += pipelined(gather, row.dgrad_s) +
                                  exposed_s(gpu_, gather, column.dgrad_s) +
                                  exposed_s(gpu_, scatter, column.wgrad_s);
       return;

@@ -1,0 +1,10 @@
+# Fails if any file under core/ mentions Emscripten: the library must stay plain C++.
+file(GLOB_RECURSE files "${CORE_DIR}/*")
+foreach(file IN LISTS files)
+  file(STRINGS "${file}" hits REGEX "[Ee][Mm][Ss][Cc][Rr][Ii][Pp][Tt][Ee][Nn]")
+  if(hits)
+    message(FATAL_ERROR "${file} mentions Emscripten: keep it in wasm/")
+  endif()
+endforeach()
+list(LENGTH files count)
+message(STATUS "core/ is free of Emscripten (${count} files checked)")

@@ -1,0 +1,121 @@
+// Invariants of the estimate: consistency, feasibility reasons, and sensitivity directions.
+#include <cmath>
+
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+std::string job(const std::string& model, int gpus, int batch, int seq, const std::string& strategy,
+                const std::string& gpu = "a800") {
+  return R"({"model": ")" + model + R"(", "training": {"global_batch_size": )" +
+         std::to_string(batch) + R"(, "seq_length": )" + std::to_string(seq) +
+         R"(}, "cluster": {"gpus": [{"type": ")" + gpu + R"(", "count": )" +
+         std::to_string(gpus) + R"(}]}, "strategy": )" + strategy + "}";
+}
+
+Report run(const std::string& json) { return estimate(test::scenario(json)); }
+
+const std::string kGood = R"({"tensor_model_parallel_size": 8, "pipeline_model_parallel_size": 4,
+    "sequence_parallel": true, "recompute_granularity": "selective", "zero_stage": 1,
+    "use_flash_attn": true, "overlap_grad_reduce": true, "overlap_param_gather": true})";
+
+void check_finite(const Report& r) {
+  for (const double x : {r.iteration_time_s, r.tokens_per_s_per_gpu, r.samples_per_s, r.mfu, r.hfu,
+                         r.model_tflops_per_gpu, r.time_breakdown.total_s()}) {
+    CHECK(std::isfinite(x));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the time breakdown sums to the iteration time") {
+  for (const char* recompute : {"none", "selective", "full"}) {
+    CAPTURE(recompute);
+    std::string strategy = kGood;
+    strategy.replace(strategy.find("selective"), 9, recompute);
+    const Report r = run(job("llama2-70b", 256, 512, 4096, strategy));
+    REQUIRE(r.feasible);
+    CHECK(r.time_breakdown.total_s() == doctest::Approx(r.iteration_time_s).epsilon(1e-9));
+    CHECK(r.tokens_per_s_per_gpu == doctest::Approx(512.0 * 4096 / r.iteration_time_s / 256));
+    CHECK(r.hfu >= r.mfu);
+    check_finite(r);
+  }
+}
+
+TEST_CASE("infeasible strategies give one reason per problem, naming the numbers") {
+  const Report r = run(job("llama2-70b", 256, 500, 4096,
+                           R"({"tensor_model_parallel_size": 3, "pipeline_model_parallel_size": 3,
+                               "context_parallel_size": 2})"));
+  CHECK_FALSE(r.feasible);
+  const auto has = [&](const std::string& text) {
+    for (const std::string& reason : r.infeasible_reasons) {
+      if (reason == text) return true;
+    }
+    return false;
+  };
+  CHECK(has("tensor_model_parallel_size (3) does not divide num_attention_heads (64)"));
+  CHECK(has("context_parallel_size 2 needs use_flash_attn"));
+  CHECK(has("tensor x context x pipeline parallel (18) does not divide the 256 GPUs"));
+  check_finite(r);
+}
+
+TEST_CASE("out of memory names the stage, the need and the capacity") {
+  const Report r = run(job("llama2-70b", 8, 8, 4096, R"({"tensor_model_parallel_size": 8})"));
+  CHECK_FALSE(r.feasible);
+  REQUIRE(r.infeasible_reasons.size() == 1);
+  CHECK(r.infeasible_reasons[0].find("pipeline stage 0 (a800, 80 layers) needs ") == 0);
+  CHECK(r.infeasible_reasons[0].find("more than the 80.0 GiB it has") != std::string::npos);
+  CHECK(r.iteration_time_s > 0);  // timing is still reported for an out-of-memory strategy
+}
+
+TEST_CASE("the batch must divide into data-parallel micro-batches") {
+  const Report r = run(job("llama2-7b", 8, 12, 4096, R"({"micro_batch_size": 2})"));
+  CHECK_FALSE(r.feasible);
+  CHECK(r.infeasible_reasons.at(0) ==
+        "data parallel (8) x micro_batch_size (2) does not divide global_batch_size (12)");
+}
+
+TEST_CASE("sensitivities point the right way") {
+  const double base = run(job("llama2-70b", 256, 512, 4096, kGood)).iteration_time_s;
+  SUBCASE("full recompute costs time") {
+    std::string full = kGood;
+    full.replace(full.find("selective"), 9, "full");
+    CHECK(run(job("llama2-70b", 256, 512, 4096, full)).iteration_time_s > base);
+  }
+  SUBCASE("a faster GPU is faster") {
+    CHECK(run(job("llama2-70b", 256, 512, 4096, kGood, "h800")).iteration_time_s < base);
+  }
+  SUBCASE("hiding tensor-parallel communication helps") {
+    std::string overlap = kGood;
+    overlap.insert(1, R"("tp_comm_overlap": true, )");
+    CHECK(run(job("llama2-70b", 256, 512, 4096, overlap)).iteration_time_s < base);
+  }
+  SUBCASE("a bigger batch amortises the pipeline bubble") {
+    const Report small = run(job("llama2-70b", 256, 512, 4096, kGood));
+    const Report big = run(job("llama2-70b", 256, 2048, 4096, kGood));
+    CHECK(big.tokens_per_s_per_gpu > small.tokens_per_s_per_gpu);
+    CHECK(big.time_breakdown.bubble_s / big.iteration_time_s <
+          small.time_breakdown.bubble_s / small.iteration_time_s);
+  }
+}
+
+TEST_CASE("the bubble follows (p - 1) / (v m) for balanced stages") {
+  // GPT-3 175B without embeddings' imbalance mattering much: bubble / pipeline ~ (p-1)/(v m).
+  std::string interleaved = kGood;
+  interleaved.insert(1, R"("virtual_pipeline_model_parallel_size": 3, )");
+  const Report r1 = run(job("gpt3-175b", 256, 512, 2048, kGood));
+  const Report r3 = run(job("gpt3-175b", 256, 512, 2048, interleaved));
+  REQUIRE(r1.feasible);
+  REQUIRE(r3.feasible);
+  CHECK(r3.time_breakdown.bubble_s < r1.time_breakdown.bubble_s * 0.45);
+  CHECK(r3.time_breakdown.bubble_s > r1.time_breakdown.bubble_s * 0.25);
+}
+
+TEST_CASE("estimates are deterministic") {
+  const std::string json = job("llama2-70b", 256, 512, 4096, kGood);
+  CHECK(run(json).iteration_time_s == run(json).iteration_time_s);
+}

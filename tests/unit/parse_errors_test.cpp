@@ -1,0 +1,109 @@
+// Bad input is an InputError naming the JSON path and what was expected.
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+
+using paraplan::test::input_error;
+
+namespace {
+
+const char* kCluster = R"("cluster": {"gpus": [{"type": "a100", "count": 8}]})";
+const char* kTraining = R"("training": {"global_batch_size": 8, "seq_length": 2048})";
+
+std::string with_strategy(const std::string& strategy) {
+  return std::string(R"({"model": "llama2-7b", )") + kTraining + ", " + kCluster +
+         R"(, "strategy": )" + strategy + "}";
+}
+
+}  // namespace
+
+TEST_CASE("a valid scenario parses") {
+  CHECK(input_error(with_strategy(R"({"tensor_model_parallel_size": 2})")) == "");
+}
+
+TEST_CASE("errors name the field and the expectation") {
+  CHECK(input_error(with_strategy(R"({"tensor_model_parallel_size": 0})")) ==
+        "strategy.tensor_model_parallel_size: expected an integer from 1 to 16777216, got 0");
+  CHECK(input_error(with_strategy(R"({"tensor_model_parallel_size": 2.5})")).find(
+            "strategy.tensor_model_parallel_size: expected an integer") == 0);
+  CHECK(input_error(with_strategy(R"({"sequence_parallel": "yes"})")) ==
+        "strategy.sequence_parallel: expected true or false, got the string \"yes\"");
+  CHECK(input_error(with_strategy(R"({"recompute_granularity": "some"})")) ==
+        "strategy.recompute_granularity: expected one of \"none\", \"selective\", \"full\", got "
+        "the string \"some\"");
+  CHECK(input_error(with_strategy(R"({"zero_stage": 4})")) ==
+        "strategy.zero_stage: expected an integer from 0 to 3, got 4");
+}
+
+TEST_CASE("unknown keys are errors, with a suggestion for near misses") {
+  CHECK(input_error(with_strategy(R"({"tensor_parallel_size": 2})")) ==
+        "strategy.tensor_parallel_size: unknown key (did you mean "
+        "\"tensor_model_parallel_size\"?)");
+  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining + ", " + kCluster +
+                    R"(, "extra": 1})") == "extra: unknown key");
+}
+
+TEST_CASE("unknown presets list the known ones") {
+  const std::string message = input_error(std::string(R"({"model": "llama9", )") + kTraining +
+                                          ", " + kCluster + "}");
+  CHECK(message.find("model: unknown model preset the string \"llama9\" (known: ") == 0);
+  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                    R"(, "cluster": {"gpus": [{"type": "v100", "count": 8}]}})")
+            .find("cluster.gpus[0].type: unknown GPU preset") == 0);
+}
+
+TEST_CASE("inconsistent model dimensions are input errors") {
+  CHECK(input_error(std::string(R"({"model": {"num_layers": 2, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 16, "num_query_groups": 3,
+      "vocab_size": 1000, "activation": "gelu"}, )") + kTraining + ", " + kCluster + "}") ==
+        "model.num_query_groups: must divide num_attention_heads (16), got 3");
+  CHECK(input_error(std::string(R"({"model": {"num_layers": 2, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 16, "vocab_size": 1000,
+      "activation": "gelu", "moe": {"num_experts": 4, "top_k": 5}}, )") + kTraining + ", " +
+                    kCluster + "}") ==
+        "model.moe.top_k: expected an integer from 1 to 4, got 5");
+  CHECK(input_error(std::string(R"({"model": {"num_layers": 2, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 16, "activation": "gelu"}, )") +
+                    kTraining + ", " + kCluster + "}") == "model.vocab_size: is required");
+}
+
+TEST_CASE("stage layers must sum to the model's layers; stage lists must match pipeline size") {
+  CHECK(input_error(with_strategy(R"({"pipeline_stage_layers": [16, 15]})")) ==
+        "strategy.pipeline_stage_layers: layers must sum to the model's num_layers (32), got 31");
+  CHECK(input_error(with_strategy(
+            R"({"pipeline_model_parallel_size": 4, "pipeline_stage_layers": [16, 16]})")) ==
+        "strategy.pipeline_stage_layers: has 2 entries but pipeline_model_parallel_size is 4");
+  CHECK(input_error(with_strategy(R"({"pipeline_stage_gpus": ["a100", "h100"]})")) ==
+        "strategy.pipeline_stage_gpus[1]: \"h100\" is not a GPU type of cluster.gpus");
+}
+
+TEST_CASE("per-GPU-type recompute names types of the cluster") {
+  CHECK(input_error(with_strategy(R"({"recompute_granularity": {"h800": "full"}})")) ==
+        "strategy.recompute_granularity.h800: is not a GPU type of cluster.gpus");
+}
+
+TEST_CASE("inline GPUs: overrides of a preset, or complete objects") {
+  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                    R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "h100-slow-net",
+                        "inter_node": {"gb_per_s": 12.5}}, "count": 16}]}})") == "");
+  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                    R"(, "cluster": {"gpus": [{"type": {"base": "h100",
+                        "inter_node": {"gb_per_s": -1}}, "count": 16}]}})") ==
+        "cluster.gpus[0].type.id: is required: name the customised GPU");
+  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                    R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",
+                        "inter_node": {"gb_per_s": -1}}, "count": 16}]}})") ==
+        "cluster.gpus[0].type.inter_node.gb_per_s: expected a number from 0.001 to 1000000, got -1");
+}
+
+TEST_CASE("JSON text: syntax errors, size and depth limits") {
+  using paraplan::parse_json_text;
+  CHECK_THROWS_WITH_AS(parse_json_text("{\"a\": ", "input"),
+                       doctest::Contains("input: is not valid JSON: parse error"),
+                       paraplan::InputError);
+  CHECK_THROWS_WITH_AS(parse_json_text(std::string(100000, '['), "input"),
+                       "input: nests deeper than 32 levels", paraplan::InputError);
+  CHECK_THROWS_WITH_AS(parse_json_text(std::string(9 << 20, ' '), "input"),
+                       doctest::Contains("bytes; at most 8388608 are accepted"),
+                       paraplan::InputError);
+}
