@@ -8,6 +8,7 @@ namespace paraplan::cli {
 
 int run_estimate(const std::vector<std::string>& args);
 int run_presets(const std::vector<std::string>& args);
+int run_search(const std::vector<std::string>& args);
 
 
 }  // namespace paraplan::cli

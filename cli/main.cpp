@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "estimate") return paraplan::cli::run_estimate(args);
     if (command == "presets") return paraplan::cli::run_presets(args);
+    if (command == "search") return paraplan::cli::run_search(args);
 
     std::cerr << "paraplan: unknown command \"" << command << "\"\n" << kUsage;
     return 2;

@@ -1,0 +1,289 @@
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "input.hpp"
+#include "paraplan/errors.hpp"
+#include "paraplan/megatron.hpp"
+#include "paraplan/search.hpp"
+#include "paraplan/trace.hpp"
+
+namespace paraplan::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: paraplan search SCENARIO.json|- [OPTIONS]
+       paraplan search --model-name NAME --num-gpus N --gpu-infos TYPE[:MAX][,TYPE[:MAX]...]
+                       --global-batch-size B --sequence-length S [OPTIONS]
+
+Finds the fastest feasible strategies. Strategy keys given in SCENARIO.json are kept fixed.
+
+job (AIAK-compatible):
+  --model-name NAME          model preset (see paraplan presets)
+  --num-gpus N               GPUs to use in all (default: the sum of the caps)
+  --nproc-per-node K         GPUs per node (default: the GPU's NVLink domain)
+  --gpu-infos LIST           GPU types with optional caps, e.g. a800:128,h800:160
+  --global-batch-size B      sequences per iteration
+  --sequence-length S        tokens per sequence
+  --precision P              bf16 (default), fp16, fp8 or fp32
+options:
+  --top N                    strategies to return (default 10)
+  --json                     print {"strategies": [...], "stats": {...}}
+  --mode analytic            also write each strategy's simulated iteration as a Chrome trace
+  --trace-dir DIR            where --mode analytic writes (default: paraplan-traces)
+  --time-budget SECONDS      stop and return the best found after this long (default 30)
+  --tp-across-nodes          allow tensor parallelism to span nodes
+)";
+
+struct Options {
+  std::optional<std::string> scenario_path;
+  std::map<std::string, std::string> job;  // AIAK flags
+  int top = 10;
+  bool json = false;
+  bool analytic = false;
+  std::string trace_dir = "paraplan-traces";
+  double time_budget_s = 30;
+  bool tp_across_nodes = false;
+};
+
+int64_t integer_flag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
+  size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || value < min || value > max) {
+    throw InputError(flag, "expected an integer from " + std::to_string(min) + " to " +
+                               std::to_string(max) + ", got \"" + text + "\"");
+  }
+  return value;
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options options;
+  const std::vector<std::string> job_flags = {"--model-name",        "--num-gpus",
+                                              "--nproc-per-node",    "--gpu-infos",
+                                              "--global-batch-size", "--sequence-length",
+                                              "--precision"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw InputError(arg, "expects a value");
+      return args[++i];
+    };
+    if (std::find(job_flags.begin(), job_flags.end(), arg) != job_flags.end()) {
+      options.job[arg] = value();
+    } else if (arg == "--top") {
+      options.top = static_cast<int>(integer_flag(arg, value(), 1, 1000));
+    } else if (arg == "--json") {
+      options.json = true;
+    } else if (arg == "--mode") {
+      if (value() != "analytic") throw InputError("--mode", "expected \"analytic\"");
+      options.analytic = true;
+    } else if (arg == "--trace-dir") {
+      options.trace_dir = value();
+    } else if (arg == "--time-budget") {
+      options.time_budget_s = static_cast<double>(integer_flag(arg, value(), 1, 86400));
+    } else if (arg == "--tp-across-nodes") {
+      options.tp_across_nodes = true;
+    } else if (!arg.empty() && (arg[0] != '-' || arg == "-") && !options.scenario_path) {
+      options.scenario_path = arg;
+    } else {
+      throw InputError(arg, "unknown option for search (see paraplan search --help)");
+    }
+  }
+  if (options.scenario_path && !options.job.empty()) {
+    throw InputError(options.job.begin()->first, "cannot be combined with a scenario file");
+  }
+  return options;
+}
+
+// The scenario the AIAK flags describe.
+nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job) {
+  for (const char* required : {"--model-name", "--gpu-infos", "--global-batch-size",
+                               "--sequence-length"}) {
+    if (!job.count(required)) throw InputError(required, "is required (or give a scenario file)");
+  }
+  std::optional<int64_t> num_gpus;
+  if (job.count("--num-gpus")) num_gpus = integer_flag("--num-gpus", job.at("--num-gpus"), 1, 1 << 24);
+  nlohmann::json gpus = nlohmann::json::array();
+  int64_t capped_total = 0;
+  std::string list = job.at("--gpu-infos");
+  for (size_t start = 0; start <= list.size();) {
+    const size_t end = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, end - start);
+    const size_t colon = item.find(':');
+    const std::string type = item.substr(0, colon);
+    if (type.empty()) {
+      throw InputError("--gpu-infos", "expected TYPE[:MAX][,TYPE[:MAX]...], got \"" + list + "\"");
+    }
+    int64_t cap = 0;
+    if (colon != std::string::npos) {
+      cap = integer_flag("--gpu-infos", item.substr(colon + 1), 1, 1 << 24);
+    } else if (num_gpus) {
+      cap = *num_gpus;  // a type without a cap may take every GPU
+    } else {
+      throw InputError("--num-gpus", "is required when a GPU type of --gpu-infos has no cap");
+    }
+    capped_total += cap;
+    gpus.push_back({{"type", type}, {"count", cap}});
+    start = end + 1;
+  }
+  nlohmann::json cluster = {{"gpus", gpus}};
+  if (num_gpus) {
+    if (*num_gpus > capped_total) {
+      throw InputError("--num-gpus", std::to_string(*num_gpus) + " exceeds the " +
+                                         std::to_string(capped_total) + " GPUs of --gpu-infos");
+    }
+    cluster["num_gpus"] = *num_gpus;
+  }
+  if (job.count("--nproc-per-node")) {
+    cluster["gpus_per_node"] = integer_flag("--nproc-per-node", job.at("--nproc-per-node"), 1, 1 << 20);
+  }
+  nlohmann::json training = {
+      {"global_batch_size", integer_flag("--global-batch-size", job.at("--global-batch-size"), 1,
+                                         int64_t{1} << 30)},
+      {"seq_length",
+       integer_flag("--sequence-length", job.at("--sequence-length"), 1, int64_t{1} << 26)}};
+  if (job.count("--precision")) training["precision"] = job.at("--precision");
+  return {{"model", job.at("--model-name")}, {"training", training}, {"cluster", cluster}};
+}
+
+// Errors about a scenario built from flags name the flag, not the JSON path.
+Scenario parse_flag_scenario(const nlohmann::json& document) {
+  try {
+    return parse_scenario(document);
+  } catch (const InputError& error) {
+    static const std::vector<std::pair<std::string, std::string>> flags = {
+        {"model", "--model-name"},
+        {"cluster.gpus", "--gpu-infos"},
+        {"cluster.num_gpus", "--num-gpus"},
+        {"cluster.gpus_per_node", "--nproc-per-node"},
+        {"training.precision", "--precision"}};
+    for (const auto& [path, flag] : flags) {
+      if (error.path().rfind(path, 0) == 0) {
+        const std::string message = error.what();
+        throw InputError(flag, message.substr(message.find(": ") + 2));
+      }
+    }
+    throw;
+  }
+}
+
+std::string fixed(double value, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+void print_table(const nlohmann::json& output) {
+  std::printf("%-4s %11s %9s %6s %-16s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %4s  %s\n", "rank",
+              "tokens/s/GPU", "iter s", "MFU", "memory GiB", "TP", "PP", "VP", "CP", "EP",
+              "DP", "mbs", "SP", "recompute", "ZeRO", "stages");
+  for (const nlohmann::json& row : output["strategies"]) {
+    const nlohmann::json& s = row["strategy"];
+    const nlohmann::json& e = row["estimate"];
+    std::string memory, recompute;
+    for (const auto& [gpu, gib] : row["max-use-mem-size"].items()) {
+      memory += (memory.empty() ? "" : " ") + gpu + ":" + fixed(gib.get<double>(), 1);
+    }
+    for (const auto& [gpu, g] : row["recompute-granularity"].items()) {
+      std::string r = g.get<std::string>();
+      if (r == "full") {
+        r += "/" + row["recompute-method"][gpu].get<std::string>() + "/" +
+             std::to_string(row["recompute-num-layers"][gpu].get<int64_t>());
+      }
+      recompute += (recompute.empty() ? "" : " ") + (row["recompute-granularity"].size() > 1 ? gpu + ":" : "") + r;
+    }
+    std::string stages;
+    const nlohmann::json& chips = row["pipeline-stage-chips"];
+    const nlohmann::json& layers = row["pipeline-stage-layers"];
+    for (size_t i = 0; i < chips.size(); ++i) {
+      stages += (i ? "," : "") + chips[i].get<std::string>() + "x" +
+                std::to_string(layers[i].get<int64_t>());
+    }
+    std::printf("%-4d %11.1f %9.3f %6.3f %-16s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %4d  %s\n",
+                row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(),
+                e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
+                s["tensor_model_parallel_size"].get<int>(),
+                s["pipeline_model_parallel_size"].get<int>(),
+                s["virtual_pipeline_model_parallel_size"].get<int>(),
+                s["context_parallel_size"].get<int>(), s["expert_model_parallel_size"].get<int>(),
+                e["data_parallel_size"].get<int>(), s["micro_batch_size"].get<int>(),
+                s["sequence_parallel"].get<bool>() ? "yes" : "no", recompute.c_str(),
+                s["zero_stage"].get<int>(), stages.c_str());
+  }
+  if (!output["strategies"].empty()) {
+    std::printf("\nMegatron-LM flags of rank 1:\n  %s\n",
+                output["strategies"][0]["megatron_args"].get<std::string>().c_str());
+  }
+  for (const nlohmann::json& reason : output["diagnosis"]) {
+    std::printf("\n%s\n", reason.get<std::string>().c_str());
+  }
+  const nlohmann::json& stats = output["stats"];
+  std::printf("\nsearched %lld configurations (%lld evaluated, %lld pruned, %lld feasible) in %.2f s%s\n",
+              stats["space"].get<long long>(), stats["evaluated"].get<long long>(),
+              stats["pruned"].get<long long>(), stats["feasible"].get<long long>(),
+              stats["seconds"].get<double>(),
+              stats["complete"].get<bool>() ? "" : (" (incomplete: " + stats["stopped"].get<std::string>() + ")").c_str());
+}
+
+void write_traces(const SearchResult& result, const std::string& directory) {
+  std::filesystem::create_directories(directory);
+  for (size_t i = 0; i < result.strategies.size(); ++i) {
+    const std::string path = directory + "/rank" + std::to_string(i + 1) + ".trace.json";
+    std::ofstream(path) << schedule_trace(result.strategies[i].strategy,
+                                          result.strategies[i].report)
+                               .dump()
+                        << '\n';
+    std::cerr << "wrote " << path << '\n';
+  }
+}
+
+}  // namespace
+
+int run_search(const std::vector<std::string>& args) {
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  const Options options = parse_options(args);
+  const Scenario scenario =
+      options.scenario_path ? parse_scenario(read_json_document(*options.scenario_path))
+                            : parse_flag_scenario(scenario_from_flags(options.job));
+  SearchOptions search_options;
+  search_options.top = options.top;
+  search_options.time_budget_s = options.time_budget_s;
+  search_options.allow_tensor_parallel_across_nodes = options.tp_across_nodes;
+  const bool terminal = isatty(STDERR_FILENO);
+  if (terminal) {
+    search_options.on_progress = [](const SearchProgress& p) {
+      std::fprintf(stderr, "\r%3.0f%%  %lld evaluated, %lld pruned, best %.3f s/iteration ",
+                   100 * p.fraction_done, static_cast<long long>(p.evaluated),
+                   static_cast<long long>(p.pruned), p.best_iteration_time_s);
+      return true;
+    };
+  }
+  const SearchResult result = search(scenario, search_options);
+  if (terminal) std::fprintf(stderr, "\r%80s\r", "");
+  const nlohmann::json output = to_json(result, scenario);
+  if (options.json) {
+    std::cout << output.dump(2) << '\n';
+  } else {
+    print_table(output);
+  }
+  if (options.analytic) write_traces(result, options.trace_dir);
+  return 0;
+}
+
+}  // namespace paraplan::cli

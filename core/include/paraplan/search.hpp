@@ -1,0 +1,62 @@
+// Finding the fastest feasible strategies for a job on a cluster, single or mixed GPU types.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "paraplan/report.hpp"
+#include "paraplan/scenario.hpp"
+
+namespace paraplan {
+
+struct SearchProgress {
+  int64_t evaluated = 0;
+  int64_t pruned = 0;
+  double elapsed_s = 0;
+  double fraction_done = 0;            // of the outer loop, 0..1
+  double best_iteration_time_s = 0;    // 0 until a feasible strategy is found
+};
+
+struct SearchOptions {
+  int top = 10;
+  bool allow_tensor_parallel_across_nodes = false;
+  bool exhaustive = false;           // evaluate every configuration: no pruning (for testing)
+  double time_budget_s = 30;         // stop with the best found so far when exceeded
+  int64_t progress_every = 4096;     // evaluations between progress reports
+  // Called every `progress_every` evaluations; returning false cancels the search.
+  std::function<bool(const SearchProgress&)> on_progress;
+};
+
+struct SearchStats {
+  int64_t space = 0;      // configurations in the search space (evaluated + pruned)
+  int64_t evaluated = 0;  // configurations whose iteration was estimated
+  int64_t pruned = 0;     // configurations skipped: bounds, or memory that cannot fit
+  int64_t feasible = 0;   // evaluated configurations that fit in memory
+  double seconds = 0;
+  bool complete = true;   // false when cancelled or out of time budget
+  std::string stopped;    // why an incomplete search stopped
+};
+
+struct RankedStrategy {
+  Strategy strategy;
+  Report report;
+};
+
+struct SearchResult {
+  std::vector<RankedStrategy> strategies;  // best first
+  SearchStats stats;
+  std::vector<std::string> diagnosis;      // why no strategy is feasible, when none is
+};
+
+// Searches the strategies of `scenario`; strategy keys it gives are fixed.
+SearchResult search(const Scenario& scenario, const SearchOptions& options = {});
+
+// The contract's search output: strategies with their reports, Megatron-LM flags and the
+// AIAK-style fields, and the statistics.
+nlohmann::json to_json(const SearchResult& result, const Scenario& scenario);
+
+}  // namespace paraplan

@@ -1,0 +1,96 @@
+// One training iteration of a pipeline of stages: per-micro-batch stage times, the 1F1B
+// schedule, data-parallel synchronisation, the optimizer step and memory per GPU. Stages that
+// do identical work form groups evaluated once, so a strategy costs O(groups), not O(stages).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "layer_cost.hpp"
+#include "paraplan/report.hpp"
+#include "paraplan/scenario.hpp"
+
+namespace paraplan::detail {
+
+// Consecutive pipeline stages with the same GPU type and layers. The first and the last stage
+// (embedding, LM head) are always groups of their own.
+struct StageGroup {
+  int pool = 0;
+  int64_t first = 0;  // index of the group's first stage
+  int64_t count = 1;
+  int64_t layers = 0;
+  int64_t moe_layers = 0;
+};
+
+// Stages as groups: consecutive stages of one pool and layer count share a group.
+void group_stages(std::span<const int> stage_pools, std::span<const int64_t> stage_layers,
+                  const ModelSpec& model, std::vector<StageGroup>& groups);
+
+struct PipelineInput {
+  const ModelSpec* model = nullptr;
+  const Training* training = nullptr;
+  const Cluster* cluster = nullptr;
+  const Strategy* strategy = nullptr;
+  int64_t data_parallel = 1;
+  int64_t micro_batches = 1;
+  int64_t stages = 1;
+  std::span<const StageGroup> groups;
+  std::span<const ModelCosts* const> costs;  // per pool, for the strategy's layer shape
+};
+
+// What one GPU of a group's stages does per micro-batch and holds.
+struct StageWork {
+  PassTime forward;
+  PassTime backward;  // without recompute
+  PassTime recompute;
+  double pp_comm_s = 0;
+  double zero3_comm_s = 0;  // per micro-batch parameter gathers and gradient scatters
+  double parameters = 0;
+  double expert_parameters = 0;
+  double stored_activation_bytes = 0;  // per micro-batch in flight
+  double working_bytes = 0;            // held once: recompute working set, logits
+  double recompute_flops = 0;
+
+  double per_micro_batch_s() const {
+    return forward.total_s() + backward.total_s() + recompute.total_s() + pp_comm_s +
+           zero3_comm_s;
+  }
+};
+
+// A group evaluated at its first stage, where memory, exposed data-parallel time and the
+// parameter-gather window are worst.
+struct GroupResult {
+  StageWork work;
+  StageMemory memory;
+  double in_flight = 0;
+  double grad_exposed_s = 0;
+  double param_exposed_s = 0;
+  double optimizer_s = 0;
+};
+
+struct PipelineResult {
+  double iteration_time_s = 0;
+  TimeBreakdown breakdown;
+  size_t bottleneck_group = 0;
+  bool fits = true;
+  double peak_bytes = 0;          // largest peak over the stages
+  double overflow_bytes = 0;      // largest peak minus capacity (<= 0 when everything fits)
+  double recompute_flops = 0;     // whole cluster, one iteration
+};
+
+// The work of one GPU of `group` (its stages' layers, edges, recompute and ZeRO-3 traffic).
+StageWork stage_work(const PipelineInput& input, const StageGroup& group);
+
+// Evaluates the pipeline; `groups_out` receives one result per group.
+PipelineResult evaluate_pipeline(const PipelineInput& input, std::vector<GroupResult>& groups_out);
+
+// Micro-batches whose activations stage `index` holds at its peak (whole-stage units).
+double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_stages,
+                               int64_t micro_batches);
+
+// Memory of stage `index` of `group` (the group's result gives its first stage's).
+StageMemory stage_memory(const PipelineInput& input, const StageGroup& group,
+                         const StageWork& work, int64_t index);
+
+}  // namespace paraplan::detail

@@ -1,0 +1,165 @@
+#include "paraplan/trace.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace paraplan {
+namespace {
+
+// One forward or backward of one virtual chunk of one micro-batch on one stage.
+struct Op {
+  bool backward = false;
+  int64_t chunk = 0;
+  int64_t micro_batch = 0;
+  double start_s = -1;
+  double end_s = -1;
+};
+
+// Megatron-LM's order of forward and backward chunk passes on stage `i`
+// (schedules.py: warm-up forwards, then one forward one backward, then cool-down backwards).
+std::vector<Op> stage_order(int64_t i, int64_t p, int64_t v, int64_t m) {
+  const int64_t total = m * v;
+  const int64_t warmup =
+      v == 1 ? std::min(p - i - 1, m) : std::min((p - i - 1) * 2 + (v - 1) * p, total);
+  // The k-th forward (backward) pass of the stage: chunks cycle every p micro-batches.
+  const auto nth = [&](int64_t k, bool backward) {
+    const int64_t group = k / (p * v), within = k % (p * v);
+    int64_t chunk = within / p;
+    if (backward) chunk = v - 1 - chunk;
+    return Op{backward, chunk, group * p + within % p};
+  };
+  std::vector<Op> order;
+  int64_t forwards = 0, backwards = 0;
+  for (; forwards < warmup; ++forwards) order.push_back(nth(forwards, false));
+  while (forwards < total) {
+    order.push_back(nth(forwards++, false));
+    order.push_back(nth(backwards++, true));
+  }
+  while (backwards < total) order.push_back(nth(backwards++, true));
+  return order;
+}
+
+nlohmann::json slice(const std::string& name, int64_t stage, int thread, double start_s,
+                     double duration_s, nlohmann::json args = nlohmann::json::object()) {
+  return {{"name", name}, {"ph", "X"},         {"pid", stage},
+          {"tid", thread}, {"ts", start_s * 1e6}, {"dur", duration_s * 1e6},
+          {"args", std::move(args)}};
+}
+
+}  // namespace
+
+nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
+  const int64_t p = static_cast<int64_t>(report.stages.size());
+  const int64_t v = s.virtual_pipeline_model_parallel_size;
+  const int64_t m = std::max<int64_t>(1, report.num_micro_batches);
+  nlohmann::json events = nlohmann::json::array();
+  if (p == 0) return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+
+  std::vector<std::vector<Op>> orders(static_cast<size_t>(p));
+  for (int64_t i = 0; i < p; ++i) orders[static_cast<size_t>(i)] = stage_order(i, p, v, m);
+  // end_s of each pass, indexed [stage][backward][chunk][micro_batch].
+  const auto index = [&](bool backward, int64_t chunk, int64_t mb) {
+    return (static_cast<size_t>(backward) * static_cast<size_t>(v) + static_cast<size_t>(chunk)) *
+               static_cast<size_t>(m) +
+           static_cast<size_t>(mb);
+  };
+  std::vector<std::vector<double>> done(static_cast<size_t>(p),
+                                        std::vector<double>(2 * v * m, -1.0));
+  const auto send_s = [&](int64_t stage) {
+    return report.stages[static_cast<size_t>(stage)].pp_comm_s / static_cast<double>(2 * v);
+  };
+  // When the input of a pass arrives (< 0: not yet computed): from the previous stage
+  // (forward) or the next (backward), wrapping between the last and first stage across
+  // virtual chunks.
+  const auto arrival = [&](int64_t from, bool backward, int64_t chunk, int64_t mb) {
+    const double end = done[from][index(backward, chunk, mb)];
+    return end < 0 ? -1.0 : end + send_s(from);
+  };
+  const auto ready_s = [&](int64_t i, const Op& op) -> double {
+    if (!op.backward) {
+      if (i > 0) return arrival(i - 1, false, op.chunk, op.micro_batch);
+      if (op.chunk > 0) return arrival(p - 1, false, op.chunk - 1, op.micro_batch);
+      return 0;
+    }
+    if (i + 1 < p) return arrival(i + 1, true, op.chunk, op.micro_batch);
+    if (op.chunk + 1 < v) return arrival(0, true, op.chunk + 1, op.micro_batch);
+    return done[i][index(false, op.chunk, op.micro_batch)];  // the last chunk turns around
+  };
+
+  // Schedule passes in order on every stage as soon as their inputs are ready.
+  std::vector<size_t> next(static_cast<size_t>(p), 0);
+  std::vector<double> free_s(static_cast<size_t>(p), 0);
+  for (bool progressed = true; progressed;) {
+    progressed = false;
+    for (int64_t i = 0; i < p; ++i) {
+      std::vector<Op>& order = orders[static_cast<size_t>(i)];
+      while (next[i] < order.size()) {
+        Op& op = order[next[i]];
+        const double ready = ready_s(i, op);
+        if (ready < 0) break;  // waiting for another stage
+        const StageReport& stage = report.stages[static_cast<size_t>(i)];
+        const double duration =
+            (op.backward ? stage.backward_s : stage.forward_s) / static_cast<double>(v);
+        op.start_s = std::max(free_s[i], ready);
+        op.end_s = op.start_s + duration;
+        free_s[i] = op.end_s;
+        done[i][index(op.backward, op.chunk, op.micro_batch)] = op.end_s;
+        ++next[i];
+        progressed = true;
+      }
+    }
+  }
+
+  const double pipeline_end = *std::max_element(free_s.begin(), free_s.end());
+  for (int64_t i = 0; i < p; ++i) {
+    const StageReport& stage = report.stages[static_cast<size_t>(i)];
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", i},
+                      {"args", {{"name", "stage " + std::to_string(i) + " (" + stage.gpu + ", " +
+                                             std::to_string(stage.layers) + " layers)"}}}});
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", i}, {"tid", 0},
+                      {"args", {{"name", "compute"}}}});
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", i}, {"tid", 1},
+                      {"args", {{"name", "communication"}}}});
+    double previous_end = 0;
+    for (const Op& op : orders[static_cast<size_t>(i)]) {
+      if (op.start_s < 0) continue;
+      if (op.start_s > previous_end + 1e-12) {
+        events.push_back(slice("bubble", i, 0, previous_end, op.start_s - previous_end));
+      }
+      const nlohmann::json args = {{"micro_batch", op.micro_batch}, {"chunk", op.chunk}};
+      const double recompute = op.backward ? stage.recompute_s / static_cast<double>(v) : 0;
+      if (recompute > 0) events.push_back(slice("recompute", i, 0, op.start_s, recompute, args));
+      events.push_back(slice(std::string(op.backward ? "backward" : "forward") + " mb" +
+                                 std::to_string(op.micro_batch) +
+                                 (v > 1 ? " c" + std::to_string(op.chunk) : ""),
+                             i, 0, op.start_s + recompute, op.end_s - op.start_s - recompute,
+                             args));
+      if (send_s(i) > 0) {
+        events.push_back(slice(op.backward ? "send gradient" : "send activation", i, 1,
+                               op.end_s, send_s(i), args));
+      }
+      previous_end = op.end_s;
+    }
+    if (pipeline_end > previous_end + 1e-12) {
+      events.push_back(slice("bubble", i, 0, previous_end, pipeline_end - previous_end));
+    }
+    double t = pipeline_end;
+    if (stage.dp_comm_exposed_s > 0) {
+      events.push_back(slice("data-parallel sync", i, 1, t, stage.dp_comm_exposed_s));
+      t += stage.dp_comm_exposed_s;
+    }
+    events.push_back(slice("optimizer", i, 0, t, stage.optimizer_s));
+  }
+  return {{"traceEvents", events},
+          {"displayTimeUnit", "ms"},
+          {"otherData",
+           {{"iteration_time_s", report.iteration_time_s},
+            {"simulated_pipeline_s", pipeline_end},
+            {"micro_batches", m},
+            {"virtual_stages", v}}}};
+}
+
+}  // namespace paraplan

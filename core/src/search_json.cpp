@@ -1,0 +1,95 @@
+// The search result as the contract's JSON, with AIAK's field names for the per-stage layout.
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "paraplan/megatron.hpp"
+#include "paraplan/search.hpp"
+#include "search_space.hpp"
+
+namespace paraplan {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// The strategy with its stage GPUs and layers spelled out (even for a single GPU type).
+Strategy with_stages(Strategy s, const ModelSpec& model) {
+  if (s.pipeline_stage_gpus.empty()) {
+    s.pipeline_stage_gpus.assign(static_cast<size_t>(s.pipeline_model_parallel_size), 0);
+  }
+  if (s.pipeline_stage_layers.empty()) {
+    s.pipeline_stage_layers = detail::standard_split(
+        model.num_layers, s.pipeline_model_parallel_size, s.virtual_pipeline_model_parallel_size);
+  }
+  return s;
+}
+
+nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario) {
+  const Cluster& cluster = scenario.cluster;
+  const Strategy s = with_stages(ranked.strategy, scenario.model);
+  const Report& report = ranked.report;
+  nlohmann::json out;
+  out["rank"] = rank;
+  out["strategy"] = to_json(s, cluster);
+  out["estimate"] = to_json(report);
+  out["megatron_args"] = join_arguments(
+      megatron_arguments(s, scenario.model, scenario.training, s.pipeline_stage_gpus.front()));
+  out["sim_throughput"] = report.tokens_per_s_per_gpu;
+  out["sim_total_time_s"] = report.iteration_time_s;
+
+  // Per GPU type in use: peak memory, recompute, GPUs, and (mixed) its own flags.
+  std::map<int, double> peak_gib;
+  for (size_t i = 0; i < report.stages.size(); ++i) {
+    const int pool = s.pipeline_stage_gpus[i];
+    peak_gib[pool] = std::max(peak_gib[pool], report.stages[i].memory.peak_bytes() / kGiB);
+  }
+  nlohmann::json memory = nlohmann::json::object(), granularity = nlohmann::json::object(),
+                 method = nlohmann::json::object(), num_layers = nlohmann::json::object(),
+                 gpus = nlohmann::json::object(), by_gpu = nlohmann::json::object();
+  const int64_t stage_gpus = report.data_parallel_size * s.tensor_model_parallel_size *
+                             s.context_parallel_size;
+  for (const auto& [pool, gib] : peak_gib) {
+    const std::string& id = cluster.pools[static_cast<size_t>(pool)].gpu.id;
+    const Recompute& r = s.recompute[static_cast<size_t>(pool)];
+    memory[id] = gib;
+    granularity[id] = to_string(r.granularity);
+    method[id] = to_string(r.method);
+    num_layers[id] = r.num_layers;
+    gpus[id] = stage_gpus * std::count(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(),
+                                       pool);
+    by_gpu[id] = join_arguments(megatron_arguments(s, scenario.model, scenario.training, pool));
+  }
+  out["max-use-mem-size"] = memory;
+  nlohmann::json chips = nlohmann::json::array();
+  for (const int pool : s.pipeline_stage_gpus) chips.push_back(cluster.pools[static_cast<size_t>(pool)].gpu.id);
+  out["pipeline-stage-chips"] = chips;
+  out["pipeline-stage-layers"] = s.pipeline_stage_layers;
+  out["recompute-granularity"] = granularity;
+  out["recompute-method"] = method;
+  out["recompute-num-layers"] = num_layers;
+  out["gpus_used"] = gpus;
+  if (peak_gib.size() > 1) out["megatron_args_by_gpu"] = by_gpu;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const SearchResult& result, const Scenario& scenario) {
+  nlohmann::json strategies = nlohmann::json::array();
+  for (size_t i = 0; i < result.strategies.size(); ++i) {
+    strategies.push_back(ranked_json(result.strategies[i], i + 1, scenario));
+  }
+  const SearchStats& stats = result.stats;
+  return {{"strategies", strategies},
+          {"stats",
+           {{"space", stats.space},
+            {"evaluated", stats.evaluated},
+            {"pruned", stats.pruned},
+            {"feasible", stats.feasible},
+            {"seconds", stats.seconds},
+            {"complete", stats.complete},
+            {"stopped", stats.stopped}}},
+          {"diagnosis", result.diagnosis}};
+}
+
+}  // namespace paraplan

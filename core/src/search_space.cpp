@@ -1,0 +1,84 @@
+#include "search_space.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace paraplan::detail {
+
+std::vector<int64_t> divisors(int64_t n) {
+  std::vector<int64_t> small, large;
+  for (int64_t d = 1; d * d <= n; ++d) {
+    if (n % d != 0) continue;
+    small.push_back(d);
+    if (d != n / d) large.push_back(n / d);
+  }
+  small.insert(small.end(), large.rbegin(), large.rend());
+  return small;
+}
+
+std::vector<int64_t> pinned_or(const std::optional<int64_t>& pinned, std::vector<int64_t> all) {
+  return pinned ? std::vector<int64_t>{*pinned} : all;
+}
+
+std::vector<bool> pinned_or(const std::optional<bool>& pinned, std::vector<bool> all) {
+  return pinned ? std::vector<bool>{*pinned} : all;
+}
+
+std::vector<int64_t> tensor_candidates(const ModelSpec& model, int64_t max_size) {
+  int64_t common = std::gcd(model.num_attention_heads, model.num_query_groups);
+  common = std::gcd(common, model.ffn_hidden_size);
+  if (model.moe) common = std::gcd(common, model.moe->moe_ffn_hidden_size);
+  std::vector<int64_t> sizes;
+  for (const int64_t t : divisors(common)) {
+    if (t <= max_size) sizes.push_back(t);
+  }
+  return sizes;
+}
+
+std::vector<int64_t> context_candidates(const Training& training, int64_t max_size) {
+  std::vector<int64_t> sizes = {1};
+  if (training.seq_length % 2 != 0) return sizes;
+  for (const int64_t cp : divisors(training.seq_length / 2)) {
+    if (cp > 1 && cp <= max_size) sizes.push_back(cp);
+  }
+  return sizes;
+}
+
+std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages) {
+  const int64_t chunks = stages * virtual_stages;
+  for (const int64_t accounted : {0, 1, 2}) {
+    if ((layers + accounted) % chunks != 0) continue;
+    const int64_t per_stage = (layers + accounted) / chunks * virtual_stages;
+    std::vector<int64_t> split(static_cast<size_t>(stages), per_stage);
+    if (accounted >= 1) split.back() -= 1;   // the loss takes the last virtual stage's place
+    if (accounted == 2) split.front() -= 1;  // the embedding the first's
+    if (std::all_of(split.begin(), split.end(), [](int64_t l) { return l >= 1; })) return split;
+    return {};
+  }
+  return {};
+}
+
+std::vector<std::vector<int64_t>> stage_compositions(const Cluster& cluster, int64_t stages,
+                                                     int64_t gpus_per_stage) {
+  std::vector<std::vector<int64_t>> out;
+  std::vector<int64_t> counts(cluster.pools.size(), 0);
+  // Depth-first over pools: each takes 0..cap stages, the last takes the rest.
+  const auto place = [&](auto&& self, size_t pool, int64_t left) -> void {
+    const int64_t cap = cluster.pools[pool].count / gpus_per_stage;
+    if (pool + 1 == cluster.pools.size()) {
+      if (left <= cap) {
+        counts[pool] = left;
+        out.push_back(counts);
+      }
+      return;
+    }
+    for (int64_t n = 0; n <= std::min(cap, left); ++n) {
+      counts[pool] = n;
+      self(self, pool + 1, left - n);
+    }
+  };
+  place(place, 0, stages);
+  return out;
+}
+
+}  // namespace paraplan::detail

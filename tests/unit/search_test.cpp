@@ -1,0 +1,239 @@
+// The search: exact top N (against exhaustive enumeration and an independent brute force),
+// the AIAK semantics of mixed clusters, pins, diagnosis, progress and cancellation.
+#include <algorithm>
+#include <cmath>
+
+#include <doctest/doctest.h>
+
+#include "paraplan/search.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+Scenario job(const std::string& model, const std::string& gpus, int batch, int seq,
+             const std::string& extra = "") {
+  return test::scenario(R"({"model": ")" + model + R"(", "training": {"global_batch_size": )" +
+                        std::to_string(batch) + R"(, "seq_length": )" + std::to_string(seq) +
+                        R"(}, "cluster": {"gpus": )" + gpus + "}" + extra + "}");
+}
+
+SearchResult run(const Scenario& scenario, int top, bool exhaustive = false) {
+  SearchOptions options;
+  options.top = top;
+  options.exhaustive = exhaustive;
+  options.time_budget_s = 600;
+  return search(scenario, options);
+}
+
+void check_same_ranking(const Scenario& scenario, int top) {
+  const SearchResult pruned = run(scenario, top);
+  const SearchResult exhaustive = run(scenario, top, true);
+  REQUIRE(pruned.strategies.size() == exhaustive.strategies.size());
+  CHECK(pruned.stats.space == exhaustive.stats.space);
+  CHECK(pruned.stats.evaluated < exhaustive.stats.evaluated);
+  for (size_t i = 0; i < pruned.strategies.size(); ++i) {
+    CAPTURE(i);
+    CHECK(pruned.strategies[i].report.iteration_time_s ==
+          exhaustive.strategies[i].report.iteration_time_s);
+    CHECK(to_json(pruned.strategies[i].strategy, scenario.cluster) ==
+          to_json(exhaustive.strategies[i].strategy, scenario.cluster));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("pruning keeps the exact top N of the exhaustive search") {
+  SUBCASE("dense model, one GPU type") {
+    const Scenario s = job("llama2-13b", R"([{"type": "a800", "count": 32}])", 64, 4096);
+    check_same_ranking(s, 8);
+  }
+  SUBCASE("mixed cluster") {
+    const Scenario s = job("llama2-7b", R"([{"type": "a800", "count": 16}, {"type": "h800", "count": 16}])",
+                           64, 4096, R"(, "strategy": {"context_parallel_size": 1})");
+    check_same_ranking(s, 6);
+  }
+  SUBCASE("mixture of experts") {
+    const Scenario s = test::scenario(R"({"model": {"name": "moe", "num_layers": 8,
+        "hidden_size": 2048, "ffn_hidden_size": 8192, "num_attention_heads": 16,
+        "num_query_groups": 4, "vocab_size": 32000, "activation": "swiglu",
+        "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 1408}},
+        "training": {"global_batch_size": 32, "seq_length": 2048},
+        "cluster": {"gpus": [{"type": "h100", "count": 16}]}})");
+    check_same_ranking(s, 5);
+  }
+}
+
+TEST_CASE("the search agrees with a brute force over every strategy the estimate accepts") {
+  // A superset of the space, filtered by the public estimate's feasibility: what remains is
+  // the search space (overlap flags on where they act, as the search sets them).
+  const Scenario scenario = job("llama2-7b", R"([{"type": "h100", "count": 16}])", 32, 4096,
+                                R"(, "strategy": {"recompute_method": "uniform"})");
+  Estimator estimator(scenario.model, scenario.training, scenario.cluster);
+  std::vector<double> times;
+  Strategy s;
+  s.recompute.resize(1);
+  for (const int64_t t : {1, 2, 4, 8})
+    for (const int64_t cp : {1, 2, 4, 8, 16})
+      for (const int64_t p : {1, 2, 4, 8, 16})
+        for (int64_t v = 1; v <= 17; ++v)
+          for (const int64_t mbs : {1, 2, 4, 8, 16, 32})
+            for (const bool sp : {false, true})
+              for (const bool flash : {false, true})
+                for (const auto granularity : {RecomputeGranularity::none,
+                                               RecomputeGranularity::selective,
+                                               RecomputeGranularity::full})
+                  for (const int zero : {0, 1, 2, 3}) {
+                    if (sp && t == 1) continue;  // the same strategy as without
+                    s.tensor_model_parallel_size = t;
+                    s.context_parallel_size = cp;
+                    s.pipeline_model_parallel_size = p;
+                    s.virtual_pipeline_model_parallel_size = v;
+                    s.micro_batch_size = mbs;
+                    s.sequence_parallel = sp;
+                    s.use_flash_attn = flash;
+                    s.recompute[0] = {granularity, RecomputeMethod::uniform, 1};
+                    s.zero_stage = zero;
+                    const int64_t dp = 16 / (t * cp * p);
+                    if (dp * t * cp * p != 16) continue;
+                    if (dp * cp == 1 && zero > 0) continue;  // nothing to shard
+                    s.overlap_grad_reduce = dp * cp > 1;
+                    s.overlap_param_gather = dp * cp > 1 && zero >= 1;
+                    const Report r = estimator.estimate(s);
+                    if (r.feasible) times.push_back(r.iteration_time_s);
+                  }
+  std::sort(times.begin(), times.end());
+  const SearchResult result = run(scenario, 10);
+  REQUIRE(result.strategies.size() == 10);
+  REQUIRE(times.size() >= 10);
+  for (size_t i = 0; i < 10; ++i) {
+    CAPTURE(i);
+    CHECK(result.strategies[i].report.iteration_time_s == doctest::Approx(times[i]).epsilon(1e-12));
+  }
+  const SearchResult all = run(scenario, 10, true);
+  CHECK(all.stats.feasible == static_cast<int64_t>(times.size()));
+}
+
+TEST_CASE("every returned strategy is feasible and re-estimates to the same numbers") {
+  const Scenario scenario = job("llama2-70b", R"([{"type": "a800", "count": 64}])", 128, 4096);
+  const SearchResult result = run(scenario, 5);
+  REQUIRE(result.strategies.size() == 5);
+  for (const RankedStrategy& ranked : result.strategies) {
+    CHECK(ranked.report.feasible);
+    Scenario again = scenario;
+    const nlohmann::json strategy = to_json(ranked.strategy, scenario.cluster);
+    nlohmann::json document = {{"model", "llama2-70b"},
+                               {"training", {{"global_batch_size", 128}, {"seq_length", 4096}}},
+                               {"cluster", {{"gpus", {{{"type", "a800"}, {"count", 64}}}}}},
+                               {"strategy", strategy}};
+    const Report direct = estimate(parse_scenario(document));
+    CHECK(direct.iteration_time_s == ranked.report.iteration_time_s);
+    CHECK(direct.peak_memory_bytes() == ranked.report.peak_memory_bytes());
+  }
+  for (size_t i = 1; i < result.strategies.size(); ++i) {
+    CHECK(result.strategies[i - 1].report.iteration_time_s <=
+          result.strategies[i].report.iteration_time_s);
+  }
+}
+
+TEST_CASE("mixed clusters: caps, GPU total, one type and a layer count per stage") {
+  const Scenario scenario = test::scenario(R"({"model": "llama2-70b",
+      "training": {"global_batch_size": 512, "seq_length": 4096},
+      "cluster": {"num_gpus": 256,
+                  "gpus": [{"type": "a800", "count": 128}, {"type": "h800", "count": 160}]}})");
+  REQUIRE(scenario.cluster.num_gpus == 256);
+  const SearchResult result = run(scenario, 10);
+  REQUIRE_FALSE(result.strategies.empty());
+  bool both_types = false;
+  for (const RankedStrategy& ranked : result.strategies) {
+    const Strategy& s = ranked.strategy;
+    const int64_t p = s.pipeline_model_parallel_size;
+    REQUIRE(static_cast<int64_t>(s.pipeline_stage_gpus.size()) == p);
+    REQUIRE(static_cast<int64_t>(s.pipeline_stage_layers.size()) == p);
+    int64_t layers = 0;
+    for (const int64_t l : s.pipeline_stage_layers) layers += l;
+    CHECK(layers == 80);
+    const int64_t stage_gpus = 256 / p;
+    const auto used = [&](int pool) {
+      return stage_gpus * std::count(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(), pool);
+    };
+    CHECK(used(0) <= 128);
+    CHECK(used(1) <= 160);
+    CHECK(used(0) + used(1) == 256);
+    CHECK(ranked.report.num_gpus == 256);
+    both_types |= used(0) > 0 && used(1) > 0;
+  }
+  CHECK(both_types);
+  const nlohmann::json json = to_json(result, scenario);
+  const nlohmann::json& best = json["strategies"][0];
+  CHECK(best["pipeline-stage-chips"].size() == best["pipeline-stage-layers"].size());
+  CHECK(best.contains("max-use-mem-size"));
+  CHECK(best["megatron_args"].get<std::string>().find("--tensor-model-parallel-size") == 0);
+  CHECK(json["stats"]["evaluated"].get<int64_t>() > 0);
+}
+
+TEST_CASE("a hand-made good strategy is never faster than the search's best") {
+  const Scenario scenario = job("llama2-70b", R"([{"type": "a800", "count": 256}])", 512, 4096);
+  const SearchResult result = run(scenario, 1);
+  REQUIRE(result.strategies.size() == 1);
+  const Report manual = estimate(test::scenario(R"({"model": "llama2-70b",
+      "training": {"global_batch_size": 512, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "a800", "count": 256}]},
+      "strategy": {"tensor_model_parallel_size": 8, "pipeline_model_parallel_size": 4,
+        "virtual_pipeline_model_parallel_size": 5, "sequence_parallel": true,
+        "recompute_granularity": "selective", "zero_stage": 1, "use_flash_attn": true,
+        "overlap_grad_reduce": true, "overlap_param_gather": true}})"));
+  REQUIRE(manual.feasible);
+  CHECK(result.strategies[0].report.iteration_time_s <= manual.iteration_time_s);
+}
+
+TEST_CASE("strategy keys in the scenario are pinned") {
+  const Scenario scenario = job("llama2-13b", R"([{"type": "h800", "count": 32}])", 64, 4096,
+                                R"(, "strategy": {"tensor_model_parallel_size": 4,
+                                    "recompute_granularity": "full", "zero_stage": 1})");
+  const SearchResult result = run(scenario, 5);
+  REQUIRE_FALSE(result.strategies.empty());
+  for (const RankedStrategy& ranked : result.strategies) {
+    CHECK(ranked.strategy.tensor_model_parallel_size == 4);
+    CHECK(ranked.strategy.recompute[0].granularity == RecomputeGranularity::full);
+    CHECK(ranked.strategy.zero_stage == 1);
+  }
+}
+
+TEST_CASE("a job with no feasible strategy says why") {
+  SUBCASE("memory") {
+    const SearchResult r = run(job("llama2-70b", R"([{"type": "a800", "count": 4}])", 8, 4096), 3);
+    CHECK(r.strategies.empty());
+    REQUIRE(r.diagnosis.size() == 1);
+    CHECK(r.diagnosis[0].find("no strategy fits in GPU memory: the closest") == 0);
+    CHECK(r.diagnosis[0].find("GiB more than its 80.0 GiB") != std::string::npos);
+  }
+  SUBCASE("divisibility") {
+    const SearchResult r = run(job("llama2-7b", R"([{"type": "a800", "count": 7}])", 5, 4096), 3);
+    CHECK(r.strategies.empty());
+    REQUIRE(r.diagnosis.size() == 1);
+    CHECK(r.diagnosis[0].find("no strategy divides evenly") == 0);
+  }
+}
+
+TEST_CASE("progress reports arrive and cancelling stops the search") {
+  const Scenario scenario = job("llama2-70b", R"([{"type": "a800", "count": 256}])", 512, 4096);
+  SearchOptions options;
+  options.progress_every = 1000;
+  int calls = 0;
+  options.on_progress = [&](const SearchProgress& p) {
+    CHECK(p.evaluated >= 0);
+    return ++calls < 3;
+  };
+  const SearchResult result = search(scenario, options);
+  CHECK(calls == 3);
+  CHECK_FALSE(result.stats.complete);
+  CHECK(result.stats.stopped == "cancelled");
+
+  options.on_progress = nullptr;
+  options.time_budget_s = 0;
+  const SearchResult timed = search(scenario, options);
+  CHECK_FALSE(timed.stats.complete);
+  CHECK(timed.stats.stopped == "time budget of 0 s reached");
+}
