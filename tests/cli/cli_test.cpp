@@ -113,3 +113,76 @@ TEST_CASE("usage errors exit 2") {
   CHECK(run("").exit_code == 2);
   CHECK(run("--help").exit_code == 0);
 }
+
+TEST_CASE("search with AIAK flags prints a ranked table; --json the contract's keys") {
+  const std::string job =
+      "search --model-name llama2-70b --num-gpus 256 --gpu-infos a800:128,h800:160 "
+      "--global-batch-size 512 --sequence-length 4096 --top 3";
+  Result r = run(job);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("rank tokens/s/GPU") == 0);
+  CHECK(r.out.find("Megatron-LM flags of rank 1:") != std::string::npos);
+  CHECK(r.out.find("searched ") != std::string::npos);
+
+  r = run(job + " --json");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json output = nlohmann::json::parse(r.out);
+  REQUIRE(output["strategies"].size() == 3);
+  for (const char* key : {"evaluated", "feasible", "seconds"}) CHECK(output["stats"].contains(key));
+  const nlohmann::json& best = output["strategies"][0];
+  for (const char* key : {"strategy", "estimate", "sim_throughput", "sim_total_time_s",
+                          "max-use-mem-size", "pipeline-stage-chips", "pipeline-stage-layers",
+                          "recompute-granularity", "recompute-method", "recompute-num-layers",
+                          "megatron_args"}) {
+    CHECK_MESSAGE(best.contains(key), key);
+  }
+  CHECK(best["estimate"]["feasible"] == true);
+}
+
+TEST_CASE("search SCENARIO.json keeps the strategy keys it gives") {
+  const Result r = run("search - --top 2 --json", R"({"model": "llama2-70b",
+      "training": {"global_batch_size": 512, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "a800", "count": 256}]},
+      "strategy": {"tensor_model_parallel_size": 8}})");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json output = nlohmann::json::parse(r.out);
+  REQUIRE(output["strategies"].size() == 2);
+  for (const nlohmann::json& row : output["strategies"]) {
+    CHECK(row["strategy"]["tensor_model_parallel_size"] == 8);
+    CHECK(row["megatron_args"].get<std::string>().find("--tensor-model-parallel-size 8") == 0);
+  }
+}
+
+TEST_CASE("search --mode analytic writes a Chrome trace per strategy") {
+  const std::string dir = "cli_test_traces";
+  const Result r = run("search --model-name llama2-7b --gpu-infos h100:16 --global-batch-size 64 "
+                       "--sequence-length 4096 --top 2 --mode analytic --trace-dir " + dir);
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json trace = nlohmann::json::parse(slurp(dir + "/rank1.trace.json"));
+  REQUIRE(trace["traceEvents"].is_array());
+  bool forward = false, backward = false, optimizer = false;
+  for (const nlohmann::json& event : trace["traceEvents"]) {
+    const std::string name = event["name"];
+    forward |= name.rfind("forward", 0) == 0;
+    backward |= name.rfind("backward", 0) == 0;
+    optimizer |= name == "optimizer";
+    if (event["ph"] == "X") CHECK(event["dur"].get<double>() >= 0);
+  }
+  CHECK((forward && backward && optimizer));
+}
+
+TEST_CASE("search flag errors name the flag") {
+  Result r = run("search --model-name llama2-70b --gpu-infos a800:x --global-batch-size 512 "
+                 "--sequence-length 4096");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "paraplan: --gpu-infos: expected an integer from 1 to 16777216, got \"x\"\n");
+  r = run("search --model-name llama9 --gpu-infos a800:8 --global-batch-size 8 --sequence-length 4096");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("paraplan: --model-name: unknown model preset") == 0);
+  r = run("search --model-name llama2-7b --gpu-infos a800 --global-batch-size 8 --sequence-length 4096");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "paraplan: --num-gpus: is required when a GPU type of --gpu-infos has no cap\n");
+  r = run("search --model-name llama2-7b --gpu-infos v100:8 --global-batch-size 8 --sequence-length 4096");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("paraplan: --gpu-infos: unknown GPU preset") == 0);
+}
