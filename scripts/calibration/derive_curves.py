@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Derives the efficiency curves of GPU presets that have no published sweeps of their own.
+
+No GPU was available to this project, so presets/gpus/*.json for H20, MI300X, Ascend 910B and
+Kunlun P800 take the *shape* of a measured reference curve (A100 or H100) and
+  * scale its sizes by the ratio of peaks (compute curves: tensor TFLOPS; memory and network
+    curves: bandwidth), because a kernel of equal duration reaches an equal fraction of its
+    plateau (the A100 and H100 GEMM curves agree with this within about 0.05), and
+  * rescale its efficiencies to the new plateau given below (MAMF x 0.815 where a MAMF is
+    published, an estimate otherwise; see presets/README.md and each preset's `sources`).
+Prints the curves as JSON, ready to paste into a preset. Run: python3 derive_curves.py [gpu]
+"""
+import json
+import sys
+
+# Reference curves copied from presets/gpus/a100.json and h100.json: (sizes, efficiencies).
+A100 = {
+    "gemm": ([0.1, 1, 10, 100, 1000], [0.13, 0.38, 0.56, 0.66, 0.7]),
+    "attention_forward": ([0.5, 5, 50, 500], [0.3, 0.55, 0.66, 0.7]),
+    "attention_backward": ([0.5, 5, 50, 500], [0.22, 0.45, 0.55, 0.6]),
+    "memory": ([0.1, 1, 10, 100, 1000], [0.1, 0.45, 0.78, 0.87, 0.9]),
+    "intra_node": ([0.1, 1, 8, 64, 512], [0.1, 0.3, 0.6, 0.72, 0.78]),
+    "inter_node": ([0.1, 1, 8, 64, 512], [0.1, 0.35, 0.7, 0.88, 0.92]),
+}
+H100 = {
+    "gemm": ([0.1, 1, 10, 100, 1000], [0.07, 0.25, 0.47, 0.6, 0.65]),
+    "gemm_fp8": ([0.1, 1, 10, 100, 1000], [0.05, 0.18, 0.38, 0.51, 0.56]),
+    "attention_forward": ([0.5, 5, 50, 500], [0.25, 0.45, 0.58, 0.65]),
+    "attention_backward": ([0.5, 5, 50, 500], [0.18, 0.35, 0.45, 0.5]),
+    "memory": ([0.1, 1, 10, 100, 1000], [0.06, 0.3, 0.7, 0.86, 0.9]),
+    "intra_node": ([0.1, 1, 8, 64, 512], [0.08, 0.25, 0.55, 0.75, 0.8]),
+    "inter_node": ([0.1, 1, 8, 64, 512], [0.08, 0.3, 0.65, 0.86, 0.92]),
+}
+DERATING = 0.815  # measured-kernel plateau / best-shape MAMF, calibrated on A100 (a100.json)
+
+# Per GPU and curve: (reference, size scale, plateau). Scales are ratios of the new GPU's peak
+# (dense bf16 TFLOPS, fp8 for gemm_fp8; GB/s per direction for memory and networks) to the
+# reference's; the plateau replaces the reference curve's last point.
+DERIVED = {
+    "h20": {
+        "gemm": (H100, 148 / 989.4, 0.73),            # estimate: MAMF ~90% x 0.815
+        "gemm_fp8": (H100, 296 / 1978.9, 0.63),       # estimate: H100's fp8/bf16 plateau ratio
+        "attention_forward": (H100, 148 / 989.4, 0.73),
+        "attention_backward": (H100, 148 / 989.4, 0.56),
+        "memory": (H100, 4000 / 3350, 0.9),
+        "intra_node": (H100, 1.0, 0.8),               # same NVLink 4 as H100
+        "inter_node": (H100, 1.0, 0.92),
+    },
+    "mi300x": {
+        "gemm": (H100, 1307.4 / 989.4, round(0.514 * DERATING, 2)),  # MAMF v2 51.4%
+        "gemm_fp8": (H100, 2614.9 / 1978.9, 0.36),
+        "attention_forward": (H100, 1307.4 / 989.4, 0.42),
+        "attention_backward": (H100, 1307.4 / 989.4, 0.32),
+        "memory": (H100, 5300 / 3350, 0.78),
+        "intra_node": (H100, 448 / 450, 0.7),
+        "inter_node": (H100, 1.0, 0.92),
+    },
+    "ascend-910b": {
+        "gemm": (A100, 313 / 312, 0.56),
+        "attention_forward": (A100, 313 / 312, 0.56),
+        "attention_backward": (A100, 313 / 312, 0.48),
+        "memory": (A100, 1600 / 2039, 0.8),
+        "intra_node": (A100, 196 / 300, 0.75),
+        "inter_node": (A100, 1.0, 0.9),
+    },
+    "kunlun3": {
+        "gemm": (A100, 345 / 312, 0.55),
+        "attention_forward": (A100, 345 / 312, 0.55),
+        "attention_backward": (A100, 345 / 312, 0.47),
+        "memory": (A100, 2000 / 2039, 0.8),
+        "intra_node": (A100, 200 / 300, 0.7),
+        "inter_node": (H100, 1.0, 0.9),
+    },
+}
+
+
+def significant(x, digits=3):
+    return float(f"{x:.{digits}g}")
+
+
+def derive(reference, curve, scale, plateau):
+    sizes, efficiencies = reference[curve]
+    top = efficiencies[-1]
+    return [[significant(s * scale), round(e / top * plateau, 3)]
+            for s, e in zip(sizes, efficiencies)]
+
+
+def main():
+    names = sys.argv[1:] or list(DERIVED)
+    for name in names:
+        curves = {c: derive(*spec[:1], c, *spec[1:]) for c, spec in DERIVED[name].items()}
+        print(json.dumps({name: curves}))
+
+
+if __name__ == "__main__":
+    main()
