@@ -193,24 +193,32 @@ void print_table(const nlohmann::json& output) {
   for (const nlohmann::json& row : output["strategies"]) {
     const nlohmann::json& s = row["strategy"];
     const nlohmann::json& e = row["estimate"];
-    std::string memory, recompute;
+    // "a:1, b:2" lists, built with append (GCC 12 warns on some operator+ chains).
+    const auto append = [](std::string& list, const std::string& item) {
+      if (!list.empty()) list += ' ';
+      list += item;
+    };
+    std::string memory, recompute, stages;
     for (const auto& [gpu, gib] : row["max-use-mem-size"].items()) {
-      memory += (memory.empty() ? "" : " ") + gpu + ":" + fixed(gib.get<double>(), 1);
+      append(memory, gpu + ":" + fixed(gib.get<double>(), 1));
     }
+    const bool per_gpu = row["recompute-granularity"].size() > 1;
     for (const auto& [gpu, g] : row["recompute-granularity"].items()) {
-      std::string r = g.get<std::string>();
-      if (r == "full") {
+      std::string r = per_gpu ? gpu + ":" : std::string();
+      r += g.get<std::string>();
+      if (g == "full") {
         r += "/" + row["recompute-method"][gpu].get<std::string>() + "/" +
              std::to_string(row["recompute-num-layers"][gpu].get<int64_t>());
       }
-      recompute += (recompute.empty() ? "" : " ") + (row["recompute-granularity"].size() > 1 ? gpu + ":" : "") + r;
+      append(recompute, r);
     }
-    std::string stages;
     const nlohmann::json& chips = row["pipeline-stage-chips"];
     const nlohmann::json& layers = row["pipeline-stage-layers"];
     for (size_t i = 0; i < chips.size(); ++i) {
-      stages += (i ? "," : "") + chips[i].get<std::string>() + "x" +
-                std::to_string(layers[i].get<int64_t>());
+      std::string stage = chips[i].get<std::string>();
+      stage += "x" + std::to_string(layers[i].get<int64_t>());
+      if (!stages.empty()) stages += ',';
+      stages += stage;
     }
     std::printf("%-4d %11.1f %9.3f %6.3f %-16s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %4d  %s\n",
                 row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(),
@@ -231,11 +239,16 @@ void print_table(const nlohmann::json& output) {
     std::printf("\n%s\n", reason.get<std::string>().c_str());
   }
   const nlohmann::json& stats = output["stats"];
+  std::string incomplete;
+  if (!stats["complete"].get<bool>()) {
+    incomplete = " (incomplete: ";
+    incomplete += stats["stopped"].get<std::string>();
+    incomplete += ")";
+  }
   std::printf("\nsearched %lld configurations (%lld evaluated, %lld pruned, %lld feasible) in %.2f s%s\n",
               stats["space"].get<long long>(), stats["evaluated"].get<long long>(),
               stats["pruned"].get<long long>(), stats["feasible"].get<long long>(),
-              stats["seconds"].get<double>(),
-              stats["complete"].get<bool>() ? "" : (" (incomplete: " + stats["stopped"].get<std::string>() + ")").c_str());
+              stats["seconds"].get<double>(), incomplete.c_str());
 }
 
 void write_traces(const SearchResult& result, const std::string& directory) {

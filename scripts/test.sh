@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of the project. Installs what it needs; safe to run again.
-source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-cd "$(repo_root)"
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-ensure_native_deps
-build_native
-ctest --preset native
+"$here/test-native.sh"

@@ -88,8 +88,7 @@ struct RecomputeOption {
 class Searcher {
  public:
   Searcher(const Scenario& scenario, const SearchOptions& options)
-      : scenario_(scenario),
-        model_(scenario.model),
+      : model_(scenario.model),
         training_(scenario.training),
         cluster_(scenario.cluster),
         pins_(scenario.strategy),
@@ -120,7 +119,6 @@ class Searcher {
   void tick();
   void diagnose(SearchResult& result) const;
 
-  const Scenario& scenario_;
   const ModelSpec& model_;
   const Training& training_;
   const Cluster& cluster_;
