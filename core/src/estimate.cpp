@@ -1,5 +1,6 @@
 #include "paraplan/estimate.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <utility>
@@ -11,6 +12,17 @@
 
 namespace paraplan {
 namespace {
+
+bool all_finite(const Report& r) {
+  double sum = r.iteration_time_s + r.tokens_per_s + r.samples_per_s + r.model_tflops_per_gpu +
+               r.mfu + r.hfu + r.time_breakdown.total_s() + r.model_parameters +
+               r.model_flops_per_token;
+  for (const StageReport& stage : r.stages) {
+    sum += stage.memory.peak_bytes() + stage.forward_s + stage.backward_s + stage.pp_comm_s +
+           stage.dp_comm_exposed_s + stage.optimizer_s + stage.in_flight_micro_batches;
+  }
+  return std::isfinite(sum);
+}
 
 std::string gib(double bytes) {
   char text[32];
@@ -119,6 +131,13 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.model_tflops_per_gpu = model_flops / report.iteration_time_s / gpus / 1e12;
   report.mfu = model_flops / report.iteration_time_s / peak_flops;
   report.hfu = (model_flops + pipeline.recompute_flops) / report.iteration_time_s / peak_flops;
+  if (!all_finite(report)) {
+    Report overflow;
+    overflow.feasible = false;
+    overflow.infeasible_reasons.push_back(
+        "the sizes are too large to estimate in double precision (a time or memory overflowed)");
+    return overflow;
+  }
   return report;
 }
 

@@ -16,8 +16,8 @@ void check_divides(std::vector<std::string>& reasons, int64_t divisor, int64_t v
   }
 }
 
-void check_intra_layer(const ModelSpec& model, const Training& training, const Cluster& cluster,
-                       const Strategy& s, std::vector<std::string>& reasons) {
+void check_intra_layer(const ModelSpec& model, const Training& training, const Strategy& s,
+                       std::vector<std::string>& reasons) {
   const int64_t t = s.tensor_model_parallel_size;
   const int64_t cp = s.context_parallel_size;
   const int64_t ep = s.expert_model_parallel_size;
@@ -58,12 +58,6 @@ void check_intra_layer(const ModelSpec& model, const Training& training, const C
   }
   if (s.overlap_param_gather && s.zero_stage < 1) {
     reasons.push_back("overlap_param_gather needs zero_stage >= 1 (the distributed optimizer)");
-  }
-  for (const GpuPool& pool : cluster.pools) {
-    if (pool.gpu.tensor_flops(training.precision) <= 0) {
-      reasons.push_back(pool.gpu.id + " has no " + std::string(to_string(training.precision)) +
-                        " tensor cores");
-    }
   }
 }
 
@@ -113,12 +107,21 @@ std::optional<Layout> plan_layout(const ModelSpec& model, const Training& traini
                                   const Cluster& cluster, const Strategy& s,
                                   std::vector<std::string>& reasons) {
   const size_t reasons_before = reasons.size();
-  check_intra_layer(model, training, cluster, s, reasons);
+  check_intra_layer(model, training, s, reasons);
   const std::vector<int64_t> layers = stage_layers(model, s, reasons);
 
   const int64_t p = s.pipeline_model_parallel_size;
   std::vector<int> stage_pools = s.pipeline_stage_gpus;
   if (stage_pools.empty()) stage_pools.assign(static_cast<size_t>(p), 0);
+
+  for (size_t pool = 0; pool < cluster.pools.size(); ++pool) {
+    const GpuSpec& gpu = cluster.pools[pool].gpu;
+    const bool used = std::count(stage_pools.begin(), stage_pools.end(), static_cast<int>(pool)) > 0;
+    if (used && gpu.tensor_flops(training.precision) <= 0) {
+      reasons.push_back(gpu.id + " has no " + std::string(to_string(training.precision)) +
+                        " tensor cores");
+    }
+  }
 
   Layout layout;
   for (const GpuPool& pool : cluster.pools) layout.num_gpus += pool.count;

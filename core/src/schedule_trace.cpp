@@ -49,12 +49,18 @@ nlohmann::json slice(const std::string& name, int64_t stage, int thread, double 
           {"args", std::move(args)}};
 }
 
+// Passes simulated at most (forward and backward of every chunk, micro-batch and stage): a
+// longer iteration shows its first micro-batches only.
+constexpr int64_t kMaxPasses = 200'000;
+
 }  // namespace
 
 nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
   const int64_t p = static_cast<int64_t>(report.stages.size());
   const int64_t v = s.virtual_pipeline_model_parallel_size;
-  const int64_t m = std::max<int64_t>(1, report.num_micro_batches);
+  const int64_t all_micro_batches = std::max<int64_t>(1, report.num_micro_batches);
+  const int64_t m = std::clamp<int64_t>(kMaxPasses / std::max<int64_t>(1, 2 * p * v), 1,
+                                        all_micro_batches);
   nlohmann::json events = nlohmann::json::array();
   if (p == 0) return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 
@@ -158,7 +164,8 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
           {"otherData",
            {{"iteration_time_s", report.iteration_time_s},
             {"simulated_pipeline_s", pipeline_end},
-            {"micro_batches", m},
+            {"micro_batches", all_micro_batches},
+            {"simulated_micro_batches", m},
             {"virtual_stages", v}}}};
 }
 

@@ -76,6 +76,16 @@ class TopStrategies {
   std::vector<Item> items_;
 };
 
+int64_t total_gpus(const Cluster& cluster) { return cluster.num_gpus; }
+
+// The cluster without the GPU types whose tensor cores lack the training precision.
+Cluster usable_cluster(Cluster cluster, Precision precision) {
+  for (GpuPool& pool : cluster.pools) {
+    if (pool.gpu.tensor_flops(precision) <= 0) pool.count = 0;
+  }
+  return cluster;
+}
+
 struct StopSearch {};  // thrown to unwind the loops when cancelled or out of time
 
 // Recompute settings the search tries for one GPU type. `fit_block` picks the smallest
@@ -90,7 +100,7 @@ class Searcher {
   Searcher(const Scenario& scenario, const SearchOptions& options)
       : model_(scenario.model),
         training_(scenario.training),
-        cluster_(scenario.cluster),
+        cluster_(usable_cluster(scenario.cluster, scenario.training.precision)),
         pins_(scenario.strategy),
         options_(options),
         costs_(model_, training_, cluster_),
@@ -121,7 +131,7 @@ class Searcher {
 
   const ModelSpec& model_;
   const Training& training_;
-  const Cluster& cluster_;
+  const Cluster cluster_;  // with no GPUs of types that cannot run the precision
   const PartialStrategy& pins_;
   SearchOptions options_;
   CostCache costs_;
@@ -143,7 +153,7 @@ class Searcher {
   std::vector<StageGroup> closest_groups_;
 };
 
-int64_t total_gpus(const Cluster& cluster) { return cluster.num_gpus; }
+
 
 std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
   const auto granularity = pins_.recompute_granularity[pool];
@@ -221,7 +231,7 @@ bool Searcher::evaluate(Strategy& s, int64_t data_parallel, int64_t micro_batche
   ++stats_.evaluated;
   bool fits = false;
   const double time_s = evaluate_time(s, data_parallel, micro_batches, fits);
-  if (fits) {
+  if (fits && std::isfinite(time_s)) {
     ++stats_.feasible;
     top_.offer(s, time_s);
   }
@@ -330,6 +340,12 @@ void Searcher::fit_block_layers(Strategy& s, int64_t data_parallel, int64_t micr
 bool Searcher::search_recompute(Strategy& s, size_t pool, int64_t data_parallel,
                                 int64_t micro_batches) {
   if (pool == cluster_.pools.size()) return search_zero(s, data_parallel, micro_batches);
+  const bool used = std::find(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(),
+                              static_cast<int>(pool)) != s.pipeline_stage_gpus.end();
+  if (!used) {  // a type no stage runs on: its recompute setting means nothing
+    s.recompute[pool] = Recompute{};
+    return search_recompute(s, pool + 1, data_parallel, micro_batches);
+  }
   bool any_fit = false;
   for (const RecomputeOption& option : recompute_options(pool)) {
     s.recompute[pool] = option.recompute;
@@ -376,7 +392,9 @@ double Searcher::compute_lower_bound(const Strategy& s, int64_t micro_batches) c
 int64_t Searcher::leaves_below_shape(const Strategy& s, int64_t data_parallel) const {
   int64_t recompute = 1;
   for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
-    recompute *= static_cast<int64_t>(recompute_options(pool).size());
+    const bool used = std::find(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(),
+                                static_cast<int>(pool)) != s.pipeline_stage_gpus.end();
+    if (used) recompute *= static_cast<int64_t>(recompute_options(pool).size());
   }
   return recompute * static_cast<int64_t>(zero_options(data_parallel, s.context_parallel_size).size());
 }
@@ -412,6 +430,7 @@ bool Searcher::search_shape(Strategy& s, int64_t data_parallel, int64_t micro_ba
       pool_costs_.push_back(&costs_.get(static_cast<int>(pool), shape));
     }
     ++structural_candidates_;
+    tick();
     if (cluster_.pools.size() > 1 && !pins_.pipeline_stage_layers) {
       s.pipeline_stage_layers.clear();  // chosen below, per recompute and ZeRO choice
     }
@@ -457,20 +476,34 @@ void Searcher::search_layout(Strategy& s, int64_t data_parallel) {
     search_micro_batches(s, data_parallel);
     return;
   }
-  for (const std::vector<int64_t>& counts : stage_compositions(cluster_, p, gpus_per_stage)) {
+  for_each_stage_composition(cluster_, p, gpus_per_stage, [&](const std::vector<int64_t>& counts) {
     std::vector<int> order;
     for (size_t pool = 0; pool < counts.size(); ++pool) {
       if (counts[pool] > 0) order.push_back(static_cast<int>(pool));
     }
-    do {
+    const auto place = [&] {
       s.pipeline_stage_gpus.clear();
       for (const int pool : order) {
         s.pipeline_stage_gpus.insert(s.pipeline_stage_gpus.end(),
                                      static_cast<size_t>(counts[static_cast<size_t>(pool)]), pool);
       }
       search_micro_batches(s, data_parallel);
-    } while (std::next_permutation(order.begin(), order.end()));
-  }
+    };
+    // Up to three types in every order; more (the orders explode) from slowest to fastest
+    // and back, so that the LM head's stage gets the fastest or the slowest type.
+    if (order.size() <= 3) {
+      do place();
+      while (std::next_permutation(order.begin(), order.end()));
+      return;
+    }
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      return cluster_.pools[static_cast<size_t>(a)].gpu.tensor_flops(training_.precision) <
+             cluster_.pools[static_cast<size_t>(b)].gpu.tensor_flops(training_.precision);
+    });
+    place();
+    std::reverse(order.begin(), order.end());
+    place();
+  });
 }
 
 void Searcher::search_pipeline(Strategy& s, int64_t gpus_per_model_shard) {
@@ -524,6 +557,12 @@ void Searcher::search_tensor(int64_t t) {
 
 void Searcher::diagnose(SearchResult& result) const {
   if (!result.strategies.empty() || !stats_.complete) return;
+  if (std::all_of(cluster_.pools.begin(), cluster_.pools.end(),
+                  [](const GpuPool& pool) { return pool.count == 0; })) {
+    result.diagnosis.push_back("no GPU type of the cluster has " +
+                               std::string(to_string(training_.precision)) + " tensor cores");
+    return;
+  }
   if (structural_candidates_ == 0) {
     result.diagnosis.push_back(
         "no strategy divides evenly: tensor parallel must divide num_attention_heads (" +

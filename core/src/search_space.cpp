@@ -58,9 +58,8 @@ std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virt
   return {};
 }
 
-std::vector<std::vector<int64_t>> stage_compositions(const Cluster& cluster, int64_t stages,
-                                                     int64_t gpus_per_stage) {
-  std::vector<std::vector<int64_t>> out;
+void for_each_stage_composition(const Cluster& cluster, int64_t stages, int64_t gpus_per_stage,
+                                const std::function<void(const std::vector<int64_t>&)>& visit) {
   std::vector<int64_t> counts(cluster.pools.size(), 0);
   // Depth-first over pools: each takes 0..cap stages, the last takes the rest.
   const auto place = [&](auto&& self, size_t pool, int64_t left) -> void {
@@ -68,7 +67,7 @@ std::vector<std::vector<int64_t>> stage_compositions(const Cluster& cluster, int
     if (pool + 1 == cluster.pools.size()) {
       if (left <= cap) {
         counts[pool] = left;
-        out.push_back(counts);
+        visit(counts);
       }
       return;
     }
@@ -78,7 +77,6 @@ std::vector<std::vector<int64_t>> stage_compositions(const Cluster& cluster, int
     }
   };
   place(place, 0, stages);
-  return out;
 }
 
 }  // namespace paraplan::detail

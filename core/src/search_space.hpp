@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -25,9 +26,9 @@ std::vector<int64_t> context_candidates(const Training& training, int64_t max_si
 // loss and embedding counted as layers; empty when neither divides.
 std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages);
 
-// Stage counts per pool (one entry per pool) summing to `stages`, each within its pool's cap
-// of GPUs (`gpus_per_stage` each).
-std::vector<std::vector<int64_t>> stage_compositions(const Cluster& cluster, int64_t stages,
-                                                     int64_t gpus_per_stage);
+// Calls `visit(counts)` for every split of `stages` into stage counts per pool (one entry per
+// pool) within each pool's cap of GPUs (`gpus_per_stage` each), one at a time.
+void for_each_stage_composition(const Cluster& cluster, int64_t stages, int64_t gpus_per_stage,
+                                const std::function<void(const std::vector<int64_t>&)>& visit);
 
 }  // namespace paraplan::detail
