@@ -237,12 +237,13 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& what) {
   check_json_shape(text, what);
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {
+    // nlohmann's messages start with an id: "[json.exception.parse_error.101] parse error at
+    // line 1, ..." or "[json.exception.out_of_range.406] number overflow parsing '1e999'".
     std::string message = error.what();
-    // nlohmann's message: "[json.exception.parse_error.101] parse error at line 1, ..."
-    const size_t start = message.find("parse error");
+    const size_t start = message.find("] ");
     throw InputError(what, "is not valid JSON: " +
-                               (start == std::string::npos ? message : message.substr(start)));
+                               (start == std::string::npos ? message : message.substr(start + 2)));
   }
 }
 

@@ -51,7 +51,7 @@ nlohmann::json slice(const std::string& name, int64_t stage, int thread, double 
 
 // Passes simulated at most (forward and backward of every chunk, micro-batch and stage): a
 // longer iteration shows its first micro-batches only.
-constexpr int64_t kMaxPasses = 200'000;
+constexpr int64_t kMaxPasses = 10'000;
 
 }  // namespace
 

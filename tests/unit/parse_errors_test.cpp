@@ -101,6 +101,10 @@ TEST_CASE("JSON text: syntax errors, size and depth limits") {
   CHECK_THROWS_WITH_AS(parse_json_text("{\"a\": ", "input"),
                        doctest::Contains("input: is not valid JSON: parse error"),
                        paraplan::InputError);
+  // Found by fuzzing: a number too large for a double is an out_of_range error in nlohmann.
+  CHECK_THROWS_WITH_AS(parse_json_text(R"({"a": 11e308})", "input"),
+                       "input: is not valid JSON: number overflow parsing '11e308'",
+                       paraplan::InputError);
   CHECK_THROWS_WITH_AS(parse_json_text(std::string(100000, '['), "input"),
                        "input: nests deeper than 32 levels", paraplan::InputError);
   CHECK_THROWS_WITH_AS(parse_json_text(std::string(9 << 20, ' '), "input"),
