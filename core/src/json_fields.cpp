@@ -124,8 +124,8 @@ int read_choice(const nlohmann::json& value, const std::string& path,
 
 ObjectReader::ObjectReader(const nlohmann::json& object, std::string path)
     : object_(object), path_(std::move(path)) {
-  if (!object_.is_object()) {
-    throw InputError(path_, "expected an object, got " + describe(object_));
+  if (!object_.is_object()) {  // "$" names the document itself (JSONPath's root)
+    throw InputError(path_.empty() ? "$" : path_, "expected an object, got " + describe(object_));
   }
 }
 

@@ -186,3 +186,28 @@ TEST_CASE("search flag errors name the flag") {
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("paraplan: --gpu-infos: unknown GPU preset") == 0);
 }
+
+TEST_CASE("deeply nested or huge JSON is rejected cleanly") {
+  Result r = run("estimate -", std::string(100000, '[') + std::string(100000, ']'));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "paraplan: standard input: nests deeper than 32 levels\n");
+
+  std::string huge = R"({"model": "llama2-7b", "pad": ")";
+  huge.append(50u << 20, 'x');
+  huge += "\"}";
+  r = run("estimate -", huge);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("paraplan: standard input: is ") == 0);
+  CHECK(r.err.find("bytes; at most 8388608 are accepted") != std::string::npos);
+}
+
+TEST_CASE("binary garbage and empty input are errors, not crashes") {
+  Result r = run("estimate -", std::string("\xff\xfe\x00\x01garbage", 11));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("paraplan: standard input: is not valid JSON") == 0);
+  r = run("estimate -", "");
+  CHECK(r.exit_code == 2);
+  r = run("search -", "[]");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "paraplan: $: expected an object, got an array\n");
+}
