@@ -356,37 +356,46 @@ bool Searcher::search_recompute(Strategy& s, size_t pool, int64_t data_parallel,
   return any_fit;
 }
 
-// A lower bound on the iteration time for every recompute and ZeRO choice: the pipeline's
-// pace with compute alone (no recompute, communication, bubble or optimizer).
+// A lower bound on the iteration time for every recompute and ZeRO choice of a layer shape:
+// the pipeline with each layer's compute and in-layer communication (tensor, context, expert
+// parallel), which neither choice removes, and none of recompute, point-to-point, data
+// parallel or optimizer time.
 double Searcher::compute_lower_bound(const Strategy& s, int64_t micro_batches) const {
-  const auto compute_s = [](const PassTime& forward, const PassTime& backward) {
-    return forward.compute_s + backward.compute_s;
+  const auto pass_s = [](const PassTime& forward, const PassTime& backward) {
+    return forward.total_s() + backward.total_s();
   };
   const size_t stages = s.pipeline_stage_gpus.size();
   const auto edges_s = [&](size_t i) {
     const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus[i])];
-    return (i == 0 ? compute_s(c.embedding.forward, c.embedding.backward) : 0.0) +
-           (i + 1 == stages ? compute_s(c.head.forward, c.head.backward) : 0.0);
+    return (i == 0 ? pass_s(c.embedding.forward, c.embedding.backward) : 0.0) +
+           (i + 1 == stages ? pass_s(c.head.forward, c.head.backward) : 0.0);
   };
   const auto layer_s = [&](size_t i) {
     const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus[i])];
-    return std::min(compute_s(c.dense.forward, c.dense.backward),
-                    compute_s(c.moe.forward, c.moe.backward));
+    return std::min(pass_s(c.dense.forward, c.dense.backward), pass_s(c.moe.forward, c.moe.backward));
   };
-  double pace = 0;
-  if (!s.pipeline_stage_layers.empty()) {  // a fixed split: its slowest stage
+  // Pace (slowest stage) and total work of all stages per micro-batch.
+  double pace = 0, work = 0;
+  if (!s.pipeline_stage_layers.empty()) {  // a fixed split
     for (size_t i = 0; i < stages; ++i) {
-      pace = std::max(pace, static_cast<double>(s.pipeline_stage_layers[i]) * layer_s(i) + edges_s(i));
+      const double stage = static_cast<double>(s.pipeline_stage_layers[i]) * layer_s(i) + edges_s(i);
+      pace = std::max(pace, stage);
+      work += stage;
     }
-  } else {  // a split still to choose: the pace of a perfectly balanced continuous split
-    double rate = 0, fixed = 0;
+  } else {  // a split still to choose: a perfectly balanced continuous split, least work
+    double rate = 0, fixed = 0, fastest_layer = kInfinity;
     for (size_t i = 0; i < stages; ++i) {
       rate += 1 / layer_s(i);
       fixed += edges_s(i) / layer_s(i);
+      fastest_layer = std::min(fastest_layer, layer_s(i));
+      work += edges_s(i);
     }
     pace = (static_cast<double>(model_.num_layers) + fixed) / rate;
+    work = std::max(pace, work + static_cast<double>(model_.num_layers) * fastest_layer);
   }
-  return static_cast<double>(micro_batches) * pace;
+  // m paces, plus filling and draining the other stages' work (as evaluate_pipeline).
+  return static_cast<double>(micro_batches) * pace +
+         (work - pace) / static_cast<double>(s.virtual_pipeline_model_parallel_size);
 }
 
 int64_t Searcher::leaves_below_shape(const Strategy& s, int64_t data_parallel) const {
