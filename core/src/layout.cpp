@@ -56,6 +56,11 @@ void check_intra_layer(const ModelSpec& model, const Training& training, const S
   if (s.use_flash_attn && training.precision == Precision::fp32) {
     reasons.push_back("use_flash_attn needs fp16, bf16 or fp8 training, not fp32");
   }
+  if (s.zero_stage >= 2 && s.pipeline_model_parallel_size > 1) {
+    reasons.push_back("zero_stage " + str(s.zero_stage) +
+                      " shards with Megatron-FSDP, which needs pipeline_model_parallel_size 1 "
+                      "(got " + str(s.pipeline_model_parallel_size) + ")");
+  }
   if (s.overlap_param_gather && s.zero_stage < 1) {
     reasons.push_back("overlap_param_gather needs zero_stage >= 1 (the distributed optimizer)");
   }

@@ -70,12 +70,12 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
       flag("use-distributed-optimizer");
       break;
     case 2:
+    case 3:  // Megatron-FSDP (its user guide's required flags)
       flag("use-megatron-fsdp");
-      value("data-parallel-sharding-strategy", "optim_grads");
-      break;
-    case 3:
-      flag("use-megatron-fsdp");
-      value("data-parallel-sharding-strategy", "optim_grads_params");
+      value("data-parallel-sharding-strategy",
+            s.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
+      flag("no-gradient-accumulation-fusion");
+      flag("use-distributed-optimizer");
       break;
     default:
       break;

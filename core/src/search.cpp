@@ -125,7 +125,7 @@ class Searcher {
   double compute_lower_bound(const Strategy& s, int64_t micro_batches) const;
   int64_t leaves_below_shape(const Strategy& s, int64_t data_parallel) const;
   std::vector<RecomputeOption> recompute_options(size_t pool) const;
-  std::vector<int> zero_options(int64_t data_parallel, int64_t context) const;
+  std::vector<int> zero_options(const Strategy& s, int64_t data_parallel) const;
   void tick();
   void diagnose(SearchResult& result) const;
 
@@ -176,9 +176,11 @@ std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
   return options;
 }
 
-std::vector<int> Searcher::zero_options(int64_t data_parallel, int64_t context) const {
+std::vector<int> Searcher::zero_options(const Strategy& s, int64_t data_parallel) const {
   if (pins_.zero_stage) return {*pins_.zero_stage};
-  if (data_parallel * context == 1) return {0};  // nothing to shard over
+  if (data_parallel * s.context_parallel_size == 1) return {0};  // nothing to shard over
+  // ZeRO-2 and -3 are Megatron-FSDP, which does not run with pipeline parallelism.
+  if (s.pipeline_model_parallel_size > 1) return {0, 1};
   return {0, 1, 2, 3};
 }
 
@@ -300,7 +302,7 @@ bool Searcher::split_mixed(Strategy& s, int64_t data_parallel, int64_t micro_bat
 
 bool Searcher::search_zero(Strategy& s, int64_t data_parallel, int64_t micro_batches) {
   bool any_fit = false;
-  for (const int zero : zero_options(data_parallel, s.context_parallel_size)) {
+  for (const int zero : zero_options(s, data_parallel)) {
     s.zero_stage = zero;
     const bool sharded = data_parallel * s.context_parallel_size > 1;
     s.overlap_grad_reduce = pins_.overlap_grad_reduce.value_or(sharded);
@@ -405,7 +407,7 @@ int64_t Searcher::leaves_below_shape(const Strategy& s, int64_t data_parallel) c
                                 static_cast<int>(pool)) != s.pipeline_stage_gpus.end();
     if (used) recompute *= static_cast<int64_t>(recompute_options(pool).size());
   }
-  return recompute * static_cast<int64_t>(zero_options(data_parallel, s.context_parallel_size).size());
+  return recompute * static_cast<int64_t>(zero_options(s, data_parallel).size());
 }
 
 // The (sequence parallel, flash attention) pairs the search tries for this layout.
