@@ -71,14 +71,9 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   for (size_t pool = 0; pool < cluster.pools.size(); ++pool) {
     pool_costs.push_back(&costs.get(static_cast<int>(pool), shape));
   }
-  detail::PipelineInput input;
-  input.model = &model;
-  input.training = &training;
-  input.cluster = &cluster;
-  input.strategy = &s;
-  input.data_parallel = layout->data_parallel;
-  input.micro_batches = layout->micro_batches;
-  input.stages = static_cast<int64_t>(layout->stages.size());
+  detail::PipelineInput input =
+      detail::pipeline_input(model, training, cluster, s, layout->data_parallel,
+                             layout->micro_batches, static_cast<int64_t>(layout->stages.size()));
   input.groups = groups;
   input.costs = pool_costs;
   std::vector<detail::GroupResult> results;

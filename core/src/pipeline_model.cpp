@@ -167,6 +167,20 @@ double optimizer_bytes_per_parameter(Precision precision) {
 
 }  // namespace
 
+PipelineInput pipeline_input(const ModelSpec& model, const Training& training,
+                             const Cluster& cluster, const Strategy& strategy,
+                             int64_t data_parallel, int64_t micro_batches, int64_t stages) {
+  PipelineInput input;
+  input.model = &model;
+  input.training = &training;
+  input.cluster = &cluster;
+  input.strategy = &strategy;
+  input.data_parallel = data_parallel;
+  input.micro_batches = micro_batches;
+  input.stages = stages;
+  return input;
+}
+
 void group_stages(std::span<const int> stage_pools, std::span<const int64_t> stage_layers,
                   const ModelSpec& model, std::vector<StageGroup>& groups) {
   groups.clear();

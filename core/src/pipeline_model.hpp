@@ -39,6 +39,11 @@ struct PipelineInput {
   std::span<const ModelCosts* const> costs;  // per pool, for the strategy's layer shape
 };
 
+// The input for `strategy` with `stages` pipeline stages (groups and costs still to set).
+PipelineInput pipeline_input(const ModelSpec& model, const Training& training,
+                             const Cluster& cluster, const Strategy& strategy,
+                             int64_t data_parallel, int64_t micro_batches, int64_t stages);
+
 // What one GPU of a group's stages does per micro-batch and holds.
 struct StageWork {
   PassTime forward;

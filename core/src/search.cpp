@@ -207,14 +207,8 @@ void Searcher::tick() {
 double Searcher::evaluate_time(Strategy& s, int64_t data_parallel, int64_t micro_batches,
                                bool& fits) {
   group_stages(s.pipeline_stage_gpus, s.pipeline_stage_layers, model_, groups_);
-  PipelineInput input;
-  input.model = &model_;
-  input.training = &training_;
-  input.cluster = &cluster_;
-  input.strategy = &s;
-  input.data_parallel = data_parallel;
-  input.micro_batches = micro_batches;
-  input.stages = s.pipeline_model_parallel_size;
+  PipelineInput input = pipeline_input(model_, training_, cluster_, s, data_parallel,
+                                       micro_batches, s.pipeline_model_parallel_size);
   input.groups = groups_;
   input.costs = pool_costs_;
   const PipelineResult result = evaluate_pipeline(input, results_);
@@ -243,14 +237,8 @@ bool Searcher::evaluate(Strategy& s, int64_t data_parallel, int64_t micro_batche
 // Layers per stage for a mixed cluster: balance the stages' times under their memory.
 bool Searcher::split_mixed(Strategy& s, int64_t data_parallel, int64_t micro_batches) {
   const size_t stages = s.pipeline_stage_gpus.size();
-  PipelineInput input;
-  input.model = &model_;
-  input.training = &training_;
-  input.cluster = &cluster_;
-  input.strategy = &s;
-  input.data_parallel = data_parallel;
-  input.micro_batches = micro_batches;
-  input.stages = static_cast<int64_t>(stages);
+  PipelineInput input = pipeline_input(model_, training_, cluster_, s, data_parallel,
+                                       micro_batches, static_cast<int64_t>(stages));
   input.costs = pool_costs_;
   // Per GPU type, from a middle stage of one and of two layers: time per layer and fixed
   // time, memory per layer and fixed memory (activations scale with in-flight micro-batches).

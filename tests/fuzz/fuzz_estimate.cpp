@@ -1,22 +1,15 @@
 // Scenario text -> parse -> estimate -> report JSON and schedule trace.
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 #include "fuzz_support.hpp"
-#include "paraplan/errors.hpp"
 #include "paraplan/estimate.hpp"
 #include "paraplan/trace.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace paraplan;
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
   Scenario scenario;
-  try {
-    scenario = parse_scenario(parse_json_text(text, "input"));
-  } catch (const InputError&) {
-    return 0;  // rejected with a message: the expected outcome for bad input
-  }
+  if (!fuzz::parse(data, size, scenario)) return 0;
   if (scenario.cluster.pools.size() > 1 && !scenario.strategy.pipeline_stage_gpus) return 0;
   const Report report = estimate(scenario);
   fuzz::require_finite(to_json(report));

@@ -1,21 +1,14 @@
 // Scenario text -> parse -> a short search -> result JSON.
 #include <cstddef>
 #include <cstdint>
-#include <string_view>
 
 #include "fuzz_support.hpp"
-#include "paraplan/errors.hpp"
 #include "paraplan/search.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace paraplan;
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
   Scenario scenario;
-  try {
-    scenario = parse_scenario(parse_json_text(text, "input"));
-  } catch (const InputError&) {
-    return 0;
-  }
+  if (!fuzz::parse(data, size, scenario)) return 0;
   SearchOptions options;
   options.top = 3;
   options.time_budget_s = 0.5;

@@ -2,12 +2,28 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "paraplan/errors.hpp"
+#include "paraplan/scenario.hpp"
+
 namespace paraplan::fuzz {
+
+// The scenario in the fuzzer's bytes; false when rejected with an InputError (the expected
+// outcome for bad input). Any other exception escapes: a finding.
+inline bool parse(const uint8_t* data, size_t size, Scenario& scenario) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    scenario = parse_scenario(parse_json_text(text, "input"));
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
 
 // Aborts (a finding) when an output number is not finite: nlohmann writes NaN and Inf as null.
 inline void require_finite(const nlohmann::json& value) {
