@@ -1,0 +1,183 @@
+// A friendlier face of the --gpu-infos text: one row per GPU type with its cap,
+// and optional changes to the preset's hardware. Edits here rewrite the text.
+import { t } from "../i18n/i18n";
+import type { Catalogue } from "../state/catalogue";
+import {
+  formatGpuInfos,
+  parseGpuInfos,
+  type GpuInfo,
+} from "../state/gpu-infos";
+import {
+  GPU_OVERRIDE_FIELDS,
+  type GpuOverrideField,
+  type PageState,
+} from "../state/page-state";
+import { h } from "./dom";
+import type { FormContext } from "./fields";
+
+const PRESET_VALUE: Record<
+  GpuOverrideField,
+  (gpu: NonNullable<ReturnType<Catalogue["gpu"]>>) => number
+> = {
+  inter_gb_per_s: (gpu) => gpu.inter_node.gb_per_s,
+  intra_gb_per_s: (gpu) => gpu.intra_node.gb_per_s,
+  hbm_gib: (gpu) => gpu.hbm_gib,
+};
+
+export function gpuEditor(
+  context: FormContext,
+  catalogue: Catalogue,
+): HTMLElement {
+  const { store } = context;
+  const rows = h("div", { class: "gpu-rows" });
+  const opened = new Set<string>();
+  let editing = false;
+
+  const write = (change: (infos: GpuInfo[], state: PageState) => void) => {
+    editing = true;
+    store.update((state) => {
+      const infos = parseGpuInfos(state.cluster);
+      change(infos, state);
+      state.cluster = formatGpuInfos(infos);
+    });
+    editing = false;
+  };
+
+  const overridePanel = (state: PageState, id: string): HTMLElement => {
+    const preset = catalogue.gpu(id);
+    const panel = h("div", { class: "gpu-overrides" });
+    for (const field of GPU_OVERRIDE_FIELDS) {
+      const input = h("input", {
+        attrs: { type: "text", inputmode: "decimal", autocomplete: "off" },
+      });
+      input.value = state.gpuOverrides[id]?.[field] ?? "";
+      if (preset) input.placeholder = String(PRESET_VALUE[field](preset));
+      input.addEventListener("input", () => {
+        opened.add(id);
+        write((_, draft) => {
+          const overrides = { ...draft.gpuOverrides[id], [field]: input.value };
+          if (input.value === "") delete overrides[field];
+          if (Object.keys(overrides).length === 0)
+            delete draft.gpuOverrides[id];
+          else draft.gpuOverrides[id] = overrides;
+        });
+      });
+      const label = h("label", { text: t(`cluster.${field}`) });
+      const wrapper = h("div", { class: "field" }, label, input);
+      input.id = `gpu-${id}-${field}`;
+      label.htmlFor = input.id;
+      context.errors.register(`gpu.${id}.${field}`, wrapper, input);
+      panel.append(wrapper);
+    }
+    return panel;
+  };
+
+  const row = (state: PageState, info: GpuInfo, index: number): HTMLElement => {
+    const preset = catalogue.gpu(info.type);
+    const type = h(
+      "select",
+      { attrs: { "aria-label": t("cluster.type") } },
+      ...catalogue.presets.gpus.map((gpu) =>
+        h("option", {
+          attrs: { value: gpu.id },
+          text: `${gpu.id} · ${gpu.hbm_gib} GiB`,
+        }),
+      ),
+    );
+    if (preset === undefined)
+      type.prepend(
+        h("option", { attrs: { value: info.type }, text: info.type || "?" }),
+      );
+    type.value = preset?.id ?? info.type;
+    type.addEventListener("change", () =>
+      write((infos) => (infos[index].type = type.value)),
+    );
+    const cap = h("input", {
+      class: "cap",
+      attrs: {
+        type: "text",
+        inputmode: "numeric",
+        autocomplete: "off",
+        "aria-label": t("cluster.cap"),
+      },
+    });
+    cap.value = info.cap;
+    cap.placeholder = t("cluster.capAll");
+    cap.addEventListener("input", () =>
+      write((infos) => (infos[index].cap = cap.value.trim())),
+    );
+    const id = preset?.id ?? info.type;
+    const changed = state.gpuOverrides[id] !== undefined;
+    const customise = h("button", {
+      class: `icon${changed ? " changed" : ""}`,
+      text: changed ? `⚙ ${t("cluster.customised")}` : "⚙",
+      attrs: {
+        type: "button",
+        title: t("cluster.customise", { gpu: id }),
+        "aria-expanded": String(opened.has(id) || changed),
+      },
+      on: {
+        click: () => {
+          if (opened.has(id)) opened.delete(id);
+          else opened.add(id);
+          render(store.get());
+        },
+      },
+    });
+    const remove = h("button", {
+      class: "icon",
+      text: "✕",
+      attrs: { type: "button", title: t("cluster.remove", { gpu: id }) },
+      on: { click: () => write((infos) => infos.splice(index, 1)) },
+    });
+    const line = h(
+      "div",
+      { class: "gpu-row" },
+      type,
+      h("span", { class: "times", text: "≤" }),
+      cap,
+      customise,
+      remove,
+    );
+    return h(
+      "div",
+      {},
+      line,
+      opened.has(id) || changed ? overridePanel(state, id) : null,
+    );
+  };
+
+  const add = h("button", {
+    class: "link",
+    i18n: "cluster.add",
+    attrs: { type: "button" },
+    on: {
+      click: () =>
+        write((infos) => {
+          const used = new Set(
+            infos.map((info) => catalogue.gpu(info.type)?.id),
+          );
+          const next = catalogue.presets.gpus.find((gpu) => !used.has(gpu.id));
+          if (next) infos.push({ type: next.id, cap: "" });
+        }),
+    },
+  });
+
+  const render = (state: PageState) => {
+    rows.replaceChildren(
+      ...parseGpuInfos(state.cluster).map((info, index) =>
+        row(state, info, index),
+      ),
+    );
+  };
+  render(store.get());
+  store.subscribe((state, previous) => {
+    const changed =
+      state.cluster !== previous.cluster ||
+      state.lang !== previous.lang ||
+      JSON.stringify(state.gpuOverrides) !==
+        JSON.stringify(previous.gpuOverrides);
+    if (changed && !editing) render(state);
+  });
+  return h("div", { class: "gpu-editor" }, rows, add);
+}
