@@ -4,3 +4,4 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 "$here/test-native.sh"
+"$here/test-web.sh"

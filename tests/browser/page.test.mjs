@@ -2,7 +2,14 @@
 // static server: a search, its details, the URL round trip, errors, the scaling view,
 // languages, embedding, exports. No console error and no request to another host.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -23,17 +30,25 @@ describe("web page (production build)", () => {
   const requests = [];
 
   const screenshot = (name, target = page) =>
-    target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+    target.screenshot({
+      path: join(SCREENSHOTS, `${name}.png`),
+      fullPage: true,
+    });
 
   const rowTexts = (target) =>
-    target.locator(byTestId("result-row")).evaluateAll((rows) => rows.map((row) => row.innerText));
+    target
+      .locator(byTestId("result-row"))
+      .evaluateAll((rows) => rows.map((row) => row.innerText));
 
   async function fillJob(target, job) {
-    for (const [id, value] of Object.entries(job)) await target.fill(byTestId(id), value);
+    for (const [id, value] of Object.entries(job))
+      await target.fill(byTestId(id), value);
   }
 
   async function search(target) {
-    const previous = await target.locator(byTestId("search-status")).innerText();
+    const previous = await target
+      .locator(byTestId("search-status"))
+      .innerText();
     await target.click(byTestId("search-button"));
     await target.waitForFunction(
       ([status, before]) => {
@@ -47,13 +62,19 @@ describe("web page (production build)", () => {
   }
 
   before(async () => {
-    assert.ok(existsSync(join(DIST, "index.html")), `${DIST} is missing: run npm run build in web/`);
+    assert.ok(
+      existsSync(join(DIST, "index.html")),
+      `${DIST} is missing: run npm run build in web/`,
+    );
     site = mkdtempSync(join(tmpdir(), "paraplan-site-"));
     cpSync(DIST, join(site, "paraplan"), { recursive: true });
     ({ server, origin } = await serveDirectory(site));
     mkdirSync(SCREENSHOTS, { recursive: true });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+    context = await browser.newContext({
+      viewport: { width: 1440, height: 900 },
+      acceptDownloads: true,
+    });
     context.on("request", (request) => requests.push(request.url()));
     context.on("page", (opened) => {
       opened.on("console", (message) => {
@@ -104,32 +125,63 @@ describe("web page (production build)", () => {
     await page.click(`${byTestId("results-table")} th:nth-child(4) button`); // MFU
     const mfu = await page
       .locator(`${byTestId("result-row")} td:nth-child(4)`)
-      .evaluateAll((cells) => cells.map((cell) => parseFloat(cell.textContent)));
-    assert.deepEqual(mfu, [...mfu].sort((a, b) => b - a));
+      .evaluateAll((cells) =>
+        cells.map((cell) => parseFloat(cell.textContent)),
+      );
+    assert.deepEqual(
+      mfu,
+      [...mfu].sort((a, b) => b - a),
+    );
     assert.match(page.url(), /sort=mfu%3Adesc/);
     await page.click(`${byTestId("results-table")} th:nth-child(1) button`); // back to rank order
   });
 
   it("opens a strategy's details: charts, schedule, flags, timeline", async () => {
     await page.locator(byTestId("result-row")).first().click();
-    await page.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, { timeout: 60_000 });
-    assert.ok(await page.locator(`${byTestId("detail-view")} .memory-chart canvas`).isVisible());
-    assert.ok(await page.locator(`${byTestId("detail-view")} .stacked-bar`).isVisible());
+    await page.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, {
+      timeout: 60_000,
+    });
+    assert.ok(
+      await page
+        .locator(`${byTestId("detail-view")} .memory-chart canvas`)
+        .isVisible(),
+    );
+    assert.ok(
+      await page.locator(`${byTestId("detail-view")} .stacked-bar`).isVisible(),
+    );
     const box = await page.locator(byTestId("schedule")).boundingBox();
     assert.ok(box.width > 600 && box.height > 100, JSON.stringify(box));
-    assert.match(await page.locator(byTestId("megatron-args")).first().innerText(), /--pipeline-model-parallel-size \d+/);
-    const [trace] = await Promise.all([page.waitForEvent("download"), page.click(".download-trace")]);
-    const events = JSON.parse(readFileSync(await trace.path(), "utf8")).traceEvents;
-    assert.ok(events.some((event) => event.ph === "X" && event.name === "bubble"));
+    assert.match(
+      await page.locator(byTestId("megatron-args")).first().innerText(),
+      /--pipeline-model-parallel-size \d+/,
+    );
+    const [trace] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click(".download-trace"),
+    ]);
+    const events = JSON.parse(
+      readFileSync(await trace.path(), "utf8"),
+    ).traceEvents;
+    assert.ok(
+      events.some((event) => event.ph === "X" && event.name === "bubble"),
+    );
     await screenshot("03-detail");
   });
 
   it("exports the results as CSV and JSON", async () => {
-    const [csv] = await Promise.all([page.waitForEvent("download"), page.click(byTestId("export-csv"))]);
-    const lines = readFileSync(await csv.path(), "utf8").trim().split("\r\n");
+    const [csv] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click(byTestId("export-csv")),
+    ]);
+    const lines = readFileSync(await csv.path(), "utf8")
+      .trim()
+      .split("\r\n");
     assert.match(lines[0], /^rank,tokens_per_s_per_gpu,iteration_time_s,mfu,/);
     assert.equal(lines.length, 11);
-    const [json] = await Promise.all([page.waitForEvent("download"), page.click(byTestId("export-json"))]);
+    const [json] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click(byTestId("export-json")),
+    ]);
     const exported = JSON.parse(readFileSync(await json.path(), "utf8"));
     assert.equal(exported.strategies.length, 10);
     assert.equal(exported.request.scenario.cluster.num_gpus, 256);
@@ -140,14 +192,30 @@ describe("web page (production build)", () => {
     const rows = await rowTexts(page);
     const copy = await context.newPage();
     await copy.goto(url);
-    await copy.waitForFunction((selector) => document.querySelectorAll(selector).length === 10, byTestId("result-row"), {
-      timeout: SEARCH_TIMEOUT_MS,
-    });
-    for (const id of ["model-select", "cluster-input", "num-gpus", "global-batch-size", "seq-length"]) {
-      assert.equal(await copy.inputValue(byTestId(id)), await page.inputValue(byTestId(id)), id);
+    await copy.waitForFunction(
+      (selector) => document.querySelectorAll(selector).length === 10,
+      byTestId("result-row"),
+      {
+        timeout: SEARCH_TIMEOUT_MS,
+      },
+    );
+    for (const id of [
+      "model-select",
+      "cluster-input",
+      "num-gpus",
+      "global-batch-size",
+      "seq-length",
+    ]) {
+      assert.equal(
+        await copy.inputValue(byTestId(id)),
+        await page.inputValue(byTestId(id)),
+        id,
+      );
     }
     assert.deepEqual(await rowTexts(copy), rows);
-    await copy.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, { timeout: 60_000 });
+    await copy.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, {
+      timeout: 60_000,
+    });
     assert.equal(copy.url(), url, "the reopened page writes the same URL");
     await copy.close();
   });
@@ -157,12 +225,20 @@ describe("web page (production build)", () => {
     const error = page.locator(byTestId("error-message"));
     await error.waitFor();
     assert.match(await error.innerText(), /whole number/);
-    assert.ok(await page.locator(".field.invalid " + byTestId("num-gpus")).isVisible());
+    assert.ok(
+      await page.locator(".field.invalid " + byTestId("num-gpus")).isVisible(),
+    );
     await page.click(byTestId("search-button"));
-    assert.equal(await page.evaluate(() => document.activeElement.dataset.testid), "num-gpus");
+    assert.equal(
+      await page.evaluate(() => document.activeElement.dataset.testid),
+      "num-gpus",
+    );
 
     await page.fill(byTestId("cluster-input"), "a800:128,v100:8");
-    assert.match(await page.locator(".field-error").first().innerText(), /Unknown GPU type “v100”/);
+    assert.match(
+      await page.locator(".field-error").first().innerText(),
+      /Unknown GPU type “v100”/,
+    );
     await screenshot("04-field-errors");
 
     // A mistake only the module finds comes back with its JSON path, at the field.
@@ -183,11 +259,22 @@ describe("web page (production build)", () => {
   });
 
   it("cancels a long search and keeps working", async () => {
-    await fillJob(page, { "cluster-input": "a800:128,h800:160", "num-gpus": "256" });
+    await fillJob(page, {
+      "cluster-input": "a800:128,h800:160",
+      "num-gpus": "256",
+    });
     await page.click(byTestId("search-button"));
-    await page.locator(byTestId("cancel-button")).first().click({ timeout: 30_000 });
-    await page.waitForFunction(() => !document.querySelector('[data-testid="search-button"]').disabled);
-    assert.match(await page.locator(byTestId("search-status")).innerText(), /cancelled/);
+    await page
+      .locator(byTestId("cancel-button"))
+      .first()
+      .click({ timeout: 30_000 });
+    await page.waitForFunction(
+      () => !document.querySelector('[data-testid="search-button"]').disabled,
+    );
+    assert.match(
+      await page.locator(byTestId("search-status")).innerText(),
+      /cancelled/,
+    );
     await fillJob(page, { "cluster-input": "h100:64", "num-gpus": "64" });
     await search(page);
     assert.match((await rowTexts(page))[0], /h100/);
@@ -195,10 +282,15 @@ describe("web page (production build)", () => {
 
   it("switches to Chinese and keeps it in the URL", async () => {
     await page.selectOption(byTestId("language-select"), "zh");
-    assert.match(await page.locator("header").first().innerText(), /大语言模型/);
+    assert.match(
+      await page.locator("header").first().innerText(),
+      /大语言模型/,
+    );
     assert.match(page.url(), /lang=zh/);
     await page.locator(byTestId("result-row")).first().click();
-    await page.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, { timeout: 60_000 });
+    await page.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, {
+      timeout: 60_000,
+    });
     await screenshot("06-chinese");
     await page.selectOption(byTestId("language-select"), "en");
   });
@@ -206,15 +298,24 @@ describe("web page (production build)", () => {
   it("charts throughput against the number of GPUs", async () => {
     await page.click(byTestId("tab-scaling"));
     await fillJob(page, { "cluster-input": "a800:256", "num-gpus": "256" });
-    await page.fill('.scaling-controls input >> nth=1', "1024");
-    await page.fill('.scaling-controls input >> nth=2', "2");
+    await page.fill(".scaling-controls input >> nth=1", "1024");
+    await page.fill(".scaling-controls input >> nth=2", "2");
     await page.click(byTestId("scaling-button"));
     await page.waitForFunction(
-      () => [...document.querySelectorAll('[data-testid="scaling-row"] td:nth-child(2)')].every((cell) => cell.textContent.trim() !== "" && cell.textContent !== "…"),
+      () =>
+        [
+          ...document.querySelectorAll(
+            '[data-testid="scaling-row"] td:nth-child(2)',
+          ),
+        ].every(
+          (cell) => cell.textContent.trim() !== "" && cell.textContent !== "…",
+        ),
       null,
       { timeout: SEARCH_TIMEOUT_MS },
     );
-    const gpus = await page.locator(`${byTestId("scaling-row")} td:first-child`).allInnerTexts();
+    const gpus = await page
+      .locator(`${byTestId("scaling-row")} td:first-child`)
+      .allInnerTexts();
     assert.deepEqual(gpus, ["64", "128", "256", "512", "1,024"]);
     assert.ok(await page.locator(".scaling-chart canvas").isVisible());
     await screenshot("07-scaling");
@@ -224,24 +325,37 @@ describe("web page (production build)", () => {
   it("offers an embed snippet, and a compact page for frames", async () => {
     await page.click(byTestId("share-embed"));
     const snippet = await page.inputValue(byTestId("embed-snippet"));
-    assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/paraplan\/\?[^"]*embed=1/);
+    assert.match(
+      snippet,
+      /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/paraplan\/\?[^"]*embed=1/,
+    );
     await page.keyboard.press("Escape");
     const src = snippet.match(/src="([^"]+)"/)[1].replace(/&amp;/g, "&");
     const embedded = await context.newPage();
     await embedded.setViewportSize({ width: 900, height: 700 });
     await embedded.goto(src);
-    await embedded.waitForSelector(byTestId("result-row"), { timeout: SEARCH_TIMEOUT_MS });
+    await embedded.waitForSelector(byTestId("result-row"), {
+      timeout: SEARCH_TIMEOUT_MS,
+    });
     assert.equal(await embedded.locator(".tagline").isVisible(), false);
-    assert.equal(await embedded.locator(byTestId("search-button")).isVisible(), false);
+    assert.equal(
+      await embedded.locator(byTestId("search-button")).isVisible(),
+      false,
+    );
     await screenshot("08-embed", embedded);
     await embedded.close();
   });
 
   it("made no request to another host and logged no error", () => {
     assert.ok(requests.length > 5);
-    const elsewhere = requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith("blob:"));
+    const elsewhere = requests.filter(
+      (url) => !url.startsWith(`${origin}/`) && !url.startsWith("blob:"),
+    );
     assert.deepEqual(elsewhere, []);
-    assert.ok(requests.some((url) => url.endsWith(".wasm")), "the module came from the site");
+    assert.ok(
+      requests.some((url) => url.endsWith(".wasm")),
+      "the module came from the site",
+    );
     assert.deepEqual(consoleErrors, []);
   });
 });

@@ -18,7 +18,9 @@ const TYPES = {
 // Serves the files under `root` on a free port; resolves to the server and its origin.
 export async function serveDirectory(root) {
   const server = createServer(async (request, response) => {
-    const path = decodeURIComponent(new URL(request.url, "http://localhost").pathname);
+    const path = decodeURIComponent(
+      new URL(request.url, "http://localhost").pathname,
+    );
     let file = normalize(join(root, path));
     if (file !== root && !file.startsWith(root + sep)) {
       response.writeHead(403).end();
@@ -34,10 +36,14 @@ export async function serveDirectory(root) {
       }
       await stat(file);
     } catch {
-      response.writeHead(404, { "content-type": "text/plain" }).end("not found");
+      response
+        .writeHead(404, { "content-type": "text/plain" })
+        .end("not found");
       return;
     }
-    response.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" });
+    response.writeHead(200, {
+      "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+    });
     createReadStream(file).pipe(response);
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));

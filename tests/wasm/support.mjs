@@ -15,7 +15,9 @@ for (const [path, preset] of [
   [CLI, "native"],
 ]) {
   if (!existsSync(path)) {
-    throw new Error(`${path} is missing: run cmake --preset ${preset} && cmake --build --preset ${preset}`);
+    throw new Error(
+      `${path} is missing: run cmake --preset ${preset} && cmake --build --preset ${preset}`,
+    );
   }
 }
 
@@ -23,17 +25,25 @@ for (const [path, preset] of [
 // the file by path, which node's fetch does not accept.
 export async function loadModule() {
   const createParaplan = createRequire(import.meta.url)(MODULE);
-  return createParaplan({ wasmBinary: readFileSync(MODULE.replace(/\.cjs$/, ".wasm")) });
+  return createParaplan({
+    wasmBinary: readFileSync(MODULE.replace(/\.cjs$/, ".wasm")),
+  });
 }
 
 // Runs the CLI with `input` on stdin; returns its exit status, stdout and stderr.
 export function cli(args, input = "") {
-  const run = spawnSync(CLI, args, { input, encoding: "utf8", maxBuffer: 1 << 28 });
+  const run = spawnSync(CLI, args, {
+    input,
+    encoding: "utf8",
+    maxBuffer: 1 << 28,
+  });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 export function cliJson(args, input = "") {
-  return JSON.parse(execFileSync(CLI, args, { input, encoding: "utf8", maxBuffer: 1 << 28 }));
+  return JSON.parse(
+    execFileSync(CLI, args, { input, encoding: "utf8", maxBuffer: 1 << 28 }),
+  );
 }
 
 export function readJson(...path) {
@@ -50,14 +60,29 @@ export function differences(actual, expected, path = "$", found = []) {
       found.push(`${path}: ${actual} != ${expected}`);
     }
   } else if (Array.isArray(expected) && Array.isArray(actual)) {
-    if (actual.length !== expected.length) found.push(`${path}: length ${actual.length} != ${expected.length}`);
-    else expected.forEach((item, i) => differences(actual[i], item, `${path}[${i}]`, found));
-  } else if (expected !== null && typeof expected === "object" && actual !== null && typeof actual === "object" && !Array.isArray(actual)) {
+    if (actual.length !== expected.length)
+      found.push(`${path}: length ${actual.length} != ${expected.length}`);
+    else
+      expected.forEach((item, i) =>
+        differences(actual[i], item, `${path}[${i}]`, found),
+      );
+  } else if (
+    expected !== null &&
+    typeof expected === "object" &&
+    actual !== null &&
+    typeof actual === "object" &&
+    !Array.isArray(actual)
+  ) {
     const keys = (value) => Object.keys(value).sort().join(",");
-    if (keys(actual) !== keys(expected)) found.push(`${path}: keys {${keys(actual)}} != {${keys(expected)}}`);
-    else for (const key of Object.keys(expected)) differences(actual[key], expected[key], `${path}.${key}`, found);
+    if (keys(actual) !== keys(expected))
+      found.push(`${path}: keys {${keys(actual)}} != {${keys(expected)}}`);
+    else
+      for (const key of Object.keys(expected))
+        differences(actual[key], expected[key], `${path}.${key}`, found);
   } else if (actual !== expected) {
-    found.push(`${path}: ${JSON.stringify(actual)} != ${JSON.stringify(expected)}`);
+    found.push(
+      `${path}: ${JSON.stringify(actual)} != ${JSON.stringify(expected)}`,
+    );
   }
   return found;
 }
@@ -67,7 +92,8 @@ export function thrownMessage(call) {
   try {
     call();
   } catch (error) {
-    if (!(error instanceof Error)) throw new Error(`threw a non-Error: ${String(error)}`);
+    if (!(error instanceof Error))
+      throw new Error(`threw a non-Error: ${String(error)}`);
     return error.message;
   }
   throw new Error("did not throw");
