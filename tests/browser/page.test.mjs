@@ -35,6 +35,9 @@ describe("web page (production build)", () => {
       fullPage: true,
     });
 
+  // The address as the page has it now (Playwright's page.url() may lag behind replaceState).
+  const urlOf = (target) => target.evaluate(() => window.location.href);
+
   const rowTexts = (target) =>
     target
       .locator(byTestId("result-row"))
@@ -132,7 +135,7 @@ describe("web page (production build)", () => {
       mfu,
       [...mfu].sort((a, b) => b - a),
     );
-    assert.match(page.url(), /sort=mfu%3Adesc/);
+    assert.match(await urlOf(page), /sort=mfu%3Adesc/);
     await page.click(`${byTestId("results-table")} th:nth-child(1) button`); // back to rank order
   });
 
@@ -188,7 +191,7 @@ describe("web page (production build)", () => {
   });
 
   it("round-trips the page state through the URL", async () => {
-    const url = page.url();
+    const url = await urlOf(page);
     const rows = await rowTexts(page);
     const copy = await context.newPage();
     await copy.goto(url);
@@ -216,8 +219,36 @@ describe("web page (production build)", () => {
     await copy.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, {
       timeout: 60_000,
     });
-    assert.equal(copy.url(), url, "the reopened page writes the same URL");
+    assert.equal(
+      await urlOf(copy),
+      url,
+      "the reopened page writes the same URL",
+    );
     await copy.close();
+  });
+
+  it("edits the cluster in the GPU editor, hardware changes included", async () => {
+    const cluster = () => page.inputValue(byTestId("cluster-input"));
+    const row = (n) => page.locator(".gpu-row").nth(n);
+    await page.fill(byTestId("cluster-input"), "a800:128");
+    await page.click(".gpu-editor button.link"); // add a GPU type
+    assert.match(await cluster(), /^a800:128,[a-z0-9-]+$/);
+    await row(1).locator("select").selectOption("h800");
+    await row(1).locator("input").fill("160");
+    assert.equal(await cluster(), "a800:128,h800:160");
+    await row(1).locator("button").first().click(); // change the hardware
+    await page.locator(".gpu-overrides input").first().fill("12.5");
+    assert.match(await urlOf(page), /gpu\.h800\.inter_gb_per_s=12\.5/);
+    await search(page);
+    const slower = await rowTexts(page);
+    assert.equal(slower.length, 10);
+    assert.ok(
+      parseFloat(slower[0].split("\t")[1].replace(/,/g, "")) < 882,
+      slower[0],
+    );
+    await row(1).locator("button").last().click(); // remove h800
+    assert.equal(await cluster(), "a800:128");
+    assert.doesNotMatch(await urlOf(page), /gpu\.h800/);
   });
 
   it("shows a mistake at its field, then recovers", async () => {
@@ -286,7 +317,7 @@ describe("web page (production build)", () => {
       await page.locator("header").first().innerText(),
       /大语言模型/,
     );
-    assert.match(page.url(), /lang=zh/);
+    assert.match(await urlOf(page), /lang=zh/);
     await page.locator(byTestId("result-row")).first().click();
     await page.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, {
       timeout: 60_000,

@@ -261,7 +261,7 @@ function pinnedStrategy(
   return strategy;
 }
 
-export function buildScenario(
+function buildScenario(
   state: PageState,
   catalogue: Catalogue,
 ): Built<Scenario> {

@@ -1,5 +1,6 @@
 // One strategy in depth: its numbers, where the time and memory go, the
 // simulated pipeline schedule, and the Megatron-LM arguments to run it.
+import type { Chart } from "chart.js";
 import { t } from "../i18n/i18n";
 import type { RankedStrategy, Report, TraceResult } from "../paraplan/types";
 import { copyText, download } from "./clipboard";
@@ -100,6 +101,7 @@ export class DetailView {
   readonly element = h("div", { class: "detail", testid: "detail-view" });
   private shown: RankedStrategy | null = null;
   private schedule: ScheduleView | null = null;
+  private memoryChart: Chart | null = null;
   private trace: TraceResult | null = null;
 
   constructor(private readonly onClose: () => void) {
@@ -136,6 +138,14 @@ export class DetailView {
     this.shown = null;
     this.trace = null;
     this.element.hidden = true;
+    this.clear();
+  }
+
+  private clear(): void {
+    this.schedule?.dispose();
+    this.schedule = null;
+    this.memoryChart?.destroy();
+    this.memoryChart = null;
     this.element.replaceChildren();
   }
 
@@ -143,6 +153,7 @@ export class DetailView {
   render(): void {
     const ranked = this.shown;
     if (ranked === null) return;
+    this.clear();
     const report = ranked.estimate;
     const close = h("button", {
       class: "icon",
@@ -238,6 +249,6 @@ export class DetailView {
       ),
       panel(t("detail.flags"), "", flags(ranked)),
     );
-    drawMemoryChart(memory, report);
+    this.memoryChart = drawMemoryChart(memory, report);
   }
 }

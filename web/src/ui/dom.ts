@@ -57,10 +57,6 @@ export function append(parent: Node, ...children: Child[]): void {
   }
 }
 
-export function clear(element: Element): void {
-  element.replaceChildren();
-}
-
 export function byId<T extends HTMLElement>(id: string): T {
   const element = document.getElementById(id);
   if (element === null) throw new Error(`#${id} is missing from index.html`);

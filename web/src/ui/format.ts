@@ -14,15 +14,6 @@ export function integer(value: number): string {
   return number(value, 0);
 }
 
-// Three significant figures, at least: 882.4, 12.3, 0.0421.
-export function significant(value: number): string {
-  const digits =
-    value === 0
-      ? 0
-      : Math.max(0, Math.min(4, 2 - Math.floor(Math.log10(Math.abs(value)))));
-  return number(value, digits);
-}
-
 export function percent(fraction: number, digits = 1): string {
   return `${number(fraction * 100, digits)}%`;
 }

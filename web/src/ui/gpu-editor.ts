@@ -24,6 +24,13 @@ const PRESET_VALUE: Record<
   hbm_gib: (gpu) => gpu.hbm_gib,
 };
 
+// Hardware changes follow their row to a new GPU type.
+function moveOverrides(state: PageState, from: string, to: string): void {
+  const overrides = state.gpuOverrides[from];
+  delete state.gpuOverrides[from];
+  if (overrides !== undefined) state.gpuOverrides[to] = overrides;
+}
+
 export function gpuEditor(
   context: FormContext,
   catalogue: Catalogue,
@@ -31,16 +38,20 @@ export function gpuEditor(
   const { store } = context;
   const rows = h("div", { class: "gpu-rows" });
   const opened = new Set<string>();
-  let editing = false;
+  // While the user types in a row, the rows are not rebuilt (that would take the focus away).
+  let typing = false;
 
   const write = (change: (infos: GpuInfo[], state: PageState) => void) => {
-    editing = true;
     store.update((state) => {
       const infos = parseGpuInfos(state.cluster);
       change(infos, state);
       state.cluster = formatGpuInfos(infos);
     });
-    editing = false;
+  };
+  const typeIn = (change: (infos: GpuInfo[], state: PageState) => void) => {
+    typing = true;
+    write(change);
+    typing = false;
   };
 
   const overridePanel = (state: PageState, id: string): HTMLElement => {
@@ -54,7 +65,7 @@ export function gpuEditor(
       if (preset) input.placeholder = String(PRESET_VALUE[field](preset));
       input.addEventListener("input", () => {
         opened.add(id);
-        write((_, draft) => {
+        typeIn((_, draft) => {
           const overrides = { ...draft.gpuOverrides[id], [field]: input.value };
           if (input.value === "") delete overrides[field];
           if (Object.keys(overrides).length === 0)
@@ -69,6 +80,7 @@ export function gpuEditor(
       context.errors.register(`gpu.${id}.${field}`, wrapper, input);
       panel.append(wrapper);
     }
+    panel.append(h("p", { class: "hint", text: t("cluster.bandwidthHint") }));
     return panel;
   };
 
@@ -90,7 +102,10 @@ export function gpuEditor(
       );
     type.value = preset?.id ?? info.type;
     type.addEventListener("change", () =>
-      write((infos) => (infos[index].type = type.value)),
+      write((infos, draft) => {
+        infos[index].type = type.value;
+        moveOverrides(draft, preset?.id ?? info.type, type.value);
+      }),
     );
     const cap = h("input", {
       class: "cap",
@@ -104,7 +119,7 @@ export function gpuEditor(
     cap.value = info.cap;
     cap.placeholder = t("cluster.capAll");
     cap.addEventListener("input", () =>
-      write((infos) => (infos[index].cap = cap.value.trim())),
+      typeIn((infos) => (infos[index].cap = cap.value.trim())),
     );
     const id = preset?.id ?? info.type;
     const changed = state.gpuOverrides[id] !== undefined;
@@ -128,7 +143,13 @@ export function gpuEditor(
       class: "icon",
       text: "✕",
       attrs: { type: "button", title: t("cluster.remove", { gpu: id }) },
-      on: { click: () => write((infos) => infos.splice(index, 1)) },
+      on: {
+        click: () =>
+          write((infos, draft) => {
+            infos.splice(index, 1);
+            delete draft.gpuOverrides[id];
+          }),
+      },
     });
     const line = h(
       "div",
@@ -177,7 +198,7 @@ export function gpuEditor(
       state.lang !== previous.lang ||
       JSON.stringify(state.gpuOverrides) !==
         JSON.stringify(previous.gpuOverrides);
-    if (changed && !editing) render(state);
+    if (changed && !typing) render(state);
   });
   return h("div", { class: "gpu-editor" }, rows, add);
 }

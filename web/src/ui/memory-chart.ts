@@ -1,4 +1,5 @@
 // Memory of one GPU of each pipeline stage, by kind, against the GPU's capacity.
+import type { Chart } from "chart.js";
 import { t } from "../i18n/i18n";
 import type { MessageKey } from "../i18n/messages";
 import type { Report } from "../paraplan/types";
@@ -6,10 +7,9 @@ import { drawChart } from "./charts";
 import { gib } from "./format";
 import { CAPACITY, MEMORY_COLOURS, MEMORY_PARTS } from "./palette";
 
-export function drawMemoryChart(holder: HTMLElement, report: Report): void {
+export function drawMemoryChart(holder: HTMLElement, report: Report): Chart {
   const stages = report.memory.per_stage;
-  holder.classList.add("chart");
-  drawChart(holder, {
+  return drawChart(holder, {
     type: "bar",
     data: {
       labels: stages.map((stage, index) =>

@@ -96,6 +96,10 @@ export class ScheduleView {
     this.resize.observe(this.element);
   }
 
+  dispose(): void {
+    this.resize.disconnect();
+  }
+
   // `stageNames` labels the rows, one per pipeline stage.
   show(events: TraceEvent[], stageNames: string[]): void {
     this.data = { ...slicesOf(events), stageNames };
