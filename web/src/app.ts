@@ -60,6 +60,7 @@ export class App {
     testid: "search-button",
     attrs: { type: "submit" },
   });
+  private readonly header: HTMLElement;
   private readonly searchProgress = new ProgressBar(() => this.client.cancel());
   private readonly scalingProgress = new ProgressBar(() =>
     this.client.cancel(),
@@ -73,6 +74,7 @@ export class App {
   private moduleErrors: ShownError[] = [];
   private statusNote: (() => string) | null = null;
   private busy = false;
+  private exportButtons: HTMLButtonElement[] = [];
 
   constructor(
     private readonly store: Store,
@@ -88,6 +90,7 @@ export class App {
       store.update((state) => (state.selected = "")),
     );
     this.banner.hidden = true;
+    this.header = header(store, () => this.fullPageLink());
   }
 
   async start(): Promise<void> {
@@ -95,7 +98,7 @@ export class App {
     setLanguage(state.lang);
     document.body.classList.toggle("embed", state.embed);
     this.root.replaceChildren(
-      header(this.store, () => this.fullPageLink()),
+      this.header,
       this.banner,
       h("p", { class: "loading", i18n: "app.loading" }),
     );
@@ -104,9 +107,12 @@ export class App {
       this.catalogue = new Catalogue(info.presets);
       this.version = info.version;
     } catch (error) {
-      this.showBanner(
-        t("app.loadFailed", { message: (error as Error).message }),
-      );
+      this.errors.show([
+        {
+          field: null,
+          text: t("app.loadFailed", { message: (error as Error).message }),
+        },
+      ]);
       return;
     }
     this.build();
@@ -123,7 +129,12 @@ export class App {
       {
         class: "job",
         attrs: { novalidate: "" },
-        on: { submit: (event) => (event.preventDefault(), void this.search()) },
+        on: {
+          submit: (event) => {
+            event.preventDefault();
+            void this.search();
+          },
+        },
       },
       h(
         "div",
@@ -147,26 +158,10 @@ export class App {
     const share = shareBar({
       link: () => this.fullPageLink(),
       embedLink: () => this.link({ embed: true, ran: true }),
-      csv: () =>
-        this.run &&
-        download(
-          "paraplan-strategies.csv",
-          "text/csv",
-          resultsCsv(this.run.result),
-        ),
-      json: () =>
-        this.run &&
-        download(
-          "paraplan-strategies.json",
-          "application/json",
-          resultsJson(
-            this.run.request,
-            this.run.result,
-            this.version,
-            this.fullPageLink(),
-          ),
-        ),
+      csv: () => this.export("csv"),
+      json: () => this.export("json"),
     });
+    this.exportButtons = share.exports;
     this.scaling = new ScalingView(
       context,
       () => void this.runScaling(),
@@ -200,14 +195,25 @@ export class App {
       strategies,
       this.scaling.element,
     );
-    this.root.replaceChildren(
-      header(this.store, () => this.fullPageLink()),
-      this.banner,
-      inputs,
-      results,
-    );
+    this.root.replaceChildren(this.header, this.banner, inputs, results);
     this.showView();
     this.showStatus();
+  }
+
+  private export(format: "csv" | "json"): void {
+    if (this.run === null) return;
+    const { request, result } = this.run;
+    if (format === "csv") {
+      download("paraplan-strategies.csv", "text/csv", resultsCsv(result));
+    } else {
+      const json = resultsJson(
+        request,
+        result,
+        this.version,
+        this.fullPageLink(),
+      );
+      download("paraplan-strategies.json", "application/json", json);
+    }
   }
 
   // In an embed, the form folds away behind a one-line description of the job.
@@ -277,12 +283,6 @@ export class App {
     for (const tab of this.root.querySelectorAll<HTMLElement>(".tab")) {
       tab.setAttribute("aria-selected", String(tab.dataset.view === view));
     }
-  }
-
-  private showBanner(text: string): void {
-    this.banner.replaceChildren(h("p", { text }));
-    this.banner.hidden = false;
-    this.banner.dataset.testid = "error-message";
   }
 
   // Checks the form and shows what is wrong, with `extra` errors found elsewhere;
@@ -375,6 +375,8 @@ export class App {
   }
 
   private showStatus(): void {
+    for (const button of this.exportButtons)
+      button.disabled = this.run === null;
     const parts: HTMLElement[] = [];
     const note = this.statusNote?.();
     if (note) parts.push(h("p", { class: "note", text: note }));
@@ -455,7 +457,8 @@ export class App {
       scenarioOfStrategy(run.request.scenario, ranked),
     );
     traced.catch((error: Error) => {
-      if (!(error instanceof CancelledError)) this.showBanner(error.message);
+      if (!(error instanceof CancelledError))
+        this.showModuleError(error.message);
     });
     return traced;
   }

@@ -57,7 +57,8 @@ export class FieldErrors {
     this.banner.replaceChildren(...unplaced.map((text) => h("p", { text })));
     this.banner.hidden = unplaced.length === 0;
     const messages = [
-      ...document.querySelectorAll<HTMLElement>(".field-error, #banner"),
+      this.banner,
+      ...document.querySelectorAll<HTMLElement>(".field-error"),
     ];
     for (const message of messages) delete message.dataset.testid;
     const first = messages.find(
