@@ -14,6 +14,8 @@ export function launchChromium() {
       "--disable-component-update",
       "--disable-sync",
       "--no-first-run",
+      // Containers (CI's included) often have a tiny /dev/shm, which crashes renderers.
+      "--disable-dev-shm-usage",
     ],
   });
 }

@@ -377,6 +377,43 @@ describe("web page (production build)", () => {
     await embedded.close();
   });
 
+  it("survives a hostile URL: shows its values with errors, runs nothing", async () => {
+    const hostile = new URLSearchParams({
+      model: '<img src=x onerror="window.pwned=1">',
+      "gpu-infos": "a800:1:2,,<b>",
+      "num-gpus": "-5",
+      lang: "xx",
+      sort: "nope:up",
+      selected: "abc",
+      view: "nope",
+      tp: "1e3",
+      "gpu.__proto__.hbm_gib": "1",
+      "gpu.a800.hbm_gib": "lots",
+      run: "1",
+    });
+    const odd = await context.newPage();
+    await odd.goto(`${origin}/paraplan/?${hostile}`);
+    await odd.locator(byTestId("error-message")).first().waitFor();
+    assert.equal(await odd.evaluate(() => window.pwned), undefined);
+    assert.equal(await odd.locator("img[src=x]").count(), 0);
+    assert.equal(await odd.inputValue(byTestId("num-gpus")), "-5");
+    assert.equal(
+      await odd.inputValue(byTestId("cluster-input")),
+      "a800:1:2,,<b>",
+    );
+    assert.ok((await odd.locator(".field-error").count()) >= 2);
+    assert.equal(await odd.locator(byTestId("result-row")).count(), 0);
+    await fillJob(odd, { "cluster-input": "a800:64", "num-gpus": "64" });
+    await odd.selectOption(byTestId("model-select"), "llama2-7b");
+    await odd.fill("details.pinned input >> nth=0", ""); // tp
+    await odd.fill(".gpu-overrides input >> nth=2", ""); // a800's memory
+    assert.equal(await odd.locator(byTestId("error-message")).count(), 0);
+    await search(odd);
+    assert.ok((await rowTexts(odd)).length > 0);
+    await screenshot("09-hostile-url-recovered", odd);
+    await odd.close();
+  });
+
   it("made no request to another host and logged no error", () => {
     assert.ok(requests.length > 5);
     const elsewhere = requests.filter(

@@ -59,6 +59,7 @@ const FLAG_PARAMS = {
 } as const;
 const CUSTOM_PREFIX = "m.";
 const GPU_PREFIX = "gpu.";
+const GPU_ID = /^[a-z0-9][a-z0-9._-]{0,63}$/i;
 
 export function encodeState(state: PageState): URLSearchParams {
   const defaults = defaultState();
@@ -134,7 +135,7 @@ export function decodeState(
     const field = GPU_OVERRIDE_FIELDS.find(
       (candidate) => candidate === rest.slice(dot + 1),
     );
-    if (dot <= 0 || field === undefined) continue;
+    if (!GPU_ID.test(gpu) || field === undefined) continue;
     state.gpuOverrides[gpu] = {
       ...state.gpuOverrides[gpu],
       [field as GpuOverrideField]: value,

@@ -31,6 +31,11 @@ function moveOverrides(state: PageState, from: string, to: string): void {
   if (overrides !== undefined) state.gpuOverrides[to] = overrides;
 }
 
+function showBadge(button: HTMLButtonElement, changed: boolean): void {
+  button.classList.toggle("changed", changed);
+  button.textContent = changed ? `⚙ ${t("cluster.customised")}` : "⚙";
+}
+
 export function gpuEditor(
   context: FormContext,
   catalogue: Catalogue,
@@ -38,6 +43,7 @@ export function gpuEditor(
   const { store } = context;
   const rows = h("div", { class: "gpu-rows" });
   const opened = new Set<string>();
+  const badges = new Map<string, HTMLButtonElement>(); // each row's ⚙ button
   // While the user types in a row, the rows are not rebuilt (that would take the focus away).
   let typing = false;
 
@@ -72,6 +78,8 @@ export function gpuEditor(
             delete draft.gpuOverrides[id];
           else draft.gpuOverrides[id] = overrides;
         });
+        const badge = badges.get(id);
+        if (badge) showBadge(badge, store.get().gpuOverrides[id] !== undefined);
       });
       const label = h("label", { text: t(`cluster.${field}`) });
       const wrapper = h("div", { class: "field" }, label, input);
@@ -124,8 +132,7 @@ export function gpuEditor(
     const id = preset?.id ?? info.type;
     const changed = state.gpuOverrides[id] !== undefined;
     const customise = h("button", {
-      class: `icon${changed ? " changed" : ""}`,
-      text: changed ? `⚙ ${t("cluster.customised")}` : "⚙",
+      class: "icon",
       attrs: {
         type: "button",
         title: t("cluster.customise", { gpu: id }),
@@ -139,6 +146,8 @@ export function gpuEditor(
         },
       },
     });
+    badges.set(id, customise);
+    showBadge(customise, changed);
     const remove = h("button", {
       class: "icon",
       text: "✕",
