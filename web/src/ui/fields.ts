@@ -23,7 +23,6 @@ interface FieldOptions {
   testid?: string;
   unit?: MessageKey;
   hint?: MessageKey;
-  class?: string;
 }
 
 let nextId = 0;
@@ -46,7 +45,7 @@ function wrap(
     : input;
   const wrapper = h(
     "div",
-    { class: `field ${options.class ?? ""}`.trim() },
+    { class: "field" },
     h("label", { i18n: options.label, attrs: { for: input.id } }),
     control,
     options.hint ? h("p", { class: "hint", i18n: options.hint }) : null,

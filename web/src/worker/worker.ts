@@ -2,17 +2,15 @@
 // blocks. It answers the requests of protocol.ts in order.
 import createParaplan from "../generated/paraplan.js";
 import wasmUrl from "../generated/paraplan.wasm?url";
-import type { CreateParaplan, ParaplanModule } from "../paraplan/module";
+import type { ParaplanModule } from "../paraplan/module";
 import type {
   SearchProgress,
   SearchRequest,
   SearchResult,
 } from "../paraplan/types";
-import type { Methods, Progress, Request, Response } from "./protocol";
+import type { Methods, Request, Response } from "./protocol";
 
-const paraplan = (createParaplan as CreateParaplan)({
-  locateFile: () => wasmUrl,
-});
+const paraplan = createParaplan({ locateFile: () => wasmUrl });
 
 function post(response: Response): void {
   self.postMessage(response);
@@ -35,7 +33,7 @@ function handle(module: ParaplanModule, request: Request): unknown {
     post({
       id: request.id,
       type: "progress",
-      progress: { step, steps, search } as Progress,
+      progress: { step, steps, search },
     });
   switch (request.method) {
     case "info":
