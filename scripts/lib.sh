@@ -31,3 +31,47 @@ build_native() {
   cmake --preset native -S "$root" >/dev/null
   cmake --build --preset native -j "$(nproc)"
 }
+
+# Node.js and npm: Debian's packages unless some Node.js (18 or later) is already there.
+ensure_node() {
+  command -v node >/dev/null || ensure_packages nodejs
+  command -v npm >/dev/null || ensure_packages npm
+  local major
+  major=$(node -p 'process.versions.node.split(".")[0]')
+  if ((major < 18)); then
+    echo "Node.js 18 or later is needed; this machine has $(node --version)." >&2
+    exit 1
+  fi
+}
+
+# Emscripten (Debian's 3.1.6) and what the web build needs.
+ensure_web_deps() {
+  ensure_packages cmake make nlohmann-json3-dev emscripten
+  ensure_node
+}
+
+build_wasm() {
+  local root
+  root=$(repo_root)
+  # Debian's Emscripten finds its JavaScript libraries through NODE_PATH.
+  NODE_PATH=/usr/share/nodejs cmake --preset wasm -S "$root" >/dev/null
+  NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)"
+}
+
+# `npm ci` in DIR when its node_modules is missing or older than its package-lock.json.
+npm_install() {
+  local dir="$1" stamp="$1/node_modules/.paraplan-lock-sha256" lock
+  lock=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$lock" ]; then
+    (cd "$dir" && npm ci --no-audit --no-fund)
+    echo "$lock" >"$stamp"
+  fi
+}
+
+# The static site in web/dist, from the WebAssembly module in build/wasm.
+build_web() {
+  local root
+  root=$(repo_root)
+  npm_install "$root/web"
+  (cd "$root/web" && npm run build)
+}

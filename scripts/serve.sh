@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds Paraplan and shows it working. Installs what it needs; safe to run again.
+# Builds Paraplan and serves the web calculator on http://127.0.0.1:5173/ until stopped.
+# Installs what it needs; safe to run again.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$(repo_root)"
 
-ensure_native_deps
-build_native
-./build/native/paraplan estimate examples/llama2-70b-a800.json
+./scripts/build.sh
+echo "Paraplan is at http://127.0.0.1:5173/ (Ctrl-C stops it)"
+cd web
+exec npx vite preview --host 127.0.0.1 --port 5173 --strictPort

@@ -4,4 +4,5 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 "$here/test-native.sh"
+"$here/test-web.sh"
 "$here/test-robustness.sh"

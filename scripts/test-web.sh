@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The web side's tests: the WebAssembly module against the native CLI (node), the
+# production site in Chromium, formatting, and the GitHub workflows' syntax.
+# Installs what it needs; safe to run again.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$(repo_root)"
+
+ensure_native_deps
+ensure_web_deps
+# Chromium for the browser test (never downloaded by npm), and a CJK font for the
+# Chinese screenshots.
+ensure_packages chromium fonts-wqy-microhei
+build_native
+build_wasm
+build_web
+npm_install tests
+
+(cd web && npm run format:check)
+(cd tests && ../web/node_modules/.bin/prettier --check package.json wasm browser workflows)
+(cd tests && node --test wasm/*.test.mjs)
+(cd tests && node --test browser/*.test.mjs)
+(cd tests && node --test workflows/*.test.mjs)
+echo "Web tests passed; screenshots are in tests/browser/screenshots/"

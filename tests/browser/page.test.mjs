@@ -1,0 +1,429 @@
+// The production build of the web page in Chromium, served from a sub-path by a plain
+// static server: a search, its details, the URL round trip, errors, the scaling view,
+// languages, embedding, exports. No console error and no request to another host.
+import assert from "node:assert/strict";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { launchChromium } from "./launch.mjs";
+import { serveDirectory } from "./static-server.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DIST = join(HERE, "..", "..", "web", "dist");
+const SCREENSHOTS = join(HERE, "screenshots");
+const SEARCH_TIMEOUT_MS = 180_000;
+
+const byTestId = (id) => `[data-testid="${id}"]`;
+
+describe("web page (production build)", () => {
+  let site, server, origin, browser, context, page;
+  const consoleErrors = [];
+  const requests = [];
+
+  const screenshot = (name, target = page) =>
+    target.screenshot({
+      path: join(SCREENSHOTS, `${name}.png`),
+      fullPage: true,
+    });
+
+  // The address as the page has it now (Playwright's page.url() may lag behind replaceState).
+  const urlOf = (target) => target.evaluate(() => window.location.href);
+
+  const rowTexts = (target) =>
+    target
+      .locator(byTestId("result-row"))
+      .evaluateAll((rows) => rows.map((row) => row.innerText));
+
+  async function fillJob(target, job) {
+    for (const [id, value] of Object.entries(job))
+      await target.fill(byTestId(id), value);
+  }
+
+  async function search(target) {
+    const previous = await target
+      .locator(byTestId("search-status"))
+      .innerText();
+    await target.click(byTestId("search-button"));
+    await target.waitForFunction(
+      ([status, before]) => {
+        const text = document.querySelector(status)?.textContent ?? "";
+        const button = document.querySelector('[data-testid="search-button"]');
+        return !button.disabled && text !== before;
+      },
+      [byTestId("search-status"), previous],
+      { timeout: SEARCH_TIMEOUT_MS },
+    );
+  }
+
+  before(async () => {
+    assert.ok(
+      existsSync(join(DIST, "index.html")),
+      `${DIST} is missing: run npm run build in web/`,
+    );
+    site = mkdtempSync(join(tmpdir(), "paraplan-site-"));
+    cpSync(DIST, join(site, "paraplan"), { recursive: true });
+    ({ server, origin } = await serveDirectory(site));
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    browser = await launchChromium();
+    context = await browser.newContext({
+      viewport: { width: 1440, height: 900 },
+      acceptDownloads: true,
+    });
+    context.on("request", (request) => requests.push(request.url()));
+    context.on("page", (opened) => {
+      opened.on("console", (message) => {
+        if (message.type() === "error") consoleErrors.push(message.text());
+      });
+      opened.on("pageerror", (error) => consoleErrors.push(error.message));
+    });
+    page = await context.newPage();
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.close();
+    if (site) rmSync(site, { recursive: true, force: true });
+  });
+
+  it("opens with AIAK example 1 filled in", async () => {
+    await page.goto(`${origin}/paraplan/`);
+    await page.waitForSelector(byTestId("search-button"));
+    assert.equal(await page.inputValue(byTestId("model-select")), "llama2-70b");
+    assert.equal(await page.inputValue(byTestId("cluster-input")), "a800:256");
+    assert.equal(await page.inputValue(byTestId("num-gpus")), "256");
+    assert.equal(await page.inputValue(byTestId("global-batch-size")), "512");
+    assert.equal(await page.inputValue(byTestId("seq-length")), "4096");
+    await screenshot("01-start");
+  });
+
+  it("ranks strategies for the AIAK mixed example, naming both GPU types", async () => {
+    await fillJob(page, {
+      "cluster-input": "a800:128,h800:160",
+      "num-gpus": "256",
+      "global-batch-size": "512",
+      "seq-length": "4096",
+    });
+    await search(page);
+    const rows = await rowTexts(page);
+    assert.equal(rows.length, 10);
+    assert.deepEqual(
+      rows.map((row) => Number(row.split(/\s/)[0])),
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    );
+    for (const row of rows) assert.match(row, /a800[\s\S]*h800/);
+    assert.equal(await page.locator(byTestId("error-message")).count(), 0);
+    await screenshot("02-results");
+  });
+
+  it("sorts the table by a column", async () => {
+    await page.click(`${byTestId("results-table")} th:nth-child(4) button`); // MFU
+    const mfu = await page
+      .locator(`${byTestId("result-row")} td:nth-child(4)`)
+      .evaluateAll((cells) =>
+        cells.map((cell) => parseFloat(cell.textContent)),
+      );
+    assert.deepEqual(
+      mfu,
+      [...mfu].sort((a, b) => b - a),
+    );
+    assert.match(await urlOf(page), /sort=mfu%3Adesc/);
+    await page.click(`${byTestId("results-table")} th:nth-child(1) button`); // back to rank order
+  });
+
+  it("opens a strategy's details: charts, schedule, flags, timeline", async () => {
+    await page.locator(byTestId("result-row")).first().click();
+    await page.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, {
+      timeout: 60_000,
+    });
+    assert.ok(
+      await page
+        .locator(`${byTestId("detail-view")} .memory-chart canvas`)
+        .isVisible(),
+    );
+    assert.ok(
+      await page.locator(`${byTestId("detail-view")} .stacked-bar`).isVisible(),
+    );
+    const box = await page.locator(byTestId("schedule")).boundingBox();
+    assert.ok(box.width > 600 && box.height > 100, JSON.stringify(box));
+    assert.match(
+      await page.locator(byTestId("megatron-args")).first().innerText(),
+      /--pipeline-model-parallel-size \d+/,
+    );
+    const [trace] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click(".download-trace"),
+    ]);
+    const events = JSON.parse(
+      readFileSync(await trace.path(), "utf8"),
+    ).traceEvents;
+    assert.ok(
+      events.some((event) => event.ph === "X" && event.name === "bubble"),
+    );
+    await screenshot("03-detail");
+  });
+
+  it("exports the results as CSV and JSON", async () => {
+    const [csv] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click(byTestId("export-csv")),
+    ]);
+    const lines = readFileSync(await csv.path(), "utf8")
+      .trim()
+      .split("\r\n");
+    assert.match(lines[0], /^rank,tokens_per_s_per_gpu,iteration_time_s,mfu,/);
+    assert.equal(lines.length, 11);
+    const [json] = await Promise.all([
+      page.waitForEvent("download"),
+      page.click(byTestId("export-json")),
+    ]);
+    const exported = JSON.parse(readFileSync(await json.path(), "utf8"));
+    assert.equal(exported.strategies.length, 10);
+    assert.equal(exported.request.scenario.cluster.num_gpus, 256);
+  });
+
+  it("round-trips the page state through the URL", async () => {
+    const url = await urlOf(page);
+    const rows = await rowTexts(page);
+    const copy = await context.newPage();
+    await copy.goto(url);
+    await copy.waitForFunction(
+      (selector) => document.querySelectorAll(selector).length === 10,
+      byTestId("result-row"),
+      {
+        timeout: SEARCH_TIMEOUT_MS,
+      },
+    );
+    for (const id of [
+      "model-select",
+      "cluster-input",
+      "num-gpus",
+      "global-batch-size",
+      "seq-length",
+    ]) {
+      assert.equal(
+        await copy.inputValue(byTestId(id)),
+        await page.inputValue(byTestId(id)),
+        id,
+      );
+    }
+    assert.deepEqual(await rowTexts(copy), rows);
+    await copy.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, {
+      timeout: 60_000,
+    });
+    assert.equal(
+      await urlOf(copy),
+      url,
+      "the reopened page writes the same URL",
+    );
+    await copy.close();
+  });
+
+  it("edits the cluster in the GPU editor, hardware changes included", async () => {
+    const cluster = () => page.inputValue(byTestId("cluster-input"));
+    const row = (n) => page.locator(".gpu-row").nth(n);
+    await page.fill(byTestId("cluster-input"), "a800:128");
+    await page.click(".gpu-editor button.link"); // add a GPU type
+    assert.match(await cluster(), /^a800:128,[a-z0-9-]+$/);
+    await row(1).locator("select").selectOption("h800");
+    await row(1).locator("input").fill("160");
+    assert.equal(await cluster(), "a800:128,h800:160");
+    await row(1).locator("button").first().click(); // change the hardware
+    await page.locator(".gpu-overrides input").first().fill("12.5");
+    assert.match(await urlOf(page), /gpu\.h800\.inter_gb_per_s=12\.5/);
+    await search(page);
+    const slower = await rowTexts(page);
+    assert.equal(slower.length, 10);
+    assert.ok(
+      parseFloat(slower[0].split("\t")[1].replace(/,/g, "")) < 882,
+      slower[0],
+    );
+    await row(1).locator("button").last().click(); // remove h800
+    assert.equal(await cluster(), "a800:128");
+    assert.doesNotMatch(await urlOf(page), /gpu\.h800/);
+  });
+
+  it("shows a mistake at its field, then recovers", async () => {
+    await page.fill(byTestId("num-gpus"), "25x");
+    const error = page.locator(byTestId("error-message"));
+    await error.waitFor();
+    assert.match(await error.innerText(), /whole number/);
+    assert.ok(
+      await page.locator(".field.invalid " + byTestId("num-gpus")).isVisible(),
+    );
+    await page.click(byTestId("search-button"));
+    assert.equal(
+      await page.evaluate(() => document.activeElement.dataset.testid),
+      "num-gpus",
+    );
+
+    await page.fill(byTestId("cluster-input"), "a800:128,v100:8");
+    assert.match(
+      await page.locator(".field-error").first().innerText(),
+      /Unknown GPU type “v100”/,
+    );
+    await screenshot("04-field-errors");
+
+    // A mistake only the module finds comes back with its JSON path, at the field.
+    await fillJob(page, { "cluster-input": "a800:64", "num-gpus": "64" });
+    assert.equal(await error.count(), 0);
+    await page.selectOption(byTestId("model-select"), "custom");
+    await page.locator(".custom-model input").nth(5).fill("7"); // query groups: 7 does not divide 64 heads
+    await page.click(byTestId("search-button"));
+    await error.waitFor();
+    assert.match(await error.innerText(), /^model\.num_query_groups: /);
+    await screenshot("05-module-error");
+
+    await page.locator(".custom-model input").nth(5).fill("8");
+    assert.equal(await error.count(), 0);
+    await search(page);
+    assert.ok((await rowTexts(page)).length > 0);
+    await page.selectOption(byTestId("model-select"), "llama2-70b");
+  });
+
+  it("cancels a long search and keeps working", async () => {
+    await fillJob(page, {
+      "cluster-input": "a800:128,h800:160",
+      "num-gpus": "256",
+    });
+    await page.click(byTestId("search-button"));
+    await page
+      .locator(byTestId("cancel-button"))
+      .first()
+      .click({ timeout: 30_000 });
+    await page.waitForFunction(
+      () => !document.querySelector('[data-testid="search-button"]').disabled,
+    );
+    assert.match(
+      await page.locator(byTestId("search-status")).innerText(),
+      /cancelled/,
+    );
+    await fillJob(page, { "cluster-input": "h100:64", "num-gpus": "64" });
+    await search(page);
+    assert.match((await rowTexts(page))[0], /h100/);
+  });
+
+  it("switches to Chinese and keeps it in the URL", async () => {
+    await page.selectOption(byTestId("language-select"), "zh");
+    assert.match(
+      await page.locator("header").first().innerText(),
+      /大语言模型/,
+    );
+    assert.match(await urlOf(page), /lang=zh/);
+    await page.locator(byTestId("result-row")).first().click();
+    await page.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, {
+      timeout: 60_000,
+    });
+    await screenshot("06-chinese");
+    await page.selectOption(byTestId("language-select"), "en");
+  });
+
+  it("charts throughput against the number of GPUs", async () => {
+    await page.click(byTestId("tab-scaling"));
+    await fillJob(page, { "cluster-input": "a800:256", "num-gpus": "256" });
+    await page.fill(".scaling-controls input >> nth=1", "1024");
+    await page.fill(".scaling-controls input >> nth=2", "2");
+    await page.click(byTestId("scaling-button"));
+    await page.waitForFunction(
+      () =>
+        [
+          ...document.querySelectorAll(
+            '[data-testid="scaling-row"] td:nth-child(2)',
+          ),
+        ].every(
+          (cell) => cell.textContent.trim() !== "" && cell.textContent !== "…",
+        ),
+      null,
+      { timeout: SEARCH_TIMEOUT_MS },
+    );
+    const gpus = await page
+      .locator(`${byTestId("scaling-row")} td:first-child`)
+      .allInnerTexts();
+    assert.deepEqual(gpus, ["64", "128", "256", "512", "1,024"]);
+    assert.ok(await page.locator(".scaling-chart canvas").isVisible());
+    await screenshot("07-scaling");
+    await page.click(byTestId("tab-strategies"));
+  });
+
+  it("offers an embed snippet, and a compact page for frames", async () => {
+    await page.click(byTestId("share-embed"));
+    const snippet = await page.inputValue(byTestId("embed-snippet"));
+    assert.match(
+      snippet,
+      /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/paraplan\/\?[^"]*embed=1/,
+    );
+    await page.keyboard.press("Escape");
+    const src = snippet.match(/src="([^"]+)"/)[1].replace(/&amp;/g, "&");
+    const embedded = await context.newPage();
+    await embedded.setViewportSize({ width: 900, height: 700 });
+    await embedded.goto(src);
+    await embedded.waitForSelector(byTestId("result-row"), {
+      timeout: SEARCH_TIMEOUT_MS,
+    });
+    assert.equal(await embedded.locator(".tagline").isVisible(), false);
+    assert.equal(
+      await embedded.locator(byTestId("search-button")).isVisible(),
+      false,
+    );
+    await screenshot("08-embed", embedded);
+    await embedded.close();
+  });
+
+  it("survives a hostile URL: shows its values with errors, runs nothing", async () => {
+    const hostile = new URLSearchParams({
+      model: '<img src=x onerror="window.pwned=1">',
+      "gpu-infos": "a800:1:2,,<b>",
+      "num-gpus": "-5",
+      lang: "xx",
+      sort: "nope:up",
+      selected: "abc",
+      view: "nope",
+      tp: "1e3",
+      "gpu.__proto__.hbm_gib": "1",
+      "gpu.a800.hbm_gib": "lots",
+      run: "1",
+    });
+    const odd = await context.newPage();
+    await odd.goto(`${origin}/paraplan/?${hostile}`);
+    await odd.locator(byTestId("error-message")).first().waitFor();
+    assert.equal(await odd.evaluate(() => window.pwned), undefined);
+    assert.equal(await odd.locator("img[src=x]").count(), 0);
+    assert.equal(await odd.inputValue(byTestId("num-gpus")), "-5");
+    assert.equal(
+      await odd.inputValue(byTestId("cluster-input")),
+      "a800:1:2,,<b>",
+    );
+    assert.ok((await odd.locator(".field-error").count()) >= 2);
+    assert.equal(await odd.locator(byTestId("result-row")).count(), 0);
+    await fillJob(odd, { "cluster-input": "a800:64", "num-gpus": "64" });
+    await odd.selectOption(byTestId("model-select"), "llama2-7b");
+    await odd.fill("details.pinned input >> nth=0", ""); // tp
+    await odd.fill(".gpu-overrides input >> nth=2", ""); // a800's memory
+    assert.equal(await odd.locator(byTestId("error-message")).count(), 0);
+    await search(odd);
+    assert.ok((await rowTexts(odd)).length > 0);
+    await screenshot("09-hostile-url-recovered", odd);
+    await odd.close();
+  });
+
+  it("made no request to another host and logged no error", () => {
+    assert.ok(requests.length > 5);
+    const elsewhere = requests.filter(
+      (url) => !url.startsWith(`${origin}/`) && !url.startsWith("blob:"),
+    );
+    assert.deepEqual(elsewhere, []);
+    assert.ok(
+      requests.some((url) => url.endsWith(".wasm")),
+      "the module came from the site",
+    );
+    assert.deepEqual(consoleErrors, []);
+  });
+});

@@ -1,0 +1,123 @@
+// search() in the WebAssembly module ranks the same strategies, in the same order, with
+// the same numbers, as `paraplan search --json`.
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import { SEARCHES } from "./scenarios.mjs";
+import { cliJson, differences, loadModule } from "./support.mjs";
+
+// Generous, so that neither side stops early on a slow machine: both must finish.
+const TIME_BUDGET_S = 600;
+
+describe("search: module and CLI agree", () => {
+  let paraplan;
+  before(async () => {
+    paraplan = await loadModule();
+  });
+
+  for (const [name, { scenario, top, nothingFits }] of Object.entries(
+    SEARCHES,
+  )) {
+    it(name, () => {
+      const request = {
+        scenario,
+        options: { top, time_budget_s: TIME_BUDGET_S, tp_across_nodes: false },
+      };
+      const wasm = JSON.parse(paraplan.search(JSON.stringify(request), null));
+      const native = cliJson(
+        [
+          "search",
+          "-",
+          "--top",
+          String(top),
+          "--time-budget",
+          String(TIME_BUDGET_S),
+          "--json",
+        ],
+        JSON.stringify(scenario),
+      );
+      assert.ok(
+        wasm.stats.complete && native.stats.complete,
+        "both searches finish",
+      );
+      assert.equal(native.strategies.length, nothingFits ? 0 : top);
+      const ranking = (result) =>
+        result.strategies.map((s) => s.megatron_args_by_gpu ?? s.megatron_args);
+      assert.deepEqual(
+        ranking(wasm),
+        ranking(native),
+        "same strategies in the same order",
+      );
+      delete wasm.stats.seconds;
+      delete native.stats.seconds;
+      assert.deepEqual(differences(wasm, native), []);
+    });
+  }
+
+  it("finds strategies naming both GPU types of a mixed cluster", () => {
+    const { scenario } =
+      SEARCHES["AIAK example 2: a800:128,h800:160 on 256 GPUs"];
+    const result = JSON.parse(
+      paraplan.search(JSON.stringify({ scenario, options: { top: 3 } }), null),
+    );
+    assert.equal(result.strategies.length, 3);
+    assert.deepEqual(
+      result.strategies.map((s) => s.rank),
+      [1, 2, 3],
+    );
+    const chips = new Set(
+      result.strategies.flatMap((s) => s["pipeline-stage-chips"]),
+    );
+    assert.deepEqual([...chips].sort(), ["a800", "h800"]);
+  });
+
+  it("explains why nothing fits", () => {
+    const { scenario } = SEARCHES["nothing fits"];
+    const result = JSON.parse(
+      paraplan.search(JSON.stringify({ scenario, options: { top: 3 } }), null),
+    );
+    assert.equal(result.strategies.length, 0);
+    assert.ok(result.diagnosis.length > 0);
+  });
+
+  it("reports progress, and stops when the callback returns false", () => {
+    const { scenario } =
+      SEARCHES["AIAK example 2: a800:128,h800:160 on 256 GPUs"];
+    const reports = [];
+    const result = JSON.parse(
+      paraplan.search(
+        JSON.stringify({ scenario, options: { top: 3 } }),
+        (progress) => {
+          reports.push(progress);
+          return reports.length < 3;
+        },
+      ),
+    );
+    assert.equal(reports.length, 3);
+    for (const key of [
+      "evaluated",
+      "pruned",
+      "fraction",
+      "best_iteration_time_s",
+      "elapsed_s",
+    ]) {
+      assert.equal(typeof reports[0][key], "number", key);
+    }
+    assert.equal(result.stats.complete, false);
+    assert.equal(result.stats.stopped, "cancelled");
+  });
+
+  it("stops at the time budget with the best found so far", () => {
+    const { scenario } =
+      SEARCHES["AIAK example 2: a800:128,h800:160 on 256 GPUs"];
+    const started = Date.now();
+    const result = JSON.parse(
+      paraplan.search(
+        JSON.stringify({ scenario, options: { top: 3, time_budget_s: 0.2 } }),
+        null,
+      ),
+    );
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(result.stats.complete, false);
+    assert.match(result.stats.stopped, /time budget/);
+  });
+});

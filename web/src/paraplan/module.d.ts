@@ -1,0 +1,17 @@
+// The Emscripten module factory built by `cmake --preset wasm` (build/wasm/paraplan.js,
+// copied to src/generated/ by scripts/copy-wasm.mjs). All calls take and return JSON text and
+// throw an Error carrying the CLI's one-line message.
+export interface ParaplanModule {
+  estimate(scenarioJson: string): string;
+  search(
+    requestJson: string,
+    onProgress: ((progress: unknown) => boolean | undefined) | null,
+  ): string;
+  trace(scenarioJson: string): string;
+  presets(): string;
+  version(): string;
+}
+
+export type CreateParaplan = (options?: {
+  locateFile?: (path: string) => string;
+}) => Promise<ParaplanModule>;

@@ -1,0 +1,186 @@
+// The JSON documents the WebAssembly module returns (see wasm/bindings.cpp).
+
+export interface StageMemory {
+  gpu: string;
+  layers: number;
+  peak_gib: number;
+  capacity_gib: number;
+  weights_gib: number;
+  gradients_gib: number;
+  optimizer_gib: number;
+  activations_gib: number;
+  other_gib: number;
+  in_flight_micro_batches: number;
+}
+
+export interface StageTimes {
+  gpu: string;
+  layers: number;
+  forward_s: number;
+  backward_s: number;
+  recompute_s: number;
+  pp_comm_s: number;
+  dp_comm_exposed_s: number;
+  optimizer_s: number;
+}
+
+export const TIME_PARTS = [
+  "compute",
+  "recompute",
+  "tp_comm",
+  "pp_comm",
+  "dp_comm",
+  "cp_comm",
+  "ep_comm",
+  "optimizer",
+  "bubble",
+] as const;
+export type TimePart = (typeof TIME_PARTS)[number];
+
+export interface Report {
+  feasible: boolean;
+  infeasible_reasons: string[];
+  iteration_time_s: number;
+  tokens_per_s_per_gpu: number;
+  samples_per_s: number;
+  model_tflops_per_gpu: number;
+  mfu: number;
+  hfu: number;
+  memory: { peak_gib_per_gpu: number; per_stage: StageMemory[] };
+  time_breakdown_s: Record<TimePart, number>;
+  pipeline: {
+    stages: StageTimes[];
+    bottleneck_stage: number;
+    num_micro_batches: number;
+  };
+  num_gpus: number;
+  data_parallel_size: number;
+  model_parameters: number;
+  model_flops_per_token: number;
+}
+
+// Recompute keys are one value for every GPU type, or an object by GPU type.
+export type PerGpu<T> = T | Record<string, T>;
+
+export interface Strategy {
+  tensor_model_parallel_size: number;
+  pipeline_model_parallel_size: number;
+  virtual_pipeline_model_parallel_size: number;
+  context_parallel_size: number;
+  expert_model_parallel_size: number;
+  micro_batch_size: number;
+  sequence_parallel: boolean;
+  recompute_granularity: PerGpu<string>;
+  recompute_method: PerGpu<string>;
+  recompute_num_layers: PerGpu<number>;
+  zero_stage: number;
+  use_flash_attn: boolean;
+  overlap_grad_reduce: boolean;
+  overlap_param_gather: boolean;
+  tp_comm_overlap: boolean;
+  pipeline_stage_gpus?: string[];
+  pipeline_stage_layers?: number[];
+}
+
+export interface RankedStrategy {
+  rank: number;
+  strategy: Strategy;
+  estimate: Report;
+  megatron_args: string;
+  megatron_args_by_gpu?: Record<string, string>;
+  sim_throughput: number;
+  sim_total_time_s: number;
+  "max-use-mem-size": Record<string, number>;
+  "pipeline-stage-chips": string[];
+  "pipeline-stage-layers": number[];
+  "recompute-granularity": Record<string, string>;
+  "recompute-method": Record<string, string>;
+  "recompute-num-layers": Record<string, number>;
+  gpus_used: Record<string, number>;
+}
+
+export interface SearchStats {
+  space: number;
+  evaluated: number;
+  pruned: number;
+  feasible: number;
+  seconds: number;
+  complete: boolean;
+  stopped: string;
+}
+
+export interface SearchResult {
+  strategies: RankedStrategy[];
+  stats: SearchStats;
+  diagnosis: string[];
+}
+
+export interface SearchProgress {
+  evaluated: number;
+  pruned: number;
+  fraction: number;
+  best_iteration_time_s: number;
+  elapsed_s: number;
+}
+
+// A Chrome trace (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU).
+export interface TraceEvent {
+  name: string;
+  ph: string;
+  pid: number;
+  tid?: number;
+  ts?: number;
+  dur?: number;
+  args?: Record<string, unknown>;
+}
+
+export interface TraceResult {
+  report: Report;
+  trace: { traceEvents: TraceEvent[] };
+}
+
+export interface ModelPreset {
+  id: string;
+  aliases?: string[];
+  source: string;
+  model: Record<string, unknown>;
+  parameters: number;
+  published_parameters?: number;
+  nominal_parameters?: number;
+}
+
+export interface GpuPreset {
+  id: string;
+  name: string;
+  aliases?: string[];
+  tensor_tflops: Partial<Record<"fp32" | "fp16" | "bf16" | "fp8", number>>;
+  hbm_gib: number;
+  intra_node: { name: string; gb_per_s: number; gpus: number };
+  inter_node: { name: string; gb_per_s: number };
+}
+
+export interface Presets {
+  models: ModelPreset[];
+  gpus: GpuPreset[];
+}
+
+// A scenario (contract section 2), as this page builds it.
+export interface Scenario {
+  model: string | Record<string, unknown>;
+  training: {
+    global_batch_size: number;
+    seq_length: number;
+    precision: string;
+  };
+  cluster: {
+    gpus_per_node?: number;
+    num_gpus?: number;
+    gpus: { type: string | Record<string, unknown>; count: number }[];
+  };
+  strategy?: Record<string, unknown>;
+}
+
+export interface SearchRequest {
+  scenario: Scenario;
+  options: { top: number; time_budget_s: number; tp_across_nodes: boolean };
+}

@@ -1,0 +1,126 @@
+// Everything the page shows is a function of this state, and all of it lives
+// in the URL (see url-state.ts). Inputs are kept as the text the user typed, so
+// that an invalid value survives a round trip and is shown with its error.
+
+export const LANGUAGES = ["en", "zh"] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+export const VIEWS = ["strategies", "scaling"] as const;
+export type View = (typeof VIEWS)[number];
+
+export const PRECISIONS = ["bf16", "fp16", "fp8", "fp32"] as const;
+
+// Strategy keys a user may fix; the search explores the others.
+export const PINNED_FIELDS = [
+  "tp",
+  "pp",
+  "vp",
+  "cp",
+  "ep",
+  "mbs",
+  "sp",
+  "recompute",
+  "zero",
+  "flash",
+] as const;
+export type PinnedField = (typeof PINNED_FIELDS)[number];
+
+// A model described by its dimensions (Megatron-LM argument names).
+export const CUSTOM_MODEL_FIELDS = [
+  "name",
+  "num_layers",
+  "hidden_size",
+  "ffn_hidden_size",
+  "num_attention_heads",
+  "num_query_groups",
+  "vocab_size",
+  "activation",
+  "num_experts",
+  "top_k",
+  "moe_ffn_hidden_size",
+  "num_shared_experts",
+  "first_k_dense_layers",
+] as const;
+export type CustomModelField = (typeof CUSTOM_MODEL_FIELDS)[number];
+export const ACTIVATIONS = [
+  "swiglu",
+  "gelu",
+  "geglu",
+  "relu",
+  "squared-relu",
+] as const;
+export const CUSTOM_MODEL = "custom";
+
+// Changes to a GPU preset, e.g. a slower network between nodes.
+export const GPU_OVERRIDE_FIELDS = [
+  "inter_gb_per_s",
+  "intra_gb_per_s",
+  "hbm_gib",
+] as const;
+export type GpuOverrideField = (typeof GPU_OVERRIDE_FIELDS)[number];
+export type GpuOverrides = Record<
+  string,
+  Partial<Record<GpuOverrideField, string>>
+>;
+
+export interface PageState {
+  lang: Language;
+  view: View;
+  embed: boolean;
+  // A search has been run: opening the page's URL runs it again.
+  ran: boolean;
+  // Results table order, "column:asc" or "column:desc"; "" is the search's ranking.
+  sort: string;
+  // Rank of the strategy whose details are open; "" for none.
+  selected: string;
+
+  model: string; // a preset id, or CUSTOM_MODEL
+  custom: Record<CustomModelField, string>;
+  cluster: string; // --gpu-infos syntax: a800:128,h800:160
+  gpuOverrides: GpuOverrides;
+  gpusPerNode: string; // "" for each GPU's NVLink domain
+  numGpus: string;
+  globalBatchSize: string;
+  seqLength: string;
+  precision: string;
+  top: string;
+  timeBudget: string;
+  tpAcrossNodes: boolean;
+  pinned: Record<PinnedField, string>; // "" leaves the key to the search
+
+  scaleFrom: string;
+  scaleTo: string;
+  scaleBudget: string;
+}
+
+function blank<K extends string>(keys: readonly K[]): Record<K, string> {
+  return Object.fromEntries(keys.map((key) => [key, ""])) as Record<K, string>;
+}
+
+// AIAK example 1: Llama 2 70B on 256 A800s.
+export function defaultState(): PageState {
+  return {
+    lang: "en",
+    view: "strategies",
+    embed: false,
+    ran: false,
+    sort: "",
+    selected: "",
+    model: "llama2-70b",
+    custom: blank(CUSTOM_MODEL_FIELDS),
+    cluster: "a800:256",
+    gpuOverrides: {},
+    gpusPerNode: "",
+    numGpus: "256",
+    globalBatchSize: "512",
+    seqLength: "4096",
+    precision: "bf16",
+    top: "10",
+    timeBudget: "30",
+    tpAcrossNodes: false,
+    pinned: blank(PINNED_FIELDS),
+    scaleFrom: "64",
+    scaleTo: "4096",
+    scaleBudget: "3",
+  };
+}

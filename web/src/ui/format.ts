@@ -1,0 +1,54 @@
+// Numbers as people read them, with their units, in the page's language.
+import { language } from "../i18n/i18n";
+
+const locale = () => (language() === "zh" ? "zh-CN" : "en-US");
+
+export function number(value: number, digits = 0): string {
+  return new Intl.NumberFormat(locale(), {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  }).format(value);
+}
+
+export function integer(value: number): string {
+  return number(value, 0);
+}
+
+export function percent(fraction: number, digits = 1): string {
+  return `${number(fraction * 100, digits)}%`;
+}
+
+export function seconds(value: number): string {
+  if (value === 0) return "0 s";
+  if (value >= 1) return `${number(value, 2)} s`;
+  if (value >= 1e-3) return `${number(value * 1e3, 1)} ms`;
+  return `${number(value * 1e6, 0)} µs`;
+}
+
+export function gib(value: number): string {
+  return `${number(value, 1)} GiB`;
+}
+
+// 68976648192 → "69 B" (billions; "690 亿" in Chinese), to three significant figures.
+export function count(value: number): string {
+  const units: [number, string][] =
+    language() === "zh"
+      ? [
+          [1e8, " 亿"],
+          [1e4, " 万"],
+        ]
+      : [
+          [1e12, " T"],
+          [1e9, " B"],
+          [1e6, " M"],
+          [1e3, " k"],
+        ];
+  const [scale, unit] = units.find(([scale]) => Math.abs(value) >= scale) ?? [
+    1,
+    "",
+  ];
+  const digits = new Intl.NumberFormat(locale(), {
+    maximumSignificantDigits: 3,
+  });
+  return `${digits.format(value / scale)}${unit}`;
+}

@@ -1,0 +1,213 @@
+// A friendlier face of the --gpu-infos text: one row per GPU type with its cap,
+// and optional changes to the preset's hardware. Edits here rewrite the text.
+import { t } from "../i18n/i18n";
+import type { Catalogue } from "../state/catalogue";
+import {
+  formatGpuInfos,
+  parseGpuInfos,
+  type GpuInfo,
+} from "../state/gpu-infos";
+import {
+  GPU_OVERRIDE_FIELDS,
+  type GpuOverrideField,
+  type PageState,
+} from "../state/page-state";
+import { h } from "./dom";
+import type { FormContext } from "./fields";
+
+const PRESET_VALUE: Record<
+  GpuOverrideField,
+  (gpu: NonNullable<ReturnType<Catalogue["gpu"]>>) => number
+> = {
+  inter_gb_per_s: (gpu) => gpu.inter_node.gb_per_s,
+  intra_gb_per_s: (gpu) => gpu.intra_node.gb_per_s,
+  hbm_gib: (gpu) => gpu.hbm_gib,
+};
+
+// Hardware changes follow their row to a new GPU type.
+function moveOverrides(state: PageState, from: string, to: string): void {
+  const overrides = state.gpuOverrides[from];
+  delete state.gpuOverrides[from];
+  if (overrides !== undefined) state.gpuOverrides[to] = overrides;
+}
+
+function showBadge(button: HTMLButtonElement, changed: boolean): void {
+  button.classList.toggle("changed", changed);
+  button.textContent = changed ? `⚙ ${t("cluster.customised")}` : "⚙";
+}
+
+export function gpuEditor(
+  context: FormContext,
+  catalogue: Catalogue,
+): HTMLElement {
+  const { store } = context;
+  const rows = h("div", { class: "gpu-rows" });
+  const opened = new Set<string>();
+  const badges = new Map<string, HTMLButtonElement>(); // each row's ⚙ button
+  // While the user types in a row, the rows are not rebuilt (that would take the focus away).
+  let typing = false;
+
+  const write = (change: (infos: GpuInfo[], state: PageState) => void) => {
+    store.update((state) => {
+      const infos = parseGpuInfos(state.cluster);
+      change(infos, state);
+      state.cluster = formatGpuInfos(infos);
+    });
+  };
+  const typeIn = (change: (infos: GpuInfo[], state: PageState) => void) => {
+    typing = true;
+    write(change);
+    typing = false;
+  };
+
+  const overridePanel = (state: PageState, id: string): HTMLElement => {
+    const preset = catalogue.gpu(id);
+    const panel = h("div", { class: "gpu-overrides" });
+    for (const field of GPU_OVERRIDE_FIELDS) {
+      const input = h("input", {
+        attrs: { type: "text", inputmode: "decimal", autocomplete: "off" },
+      });
+      input.value = state.gpuOverrides[id]?.[field] ?? "";
+      if (preset) input.placeholder = String(PRESET_VALUE[field](preset));
+      input.addEventListener("input", () => {
+        opened.add(id);
+        typeIn((_, draft) => {
+          const overrides = { ...draft.gpuOverrides[id], [field]: input.value };
+          if (input.value === "") delete overrides[field];
+          if (Object.keys(overrides).length === 0)
+            delete draft.gpuOverrides[id];
+          else draft.gpuOverrides[id] = overrides;
+        });
+        const badge = badges.get(id);
+        if (badge) showBadge(badge, store.get().gpuOverrides[id] !== undefined);
+      });
+      const label = h("label", { text: t(`cluster.${field}`) });
+      const wrapper = h("div", { class: "field" }, label, input);
+      input.id = `gpu-${id}-${field}`;
+      label.htmlFor = input.id;
+      context.errors.register(`gpu.${id}.${field}`, wrapper, input);
+      panel.append(wrapper);
+    }
+    panel.append(h("p", { class: "hint", text: t("cluster.bandwidthHint") }));
+    return panel;
+  };
+
+  const row = (state: PageState, info: GpuInfo, index: number): HTMLElement => {
+    const preset = catalogue.gpu(info.type);
+    const type = h(
+      "select",
+      { attrs: { "aria-label": t("cluster.type") } },
+      ...catalogue.presets.gpus.map((gpu) =>
+        h("option", {
+          attrs: { value: gpu.id },
+          text: `${gpu.id} · ${gpu.hbm_gib} GiB`,
+        }),
+      ),
+    );
+    if (preset === undefined)
+      type.prepend(
+        h("option", { attrs: { value: info.type }, text: info.type || "?" }),
+      );
+    type.value = preset?.id ?? info.type;
+    type.addEventListener("change", () =>
+      write((infos, draft) => {
+        infos[index].type = type.value;
+        moveOverrides(draft, preset?.id ?? info.type, type.value);
+      }),
+    );
+    const cap = h("input", {
+      class: "cap",
+      attrs: {
+        type: "text",
+        inputmode: "numeric",
+        autocomplete: "off",
+        "aria-label": t("cluster.cap"),
+      },
+    });
+    cap.value = info.cap;
+    cap.placeholder = t("cluster.capAll");
+    cap.addEventListener("input", () =>
+      typeIn((infos) => (infos[index].cap = cap.value.trim())),
+    );
+    const id = preset?.id ?? info.type;
+    const changed = state.gpuOverrides[id] !== undefined;
+    const customise = h("button", {
+      class: "icon",
+      attrs: {
+        type: "button",
+        title: t("cluster.customise", { gpu: id }),
+        "aria-expanded": String(opened.has(id) || changed),
+      },
+      on: {
+        click: () => {
+          if (opened.has(id)) opened.delete(id);
+          else opened.add(id);
+          render(store.get());
+        },
+      },
+    });
+    badges.set(id, customise);
+    showBadge(customise, changed);
+    const remove = h("button", {
+      class: "icon",
+      text: "✕",
+      attrs: { type: "button", title: t("cluster.remove", { gpu: id }) },
+      on: {
+        click: () =>
+          write((infos, draft) => {
+            infos.splice(index, 1);
+            delete draft.gpuOverrides[id];
+          }),
+      },
+    });
+    const line = h(
+      "div",
+      { class: "gpu-row" },
+      type,
+      h("span", { class: "times", text: "≤" }),
+      cap,
+      customise,
+      remove,
+    );
+    return h(
+      "div",
+      {},
+      line,
+      opened.has(id) || changed ? overridePanel(state, id) : null,
+    );
+  };
+
+  const add = h("button", {
+    class: "link",
+    i18n: "cluster.add",
+    attrs: { type: "button" },
+    on: {
+      click: () =>
+        write((infos) => {
+          const used = new Set(
+            infos.map((info) => catalogue.gpu(info.type)?.id),
+          );
+          const next = catalogue.presets.gpus.find((gpu) => !used.has(gpu.id));
+          if (next) infos.push({ type: next.id, cap: "" });
+        }),
+    },
+  });
+
+  const render = (state: PageState) => {
+    rows.replaceChildren(
+      ...parseGpuInfos(state.cluster).map((info, index) =>
+        row(state, info, index),
+      ),
+    );
+  };
+  render(store.get());
+  store.subscribe((state, previous) => {
+    const changed =
+      state.cluster !== previous.cluster ||
+      state.lang !== previous.lang ||
+      JSON.stringify(state.gpuOverrides) !==
+        JSON.stringify(previous.gpuOverrides);
+    if (changed && !typing) render(state);
+  });
+  return h("div", { class: "gpu-editor" }, rows, add);
+}

@@ -1,0 +1,74 @@
+// The training job and the search's own options.
+import { PRECISIONS, type PageState } from "../state/page-state";
+import { h } from "./dom";
+import {
+  checkboxField,
+  section,
+  selectField,
+  textField,
+  type FormContext,
+} from "./fields";
+
+type TextKey =
+  "globalBatchSize" | "seqLength" | "precision" | "top" | "timeBudget";
+
+function bind(key: TextKey) {
+  return {
+    field: key,
+    get: (state: PageState) => state[key],
+    set: (state: PageState, value: string) => {
+      state[key] = value;
+    },
+  };
+}
+
+export function trainingSection(context: FormContext): HTMLElement {
+  return section(
+    "section.training",
+    textField(context, bind("globalBatchSize"), {
+      label: "training.globalBatchSize",
+      testid: "global-batch-size",
+      unit: "training.globalBatchSizeUnit",
+      numeric: true,
+    }),
+    textField(context, bind("seqLength"), {
+      label: "training.seqLength",
+      testid: "seq-length",
+      unit: "training.seqLengthUnit",
+      numeric: true,
+    }),
+    selectField(context, bind("precision"), {
+      label: "training.precision",
+      choices: PRECISIONS.map((value) => ({ value })),
+    }),
+  );
+}
+
+// The search options and the button; `controls` holds the progress bar.
+export function searchSection(
+  context: FormContext,
+  controls: HTMLElement,
+): HTMLElement {
+  return section(
+    "section.search",
+    h(
+      "div",
+      { class: "grid-2 search-options" },
+      textField(context, bind("top"), { label: "search.top", numeric: true }),
+      textField(context, bind("timeBudget"), {
+        label: "search.timeBudget",
+        unit: "search.seconds",
+        numeric: true,
+      }),
+    ),
+    checkboxField(
+      context,
+      "search.tpAcrossNodes",
+      (state) => state.tpAcrossNodes,
+      (state, value) => {
+        state.tpAcrossNodes = value;
+      },
+    ),
+    controls,
+  );
+}

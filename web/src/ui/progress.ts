@@ -1,0 +1,48 @@
+// A progress bar with a Cancel button, shown once a computation lasts more
+// than a moment.
+import { h } from "./dom";
+
+const SHOW_AFTER_MS = 250;
+
+export class ProgressBar {
+  readonly element: HTMLElement;
+  private readonly bar = h("div", { class: "progress-fill" });
+  private readonly label = h("span", { class: "progress-label" });
+  private timer: number | undefined;
+
+  constructor(onCancel: () => void) {
+    const cancel = h("button", {
+      class: "secondary",
+      i18n: "search.cancel",
+      testid: "cancel-button",
+      attrs: { type: "button" },
+      on: { click: onCancel },
+    });
+    this.element = h(
+      "div",
+      { class: "progress", attrs: { role: "status" } },
+      h("div", { class: "progress-track" }, this.bar),
+      h("div", { class: "progress-row" }, this.label, cancel),
+    );
+    this.element.hidden = true;
+  }
+
+  start(text: string): void {
+    this.update(0, text);
+    window.clearTimeout(this.timer);
+    this.timer = window.setTimeout(
+      () => (this.element.hidden = false),
+      SHOW_AFTER_MS,
+    );
+  }
+
+  update(fraction: number, text: string): void {
+    this.bar.style.width = `${Math.round(Math.min(1, Math.max(0, fraction)) * 100)}%`;
+    this.label.textContent = text;
+  }
+
+  finish(): void {
+    window.clearTimeout(this.timer);
+    this.element.hidden = true;
+  }
+}

@@ -1,0 +1,49 @@
+// Short text for a ranked strategy's columns, shared by the table and the exports.
+import { t } from "../i18n/i18n";
+import type { RankedStrategy } from "../paraplan/types";
+
+// Values for several GPU types are joined by `separator`: a new line in the table.
+
+// "a800: 4·4·4  h800: 14·14·14·13·13": stages grouped by GPU type, layers per stage.
+export function stagesText(ranked: RankedStrategy, separator = "  "): string {
+  const chips = ranked["pipeline-stage-chips"];
+  const layers = ranked["pipeline-stage-layers"];
+  const groups: { gpu: string; layers: number[] }[] = [];
+  chips.forEach((gpu, index) => {
+    const last = groups[groups.length - 1];
+    if (last?.gpu === gpu) last.layers.push(layers[index]);
+    else groups.push({ gpu, layers: [layers[index]] });
+  });
+  return groups
+    .map((group) => `${group.gpu}: ${group.layers.join("·")}`)
+    .join(separator);
+}
+
+// "selective", or "a800 full/uniform/1 · h800 none" when GPU types differ.
+export function recomputeText(
+  ranked: RankedStrategy,
+  separator = " · ",
+): string {
+  const granularity = ranked["recompute-granularity"];
+  const describe = (gpu: string) => {
+    const value = granularity[gpu];
+    return value === "full"
+      ? `full/${ranked["recompute-method"][gpu]}/${ranked["recompute-num-layers"][gpu]}`
+      : value;
+  };
+  const gpus = Object.keys(granularity).filter(
+    (gpu) => (ranked.gpus_used[gpu] ?? 0) > 0,
+  );
+  const texts = gpus.map(describe);
+  if (texts.every((text) => text === texts[0])) return texts[0] ?? "";
+  return gpus.map((gpu, index) => `${gpu} ${texts[index]}`).join(separator);
+}
+
+export function gpusText(ranked: RankedStrategy, separator = " + "): string {
+  const used = Object.entries(ranked.gpus_used).filter(([, n]) => n > 0);
+  return used.map(([gpu, n]) => `${n} ${gpu}`).join(separator);
+}
+
+export function yesNo(value: boolean): string {
+  return t(value ? "table.yes" : "table.no");
+}

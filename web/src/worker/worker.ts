@@ -1,0 +1,79 @@
+// The one Web Worker that runs the WebAssembly module, so that the page never
+// blocks. It answers the requests of protocol.ts in order.
+import createParaplan from "../generated/paraplan.js";
+import wasmUrl from "../generated/paraplan.wasm?url";
+import type { ParaplanModule } from "../paraplan/module";
+import type {
+  SearchProgress,
+  SearchRequest,
+  SearchResult,
+} from "../paraplan/types";
+import type { Methods, Request, Response } from "./protocol";
+
+const paraplan = createParaplan({ locateFile: () => wasmUrl });
+
+function post(response: Response): void {
+  self.postMessage(response);
+}
+
+function search(
+  module: ParaplanModule,
+  request: SearchRequest,
+  onProgress: (progress: SearchProgress) => void,
+): SearchResult {
+  const text = module.search(JSON.stringify(request), (progress) => {
+    onProgress(progress as SearchProgress);
+    return true;
+  });
+  return JSON.parse(text) as SearchResult;
+}
+
+function handle(module: ParaplanModule, request: Request): unknown {
+  const progress = (step: number, steps: number) => (search: SearchProgress) =>
+    post({
+      id: request.id,
+      type: "progress",
+      progress: { step, steps, search },
+    });
+  switch (request.method) {
+    case "info":
+      return {
+        version: module.version(),
+        presets: JSON.parse(module.presets()),
+      };
+    case "search":
+      return search(
+        module,
+        request.params as Methods["search"]["params"],
+        progress(0, 1),
+      );
+    case "searchSeries": {
+      const requests = request.params as Methods["searchSeries"]["params"];
+      return requests.map((searchRequest, index) => {
+        const result = search(
+          module,
+          searchRequest,
+          progress(index, requests.length),
+        );
+        post({ id: request.id, type: "partial", index, result });
+        return result;
+      });
+    }
+    case "trace":
+      return JSON.parse(module.trace(JSON.stringify(request.params)));
+  }
+}
+
+self.onmessage = async (event: MessageEvent<Request>) => {
+  const { id } = event.data;
+  try {
+    const module = await paraplan;
+    post({ id, type: "result", result: handle(module, event.data) });
+  } catch (error) {
+    post({
+      id,
+      type: "error",
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+};
