@@ -1,9 +1,8 @@
 // Speed of the model and the search, single-threaded. Prints numbers; asserts nothing.
 #include <chrono>
 #include <cstdio>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "paraplan/estimate.hpp"
 #include "paraplan/search.hpp"
@@ -60,14 +59,20 @@ void bench_estimate(const Scenario& scenario) {
 
 int main() {
   const Scenario example1 = job("llama2-70b", {{{"type", "a800"}, {"count", 256}}}, 256, 512, 4096);
-  const Scenario example2 = job(
-      "llama2-70b", {{{"type", "a800"}, {"count", 128}}, {{"type", "h800"}, {"count", 160}}}, 256,
-      512, 4096);
+  const Scenario example2 =
+      job("llama2-70b", {{{"type", "a800"}, {"count", 128}}, {{"type", "h800"}, {"count", 160}}},
+          256, 512, 4096);
   const Scenario gpt3 = job("gpt3-175b", {{{"type", "a100"}, {"count", 512}}}, 512, 1536, 2048);
+  const Scenario three_types = job("llama3.1-405b",
+                                   {{{"type", "a800"}, {"count", 512}},
+                                    {{"type", "h800"}, {"count", 512}},
+                                    {{"type", "h100"}, {"count", 512}}},
+                                   1536, 2048, 8192);
   std::printf("Paraplan benchmarks (single thread)\n");
   bench_estimate(example1);
   bench_search("search AIAK example 1: llama2-70b 256 a800", example1);
   bench_search("search AIAK example 2: a800:128,h800:160", example2);
   bench_search("search gpt3-175b, 512 a100, GBS 1536", gpt3);
+  bench_search("search llama3.1-405b, a800+h800+h100:512 each", three_types);
   return 0;
 }

@@ -10,5 +10,4 @@ int run_estimate(const std::vector<std::string>& args);
 int run_presets(const std::vector<std::string>& args);
 int run_search(const std::vector<std::string>& args);
 
-
 }  // namespace paraplan::cli

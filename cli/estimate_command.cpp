@@ -1,5 +1,4 @@
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"

@@ -5,9 +5,8 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "paraplan/errors.hpp"
 #include "paraplan/scenario.hpp"

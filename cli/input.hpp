@@ -1,9 +1,8 @@
 // Reading scenario documents from a file or standard input.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 
 namespace paraplan::cli {
 

@@ -1,6 +1,5 @@
 #include <cstdio>
 #include <iostream>
-
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -29,12 +28,12 @@ int run_presets(const std::vector<std::string>& args) {
   std::printf("\nGPUs\n  %-12s %10s %8s %10s %12s %12s  %s\n", "id", "bf16 TF/s", "HBM GiB",
               "HBM GB/s", "node GB/s", "NIC GB/s", "name");
   for (const nlohmann::json& gpu : catalogue["gpus"]) {
-    std::printf("  %-12s %10.0f %8.0f %10.0f %12.0f %12.1f  %s\n",
-                gpu["id"].get<std::string>().c_str(),
-                gpu["tensor_tflops"].value("bf16", gpu["tensor_tflops"].value("fp16", 0.0)),
-                gpu["hbm_gib"].get<double>(), gpu["hbm_gb_per_s"].get<double>(),
-                gpu["intra_node"]["gb_per_s"].get<double>(),
-                gpu["inter_node"]["gb_per_s"].get<double>(), gpu["name"].get<std::string>().c_str());
+    std::printf(
+        "  %-12s %10.0f %8.0f %10.0f %12.0f %12.1f  %s\n", gpu["id"].get<std::string>().c_str(),
+        gpu["tensor_tflops"].value("bf16", gpu["tensor_tflops"].value("fp16", 0.0)),
+        gpu["hbm_gib"].get<double>(), gpu["hbm_gb_per_s"].get<double>(),
+        gpu["intra_node"]["gb_per_s"].get<double>(), gpu["inter_node"]["gb_per_s"].get<double>(),
+        gpu["name"].get<std::string>().c_str());
   }
   return 0;
 }

@@ -6,9 +6,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "commands.hpp"
 #include "input.hpp"
@@ -71,10 +70,9 @@ int64_t integer_flag(const std::string& flag, const std::string& text, int64_t m
 
 Options parse_options(const std::vector<std::string>& args) {
   Options options;
-  const std::vector<std::string> job_flags = {"--model-name",        "--num-gpus",
-                                              "--nproc-per-node",    "--gpu-infos",
-                                              "--global-batch-size", "--sequence-length",
-                                              "--precision"};
+  const std::vector<std::string> job_flags = {
+      "--model-name",        "--num-gpus",        "--nproc-per-node", "--gpu-infos",
+      "--global-batch-size", "--sequence-length", "--precision"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     const auto value = [&]() -> const std::string& {
@@ -110,12 +108,13 @@ Options parse_options(const std::vector<std::string>& args) {
 
 // The scenario the AIAK flags describe.
 nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job) {
-  for (const char* required : {"--model-name", "--gpu-infos", "--global-batch-size",
-                               "--sequence-length"}) {
+  for (const char* required :
+       {"--model-name", "--gpu-infos", "--global-batch-size", "--sequence-length"}) {
     if (!job.count(required)) throw InputError(required, "is required (or give a scenario file)");
   }
   std::optional<int64_t> num_gpus;
-  if (job.count("--num-gpus")) num_gpus = integer_flag("--num-gpus", job.at("--num-gpus"), 1, 1 << 24);
+  if (job.count("--num-gpus"))
+    num_gpus = integer_flag("--num-gpus", job.at("--num-gpus"), 1, 1 << 24);
   nlohmann::json gpus = nlohmann::json::array();
   int64_t capped_total = 0;
   std::string list = job.at("--gpu-infos");
@@ -148,11 +147,12 @@ nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job
     cluster["num_gpus"] = *num_gpus;
   }
   if (job.count("--nproc-per-node")) {
-    cluster["gpus_per_node"] = integer_flag("--nproc-per-node", job.at("--nproc-per-node"), 1, 1 << 20);
+    cluster["gpus_per_node"] =
+        integer_flag("--nproc-per-node", job.at("--nproc-per-node"), 1, 1 << 20);
   }
   nlohmann::json training = {
-      {"global_batch_size", integer_flag("--global-batch-size", job.at("--global-batch-size"), 1,
-                                         int64_t{1} << 30)},
+      {"global_batch_size",
+       integer_flag("--global-batch-size", job.at("--global-batch-size"), 1, int64_t{1} << 30)},
       {"seq_length",
        integer_flag("--sequence-length", job.at("--sequence-length"), 1, int64_t{1} << 26)}};
   if (job.count("--precision")) training["precision"] = job.at("--precision");
@@ -188,8 +188,8 @@ std::string fixed(double value, int digits) {
 
 void print_table(const nlohmann::json& output) {
   std::printf("%-4s %11s %9s %6s %-16s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %4s  %s\n", "rank",
-              "tokens/s/GPU", "iter s", "MFU", "memory GiB", "TP", "PP", "VP", "CP", "EP",
-              "DP", "mbs", "SP", "recompute", "ZeRO", "stages");
+              "tokens/s/GPU", "iter s", "MFU", "memory GiB", "TP", "PP", "VP", "CP", "EP", "DP",
+              "mbs", "SP", "recompute", "ZeRO", "stages");
   for (const nlohmann::json& row : output["strategies"]) {
     const nlohmann::json& s = row["strategy"];
     const nlohmann::json& e = row["estimate"];
@@ -220,16 +220,15 @@ void print_table(const nlohmann::json& output) {
       if (!stages.empty()) stages += ',';
       stages += stage;
     }
-    std::printf("%-4d %11.1f %9.3f %6.3f %-16s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %4d  %s\n",
-                row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(),
-                e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
-                s["tensor_model_parallel_size"].get<int>(),
-                s["pipeline_model_parallel_size"].get<int>(),
-                s["virtual_pipeline_model_parallel_size"].get<int>(),
-                s["context_parallel_size"].get<int>(), s["expert_model_parallel_size"].get<int>(),
-                e["data_parallel_size"].get<int>(), s["micro_batch_size"].get<int>(),
-                s["sequence_parallel"].get<bool>() ? "yes" : "no", recompute.c_str(),
-                s["zero_stage"].get<int>(), stages.c_str());
+    std::printf(
+        "%-4d %11.1f %9.3f %6.3f %-16s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %4d  %s\n",
+        row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(),
+        e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
+        s["tensor_model_parallel_size"].get<int>(), s["pipeline_model_parallel_size"].get<int>(),
+        s["virtual_pipeline_model_parallel_size"].get<int>(), s["context_parallel_size"].get<int>(),
+        s["expert_model_parallel_size"].get<int>(), e["data_parallel_size"].get<int>(),
+        s["micro_batch_size"].get<int>(), s["sequence_parallel"].get<bool>() ? "yes" : "no",
+        recompute.c_str(), s["zero_stage"].get<int>(), stages.c_str());
   }
   if (!output["strategies"].empty()) {
     std::printf("\nMegatron-LM flags of rank 1:\n  %s\n",
@@ -245,20 +244,20 @@ void print_table(const nlohmann::json& output) {
     incomplete += stats["stopped"].get<std::string>();
     incomplete += ")";
   }
-  std::printf("\nsearched %lld configurations (%lld evaluated, %lld pruned, %lld feasible) in %.2f s%s\n",
-              stats["space"].get<long long>(), stats["evaluated"].get<long long>(),
-              stats["pruned"].get<long long>(), stats["feasible"].get<long long>(),
-              stats["seconds"].get<double>(), incomplete.c_str());
+  std::printf(
+      "\nsearched %lld configurations (%lld evaluated, %lld pruned, %lld feasible) in %.2f s%s\n",
+      stats["space"].get<long long>(), stats["evaluated"].get<long long>(),
+      stats["pruned"].get<long long>(), stats["feasible"].get<long long>(),
+      stats["seconds"].get<double>(), incomplete.c_str());
 }
 
 void write_traces(const SearchResult& result, const std::string& directory) {
   std::filesystem::create_directories(directory);
   for (size_t i = 0; i < result.strategies.size(); ++i) {
     const std::string path = directory + "/rank" + std::to_string(i + 1) + ".trace.json";
-    std::ofstream(path) << schedule_trace(result.strategies[i].strategy,
-                                          result.strategies[i].report)
-                               .dump()
-                        << '\n';
+    std::ofstream(path)
+        << schedule_trace(result.strategies[i].strategy, result.strategies[i].report).dump()
+        << '\n';
     std::cerr << "wrote " << path << '\n';
   }
 }
@@ -271,9 +270,9 @@ int run_search(const std::vector<std::string>& args) {
     return 0;
   }
   const Options options = parse_options(args);
-  const Scenario scenario =
-      options.scenario_path ? parse_scenario(read_json_document(*options.scenario_path))
-                            : parse_flag_scenario(scenario_from_flags(options.job));
+  const Scenario scenario = options.scenario_path
+                                ? parse_scenario(read_json_document(*options.scenario_path))
+                                : parse_flag_scenario(scenario_from_flags(options.job));
   SearchOptions search_options;
   search_options.top = options.top;
   search_options.time_budget_s = options.time_budget_s;

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Native build and its tests: unit, validation, CLI, portability of core/.
+# Native build and its tests: C++ formatting, unit, validation, CLI, portability of core/.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$(repo_root)"
 
 ensure_native_deps
+ensure_packages clang-format
+find core cli wasm bench tests -name node_modules -prune -o \( -name '*.cpp' -o -name '*.hpp' \) \
+  -print0 | xargs -0 clang-format --dry-run --Werror
 build_native
 ctest --preset native

@@ -46,7 +46,8 @@ Group place_group(int64_t size, int64_t stride, int64_t gpus_per_node) {
     group.members_per_node = size;
     group.spans_nodes = false;
   } else {
-    group.members_per_node = std::clamp<int64_t>(gpus_per_node / std::max<int64_t>(stride, 1), 1, size);
+    group.members_per_node =
+        std::clamp<int64_t>(gpus_per_node / std::max<int64_t>(stride, 1), 1, size);
     group.spans_nodes = true;
   }
   return group;

@@ -35,9 +35,13 @@ class CostCache {
 
 // The layer shape a strategy gives.
 inline LayerShape layer_shape(const Strategy& s) {
-  return {s.tensor_model_parallel_size, s.context_parallel_size, s.expert_model_parallel_size,
-          s.micro_batch_size, s.sequence_parallel && s.tensor_model_parallel_size > 1,
-          s.use_flash_attn, s.tp_comm_overlap};
+  return {s.tensor_model_parallel_size,
+          s.context_parallel_size,
+          s.expert_model_parallel_size,
+          s.micro_batch_size,
+          s.sequence_parallel && s.tensor_model_parallel_size > 1,
+          s.use_flash_attn,
+          s.tp_comm_overlap};
 }
 
 }  // namespace paraplan::detail

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "json_fields.hpp"
@@ -79,8 +78,7 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
 
   ObjectReader tensor(object.required("tensor_tflops"), object.path_of("tensor_tflops"));
   for (size_t i = 0; i < kPrecisions.size(); ++i) {
-    gpu.tensor_flops_per_s[i] =
-        tensor.optional_number(kPrecisions[i], 0, 1e6).value_or(0) * kTera;
+    gpu.tensor_flops_per_s[i] = tensor.optional_number(kPrecisions[i], 0, 1e6).value_or(0) * kTera;
   }
   tensor.reject_unknown_keys();
   if (gpu.tensor_flops(Precision::bf16) <= 0 && gpu.tensor_flops(Precision::fp16) <= 0) {
@@ -93,29 +91,29 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
   gpu.overlap_slowdown = object.number("overlap_slowdown", 0, 1);
 
   ObjectReader efficiency(object.required("efficiency"), object.path_of("efficiency"));
-  gpu.gemm_efficiency =
-      parse_curve(efficiency.required("gemm"), efficiency.path_of("gemm"), kGiga);
+  gpu.gemm_efficiency = parse_curve(efficiency.required("gemm"), efficiency.path_of("gemm"), kGiga);
   const nlohmann::json* fp8_curve = efficiency.find("gemm_fp8");
-  gpu.gemm_fp8_efficiency = fp8_curve ? parse_curve(*fp8_curve, efficiency.path_of("gemm_fp8"), kGiga)
-                                      : gpu.gemm_efficiency;
+  gpu.gemm_fp8_efficiency = fp8_curve
+                                ? parse_curve(*fp8_curve, efficiency.path_of("gemm_fp8"), kGiga)
+                                : gpu.gemm_efficiency;
   if (gpu.tensor_flops(Precision::fp8) > 0 && fp8_curve == nullptr) {
     throw InputError(efficiency.path_of("gemm_fp8"), "is required when tensor_tflops has fp8");
   }
-  gpu.attention_forward_efficiency = parse_curve(
-      efficiency.required("attention_forward"), efficiency.path_of("attention_forward"), kGiga);
-  gpu.attention_backward_efficiency = parse_curve(
-      efficiency.required("attention_backward"), efficiency.path_of("attention_backward"), kGiga);
+  gpu.attention_forward_efficiency = parse_curve(efficiency.required("attention_forward"),
+                                                 efficiency.path_of("attention_forward"), kGiga);
+  gpu.attention_backward_efficiency = parse_curve(efficiency.required("attention_backward"),
+                                                  efficiency.path_of("attention_backward"), kGiga);
   gpu.memory_efficiency =
       parse_curve(efficiency.required("memory"), efficiency.path_of("memory"), kMega);
 
   ObjectReader intra(object.required("intra_node"), object.path_of("intra_node"));
-  gpu.intra_node = parse_tier(intra, efficiency.required("intra_node"),
-                              efficiency.path_of("intra_node"));
+  gpu.intra_node =
+      parse_tier(intra, efficiency.required("intra_node"), efficiency.path_of("intra_node"));
   gpu.nvlink_domain_gpus = intra.integer("gpus", 1, 1 << 20);
   intra.reject_unknown_keys();
   ObjectReader inter(object.required("inter_node"), object.path_of("inter_node"));
-  gpu.inter_node = parse_tier(inter, efficiency.required("inter_node"),
-                              efficiency.path_of("inter_node"));
+  gpu.inter_node =
+      parse_tier(inter, efficiency.required("inter_node"), efficiency.path_of("inter_node"));
   inter.reject_unknown_keys();
   efficiency.reject_unknown_keys();
 
@@ -158,8 +156,8 @@ GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path) {
       for (const std::string& id : preset_ids(PresetKind::gpu)) {
         known += (known.empty() ? "" : ", ") + id;
       }
-      throw InputError(path, "unknown GPU preset " + detail::describe(value) + " (known: " +
-                                 known + ")");
+      throw InputError(path,
+                       "unknown GPU preset " + detail::describe(value) + " (known: " + known + ")");
     }
     return parse_gpu_object(*preset, path);
   }

@@ -35,10 +35,10 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 }  // namespace
 
 std::string printable_key(const std::string& key) {
-  const bool plain = !key.empty() && key.size() <= 60 &&
-                     std::all_of(key.begin(), key.end(), [](char c) {
-                       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-                     });
+  const bool plain =
+      !key.empty() && key.size() <= 60 && std::all_of(key.begin(), key.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+      });
   if (plain) return key;
   const std::string shown = key.size() > 60 ? key.substr(0, 60) + "..." : key;
   return nlohmann::json(shown).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -162,8 +162,7 @@ double ObjectReader::number(std::string_view key, double min, double max) {
   return read_number(required(key), path_of(key), min, max);
 }
 
-std::optional<double> ObjectReader::optional_number(std::string_view key, double min,
-                                                    double max) {
+std::optional<double> ObjectReader::optional_number(std::string_view key, double min, double max) {
   const nlohmann::json* value = find(key);
   if (value == nullptr) return std::nullopt;
   return read_number(*value, path_of(key), min, max);
@@ -202,9 +201,9 @@ std::optional<int> ObjectReader::optional_choice(std::string_view key,
 
 void ObjectReader::reject_unknown_keys(std::initializer_list<std::string_view> also_allowed) const {
   for (const auto& [key, value] : object_.items()) {
-    const bool known = std::find(known_.begin(), known_.end(), key) != known_.end() ||
-                       std::find(also_allowed.begin(), also_allowed.end(), key) !=
-                           also_allowed.end();
+    const bool known =
+        std::find(known_.begin(), known_.end(), key) != known_.end() ||
+        std::find(also_allowed.begin(), also_allowed.end(), key) != also_allowed.end();
     if (known) continue;
     std::string message = "unknown key";
     std::string_view closest;

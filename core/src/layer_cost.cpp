@@ -111,7 +111,8 @@ class CostBuilder {
         shape_(shape),
         kernels_(gpu, training.precision),
         // The LM head and attention stay in 16-bit in fp8 training (Transformer Engine).
-        kernels16_(gpu, training.precision == Precision::fp8 ? Precision::bf16 : training.precision),
+        kernels16_(gpu,
+                   training.precision == Precision::fp8 ? Precision::bf16 : training.precision),
         e_(kernels_.element_bytes()),
         saved_input_bytes_(kernels_.operand_bytes()),
         t_(static_cast<double>(shape.tensor)),
@@ -178,7 +179,7 @@ class CostBuilder {
   // Norm + bias/dropout/residual add of a block, forward and backward.
   void block_elementwise(LayerCost& cost) const {
     const double n = h_ * norm_tokens_;
-    cost.forward.compute_s += kernels_.memory_s(2 * e_ * n);  // norm: read x, write y
+    cost.forward.compute_s += kernels_.memory_s(2 * e_ * n);   // norm: read x, write y
     cost.backward.compute_s += kernels_.memory_s(3 * e_ * n);  // norm backward
     // Fused bias-dropout-add: read two, write one (+ mask); backward adds the residual grads.
     cost.forward.compute_s += kernels_.memory_s((3 * e_ + hidden_mask_bytes_) * n);
@@ -219,8 +220,8 @@ class CostBuilder {
     // Backward: the output-gradient all-gather before the row GEMM is exposed; the input
     // re-gather for the column weight gradient overlaps its input-gradient GEMM, and the
     // input-gradient reduce-scatter overlaps the weight-gradient GEMM.
-    cost.backward.tp_comm_s += gather + exposed_s(gpu_, gather, column.dgrad_s) +
-                               exposed_s(gpu_, scatter, column.wgrad_s);
+    cost.backward.tp_comm_s +=
+        gather + exposed_s(gpu_, gather, column.dgrad_s) + exposed_s(gpu_, scatter, column.wgrad_s);
   }
 
   void attention_block(LayerCost& cost) {
@@ -274,8 +275,7 @@ class CostBuilder {
     block_elementwise(cost);
 
     // Core attention: scores and context per head over this GPU's query chunk.
-    const double score_flops =
-        2 * batch * heads * query_len * key_len * (qk_head_dim + v_head_dim);
+    const double score_flops = 2 * batch * heads * query_len * key_len * (qk_head_dim + v_head_dim);
     PassTime core_forward, core_backward;
     double core_bytes = 0;  // what the core attention keeps beyond Q, K, V
     if (shape_.flash_attention) {
@@ -325,8 +325,8 @@ class CostBuilder {
         qkv_bytes + core_bytes + saved_input_bytes_ * tokens_ * heads * v_head_dim;
     cost.selective_saved_bytes = core_bytes;
     cost.parameters += split_parameters + replicated_parameters;
-    cost.forward_flops += 2 * tokens_ * (split_parameters + replicated_parameters - 2 * h_) +
-                          score_flops;
+    cost.forward_flops +=
+        2 * tokens_ * (split_parameters + replicated_parameters - 2 * h_) + score_flops;
   }
 
   double mlp_weights(double ffn) const {
@@ -371,9 +371,10 @@ class CostBuilder {
     // Router on this GPU's token slice, then permutation into expert order and back.
     const Gemm router{norm_tokens_, experts, h_};
     const double routed_rows = norm_tokens_ * top_k;  // rows this GPU dispatches
-    cost.forward.compute_s += kernels_.gemm_s(router) +
-                              kernels_.memory_s(3 * 4 * norm_tokens_ * experts) +  // softmax, top-k
-                              2 * kernels_.memory_s(2 * e_ * h_ * routed_rows);    // permute, unpermute
+    cost.forward.compute_s +=
+        kernels_.gemm_s(router) +
+        kernels_.memory_s(3 * 4 * norm_tokens_ * experts) +  // softmax, top-k
+        2 * kernels_.memory_s(2 * e_ * h_ * routed_rows);    // permute, unpermute
     cost.backward.compute_s += kernels_.dgrad_s(router) + kernels_.wgrad_s(router) +
                                2 * kernels_.memory_s(2 * e_ * h_ * routed_rows);
     cost.parameters += h_ * experts;
@@ -405,15 +406,14 @@ class CostBuilder {
   EdgeCost embedding() const {
     EdgeCost edge;
     const double n = h_ * norm_tokens_;
-    edge.forward.compute_s = kernels_.memory_s(2 * hidden_bytes()) +  // gather rows
+    edge.forward.compute_s = kernels_.memory_s(2 * hidden_bytes()) +                // gather rows
                              kernels_.memory_s((2 * e_ + hidden_mask_bytes_) * n);  // dropout
     // Backward: dropout, then the dense weight gradient of the whole table: zero-filled,
     // scattered into, and accumulated into the fp32 main_grad.
     const double table = h_ * static_cast<double>(model_.vocab_size) / t_;
-    edge.backward.compute_s = kernels_.memory_s((2 * e_ + hidden_mask_bytes_) * n) +
-                              kernels_.memory_s(e_ * table) +
-                              kernels_.memory_s(2 * e_ * h_ * tokens_) +
-                              kernels_.memory_s((e_ + kMainGradBytes) * table);
+    edge.backward.compute_s =
+        kernels_.memory_s((2 * e_ + hidden_mask_bytes_) * n) + kernels_.memory_s(e_ * table) +
+        kernels_.memory_s(2 * e_ * h_ * tokens_) + kernels_.memory_s((e_ + kMainGradBytes) * table);
     if (shape_.tensor > 1) {
       edge.forward.tp_comm_s = sequence_parallel_
                                    ? reduce_scatter_s(gpu_, tp_group_, hidden_bytes())
@@ -515,9 +515,8 @@ double weight_element_bytes(Precision precision) {
   }
 }
 
-ModelCosts compute_model_costs(const ModelSpec& model, const Training& training,
-                               const GpuSpec& gpu, int64_t gpus_per_node,
-                               const LayerShape& shape) {
+ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
+                               int64_t gpus_per_node, const LayerShape& shape) {
   return CostBuilder(model, training, gpu, gpus_per_node, shape).build();
 }
 

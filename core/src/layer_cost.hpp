@@ -40,13 +40,13 @@ struct PassTime {
 struct LayerCost {
   PassTime forward;
   PassTime backward;
-  PassTime attention_forward;         // core attention, what selective recompute runs again
-  double activation_bytes = 0;        // kept for backward without recompute
-  double selective_saved_bytes = 0;   // of which selective recompute does not keep
-  double checkpoint_bytes = 0;        // the layer input, kept under full recompute
-  double parameters = 0;              // on this GPU, reduced over data parallel
-  double expert_parameters = 0;       // on this GPU, reduced over expert-data parallel
-  double forward_flops = 0;           // model FLOPs of the forward pass on this GPU
+  PassTime attention_forward;        // core attention, what selective recompute runs again
+  double activation_bytes = 0;       // kept for backward without recompute
+  double selective_saved_bytes = 0;  // of which selective recompute does not keep
+  double checkpoint_bytes = 0;       // the layer input, kept under full recompute
+  double parameters = 0;             // on this GPU, reduced over data parallel
+  double expert_parameters = 0;      // on this GPU, reduced over expert-data parallel
+  double forward_flops = 0;          // model FLOPs of the forward pass on this GPU
   double attention_forward_flops = 0;
 };
 
@@ -67,9 +67,8 @@ struct ModelCosts {
   EdgeCost head;
 };
 
-ModelCosts compute_model_costs(const ModelSpec& model, const Training& training,
-                               const GpuSpec& gpu, int64_t gpus_per_node,
-                               const LayerShape& shape);
+ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
+                               int64_t gpus_per_node, const LayerShape& shape);
 
 // Bytes per element of activations and of weights for a training precision.
 double activation_element_bytes(Precision precision);

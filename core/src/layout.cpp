@@ -25,13 +25,11 @@ void check_intra_layer(const ModelSpec& model, const Training& training, const S
                 "num_attention_heads");
   check_divides(reasons, t, model.num_query_groups, "tensor_model_parallel_size",
                 "num_query_groups");
-  check_divides(reasons, t, model.ffn_hidden_size, "tensor_model_parallel_size",
-                "ffn_hidden_size");
+  check_divides(reasons, t, model.ffn_hidden_size, "tensor_model_parallel_size", "ffn_hidden_size");
   if (model.moe) {
     check_divides(reasons, t, model.moe->moe_ffn_hidden_size, "tensor_model_parallel_size",
                   "moe_ffn_hidden_size");
-    check_divides(reasons, ep, model.moe->num_experts, "expert_model_parallel_size",
-                  "num_experts");
+    check_divides(reasons, ep, model.moe->num_experts, "expert_model_parallel_size", "num_experts");
     if (t > 1 && !s.sequence_parallel) {
       reasons.push_back("a MoE model with tensor_model_parallel_size " + str(t) +
                         " needs sequence_parallel (Megatron-LM requires it)");
@@ -59,17 +57,16 @@ void check_intra_layer(const ModelSpec& model, const Training& training, const S
   if (s.zero_stage >= 2 && s.pipeline_model_parallel_size > 1) {
     reasons.push_back("zero_stage " + str(s.zero_stage) +
                       " shards with Megatron-FSDP, which needs pipeline_model_parallel_size 1 "
-                      "(got " + str(s.pipeline_model_parallel_size) + ")");
+                      "(got " +
+                      str(s.pipeline_model_parallel_size) + ")");
   }
   if (s.overlap_param_gather && s.zero_stage < 1) {
     reasons.push_back("overlap_param_gather needs zero_stage >= 1 (the distributed optimizer)");
   }
 }
 
-// Layers per stage: as given, or an even split over the p x v virtual stages, where Megatron-LM
-// may count the embedding and the loss as one layer each so that the split comes out even
-// (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split): the first
-// and last virtual stage then hold one transformer layer fewer.
+// Layers per stage: as given (each a multiple of the virtual stages, unless it is the standard
+// split with the embedding and loss counted as layers), or the standard split.
 std::vector<int64_t> stage_layers(const ModelSpec& model, const Strategy& s,
                                   std::vector<std::string>& reasons) {
   const int64_t p = s.pipeline_model_parallel_size;
@@ -79,7 +76,9 @@ std::vector<int64_t> stage_layers(const ModelSpec& model, const Strategy& s,
                       " needs pipeline_model_parallel_size > 1");
     return {};
   }
+  const std::vector<int64_t> standard = standard_split(model.num_layers, p, v);
   if (!s.pipeline_stage_layers.empty()) {
+    if (s.pipeline_stage_layers == standard) return standard;
     for (size_t i = 0; i < s.pipeline_stage_layers.size(); ++i) {
       if (s.pipeline_stage_layers[i] % v != 0) {
         reasons.push_back("virtual_pipeline_model_parallel_size (" + str(v) +
@@ -90,23 +89,30 @@ std::vector<int64_t> stage_layers(const ModelSpec& model, const Strategy& s,
     }
     return s.pipeline_stage_layers;
   }
-  const int64_t chunks = p * v;
-  const int64_t L = model.num_layers;
-  const int64_t accounted = L % chunks == 0 ? 0 : (L + 1) % chunks == 0 ? 1 : (L + 2) % chunks == 0 ? 2 : -1;
-  const int64_t per_chunk = (L + std::max<int64_t>(accounted, 0)) / chunks;
-  if (accounted < 0 || per_chunk * v - accounted < 1) {
-    reasons.push_back("pipeline x virtual pipeline (" + str(chunks) + ") does not divide num_layers (" +
-                      str(L) + "), nor num_layers + 1 or + 2 with the loss and embedding counted "
+  if (standard.empty()) {
+    reasons.push_back("pipeline x virtual pipeline (" + str(p * v) +
+                      ") does not divide num_layers (" + str(model.num_layers) +
+                      "), nor num_layers + 1 or + 2 with the loss and embedding counted "
                       "as layers; give pipeline_stage_layers for an uneven split");
-    return {};
   }
-  std::vector<int64_t> layers(static_cast<size_t>(p), per_chunk * v);
-  layers.back() -= 1 * (accounted >= 1);   // the loss takes the last virtual stage's place
-  layers.front() -= 1 * (accounted == 2);  // the embedding takes the first's
-  return layers;
+  return standard;
 }
 
 }  // namespace
+
+std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages) {
+  const int64_t chunks = stages * virtual_stages;
+  for (const int64_t accounted : {0, 1, 2}) {
+    if ((layers + accounted) % chunks != 0) continue;
+    const int64_t per_stage = (layers + accounted) / chunks * virtual_stages;
+    std::vector<int64_t> split(static_cast<size_t>(stages), per_stage);
+    if (accounted >= 1) split.back() -= 1;   // the loss takes the last virtual stage's place
+    if (accounted == 2) split.front() -= 1;  // the embedding the first's
+    if (std::all_of(split.begin(), split.end(), [](int64_t l) { return l >= 1; })) return split;
+    return {};
+  }
+  return {};
+}
 
 std::optional<Layout> plan_layout(const ModelSpec& model, const Training& training,
                                   const Cluster& cluster, const Strategy& s,
@@ -121,7 +127,8 @@ std::optional<Layout> plan_layout(const ModelSpec& model, const Training& traini
 
   for (size_t pool = 0; pool < cluster.pools.size(); ++pool) {
     const GpuSpec& gpu = cluster.pools[pool].gpu;
-    const bool used = std::count(stage_pools.begin(), stage_pools.end(), static_cast<int>(pool)) > 0;
+    const bool used =
+        std::count(stage_pools.begin(), stage_pools.end(), static_cast<int>(pool)) > 0;
     if (used && gpu.tensor_flops(training.precision) <= 0) {
       reasons.push_back(gpu.id + " has no " + std::string(to_string(training.precision)) +
                         " tensor cores");
@@ -130,8 +137,7 @@ std::optional<Layout> plan_layout(const ModelSpec& model, const Training& traini
 
   Layout layout;
   for (const GpuPool& pool : cluster.pools) layout.num_gpus += pool.count;
-  const int64_t model_parallel =
-      s.tensor_model_parallel_size * s.context_parallel_size * p;
+  const int64_t model_parallel = s.tensor_model_parallel_size * s.context_parallel_size * p;
   if (layout.num_gpus % model_parallel != 0) {
     reasons.push_back("tensor x context x pipeline parallel (" + str(model_parallel) +
                       ") does not divide the " + str(layout.num_gpus) + " GPUs");
@@ -139,7 +145,8 @@ std::optional<Layout> plan_layout(const ModelSpec& model, const Training& traini
     layout.data_parallel = layout.num_gpus / model_parallel;
     const int64_t stage_gpus = s.gpus_per_stage(layout.data_parallel);
     for (size_t pool = 0; pool < cluster.pools.size(); ++pool) {
-      const int64_t stages = std::count(stage_pools.begin(), stage_pools.end(), static_cast<int>(pool));
+      const int64_t stages =
+          std::count(stage_pools.begin(), stage_pools.end(), static_cast<int>(pool));
       if (stages * stage_gpus != cluster.pools[pool].count) {
         reasons.push_back(str(stages) + " pipeline stages of " + str(stage_gpus) + " GPUs on " +
                           cluster.pools[pool].gpu.id + " use " + str(stages * stage_gpus) +

@@ -1,7 +1,7 @@
 #include <numeric>
 
+#include "layout.hpp"
 #include "paraplan/megatron.hpp"
-#include "search_space.hpp"
 
 namespace paraplan {
 namespace {

@@ -22,9 +22,8 @@ MoeSpec parse_moe(ObjectReader& object, const ModelSpec& model) {
   MoeSpec moe;
   moe.num_experts = object.integer("num_experts", 1, kMaxDimension);
   moe.top_k = object.integer("top_k", 1, moe.num_experts);
-  moe.moe_ffn_hidden_size =
-      object.optional_integer("moe_ffn_hidden_size", 1, kMaxDimension).value_or(
-          model.ffn_hidden_size);
+  moe.moe_ffn_hidden_size = object.optional_integer("moe_ffn_hidden_size", 1, kMaxDimension)
+                                .value_or(model.ffn_hidden_size);
   moe.num_shared_experts = object.optional_integer("num_shared_experts", 0, 1024).value_or(0);
   moe.first_k_dense_layers =
       object.optional_integer("first_k_dense_layers", 0, model.num_layers - 1).value_or(0);
@@ -51,9 +50,8 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
   model.hidden_size = object.integer("hidden_size", 1, kMaxDimension);
   model.ffn_hidden_size = object.integer("ffn_hidden_size", 1, kMaxDimension);
   model.num_attention_heads = object.integer("num_attention_heads", 1, model.hidden_size);
-  model.num_query_groups =
-      object.optional_integer("num_query_groups", 1, model.num_attention_heads)
-          .value_or(model.num_attention_heads);
+  model.num_query_groups = object.optional_integer("num_query_groups", 1, model.num_attention_heads)
+                               .value_or(model.num_attention_heads);
   if (model.num_attention_heads % model.num_query_groups != 0) {
     throw InputError(object.path_of("num_query_groups"),
                      "must divide num_attention_heads (" +
@@ -156,9 +154,9 @@ double model_flops_per_token(const ModelSpec& model, int64_t seq_length) {
   const double h = model.hidden_size;
   const double heads = model.num_attention_heads;
   // Attention scores and context: 2*s*(d_qk + d_v) per head and token, full s x s.
-  const double head_dims = model.mla ? model.mla->qk_head_dim + model.mla->qk_pos_emb_head_dim +
-                                           model.mla->v_head_dim
-                                     : 2.0 * model.kv_channels;
+  const double head_dims =
+      model.mla ? model.mla->qk_head_dim + model.mla->qk_pos_emb_head_dim + model.mla->v_head_dim
+                : 2.0 * model.kv_channels;
   const double attention_scores = 2.0 * seq_length * heads * head_dims;
   const double norms = 2 * h;
   const double gemm_parameters_per_layer_sum =
@@ -167,8 +165,8 @@ double model_flops_per_token(const ModelSpec& model, int64_t seq_length) {
       model.num_moe_layers() * counts.moe_active_mlp;
   const double logits = h * model.vocab_size;
   // Forward 2 FLOPs per weight per token; backward twice the forward (Narayanan et al. 2021, App.).
-  return 3.0 * (2.0 * (gemm_parameters_per_layer_sum + logits) +
-                model.num_layers * attention_scores);
+  return 3.0 *
+         (2.0 * (gemm_parameters_per_layer_sum + logits) + model.num_layers * attention_scores);
 }
 
 ModelSpec parse_model(const nlohmann::json& value, const std::string& path) {
@@ -180,8 +178,8 @@ ModelSpec parse_model(const nlohmann::json& value, const std::string& path) {
       for (const std::string& id : preset_ids(PresetKind::model)) {
         known += (known.empty() ? "" : ", ") + id;
       }
-      throw InputError(path, "unknown model preset " + detail::describe(value) +
-                                 " (known: " + known + ")");
+      throw InputError(
+          path, "unknown model preset " + detail::describe(value) + " (known: " + known + ")");
     }
     return parse_model_object(preset->at("model"), path);
   }

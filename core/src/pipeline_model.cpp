@@ -317,9 +317,9 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     const double count = static_cast<double>(groups[g].count);
     forward_before += count * w.forward.total_s();
     backward_before += count * (w.backward.total_s() + w.recompute.total_s());
-    const double sharded = zero >= 1 ? dense / static_cast<double>(dp_cp) +
-                                           experts / static_cast<double>(dp_cp / ep)
-                                     : dense + experts;
+    const double sharded =
+        zero >= 1 ? dense / static_cast<double>(dp_cp) + experts / static_cast<double>(dp_cp / ep)
+                  : dense + experts;
     // The optimizer over this GPU's shard, plus zeroing the full fp32 gradient buffer.
     r.optimizer_s = memory_bound_s(gpu, step_bytes * sharded) +
                     memory_bound_s(gpu, kGradientBytes * (dense + experts));
@@ -328,25 +328,24 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     optimizer_s = std::max(optimizer_s, r.optimizer_s);
 
     r.in_flight = in_flight_micro_batches(groups[g].first, in.stages,
-                                          s.virtual_pipeline_model_parallel_size,
-                                          in.micro_batches);
+                                          s.virtual_pipeline_model_parallel_size, in.micro_batches);
     r.memory = stage_memory(in, groups[g], w, groups[g].first);
     const double capacity = in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu.hbm_bytes;
     const double peak = r.memory.peak_bytes();
     out.peak_bytes = std::max(out.peak_bytes, peak);
     out.overflow_bytes = g == 0 ? peak - capacity : std::max(out.overflow_bytes, peak - capacity);
-    out.recompute_flops += m * w.recompute_flops * count *
-                           static_cast<double>(s.gpus_per_stage(in.data_parallel));
+    out.recompute_flops +=
+        m * w.recompute_flops * count * static_cast<double>(s.gpus_per_stage(in.data_parallel));
   }
   out.fits = out.overflow_bytes <= 0;
   // Tied embeddings: the first stage's embedding and the last stage's LM head are copies whose
   // fp32 gradients Megatron-LM all-reduces after the data-parallel sync.
   if (!in.model->untie_embeddings_and_output_weights && in.stages > 1) {
     const Group pair{2, 1, true};
-    grad_tail_s += all_reduce_s(in.cluster->pools[static_cast<size_t>(groups.back().pool)].gpu, pair,
-                                kGradientBytes * static_cast<double>(in.model->vocab_size) *
-                                    static_cast<double>(in.model->hidden_size) /
-                                    static_cast<double>(t));
+    grad_tail_s +=
+        all_reduce_s(in.cluster->pools[static_cast<size_t>(groups.back().pool)].gpu, pair,
+                     kGradientBytes * static_cast<double>(in.model->vocab_size) *
+                         static_cast<double>(in.model->hidden_size) / static_cast<double>(t));
   }
 
   out.iteration_time_s = pipeline_s + grad_tail_s + optimizer_s + param_tail_s;

@@ -58,8 +58,7 @@ struct StageWork {
   double recompute_flops = 0;
 
   double per_micro_batch_s() const {
-    return forward.total_s() + backward.total_s() + recompute.total_s() + pp_comm_s +
-           zero3_comm_s;
+    return forward.total_s() + backward.total_s() + recompute.total_s() + pp_comm_s + zero3_comm_s;
   }
 };
 
@@ -79,9 +78,9 @@ struct PipelineResult {
   TimeBreakdown breakdown;
   size_t bottleneck_group = 0;
   bool fits = true;
-  double peak_bytes = 0;          // largest peak over the stages
-  double overflow_bytes = 0;      // largest peak minus capacity (<= 0 when everything fits)
-  double recompute_flops = 0;     // whole cluster, one iteration
+  double peak_bytes = 0;       // largest peak over the stages
+  double overflow_bytes = 0;   // largest peak minus capacity (<= 0 when everything fits)
+  double recompute_flops = 0;  // whole cluster, one iteration
 };
 
 // The work of one GPU of `group` (its stages' layers, edges, recompute and ZeRO-3 traffic).
@@ -95,7 +94,7 @@ double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_st
                                int64_t micro_batches);
 
 // Memory of stage `index` of `group` (the group's result gives its first stage's).
-StageMemory stage_memory(const PipelineInput& input, const StageGroup& group,
-                         const StageWork& work, int64_t index);
+StageMemory stage_memory(const PipelineInput& input, const StageGroup& group, const StageWork& work,
+                         int64_t index);
 
 }  // namespace paraplan::detail

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "paraplan/hardware.hpp"
 #include "paraplan/model.hpp"

@@ -1,7 +1,6 @@
 #include "paraplan/report.hpp"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 namespace paraplan {
@@ -10,9 +9,9 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 nlohmann::json breakdown_json(const TimeBreakdown& t) {
-  return {{"compute", t.compute_s},     {"recompute", t.recompute_s}, {"tp_comm", t.tp_comm_s},
-          {"pp_comm", t.pp_comm_s},     {"dp_comm", t.dp_comm_s},     {"cp_comm", t.cp_comm_s},
-          {"ep_comm", t.ep_comm_s},     {"optimizer", t.optimizer_s}, {"bubble", t.bubble_s}};
+  return {{"compute", t.compute_s}, {"recompute", t.recompute_s}, {"tp_comm", t.tp_comm_s},
+          {"pp_comm", t.pp_comm_s}, {"dp_comm", t.dp_comm_s},     {"cp_comm", t.cp_comm_s},
+          {"ep_comm", t.ep_comm_s}, {"optimizer", t.optimizer_s}, {"bubble", t.bubble_s}};
 }
 
 nlohmann::json stage_memory_json(const StageReport& stage) {

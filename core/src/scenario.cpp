@@ -1,9 +1,8 @@
 #include "paraplan/scenario.hpp"
 
 #include <algorithm>
-#include <numeric>
-
 #include <nlohmann/json.hpp>
+#include <numeric>
 
 #include "json_fields.hpp"
 #include "paraplan/errors.hpp"
@@ -30,8 +29,8 @@ Training parse_training(ObjectReader& object) {
   Training training;
   training.global_batch_size = object.integer("global_batch_size", 1, kMaxBatch);
   training.seq_length = object.integer("seq_length", 1, kMaxSeqLength);
-  training.precision = static_cast<Precision>(
-      object.optional_choice("precision", kPrecisionNames).value_or(static_cast<int>(Precision::bf16)));
+  training.precision = static_cast<Precision>(object.optional_choice("precision", kPrecisionNames)
+                                                  .value_or(static_cast<int>(Precision::bf16)));
   object.reject_unknown_keys();
   return training;
 }
@@ -61,7 +60,8 @@ Cluster parse_cluster(ObjectReader& object) {
   for (const GpuPool& pool : cluster.pools) {
     default_node = std::min(default_node, pool.gpu.nvlink_domain_gpus);
   }
-  cluster.gpus_per_node = object.optional_integer("gpus_per_node", 1, 1 << 20).value_or(default_node);
+  cluster.gpus_per_node =
+      object.optional_integer("gpus_per_node", 1, 1 << 20).value_or(default_node);
   cluster.num_gpus = object.optional_integer("num_gpus", 1, total).value_or(total);
   object.reject_unknown_keys();
   return cluster;
@@ -92,7 +92,8 @@ std::vector<std::optional<T>> parse_per_gpu(ObjectReader& object, std::string_vi
 PartialStrategy parse_strategy(ObjectReader& object, const ModelSpec& model,
                                const Cluster& cluster) {
   PartialStrategy s;
-  s.tensor_model_parallel_size = object.optional_integer("tensor_model_parallel_size", 1, kMaxParallel);
+  s.tensor_model_parallel_size =
+      object.optional_integer("tensor_model_parallel_size", 1, kMaxParallel);
   s.pipeline_model_parallel_size =
       object.optional_integer("pipeline_model_parallel_size", 1, model.num_layers);
   s.virtual_pipeline_model_parallel_size =
@@ -111,8 +112,7 @@ PartialStrategy parse_strategy(ObjectReader& object, const ModelSpec& model,
         return static_cast<RecomputeMethod>(read_choice(v, p, kMethods));
       });
   s.recompute_num_layers = parse_per_gpu<int64_t>(
-      object, "recompute_num_layers", cluster,
-      [&](const nlohmann::json& v, const std::string& p) {
+      object, "recompute_num_layers", cluster, [&](const nlohmann::json& v, const std::string& p) {
         return read_integer(v, p, 1, model.num_layers);
       });
   if (const auto zero = object.optional_integer("zero_stage", 0, 3)) {
@@ -164,14 +164,15 @@ PartialStrategy parse_strategy(ObjectReader& object, const ModelSpec& model,
   const auto check_length = [&](const char* key, size_t length) {
     if (s.pipeline_model_parallel_size &&
         static_cast<int64_t>(length) != *s.pipeline_model_parallel_size) {
-      throw InputError(object.path_of(key),
-                       "has " + std::to_string(length) + " entries but pipeline_model_parallel_size is " +
-                           std::to_string(*s.pipeline_model_parallel_size));
+      throw InputError(object.path_of(key), "has " + std::to_string(length) +
+                                                " entries but pipeline_model_parallel_size is " +
+                                                std::to_string(*s.pipeline_model_parallel_size));
     }
     s.pipeline_model_parallel_size = static_cast<int64_t>(length);
   };
   if (s.pipeline_stage_gpus) check_length("pipeline_stage_gpus", s.pipeline_stage_gpus->size());
-  if (s.pipeline_stage_layers) check_length("pipeline_stage_layers", s.pipeline_stage_layers->size());
+  if (s.pipeline_stage_layers)
+    check_length("pipeline_stage_layers", s.pipeline_stage_layers->size());
   object.reject_unknown_keys();
   return s;
 }
@@ -229,9 +230,7 @@ std::string_view to_string(RecomputeGranularity granularity) {
   return kGranularities[static_cast<size_t>(granularity)];
 }
 
-std::string_view to_string(RecomputeMethod method) {
-  return kMethods[static_cast<size_t>(method)];
-}
+std::string_view to_string(RecomputeMethod method) { return kMethods[static_cast<size_t>(method)]; }
 
 nlohmann::json parse_json_text(std::string_view text, const std::string& what) {
   check_json_shape(text, what);
@@ -312,9 +311,8 @@ nlohmann::json to_json(const Strategy& s, const Cluster& cluster) {
       {"sequence_parallel", s.sequence_parallel},
   };
   // Recompute keys: one value when every GPU type agrees, else an object by GPU type.
-  const bool uniform =
-      std::all_of(s.recompute.begin(), s.recompute.end(),
-                  [&](const Recompute& r) { return r == s.recompute.front(); });
+  const bool uniform = std::all_of(s.recompute.begin(), s.recompute.end(),
+                                   [&](const Recompute& r) { return r == s.recompute.front(); });
   const auto per_gpu = [&](auto field) {
     if (uniform) return nlohmann::json(field(s.recompute.front()));
     nlohmann::json by_gpu = nlohmann::json::object();
@@ -323,7 +321,8 @@ nlohmann::json to_json(const Strategy& s, const Cluster& cluster) {
     }
     return by_gpu;
   };
-  out["recompute_granularity"] = per_gpu([](const Recompute& r) { return to_string(r.granularity); });
+  out["recompute_granularity"] =
+      per_gpu([](const Recompute& r) { return to_string(r.granularity); });
   out["recompute_method"] = per_gpu([](const Recompute& r) { return to_string(r.method); });
   out["recompute_num_layers"] = per_gpu([](const Recompute& r) { return r.num_layers; });
   out["zero_stage"] = s.zero_stage;

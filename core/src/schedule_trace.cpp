@@ -1,10 +1,9 @@
-#include "paraplan/trace.hpp"
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "paraplan/trace.hpp"
 
 namespace paraplan {
 namespace {
@@ -44,8 +43,8 @@ std::vector<Op> stage_order(int64_t i, int64_t p, int64_t v, int64_t m) {
 
 nlohmann::json slice(const std::string& name, int64_t stage, int thread, double start_s,
                      double duration_s, nlohmann::json args = nlohmann::json::object()) {
-  return {{"name", name}, {"ph", "X"},         {"pid", stage},
-          {"tid", thread}, {"ts", start_s * 1e6}, {"dur", duration_s * 1e6},
+  return {{"name", name},           {"ph", "X"},           {"pid", stage},
+          {"tid", thread},          {"ts", start_s * 1e6}, {"dur", duration_s * 1e6},
           {"args", std::move(args)}};
 }
 
@@ -59,8 +58,8 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
   const int64_t p = static_cast<int64_t>(report.stages.size());
   const int64_t v = s.virtual_pipeline_model_parallel_size;
   const int64_t all_micro_batches = std::max<int64_t>(1, report.num_micro_batches);
-  const int64_t m = std::clamp<int64_t>(kMaxPasses / std::max<int64_t>(1, 2 * p * v), 1,
-                                        all_micro_batches);
+  const int64_t m =
+      std::clamp<int64_t>(kMaxPasses / std::max<int64_t>(1, 2 * p * v), 1, all_micro_batches);
   nlohmann::json events = nlohmann::json::array();
   if (p == 0) return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 
@@ -122,12 +121,21 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
   const double pipeline_end = *std::max_element(free_s.begin(), free_s.end());
   for (int64_t i = 0; i < p; ++i) {
     const StageReport& stage = report.stages[static_cast<size_t>(i)];
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", i},
-                      {"args", {{"name", "stage " + std::to_string(i) + " (" + stage.gpu + ", " +
-                                             std::to_string(stage.layers) + " layers)"}}}});
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", i}, {"tid", 0},
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", i},
+                      {"args",
+                       {{"name", "stage " + std::to_string(i) + " (" + stage.gpu + ", " +
+                                     std::to_string(stage.layers) + " layers)"}}}});
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", i},
+                      {"tid", 0},
                       {"args", {{"name", "compute"}}}});
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", i}, {"tid", 1},
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", i},
+                      {"tid", 1},
                       {"args", {{"name", "communication"}}}});
     double previous_end = 0;
     for (const Op& op : orders[static_cast<size_t>(i)]) {
@@ -138,14 +146,13 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
       const nlohmann::json args = {{"micro_batch", op.micro_batch}, {"chunk", op.chunk}};
       const double recompute = op.backward ? stage.recompute_s / static_cast<double>(v) : 0;
       if (recompute > 0) events.push_back(slice("recompute", i, 0, op.start_s, recompute, args));
-      events.push_back(slice(std::string(op.backward ? "backward" : "forward") + " mb" +
-                                 std::to_string(op.micro_batch) +
-                                 (v > 1 ? " c" + std::to_string(op.chunk) : ""),
-                             i, 0, op.start_s + recompute, op.end_s - op.start_s - recompute,
-                             args));
+      events.push_back(
+          slice(std::string(op.backward ? "backward" : "forward") + " mb" +
+                    std::to_string(op.micro_batch) + (v > 1 ? " c" + std::to_string(op.chunk) : ""),
+                i, 0, op.start_s + recompute, op.end_s - op.start_s - recompute, args));
       if (send_s(i) > 0) {
-        events.push_back(slice(op.backward ? "send gradient" : "send activation", i, 1,
-                               op.end_s, send_s(i), args));
+        events.push_back(slice(op.backward ? "send gradient" : "send activation", i, 1, op.end_s,
+                               send_s(i), args));
       }
       previous_end = op.end_s;
     }

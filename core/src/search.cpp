@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "cost_cache.hpp"
+#include "layout.hpp"
 #include "paraplan/estimate.hpp"
 #include "pipeline_model.hpp"
 #include "search_space.hpp"
@@ -22,14 +23,21 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // A strategy as a sequence of numbers, for deterministic ordering of equal times.
 std::vector<int64_t> ordering_key(const Strategy& s) {
-  std::vector<int64_t> key = {s.tensor_model_parallel_size, s.pipeline_model_parallel_size,
-                              s.virtual_pipeline_model_parallel_size, s.context_parallel_size,
-                              s.expert_model_parallel_size, s.micro_batch_size,
-                              s.sequence_parallel, s.use_flash_attn, s.zero_stage,
-                              s.overlap_grad_reduce, s.overlap_param_gather, s.tp_comm_overlap};
+  std::vector<int64_t> key = {s.tensor_model_parallel_size,
+                              s.pipeline_model_parallel_size,
+                              s.virtual_pipeline_model_parallel_size,
+                              s.context_parallel_size,
+                              s.expert_model_parallel_size,
+                              s.micro_batch_size,
+                              s.sequence_parallel,
+                              s.use_flash_attn,
+                              s.zero_stage,
+                              s.overlap_grad_reduce,
+                              s.overlap_param_gather,
+                              s.tp_comm_overlap};
   for (const Recompute& r : s.recompute) {
-    key.insert(key.end(), {static_cast<int64_t>(r.granularity), static_cast<int64_t>(r.method),
-                           r.num_layers});
+    key.insert(key.end(),
+               {static_cast<int64_t>(r.granularity), static_cast<int64_t>(r.method), r.num_layers});
   }
   key.insert(key.end(), s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end());
   key.insert(key.end(), s.pipeline_stage_layers.begin(), s.pipeline_stage_layers.end());
@@ -139,7 +147,7 @@ class Searcher {
   SearchStats stats_;
   std::chrono::steady_clock::time_point start_;
   double fraction_done_ = 0;
-  int64_t work_ = 0;  // evaluations, leaves and block-recompute probes alike
+  int64_t work_ = 0;         // evaluations, leaves and block-recompute probes alike
   int fit_block_pool_ = -1;  // the GPU type whose block recompute is being fitted
   // Scratch reused by every evaluation.
   std::vector<const ModelCosts*> pool_costs_;
@@ -152,8 +160,6 @@ class Searcher {
   std::vector<GroupResult> closest_results_;
   std::vector<StageGroup> closest_groups_;
 };
-
-
 
 std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
   const auto granularity = pins_.recompute_granularity[pool];
@@ -207,8 +213,8 @@ void Searcher::tick() {
 double Searcher::evaluate_time(Strategy& s, int64_t data_parallel, int64_t micro_batches,
                                bool& fits) {
   group_stages(s.pipeline_stage_gpus, s.pipeline_stage_layers, model_, groups_);
-  PipelineInput input = pipeline_input(model_, training_, cluster_, s, data_parallel,
-                                       micro_batches, s.pipeline_model_parallel_size);
+  PipelineInput input = pipeline_input(model_, training_, cluster_, s, data_parallel, micro_batches,
+                                       s.pipeline_model_parallel_size);
   input.groups = groups_;
   input.costs = pool_costs_;
   const PipelineResult result = evaluate_pipeline(input, results_);
@@ -237,8 +243,8 @@ bool Searcher::evaluate(Strategy& s, int64_t data_parallel, int64_t micro_batche
 // Layers per stage for a mixed cluster: balance the stages' times under their memory.
 bool Searcher::split_mixed(Strategy& s, int64_t data_parallel, int64_t micro_batches) {
   const size_t stages = s.pipeline_stage_gpus.size();
-  PipelineInput input = pipeline_input(model_, training_, cluster_, s, data_parallel,
-                                       micro_batches, static_cast<int64_t>(stages));
+  PipelineInput input = pipeline_input(model_, training_, cluster_, s, data_parallel, micro_batches,
+                                       static_cast<int64_t>(stages));
   input.costs = pool_costs_;
   // Per GPU type, from a middle stage of one and of two layers: time per layer and fixed
   // time, memory per layer and fixed memory (activations scale with in-flight micro-batches).
@@ -273,7 +279,8 @@ bool Searcher::split_mixed(Strategy& s, int64_t data_parallel, int64_t micro_bat
     const PerLayer& l = per_pool[static_cast<size_t>(pool)];
     layer_s[i] = l.time_s;
     fixed_s[i] = l.fixed_s;
-    if (i == 0) fixed_s[i] += first.embedding.forward.total_s() + first.embedding.backward.total_s();
+    if (i == 0)
+      fixed_s[i] += first.embedding.forward.total_s() + first.embedding.backward.total_s();
     if (i + 1 == stages) fixed_s[i] += last.head.forward.total_s() + last.head.backward.total_s();
     const double per_layer =
         l.static_bytes + in_flight_micro_batches(static_cast<int64_t>(i), input.stages,
@@ -281,8 +288,9 @@ bool Searcher::split_mixed(Strategy& s, int64_t data_parallel, int64_t micro_bat
                                                  micro_batches) *
                              l.stored_bytes;
     const double room = cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes - l.fixed_bytes;
-    max_layers[i] = per_layer > 0 ? static_cast<int64_t>(std::max(0.0, std::floor(room / per_layer)))
-                                  : model_.num_layers;
+    max_layers[i] = per_layer > 0
+                        ? static_cast<int64_t>(std::max(0.0, std::floor(room / per_layer)))
+                        : model_.num_layers;
   }
   s.pipeline_stage_layers = balanced_split(model_.num_layers, layer_s, fixed_s, max_layers);
   return !s.pipeline_stage_layers.empty();
@@ -309,9 +317,9 @@ bool Searcher::search_zero(Strategy& s, int64_t data_parallel, int64_t micro_bat
 // none or a whole chunk would repeat the none and full options.
 void Searcher::fit_block_layers(Strategy& s, int64_t data_parallel, int64_t micro_batches) {
   Recompute& recompute = s.recompute[static_cast<size_t>(fit_block_pool_)];
-  const int64_t chunk = *std::min_element(s.pipeline_stage_layers.begin(),
-                                          s.pipeline_stage_layers.end()) /
-                        s.virtual_pipeline_model_parallel_size;
+  const int64_t chunk =
+      *std::min_element(s.pipeline_stage_layers.begin(), s.pipeline_stage_layers.end()) /
+      s.virtual_pipeline_model_parallel_size;
   int64_t low = 1, high = std::max<int64_t>(1, chunk - 1);
   while (low < high) {
     recompute.num_layers = (low + high) / 2;
@@ -362,13 +370,15 @@ double Searcher::compute_lower_bound(const Strategy& s, int64_t micro_batches) c
   };
   const auto layer_s = [&](size_t i) {
     const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus[i])];
-    return std::min(pass_s(c.dense.forward, c.dense.backward), pass_s(c.moe.forward, c.moe.backward));
+    return std::min(pass_s(c.dense.forward, c.dense.backward),
+                    pass_s(c.moe.forward, c.moe.backward));
   };
   // Pace (slowest stage) and total work of all stages per micro-batch.
   double pace = 0, work = 0;
   if (!s.pipeline_stage_layers.empty()) {  // a fixed split
     for (size_t i = 0; i < stages; ++i) {
-      const double stage = static_cast<double>(s.pipeline_stage_layers[i]) * layer_s(i) + edges_s(i);
+      const double stage =
+          static_cast<double>(s.pipeline_stage_layers[i]) * layer_s(i) + edges_s(i);
       pace = std::max(pace, stage);
       work += stage;
     }
@@ -402,7 +412,8 @@ int64_t Searcher::leaves_below_shape(const Strategy& s, int64_t data_parallel) c
 std::vector<std::pair<bool, bool>> Searcher::shape_options(const Strategy& s) const {
   std::vector<std::pair<bool, bool>> options;
   const int64_t t = s.tensor_model_parallel_size;
-  const std::vector<bool> parallel = t > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false};
+  const std::vector<bool> parallel =
+      t > 1 ? std::vector<bool>{true, false} : std::vector<bool>{false};
   for (const bool sequence_parallel : pinned_or(pins_.sequence_parallel, parallel)) {
     if (model_.moe && t > 1 && !sequence_parallel) continue;  // Megatron-LM requires it
     if (sequence_parallel && training_.seq_length % t != 0) continue;
@@ -507,7 +518,8 @@ void Searcher::search_layout(Strategy& s, int64_t data_parallel) {
 
 void Searcher::search_pipeline(Strategy& s, int64_t gpus_per_model_shard) {
   // gpus_per_model_shard = GPUs / (tensor x context)
-  for (const int64_t p : pinned_or(pins_.pipeline_model_parallel_size, divisors(gpus_per_model_shard))) {
+  for (const int64_t p :
+       pinned_or(pins_.pipeline_model_parallel_size, divisors(gpus_per_model_shard))) {
     if (gpus_per_model_shard % p != 0 || p > model_.num_layers) continue;
     s.pipeline_model_parallel_size = p;
     const int64_t dp = gpus_per_model_shard / p;
@@ -540,8 +552,8 @@ void Searcher::search_tensor(int64_t t) {
   s.recompute.resize(cluster_.pools.size());
   s.tensor_model_parallel_size = t;
   const int64_t gpus = total_gpus(cluster_);
-  for (const int64_t cp : pinned_or(pins_.context_parallel_size,
-                                    context_candidates(training_, gpus / t))) {
+  for (const int64_t cp :
+       pinned_or(pins_.context_parallel_size, context_candidates(training_, gpus / t))) {
     if (gpus % (t * cp) != 0) continue;
     s.context_parallel_size = cp;
     std::vector<int64_t> experts = {1};
@@ -570,8 +582,10 @@ void Searcher::diagnose(SearchResult& result) const {
         std::to_string(cluster_.gpus_per_node) + " GPUs; tensor x context x pipeline x data " +
         "must use all " + std::to_string(cluster_.num_gpus) +
         " GPUs with one GPU type per stage; the pipeline must split " +
-        std::to_string(model_.num_layers) + " layers; data parallel x micro-batch must divide "
-        "global_batch_size (" + std::to_string(training_.global_batch_size) + ")");
+        std::to_string(model_.num_layers) +
+        " layers; data parallel x micro-batch must divide "
+        "global_batch_size (" +
+        std::to_string(training_.global_batch_size) + ")");
     return;
   }
   if (best_overflow_bytes_ < kInfinity) {
@@ -626,8 +640,7 @@ SearchResult Searcher::run() {
   // the GPUs it uses: the same numbers a user gets by estimating it.
   for (const Strategy& strategy : top_.strategies()) {
     Cluster used = cluster_;
-    const int64_t stage_gpus =
-        cluster_.num_gpus / strategy.pipeline_model_parallel_size;
+    const int64_t stage_gpus = cluster_.num_gpus / strategy.pipeline_model_parallel_size;
     for (size_t pool = 0; pool < used.pools.size(); ++pool) {
       used.pools[pool].count =
           stage_gpus * std::count(strategy.pipeline_stage_gpus.begin(),
@@ -637,8 +650,7 @@ SearchResult Searcher::run() {
     result.strategies.push_back(
         {strategy, Estimator(model_, training_, std::move(used)).estimate(strategy)});
   }
-  stats_.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   result.stats = stats_;
   diagnose(result);
   return result;

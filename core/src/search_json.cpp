@@ -1,11 +1,10 @@
 // The search result as the contract's JSON, with AIAK's field names for the per-stage layout.
 #include <map>
-
 #include <nlohmann/json.hpp>
 
+#include "layout.hpp"
 #include "paraplan/megatron.hpp"
 #include "paraplan/search.hpp"
-#include "search_space.hpp"
 
 namespace paraplan {
 namespace {
@@ -46,8 +45,8 @@ nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scen
   nlohmann::json memory = nlohmann::json::object(), granularity = nlohmann::json::object(),
                  method = nlohmann::json::object(), num_layers = nlohmann::json::object(),
                  gpus = nlohmann::json::object(), by_gpu = nlohmann::json::object();
-  const int64_t stage_gpus = report.data_parallel_size * s.tensor_model_parallel_size *
-                             s.context_parallel_size;
+  const int64_t stage_gpus =
+      report.data_parallel_size * s.tensor_model_parallel_size * s.context_parallel_size;
   for (const auto& [pool, gib] : peak_gib) {
     const std::string& id = cluster.pools[static_cast<size_t>(pool)].gpu.id;
     const Recompute& r = s.recompute[static_cast<size_t>(pool)];
@@ -55,13 +54,14 @@ nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scen
     granularity[id] = to_string(r.granularity);
     method[id] = to_string(r.method);
     num_layers[id] = r.num_layers;
-    gpus[id] = stage_gpus * std::count(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(),
-                                       pool);
+    gpus[id] =
+        stage_gpus * std::count(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(), pool);
     by_gpu[id] = join_arguments(megatron_arguments(s, scenario.model, scenario.training, pool));
   }
   out["max-use-mem-size"] = memory;
   nlohmann::json chips = nlohmann::json::array();
-  for (const int pool : s.pipeline_stage_gpus) chips.push_back(cluster.pools[static_cast<size_t>(pool)].gpu.id);
+  for (const int pool : s.pipeline_stage_gpus)
+    chips.push_back(cluster.pools[static_cast<size_t>(pool)].gpu.id);
   out["pipeline-stage-chips"] = chips;
   out["pipeline-stage-layers"] = s.pipeline_stage_layers;
   out["recompute-granularity"] = granularity;

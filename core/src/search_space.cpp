@@ -44,20 +44,6 @@ std::vector<int64_t> context_candidates(const Training& training, int64_t max_si
   return sizes;
 }
 
-std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages) {
-  const int64_t chunks = stages * virtual_stages;
-  for (const int64_t accounted : {0, 1, 2}) {
-    if ((layers + accounted) % chunks != 0) continue;
-    const int64_t per_stage = (layers + accounted) / chunks * virtual_stages;
-    std::vector<int64_t> split(static_cast<size_t>(stages), per_stage);
-    if (accounted >= 1) split.back() -= 1;   // the loss takes the last virtual stage's place
-    if (accounted == 2) split.front() -= 1;  // the embedding the first's
-    if (std::all_of(split.begin(), split.end(), [](int64_t l) { return l >= 1; })) return split;
-    return {};
-  }
-  return {};
-}
-
 void for_each_stage_composition(const Cluster& cluster, int64_t stages, int64_t gpus_per_stage,
                                 const std::function<void(const std::vector<int64_t>&)>& visit) {
   std::vector<int64_t> counts(cluster.pools.size(), 0);

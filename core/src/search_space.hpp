@@ -22,10 +22,6 @@ std::vector<int64_t> tensor_candidates(const ModelSpec& model, int64_t max_size)
 // Context-parallel sizes: the sequence splits into 2 x cp chunks (load-balanced causal).
 std::vector<int64_t> context_candidates(const Training& training, int64_t max_size);
 
-// Standard Megatron-LM split of `layers` over `stages` x `virtual_stages`: even, or with the
-// loss and embedding counted as layers; empty when neither divides.
-std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages);
-
 // Calls `visit(counts)` for every split of `stages` into stage counts per pool (one entry per
 // pool) within each pool's cap of GPUs (`gpus_per_stage` each), one at a time.
 void for_each_stage_composition(const Cluster& cluster, int64_t stages, int64_t gpus_per_stage,

@@ -169,6 +169,12 @@ describe("web page (production build)", () => {
       events.some((event) => event.ph === "X" && event.name === "bubble"),
     );
     await screenshot("03-detail");
+    // The README's picture (docs/screenshot.png is a copy): the form, the ranking, the summary.
+    await page.screenshot({
+      path: join(SCREENSHOTS, "readme.png"),
+      fullPage: true,
+      clip: { x: 0, y: 0, width: 1440, height: 1560 },
+    });
   });
 
   it("exports the results as CSV and JSON", async () => {
@@ -290,9 +296,13 @@ describe("web page (production build)", () => {
   });
 
   it("cancels a long search and keeps working", async () => {
+    // Some seconds of search: three GPU types, 1,536 GPUs.
+    await page.selectOption(byTestId("model-select"), "llama3.1-405b");
     await fillJob(page, {
-      "cluster-input": "a800:128,h800:160",
-      "num-gpus": "256",
+      "cluster-input": "a800:512,h800:512,h100:512",
+      "num-gpus": "1536",
+      "global-batch-size": "2048",
+      "seq-length": "8192",
     });
     await page.click(byTestId("search-button"));
     await page
@@ -306,7 +316,13 @@ describe("web page (production build)", () => {
       await page.locator(byTestId("search-status")).innerText(),
       /cancelled/,
     );
-    await fillJob(page, { "cluster-input": "h100:64", "num-gpus": "64" });
+    await page.selectOption(byTestId("model-select"), "llama2-70b");
+    await fillJob(page, {
+      "cluster-input": "h100:64",
+      "num-gpus": "64",
+      "global-batch-size": "512",
+      "seq-length": "4096",
+    });
     await search(page);
     assert.match((await rowTexts(page))[0], /h100/);
   });

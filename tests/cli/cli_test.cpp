@@ -1,12 +1,16 @@
 // The `paraplan` command as a user runs it: exit codes, output format, error lines.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -22,13 +26,26 @@ std::string slurp(const std::string& path) {
   return text.str();
 }
 
+// A scratch folder of this test process, away from the source tree; removed at exit.
+struct ScratchDir {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("paraplan_cli_test_" + std::to_string(::getpid()));
+  ScratchDir() { std::filesystem::create_directories(path); }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+};
+
+std::string scratch(const std::string& name) {
+  static const ScratchDir dir;
+  return (dir.path / name).string();
+}
+
 // Runs `paraplan ARGS`, feeding `input` on standard input.
 Result run(const std::string& args, const std::string& input = "") {
-  const std::string in = "cli_test_stdin.txt", out = "cli_test_stdout.txt",
-                    err = "cli_test_stderr.txt";
+  const std::string in = scratch("stdin.txt"), out = scratch("stdout.txt"),
+                    err = scratch("stderr.txt");
   std::ofstream(in) << input;
-  const std::string command = std::string(PARAPLAN_CLI) + " " + args + " <" + in + " >" + out +
-                              " 2>" + err;
+  const std::string command =
+      std::string(PARAPLAN_CLI) + " " + args + " <" + in + " >" + out + " 2>" + err;
   const int status = std::system(command.c_str());
   Result result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -46,15 +63,16 @@ TEST_CASE("estimate prints the contract's report") {
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());
   const nlohmann::json report = nlohmann::json::parse(r.out);
-  for (const char* key : {"feasible", "infeasible_reasons", "iteration_time_s",
-                          "tokens_per_s_per_gpu", "samples_per_s", "model_tflops_per_gpu", "mfu",
-                          "hfu", "memory", "time_breakdown_s"}) {
+  for (const char* key :
+       {"feasible", "infeasible_reasons", "iteration_time_s", "tokens_per_s_per_gpu",
+        "samples_per_s", "model_tflops_per_gpu", "mfu", "hfu", "memory", "time_breakdown_s"}) {
     CHECK_MESSAGE(report.contains(key), key);
   }
   CHECK(report["feasible"] == true);
   CHECK(report["memory"]["per_stage"].size() == 4);
   double sum = 0;
-  for (const auto& [part, seconds] : report["time_breakdown_s"].items()) sum += seconds.get<double>();
+  for (const auto& [part, seconds] : report["time_breakdown_s"].items())
+    sum += seconds.get<double>();
   CHECK(sum == doctest::Approx(report["iteration_time_s"].get<double>()).epsilon(0.01));
 }
 
@@ -130,10 +148,10 @@ TEST_CASE("search with AIAK flags prints a ranked table; --json the contract's k
   REQUIRE(output["strategies"].size() == 3);
   for (const char* key : {"evaluated", "feasible", "seconds"}) CHECK(output["stats"].contains(key));
   const nlohmann::json& best = output["strategies"][0];
-  for (const char* key : {"strategy", "estimate", "sim_throughput", "sim_total_time_s",
-                          "max-use-mem-size", "pipeline-stage-chips", "pipeline-stage-layers",
-                          "recompute-granularity", "recompute-method", "recompute-num-layers",
-                          "megatron_args"}) {
+  for (const char* key :
+       {"strategy", "estimate", "sim_throughput", "sim_total_time_s", "max-use-mem-size",
+        "pipeline-stage-chips", "pipeline-stage-layers", "recompute-granularity",
+        "recompute-method", "recompute-num-layers", "megatron_args"}) {
     CHECK_MESSAGE(best.contains(key), key);
   }
   CHECK(best["estimate"]["feasible"] == true);
@@ -154,9 +172,11 @@ TEST_CASE("search SCENARIO.json keeps the strategy keys it gives") {
 }
 
 TEST_CASE("search --mode analytic writes a Chrome trace per strategy") {
-  const std::string dir = "cli_test_traces";
-  const Result r = run("search --model-name llama2-7b --gpu-infos h100:16 --global-batch-size 64 "
-                       "--sequence-length 4096 --top 2 --mode analytic --trace-dir " + dir);
+  const std::string dir = scratch("traces");
+  const Result r =
+      run("search --model-name llama2-7b --gpu-infos h100:16 --global-batch-size 64 "
+          "--sequence-length 4096 --top 2 --mode analytic --trace-dir " +
+          dir);
   REQUIRE(r.exit_code == 0);
   const nlohmann::json trace = nlohmann::json::parse(slurp(dir + "/rank1.trace.json"));
   REQUIRE(trace["traceEvents"].is_array());
@@ -172,17 +192,23 @@ TEST_CASE("search --mode analytic writes a Chrome trace per strategy") {
 }
 
 TEST_CASE("search flag errors name the flag") {
-  Result r = run("search --model-name llama2-70b --gpu-infos a800:x --global-batch-size 512 "
-                 "--sequence-length 4096");
+  Result r =
+      run("search --model-name llama2-70b --gpu-infos a800:x --global-batch-size 512 "
+          "--sequence-length 4096");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "paraplan: --gpu-infos: expected an integer from 1 to 16777216, got \"x\"\n");
-  r = run("search --model-name llama9 --gpu-infos a800:8 --global-batch-size 8 --sequence-length 4096");
+  r = run(
+      "search --model-name llama9 --gpu-infos a800:8 --global-batch-size 8 --sequence-length 4096");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("paraplan: --model-name: unknown model preset") == 0);
-  r = run("search --model-name llama2-7b --gpu-infos a800 --global-batch-size 8 --sequence-length 4096");
+  r =
+      run("search --model-name llama2-7b --gpu-infos a800 --global-batch-size 8 --sequence-length "
+          "4096");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "paraplan: --num-gpus: is required when a GPU type of --gpu-infos has no cap\n");
-  r = run("search --model-name llama2-7b --gpu-infos v100:8 --global-batch-size 8 --sequence-length 4096");
+  r =
+      run("search --model-name llama2-7b --gpu-infos v100:8 --global-batch-size 8 "
+          "--sequence-length 4096");
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("paraplan: --gpu-infos: unknown GPU preset") == 0);
 }

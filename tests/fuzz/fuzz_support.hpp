@@ -4,9 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "paraplan/errors.hpp"
 #include "paraplan/scenario.hpp"

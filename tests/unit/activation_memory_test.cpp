@@ -59,8 +59,7 @@ TEST_CASE("full recompute keeps the 2sbh layer input, sharded with sequence para
 TEST_CASE("flash attention keeps no s x s scores, only a log-sum-exp per row") {
   const Case c;
   const detail::LayerCost layer = costs(c, true, /*flash=*/true).dense;
-  CHECK(layer.activation_bytes ==
-        doctest::Approx(c.sbh() * 34 / c.t + 4 * c.b * c.a / c.t * c.s));
+  CHECK(layer.activation_bytes == doctest::Approx(c.sbh() * 34 / c.t + 4 * c.b * c.a / c.t * c.s));
 }
 
 TEST_CASE("parameters per GPU: 12h^2/t per GPT layer plus replicated norms") {

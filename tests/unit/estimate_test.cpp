@@ -1,7 +1,7 @@
 // Invariants of the estimate: consistency, feasibility reasons, and sensitivity directions.
-#include <cmath>
-
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 #include "support.hpp"
 
@@ -13,8 +13,8 @@ std::string job(const std::string& model, int gpus, int batch, int seq, const st
                 const std::string& gpu = "a800") {
   return R"({"model": ")" + model + R"(", "training": {"global_batch_size": )" +
          std::to_string(batch) + R"(, "seq_length": )" + std::to_string(seq) +
-         R"(}, "cluster": {"gpus": [{"type": ")" + gpu + R"(", "count": )" +
-         std::to_string(gpus) + R"(}]}, "strategy": )" + strategy + "}";
+         R"(}, "cluster": {"gpus": [{"type": ")" + gpu + R"(", "count": )" + std::to_string(gpus) +
+         R"(}]}, "strategy": )" + strategy + "}";
 }
 
 Report run(const std::string& json) { return estimate(test::scenario(json)); }

@@ -1,9 +1,9 @@
 // Arithmetic at the extremes AIAK allows (1,048,576 GPUs, tokens per sequence, global batch)
 // and beyond: every output is a finite number, searches answer within their budget.
+#include <doctest/doctest.h>
+
 #include <chrono>
 #include <cmath>
-
-#include <doctest/doctest.h>
 
 #include "paraplan/search.hpp"
 #include "support.hpp"
@@ -23,7 +23,8 @@ void check_numbers(const nlohmann::json& value, const std::string& path = "") {
     for (const auto& [key, item] : value.items()) check_numbers(item, path + "." + key);
   }
   if (value.is_array()) {
-    for (size_t i = 0; i < value.size(); ++i) check_numbers(value[i], path + "[" + std::to_string(i) + "]");
+    for (size_t i = 0; i < value.size(); ++i)
+      check_numbers(value[i], path + "[" + std::to_string(i) + "]");
   }
 }
 
@@ -36,22 +37,32 @@ nlohmann::json scenario(const nlohmann::json& model, int64_t gpus, int64_t batch
   return s;
 }
 
-const nlohmann::json kHugeModel = {
-    {"name", "huge"},          {"num_layers", 65536},       {"hidden_size", 1 << 24},
-    {"ffn_hidden_size", 1 << 24}, {"num_attention_heads", 1 << 16}, {"vocab_size", 1 << 30},
-    {"activation", "swiglu"}};
+const nlohmann::json kHugeModel = {{"name", "huge"},
+                                   {"num_layers", 65536},
+                                   {"hidden_size", 1 << 24},
+                                   {"ffn_hidden_size", 1 << 24},
+                                   {"num_attention_heads", 1 << 16},
+                                   {"vocab_size", 1 << 30},
+                                   {"activation", "swiglu"}};
 
 }  // namespace
 
 TEST_CASE("estimates stay finite over a grid of extreme scenarios") {
-  const std::vector<nlohmann::json> models = {"llama2-7b", "llama-1800b", "deepseek-v3", kHugeModel};
-  const std::vector<nlohmann::json> strategies = {
-      nullptr,
-      {{"tensor_model_parallel_size", 8}, {"pipeline_model_parallel_size", 16},
-       {"sequence_parallel", true}, {"use_flash_attn", true}, {"zero_stage", 3}},
-      {{"context_parallel_size", 1024}, {"use_flash_attn", true}, {"recompute_granularity", "full"}},
-      {{"micro_batch_size", kMillion}, {"recompute_granularity", "full"},
-       {"recompute_method", "block"}, {"recompute_num_layers", 1}}};
+  const std::vector<nlohmann::json> models = {"llama2-7b", "llama-1800b", "deepseek-v3",
+                                              kHugeModel};
+  const std::vector<nlohmann::json> strategies = {nullptr,
+                                                  {{"tensor_model_parallel_size", 8},
+                                                   {"pipeline_model_parallel_size", 16},
+                                                   {"sequence_parallel", true},
+                                                   {"use_flash_attn", true},
+                                                   {"zero_stage", 3}},
+                                                  {{"context_parallel_size", 1024},
+                                                   {"use_flash_attn", true},
+                                                   {"recompute_granularity", "full"}},
+                                                  {{"micro_batch_size", kMillion},
+                                                   {"recompute_granularity", "full"},
+                                                   {"recompute_method", "block"},
+                                                   {"recompute_num_layers", 1}}};
   for (const nlohmann::json& model : models) {
     for (const int64_t gpus : {int64_t{1}, int64_t{1024}, kMillion, kMillion * 16}) {
       for (const int64_t batch : {int64_t{1}, kMillion}) {

@@ -1,8 +1,9 @@
-#include <cmath>
+#include "paraplan/model.hpp"
 
 #include <doctest/doctest.h>
 
-#include "paraplan/model.hpp"
+#include <cmath>
+
 #include "paraplan/presets.hpp"
 #include "support.hpp"
 
@@ -58,9 +59,9 @@ TEST_CASE("model FLOPs per token follow Megatron-LM's formula") {
   // 12 L h^2 [(1 + g/a + s/h) ad/h + 1.5 f/h] + 6 h V.
   const ModelSpec llama = preset("llama2-70b");
   const double a = 64, g = 8, d = 128, f = 28672, s70 = 4096, h70 = 8192, L70 = 80, V70 = 32000;
-  const double expected = 12 * L70 * h70 * h70 *
-                              ((1 + g / a + s70 / h70) * (a * d / h70) + 1.5 * f / h70) +
-                          6 * h70 * V70;
+  const double expected =
+      12 * L70 * h70 * h70 * ((1 + g / a + s70 / h70) * (a * d / h70) + 1.5 * f / h70) +
+      6 * h70 * V70;
   CHECK(model_flops_per_token(llama, 4096) == doctest::Approx(expected).epsilon(1e-12));
 }
 

@@ -24,8 +24,8 @@ TEST_CASE("a valid scenario parses") {
 TEST_CASE("errors name the field and the expectation") {
   CHECK(input_error(with_strategy(R"({"tensor_model_parallel_size": 0})")) ==
         "strategy.tensor_model_parallel_size: expected an integer from 1 to 16777216, got 0");
-  CHECK(input_error(with_strategy(R"({"tensor_model_parallel_size": 2.5})")).find(
-            "strategy.tensor_model_parallel_size: expected an integer") == 0);
+  CHECK(input_error(with_strategy(R"({"tensor_model_parallel_size": 2.5})"))
+            .find("strategy.tensor_model_parallel_size: expected an integer") == 0);
   CHECK(input_error(with_strategy(R"({"sequence_parallel": "yes"})")) ==
         "strategy.sequence_parallel: expected true or false, got the string \"yes\"");
   CHECK(input_error(with_strategy(R"({"recompute_granularity": "some"})")) ==
@@ -44,8 +44,8 @@ TEST_CASE("unknown keys are errors, with a suggestion for near misses") {
 }
 
 TEST_CASE("unknown presets list the known ones") {
-  const std::string message = input_error(std::string(R"({"model": "llama9", )") + kTraining +
-                                          ", " + kCluster + "}");
+  const std::string message =
+      input_error(std::string(R"({"model": "llama9", )") + kTraining + ", " + kCluster + "}");
   CHECK(message.find("model: unknown model preset the string \"llama9\" (known: ") == 0);
   CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
                     R"(, "cluster": {"gpus": [{"type": "v100", "count": 8}]}})")
@@ -55,12 +55,13 @@ TEST_CASE("unknown presets list the known ones") {
 TEST_CASE("inconsistent model dimensions are input errors") {
   CHECK(input_error(std::string(R"({"model": {"num_layers": 2, "hidden_size": 1024,
       "ffn_hidden_size": 4096, "num_attention_heads": 16, "num_query_groups": 3,
-      "vocab_size": 1000, "activation": "gelu"}, )") + kTraining + ", " + kCluster + "}") ==
+      "vocab_size": 1000, "activation": "gelu"}, )") +
+                    kTraining + ", " + kCluster + "}") ==
         "model.num_query_groups: must divide num_attention_heads (16), got 3");
   CHECK(input_error(std::string(R"({"model": {"num_layers": 2, "hidden_size": 1024,
       "ffn_hidden_size": 4096, "num_attention_heads": 16, "vocab_size": 1000,
-      "activation": "gelu", "moe": {"num_experts": 4, "top_k": 5}}, )") + kTraining + ", " +
-                    kCluster + "}") ==
+      "activation": "gelu", "moe": {"num_experts": 4, "top_k": 5}}, )") +
+                    kTraining + ", " + kCluster + "}") ==
         "model.moe.top_k: expected an integer from 1 to 4, got 5");
   CHECK(input_error(std::string(R"({"model": {"num_layers": 2, "hidden_size": 1024,
       "ffn_hidden_size": 4096, "num_attention_heads": 16, "activation": "gelu"}, )") +
@@ -90,10 +91,11 @@ TEST_CASE("inline GPUs: overrides of a preset, or complete objects") {
                     R"(, "cluster": {"gpus": [{"type": {"base": "h100",
                         "inter_node": {"gb_per_s": -1}}, "count": 16}]}})") ==
         "cluster.gpus[0].type.id: is required: name the customised GPU");
-  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
-                    R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",
+  CHECK(
+      input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                  R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",
                         "inter_node": {"gb_per_s": -1}}, "count": 16}]}})") ==
-        "cluster.gpus[0].type.inter_node.gb_per_s: expected a number from 0.001 to 1000000, got -1");
+      "cluster.gpus[0].type.inter_node.gb_per_s: expected a number from 0.001 to 1000000, got -1");
 }
 
 TEST_CASE("JSON text: syntax errors, size and depth limits") {

@@ -1,11 +1,12 @@
 // The search: exact top N (against exhaustive enumeration and an independent brute force),
 // the AIAK semantics of mixed clusters, pins, diagnosis, progress and cancellation.
-#include <algorithm>
-#include <cmath>
+#include "paraplan/search.hpp"
 
 #include <doctest/doctest.h>
 
-#include "paraplan/search.hpp"
+#include <algorithm>
+#include <cmath>
+
 #include "support.hpp"
 
 using namespace paraplan;
@@ -50,8 +51,9 @@ TEST_CASE("pruning keeps the exact top N of the exhaustive search") {
     check_same_ranking(s, 8);
   }
   SUBCASE("mixed cluster") {
-    const Scenario s = job("llama2-7b", R"([{"type": "a800", "count": 16}, {"type": "h800", "count": 16}])",
-                           64, 4096, R"(, "strategy": {"context_parallel_size": 1})");
+    const Scenario s =
+        job("llama2-7b", R"([{"type": "a800", "count": 16}, {"type": "h800", "count": 16}])", 64,
+            4096, R"(, "strategy": {"context_parallel_size": 1})");
     check_same_ranking(s, 6);
   }
   SUBCASE("mixture of experts") {
@@ -81,9 +83,9 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
           for (const int64_t mbs : {1, 2, 4, 8, 16, 32})
             for (const bool sp : {false, true})
               for (const bool flash : {false, true})
-                for (const auto granularity : {RecomputeGranularity::none,
-                                               RecomputeGranularity::selective,
-                                               RecomputeGranularity::full})
+                for (const auto granularity :
+                     {RecomputeGranularity::none, RecomputeGranularity::selective,
+                      RecomputeGranularity::full})
                   for (const int zero : {0, 1, 2, 3}) {
                     if (sp && t == 1) continue;  // the same strategy as without
                     s.tensor_model_parallel_size = t;
@@ -116,25 +118,37 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
 }
 
 TEST_CASE("every returned strategy is feasible and re-estimates to the same numbers") {
-  const Scenario scenario = job("llama2-70b", R"([{"type": "a800", "count": 64}])", 128, 4096);
-  const SearchResult result = run(scenario, 5);
-  REQUIRE(result.strategies.size() == 5);
-  for (const RankedStrategy& ranked : result.strategies) {
-    CHECK(ranked.report.feasible);
-    Scenario again = scenario;
-    const nlohmann::json strategy = to_json(ranked.strategy, scenario.cluster);
-    nlohmann::json document = {{"model", "llama2-70b"},
-                               {"training", {{"global_batch_size", 128}, {"seq_length", 4096}}},
-                               {"cluster", {{"gpus", {{{"type", "a800"}, {"count", 64}}}}}},
-                               {"strategy", strategy}};
-    const Report direct = estimate(parse_scenario(document));
-    CHECK(direct.iteration_time_s == ranked.report.iteration_time_s);
-    CHECK(direct.peak_memory_bytes() == ranked.report.peak_memory_bytes());
-  }
-  for (size_t i = 1; i < result.strategies.size(); ++i) {
-    CHECK(result.strategies[i - 1].report.iteration_time_s <=
-          result.strategies[i].report.iteration_time_s);
-  }
+  const auto check = [](nlohmann::json document, int top) {
+    CAPTURE(document.dump());
+    const Scenario scenario = parse_scenario(document);
+    const SearchResult result = run(scenario, top);
+    REQUIRE(!result.strategies.empty());
+    for (size_t i = 0; i < result.strategies.size(); ++i) {
+      const RankedStrategy& ranked = result.strategies[i];
+      CAPTURE(i);
+      document["strategy"] = to_json(ranked.strategy, scenario.cluster);
+      INFO(nlohmann::json(ranked.report.infeasible_reasons).dump());
+      REQUIRE(ranked.report.feasible);
+      const Report direct = estimate(parse_scenario(document));
+      CHECK(direct.iteration_time_s == ranked.report.iteration_time_s);
+      CHECK(direct.peak_memory_bytes() == ranked.report.peak_memory_bytes());
+      if (i > 0) {
+        CHECK(result.strategies[i - 1].report.iteration_time_s <= ranked.report.iteration_time_s);
+      }
+    }
+  };
+  const auto document = [](const char* model, nlohmann::json gpus, int batch) {
+    return nlohmann::json{{"model", model},
+                          {"training", {{"global_batch_size", batch}, {"seq_length", 4096}}},
+                          {"cluster", {{"gpus", std::move(gpus)}}}};
+  };
+  // Deep virtual pipelines whose even split counts the embedding and loss as layers.
+  check(document("llama2-70b", {{{"type", "a800"}, {"count", 256}}}, 512), 20);
+  check(document("llama2-7b", {{{"type", "h100"}, {"count", 16}}}, 32), 500);
+  check(document("mixtral-8x7b", {{{"type", "h100"}, {"count", 64}}}, 256), 50);
+  check(document("llama2-13b",
+                 {{{"type", "a800"}, {"count", 16}}, {{"type", "h800"}, {"count", 16}}}, 64),
+        50);
 }
 
 TEST_CASE("mixed clusters: caps, GPU total, one type and a layer count per stage") {
@@ -156,7 +170,8 @@ TEST_CASE("mixed clusters: caps, GPU total, one type and a layer count per stage
     CHECK(layers == 80);
     const int64_t stage_gpus = 256 / p;
     const auto used = [&](int pool) {
-      return stage_gpus * std::count(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(), pool);
+      return stage_gpus *
+             std::count(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(), pool);
     };
     CHECK(used(0) <= 128);
     CHECK(used(1) <= 160);

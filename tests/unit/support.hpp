@@ -1,10 +1,9 @@
 // Helpers shared by the unit tests.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "paraplan/errors.hpp"
 #include "paraplan/estimate.hpp"
@@ -28,9 +27,9 @@ inline std::string input_error(std::string_view json) {
 
 // A GPT-style model of Korthikanti et al. 2022 (Table 3), as a JSON object.
 inline std::string gpt_model(int layers, int hidden, int heads) {
-  return R"({"name": "gpt", "num_layers": )" + std::to_string(layers) +
-         R"(, "hidden_size": )" + std::to_string(hidden) + R"(, "ffn_hidden_size": )" +
-         std::to_string(4 * hidden) + R"(, "num_attention_heads": )" + std::to_string(heads) +
+  return R"({"name": "gpt", "num_layers": )" + std::to_string(layers) + R"(, "hidden_size": )" +
+         std::to_string(hidden) + R"(, "ffn_hidden_size": )" + std::to_string(4 * hidden) +
+         R"(, "num_attention_heads": )" + std::to_string(heads) +
          R"(, "vocab_size": 51200, "activation": "gelu"})";
 }
 

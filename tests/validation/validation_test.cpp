@@ -2,16 +2,16 @@
 // shared/validation): throughput of real training runs and Korthikanti et al.'s memory figures.
 // Prints a table of predicted vs measured and fails outside the accuracy targets.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
 #include <vector>
-
-#include <doctest/doctest.h>
-#include <nlohmann/json.hpp>
 
 #include "paraplan/estimate.hpp"
 
@@ -75,7 +75,8 @@ std::vector<Row> run_published() {
     row.korthikanti_table5 = source.find("Korthikanti") != std::string::npos &&
                              source.find("Table 5") != std::string::npos;
     row.as_given = estimate(parse_scenario(scenario_of(entry))).tokens_per_s_per_gpu;
-    const Report stated = estimate(parse_scenario(with_stated_settings(scenario_of(entry), source)));
+    const Report stated =
+        estimate(parse_scenario(with_stated_settings(scenario_of(entry), source)));
     row.stated = stated.tokens_per_s_per_gpu;
     row.feasible = stated.feasible;
     rows.push_back(row);
@@ -87,8 +88,8 @@ void print(const std::vector<Row>& rows) {
   std::printf("\n%-5s %-36s %12s %12s %9s %9s\n", "id", "run", "measured", "predicted", "error",
               "as given");
   for (const Row& r : rows) {
-    std::printf("%-5s %-36.36s %12.1f %12.1f %+8.1f%% %+8.1f%%%s\n", r.id.c_str(),
-                r.name.c_str(), r.measured, r.stated, 100 * r.error(), 100 * r.error_as_given(),
+    std::printf("%-5s %-36.36s %12.1f %12.1f %+8.1f%% %+8.1f%%%s\n", r.id.c_str(), r.name.c_str(),
+                r.measured, r.stated, 100 * r.error(), 100 * r.error_as_given(),
                 r.feasible ? "" : "  INFEASIBLE");
   }
 }
@@ -106,11 +107,11 @@ TEST_CASE("published training runs: tokens/s per GPU") {
     if (r.korthikanti_table5) table5.push_back(std::abs(r.error()));
   }
   const double table5_mean = std::accumulate(table5.begin(), table5.end(), 0.0) / table5.size();
-  std::printf("\n%zu runs: median |error| %.1f%%, max %.1f%% (as given: median %.1f%%, max %.1f%%)\n",
-              rows.size(), 100 * median(errors),
-              100 * *std::max_element(errors.begin(), errors.end()),
-              100 * median(errors_as_given),
-              100 * *std::max_element(errors_as_given.begin(), errors_as_given.end()));
+  std::printf(
+      "\n%zu runs: median |error| %.1f%%, max %.1f%% (as given: median %.1f%%, max %.1f%%)\n",
+      rows.size(), 100 * median(errors), 100 * *std::max_element(errors.begin(), errors.end()),
+      100 * median(errors_as_given),
+      100 * *std::max_element(errors_as_given.begin(), errors_as_given.end()));
   std::printf("Korthikanti et al. 2022 Table 5 (%zu runs): mean |error| %.1f%% (Calculon: 3.7%%)\n",
               table5.size(), 100 * table5_mean);
   CHECK(table5.size() == 8);

@@ -29,7 +29,7 @@ export const ESTIMATES = {
       tensor_model_parallel_size: 1,
       pipeline_model_parallel_size: 8,
       context_parallel_size: 4,
-      zero_stage: 2,
+      zero_stage: 1,
       use_flash_attn: true,
       pipeline_stage_gpus: [
         "a800",
@@ -136,5 +136,18 @@ export const SEARCHES = {
     },
     top: 3,
     nothingFits: true,
+  },
+};
+
+// A search of some seconds (three GPU types, 1,536 GPUs), for stopping one midway.
+export const LONG_SEARCH = {
+  model: "llama3.1-405b",
+  training: { global_batch_size: 2048, seq_length: 8192, precision: "bf16" },
+  cluster: {
+    gpus: [
+      { type: "a800", count: 512 },
+      { type: "h800", count: 512 },
+      { type: "h100", count: 512 },
+    ],
   },
 };

@@ -2,11 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace paraplan {
 
@@ -67,13 +66,13 @@ struct ModelSpec {
 
 // Parameter counts (biases and position embeddings are left out: under 0.1% for the presets).
 struct ParameterCounts {
-  double attention = 0;         // one layer: projections and norms
-  double dense_mlp = 0;         // one dense layer's MLP
-  double moe_mlp = 0;           // one MoE layer's MLP: router, all experts, shared experts
-  double moe_expert_mlp = 0;    // of which routed experts (sharded by expert parallelism)
-  double moe_active_mlp = 0;    // one MoE layer's MLP as used by one token (top_k experts)
-  double embedding = 0;         // input embedding
-  double output_layer = 0;      // LM head (0 when tied to the embedding)
+  double attention = 0;       // one layer: projections and norms
+  double dense_mlp = 0;       // one dense layer's MLP
+  double moe_mlp = 0;         // one MoE layer's MLP: router, all experts, shared experts
+  double moe_expert_mlp = 0;  // of which routed experts (sharded by expert parallelism)
+  double moe_active_mlp = 0;  // one MoE layer's MLP as used by one token (top_k experts)
+  double embedding = 0;       // input embedding
+  double output_layer = 0;    // LM head (0 when tied to the embedding)
   double total = 0;
   double active = 0;  // used per token (differs from total for MoE)
 };

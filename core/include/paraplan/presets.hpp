@@ -1,11 +1,10 @@
 // Built-in presets, compiled into the library from presets/ (one JSON file each).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace paraplan {
 

@@ -2,12 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "paraplan/hardware.hpp"
 #include "paraplan/model.hpp"
@@ -59,13 +58,13 @@ struct Strategy {
   int64_t micro_batch_size = 1;
   bool sequence_parallel = false;
   std::vector<Recompute> recompute;  // one per cluster pool (GPU type)
-  int zero_stage = 0;  // 1 = --use-distributed-optimizer, 3 = fully sharded
+  int zero_stage = 0;                // 1 = --use-distributed-optimizer, 3 = fully sharded
   bool use_flash_attn = false;
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;
-  std::vector<int> pipeline_stage_gpus;           // pool index per stage
-  std::vector<int64_t> pipeline_stage_layers;     // layers per stage
+  std::vector<int> pipeline_stage_gpus;        // pool index per stage
+  std::vector<int64_t> pipeline_stage_layers;  // layers per stage
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {

@@ -3,10 +3,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "paraplan/report.hpp"
 #include "paraplan/scenario.hpp"
@@ -17,16 +16,16 @@ struct SearchProgress {
   int64_t evaluated = 0;
   int64_t pruned = 0;
   double elapsed_s = 0;
-  double fraction_done = 0;            // of the outer loop, 0..1
-  double best_iteration_time_s = 0;    // 0 until a feasible strategy is found
+  double fraction_done = 0;          // of the outer loop, 0..1
+  double best_iteration_time_s = 0;  // 0 until a feasible strategy is found
 };
 
 struct SearchOptions {
   int top = 10;
   bool allow_tensor_parallel_across_nodes = false;
-  bool exhaustive = false;           // evaluate every configuration: no pruning (for testing)
-  double time_budget_s = 30;         // stop with the best found so far when exceeded
-  int64_t progress_every = 4096;     // evaluations between progress reports
+  bool exhaustive = false;        // evaluate every configuration: no pruning (for testing)
+  double time_budget_s = 30;      // stop with the best found so far when exceeded
+  int64_t progress_every = 4096;  // evaluations between progress reports
   // Called every `progress_every` evaluations; returning false cancels the search.
   std::function<bool(const SearchProgress&)> on_progress;
 };
@@ -37,8 +36,8 @@ struct SearchStats {
   int64_t pruned = 0;     // configurations skipped: bounds, or memory that cannot fit
   int64_t feasible = 0;   // evaluated configurations that fit in memory
   double seconds = 0;
-  bool complete = true;   // false when cancelled or out of time budget
-  std::string stopped;    // why an incomplete search stopped
+  bool complete = true;  // false when cancelled or out of time budget
+  std::string stopped;   // why an incomplete search stopped
 };
 
 struct RankedStrategy {
@@ -49,7 +48,7 @@ struct RankedStrategy {
 struct SearchResult {
   std::vector<RankedStrategy> strategies;  // best first
   SearchStats stats;
-  std::vector<std::string> diagnosis;      // why no strategy is feasible, when none is
+  std::vector<std::string> diagnosis;  // why no strategy is feasible, when none is
 };
 
 // Searches the strategies of `scenario`; strategy keys it gives are fixed.
