@@ -295,6 +295,31 @@ describe("web page (production build)", () => {
     await page.selectOption(byTestId("model-select"), "llama2-70b");
   });
 
+  it("a custom model copied from a preset keeps every key of it", async () => {
+    // The custom form was filled from llama2-70b above (untied embeddings, no biases).
+    await search(page);
+    const fromPreset = await rowTexts(page);
+    await page.selectOption(byTestId("model-select"), "custom");
+    const other = page.locator(".custom-model textarea");
+    assert.match(
+      await other.inputValue(),
+      /"untie_embeddings_and_output_weights":true/,
+    );
+    await search(page);
+    assert.deepEqual(await rowTexts(page), fromPreset);
+
+    const saved = await other.inputValue();
+    await other.fill('{"add_bias_linear": tru');
+    const error = page.locator(byTestId("error-message"));
+    await error.waitFor();
+    assert.match(await error.innerText(), /JSON object/);
+    await other.fill('{"num_layers": 4}');
+    assert.match(await error.innerText(), /num_layers is already set/);
+    await other.fill(saved);
+    assert.equal(await error.count(), 0);
+    await page.selectOption(byTestId("model-select"), "llama2-70b");
+  });
+
   it("cancels a long search and keeps working", async () => {
     // Some seconds of search: three GPU types, 1,536 GPUs.
     await page.selectOption(byTestId("model-select"), "llama3.1-405b");

@@ -42,6 +42,9 @@ export const en = {
   "model.moe_ffn_hidden_size": "Expert FFN size",
   "model.num_shared_experts": "Shared experts",
   "model.first_k_dense_layers": "Leading dense layers",
+  "model.other_fields": "Other model fields (JSON)",
+  "model.other_fields_hint":
+    'Any other key of the model, e.g. {"untie_embeddings_and_output_weights": true} or DeepSeek\'s multi_latent_attention',
   "model.defaultGroups": "= heads",
 
   "cluster.gpuInfos": "GPU types and caps",
@@ -225,6 +228,8 @@ export const en = {
   "error.duplicateGpu": "{value} is listed twice",
   "error.tooManyGpus": "{n} GPUs is more than the {caps} the GPU types allow",
   "error.moeNeedsExperts": "Give the number of experts first",
+  "error.jsonObject": 'Enter a JSON object, e.g. {"add_bias_linear": true}',
+  "error.fieldTwice": "{key} is already set by its own field",
   "error.scaleRange": "“To” must not be below “From”",
   "error.module": "The calculator rejected the input: {message}",
 };
@@ -273,6 +278,9 @@ export const zh: Record<MessageKey, string> = {
   "model.moe_ffn_hidden_size": "专家 FFN 维度",
   "model.num_shared_experts": "共享专家数",
   "model.first_k_dense_layers": "前置稠密层数",
+  "model.other_fields": "其他模型字段（JSON）",
+  "model.other_fields_hint":
+    '模型的其他任意字段，例如 {"untie_embeddings_and_output_weights": true} 或 DeepSeek 的 multi_latent_attention',
   "model.defaultGroups": "= 头数",
 
   "cluster.gpuInfos": "GPU 型号与上限",
@@ -450,6 +458,8 @@ export const zh: Record<MessageKey, string> = {
   "error.duplicateGpu": "{value} 重复出现",
   "error.tooManyGpus": "{n} 张 GPU 超过了各型号上限之和 {caps}",
   "error.moeNeedsExperts": "请先填写专家数",
+  "error.jsonObject": '请输入 JSON 对象，例如 {"add_bias_linear": true}',
+  "error.fieldTwice": "{key} 已由单独的输入框设置",
   "error.scaleRange": "“到”不能小于“从”",
   "error.module": "计算器拒绝了输入：{message}",
 };

@@ -40,6 +40,9 @@ export const CUSTOM_MODEL_FIELDS = [
   "moe_ffn_hidden_size",
   "num_shared_experts",
   "first_k_dense_layers",
+  // Every other key of the scenario's model, as a JSON object (e.g. DeepSeek's
+  // multi_latent_attention, untie_embeddings_and_output_weights).
+  "other_fields",
 ] as const;
 export type CustomModelField = (typeof CUSTOM_MODEL_FIELDS)[number];
 export const ACTIVATIONS = [

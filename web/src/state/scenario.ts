@@ -7,6 +7,7 @@ import { parseDecimal, parseInteger } from "./numbers";
 import {
   ACTIVATIONS,
   CUSTOM_MODEL,
+  CUSTOM_MODEL_FIELDS,
   PRECISIONS,
   type GpuOverrides,
   type PageState,
@@ -127,7 +128,51 @@ function customModel(
         check.fail(`custom.${field}`, "error.moeNeedsExperts");
     }
   }
+  addOtherFields(check, custom.other_fields, model);
   return model;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// The keys of the other_fields JSON object, added to `model` (and its moe) where no
+// field of the form has set them; the module checks their values.
+function addOtherFields(
+  check: Checker,
+  text: string,
+  model: Record<string, unknown>,
+): void {
+  if (text.trim() === "") return;
+  let other: unknown;
+  try {
+    other = JSON.parse(text);
+  } catch {
+    other = undefined;
+  }
+  if (!isObject(other)) {
+    check.fail("custom.other_fields", "error.jsonObject");
+    return;
+  }
+  const add = (
+    target: Record<string, unknown>,
+    entries: Record<string, unknown>,
+    prefix: string,
+  ) => {
+    for (const [key, value] of Object.entries(entries)) {
+      if (key in target)
+        check.fail("custom.other_fields", "error.fieldTwice", {
+          key: prefix + key,
+        });
+      else target[key] = value;
+    }
+  };
+  const { moe, ...rest } = other;
+  add(model, rest, "");
+  if (moe === undefined) return;
+  if (!isObject(moe) || !isObject(model.moe))
+    check.fail("custom.other_fields", "error.moeNeedsExperts");
+  else add(model.moe, moe, "moe.");
 }
 
 // A GPU preset id, or the preset with the user's changes as an inline GPU.
@@ -318,7 +363,13 @@ export function buildSearchRequest(
 export function fieldOfModuleError(message: string): FieldId | null {
   const path = message.slice(0, Math.max(0, message.indexOf(": ")));
   const rules: [RegExp, (match: RegExpMatchArray) => FieldId][] = [
-    [/^model\.(moe\.)?(\w+)/, (m) => `custom.${m[2]}`],
+    [
+      /^model\.(moe\.)?(\w+)/,
+      (m) =>
+        (CUSTOM_MODEL_FIELDS as readonly string[]).includes(m[2])
+          ? `custom.${m[2]}`
+          : "custom.other_fields",
+    ],
     [/^model/, () => "model"],
     [/^training\.global_batch_size/, () => "globalBatchSize"],
     [/^training\.seq_length/, () => "seqLength"],

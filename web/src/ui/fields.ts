@@ -31,7 +31,7 @@ function wrap(
   context: FormContext,
   binding: Binding,
   options: FieldOptions,
-  input: HTMLInputElement | HTMLSelectElement,
+  input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement,
 ): HTMLElement {
   input.id = `field-${nextId++}`;
   if (options.testid) input.dataset.testid = options.testid;
@@ -65,8 +65,21 @@ function wrap(
 export function textField(
   context: FormContext,
   binding: Binding,
-  options: FieldOptions & { numeric?: boolean; placeholder?: MessageKey },
+  options: FieldOptions & {
+    numeric?: boolean;
+    multiline?: boolean;
+    placeholder?: MessageKey;
+  },
 ): HTMLElement {
+  if (options.multiline) {
+    const area = h("textarea", {
+      attrs: { rows: "3", autocomplete: "off", spellcheck: "false" },
+      i18nAttrs: options.placeholder
+        ? { placeholder: options.placeholder }
+        : {},
+    });
+    return wrap(context, binding, options, area);
+  }
   const input = h("input", {
     attrs: {
       type: "text",

@@ -13,7 +13,7 @@ import { h } from "./dom";
 import { selectField, section, textField, type FormContext } from "./fields";
 import { count } from "./format";
 
-const MOE_FIELDS: CustomModelField[] = [
+const MOE_FIELDS: readonly CustomModelField[] = [
   "num_experts",
   "top_k",
   "moe_ffn_hidden_size",
@@ -39,18 +39,35 @@ function optionText(preset: ModelPreset): string {
   return `${preset.id} · ${count(preset.parameters)}`;
 }
 
-// The custom form starts from the preset the user was looking at.
+// The keys of `object` that are not in `shown`.
+function rest(
+  object: Record<string, unknown>,
+  shown: readonly string[],
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(object).filter(([key]) => !shown.includes(key)),
+  );
+}
+
+// The custom form starts from the preset the user was looking at, every key of it
+// included: those without a field of their own go to other_fields.
 function customFromPreset(
   preset: ModelPreset | undefined,
 ): PageState["custom"] {
   const model = preset?.model ?? {};
   const moe = (model.moe ?? {}) as Record<string, unknown>;
-  return Object.fromEntries(
+  const other = rest(model, [...CUSTOM_MODEL_FIELDS, "moe"]);
+  const otherMoe = rest(moe, MOE_FIELDS);
+  if (Object.keys(otherMoe).length > 0) other.moe = otherMoe;
+  const custom = Object.fromEntries(
     CUSTOM_MODEL_FIELDS.map((field) => {
       const value = MOE_FIELDS.includes(field) ? moe[field] : model[field];
       return [field, value === undefined ? "" : String(value)];
     }),
   ) as PageState["custom"];
+  custom.other_fields =
+    Object.keys(other).length > 0 ? JSON.stringify(other) : "";
+  return custom;
 }
 
 function customForm(context: FormContext): HTMLElement {
@@ -66,7 +83,9 @@ function customForm(context: FormContext): HTMLElement {
       },
       {
         label: `model.${name}`,
-        numeric: name !== "name",
+        numeric: name !== "name" && name !== "other_fields",
+        multiline: name === "other_fields",
+        hint: name === "other_fields" ? "model.other_fields_hint" : undefined,
         placeholder:
           name === "num_query_groups" ? "model.defaultGroups" : undefined,
       },
@@ -102,6 +121,7 @@ function customForm(context: FormContext): HTMLElement {
     ),
     h("h3", { i18n: "model.moe" }),
     h("div", { class: "grid-2" }, ...MOE_FIELDS.map(field)),
+    field("other_fields"),
   );
 }
 
