@@ -1,5 +1,5 @@
 // The layer split of a mixed pipeline: against a brute force over every split.
-#include "stage_split.hpp"
+#include "search/stage_split.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "stage_split.hpp"
+#include "search/stage_split.hpp"
 
 #include <numeric>
 #include <queue>

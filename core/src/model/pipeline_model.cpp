@@ -1,9 +1,9 @@
-#include "pipeline_model.hpp"
+#include "model/pipeline_model.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "collectives.hpp"
+#include "model/collectives.hpp"
 
 namespace paraplan::detail {
 namespace {

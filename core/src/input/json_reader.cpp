@@ -1,4 +1,4 @@
-#include "json_fields.hpp"
+#include "input/json_reader.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "json_fields.hpp"
+#include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/presets.hpp"
 

@@ -1,4 +1,4 @@
-#include "search_space.hpp"
+#include "search/candidates.hpp"
 
 #include <algorithm>
 #include <numeric>

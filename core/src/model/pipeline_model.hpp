@@ -7,7 +7,7 @@
 #include <span>
 #include <vector>
 
-#include "layer_cost.hpp"
+#include "model/layer_cost.hpp"
 #include "paraplan/report.hpp"
 #include "paraplan/scenario.hpp"
 

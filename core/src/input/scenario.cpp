@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "json_fields.hpp"
+#include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
 
 namespace paraplan {

@@ -4,7 +4,7 @@
 #include <map>
 #include <utility>
 
-#include "layer_cost.hpp"
+#include "model/layer_cost.hpp"
 
 namespace paraplan::detail {
 

@@ -1,4 +1,4 @@
-#include "layout.hpp"
+#include "model/stage_plan.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -5,10 +5,10 @@
 #include <optional>
 #include <utility>
 
-#include "cost_cache.hpp"
-#include "layout.hpp"
+#include "model/cost_cache.hpp"
+#include "model/stage_plan.hpp"
 #include "paraplan/errors.hpp"
-#include "pipeline_model.hpp"
+#include "model/pipeline_model.hpp"
 
 namespace paraplan {
 namespace {

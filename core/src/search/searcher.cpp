@@ -7,12 +7,12 @@
 #include <limits>
 #include <numeric>
 
-#include "cost_cache.hpp"
-#include "layout.hpp"
+#include "model/cost_cache.hpp"
+#include "model/stage_plan.hpp"
 #include "paraplan/estimate.hpp"
-#include "pipeline_model.hpp"
-#include "search_space.hpp"
-#include "stage_split.hpp"
+#include "model/pipeline_model.hpp"
+#include "search/candidates.hpp"
+#include "search/stage_split.hpp"
 
 namespace paraplan {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "paraplan/hardware.hpp"
 #include "paraplan/model.hpp"
-#include "presets_data.hpp"
+#include "input/presets_data.hpp"
 
 namespace paraplan {
 namespace {

@@ -1,6 +1,6 @@
 #include <numeric>
 
-#include "layout.hpp"
+#include "model/stage_plan.hpp"
 #include "paraplan/megatron.hpp"
 
 namespace paraplan {

@@ -1,4 +1,4 @@
-#include "collectives.hpp"
+#include "model/collectives.hpp"
 
 #include <algorithm>
 #include <cmath>

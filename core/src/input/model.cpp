@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_fields.hpp"
+#include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/presets.hpp"
 

@@ -1,9 +1,9 @@
-#include "layer_cost.hpp"
+#include "model/layer_cost.hpp"
 
 #include <algorithm>
 #include <utility>
 
-#include "collectives.hpp"
+#include "model/collectives.hpp"
 
 namespace paraplan::detail {
 namespace {

@@ -3,7 +3,7 @@
 // a heads, t tensor parallel (16-bit activations, 1-byte dropout masks).
 #include <doctest/doctest.h>
 
-#include "layer_cost.hpp"
+#include "model/layer_cost.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
