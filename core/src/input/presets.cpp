@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "input/presets_data.hpp"
 #include "paraplan/hardware.hpp"
 #include "paraplan/model.hpp"
-#include "input/presets_data.hpp"
 
 namespace paraplan {
 namespace {

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "model/cost_cache.hpp"
+#include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
 #include "paraplan/errors.hpp"
-#include "model/pipeline_model.hpp"
 
 namespace paraplan {
 namespace {

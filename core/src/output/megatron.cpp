@@ -1,7 +1,8 @@
+#include "paraplan/megatron.hpp"
+
 #include <numeric>
 
 #include "model/stage_plan.hpp"
-#include "paraplan/megatron.hpp"
 
 namespace paraplan {
 namespace {

@@ -1,7 +1,7 @@
-#include "paraplan/report.hpp"
-
 #include <algorithm>
 #include <nlohmann/json.hpp>
+
+#include "paraplan/report.hpp"
 
 namespace paraplan {
 namespace {

@@ -1,9 +1,9 @@
+#include "paraplan/trace.hpp"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include "paraplan/trace.hpp"
 
 namespace paraplan {
 namespace {

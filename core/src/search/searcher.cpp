@@ -1,5 +1,3 @@
-#include "paraplan/search.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -8,9 +6,10 @@
 #include <numeric>
 
 #include "model/cost_cache.hpp"
+#include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
 #include "paraplan/estimate.hpp"
-#include "model/pipeline_model.hpp"
+#include "paraplan/search.hpp"
 #include "search/candidates.hpp"
 #include "search/stage_split.hpp"
 
