@@ -9,7 +9,8 @@
 #include <sstream>
 
 #include "paraplan/errors.hpp"
-#include "paraplan/scenario.hpp"
+#include "paraplan/limits.hpp"
+#include "paraplan/request.hpp"
 
 namespace paraplan::cli {
 namespace {
@@ -27,7 +28,7 @@ std::string read_limited(std::istream& in, size_t limit) {
 }  // namespace
 
 nlohmann::json read_json_document(const std::string& path) {
-  constexpr size_t kLimit = size_t{8} << 20;
+  constexpr size_t kLimit = limits::kMaxJsonBytes;
   std::string text;
   const std::string what = path == "-" ? "standard input" : path;
   if (path == "-") {

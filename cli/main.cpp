@@ -15,6 +15,7 @@ commands:
   estimate SCENARIO.json|-   predict one training iteration of the scenario's strategy (JSON)
   search [FLAGS]             find the fastest strategies (see paraplan search --help)
   presets [--json]           list the model and GPU presets
+  schema                     the inputs as the core checks them: limits, strategy keys (JSON)
 )";
 
 }  // namespace
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
     if (command == "estimate") return paraplan::cli::run_estimate(args);
     if (command == "presets") return paraplan::cli::run_presets(args);
     if (command == "search") return paraplan::cli::run_search(args);
+    if (command == "schema") return paraplan::cli::run_schema(args);
 
     std::cerr << "paraplan: unknown command \"" << command << "\"\n" << kUsage;
     return 2;

@@ -12,6 +12,7 @@
 #include "commands.hpp"
 #include "input.hpp"
 #include "paraplan/errors.hpp"
+#include "paraplan/limits.hpp"
 #include "paraplan/megatron.hpp"
 #include "paraplan/search.hpp"
 #include "paraplan/trace.hpp"
@@ -45,11 +46,11 @@ options:
 struct Options {
   std::optional<std::string> scenario_path;
   std::map<std::string, std::string> job;  // AIAK flags
-  int top = 10;
+  int top = limits::kDefaultTop;
   bool json = false;
   bool analytic = false;
   std::string trace_dir = "paraplan-traces";
-  double time_budget_s = 30;
+  double time_budget_s = limits::kDefaultTimeBudgetS;
   bool tp_across_nodes = false;
 };
 
@@ -68,6 +69,22 @@ int64_t integer_flag(const std::string& flag, const std::string& text, int64_t m
   return value;
 }
 
+double number_flag(const std::string& flag, const std::string& text, double min, double max) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || !(value >= min && value <= max)) {
+    char expected[96];
+    std::snprintf(expected, sizeof expected, "expected a number from %g to %g, got \"", min, max);
+    throw InputError(flag, expected + text + "\"");
+  }
+  return value;
+}
+
 Options parse_options(const std::vector<std::string>& args) {
   Options options;
   const std::vector<std::string> job_flags = {
@@ -82,7 +99,7 @@ Options parse_options(const std::vector<std::string>& args) {
     if (std::find(job_flags.begin(), job_flags.end(), arg) != job_flags.end()) {
       options.job[arg] = value();
     } else if (arg == "--top") {
-      options.top = static_cast<int>(integer_flag(arg, value(), 1, 1000));
+      options.top = static_cast<int>(integer_flag(arg, value(), 1, limits::kMaxTop));
     } else if (arg == "--json") {
       options.json = true;
     } else if (arg == "--mode") {
@@ -91,7 +108,8 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (arg == "--trace-dir") {
       options.trace_dir = value();
     } else if (arg == "--time-budget") {
-      options.time_budget_s = static_cast<double>(integer_flag(arg, value(), 1, 86400));
+      options.time_budget_s =
+          number_flag(arg, value(), limits::kMinTimeBudgetS, limits::kMaxTimeBudgetS);
     } else if (arg == "--tp-across-nodes") {
       options.tp_across_nodes = true;
     } else if (!arg.empty() && (arg[0] != '-' || arg == "-") && !options.scenario_path) {
@@ -114,7 +132,7 @@ nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job
   }
   std::optional<int64_t> num_gpus;
   if (job.count("--num-gpus"))
-    num_gpus = integer_flag("--num-gpus", job.at("--num-gpus"), 1, 1 << 24);
+    num_gpus = integer_flag("--num-gpus", job.at("--num-gpus"), 1, limits::kMaxGpus);
   nlohmann::json gpus = nlohmann::json::array();
   int64_t capped_total = 0;
   std::string list = job.at("--gpu-infos");
@@ -128,7 +146,7 @@ nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job
     }
     int64_t cap = 0;
     if (colon != std::string::npos) {
-      cap = integer_flag("--gpu-infos", item.substr(colon + 1), 1, 1 << 24);
+      cap = integer_flag("--gpu-infos", item.substr(colon + 1), 1, limits::kMaxGpus);
     } else if (num_gpus) {
       cap = *num_gpus;  // a type without a cap may take every GPU
     } else {
@@ -148,13 +166,13 @@ nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job
   }
   if (job.count("--nproc-per-node")) {
     cluster["gpus_per_node"] =
-        integer_flag("--nproc-per-node", job.at("--nproc-per-node"), 1, 1 << 20);
+        integer_flag("--nproc-per-node", job.at("--nproc-per-node"), 1, limits::kMaxGpusPerNode);
   }
   nlohmann::json training = {
-      {"global_batch_size",
-       integer_flag("--global-batch-size", job.at("--global-batch-size"), 1, int64_t{1} << 30)},
+      {"global_batch_size", integer_flag("--global-batch-size", job.at("--global-batch-size"), 1,
+                                         limits::kMaxGlobalBatchSize)},
       {"seq_length",
-       integer_flag("--sequence-length", job.at("--sequence-length"), 1, int64_t{1} << 26)}};
+       integer_flag("--sequence-length", job.at("--sequence-length"), 1, limits::kMaxSeqLength)}};
   if (job.count("--precision")) training["precision"] = job.at("--precision");
   return {{"model", job.at("--model-name")}, {"training", training}, {"cluster", cluster}};
 }
@@ -171,10 +189,7 @@ Scenario parse_flag_scenario(const nlohmann::json& document) {
         {"cluster.gpus_per_node", "--nproc-per-node"},
         {"training.precision", "--precision"}};
     for (const auto& [path, flag] : flags) {
-      if (error.path().rfind(path, 0) == 0) {
-        const std::string message = error.what();
-        throw InputError(flag, message.substr(message.find(": ") + 2));
-      }
+      if (error.path().rfind(path, 0) == 0) throw InputError(flag, error.message());
     }
     throw;
   }

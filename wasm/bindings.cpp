@@ -1,5 +1,6 @@
 // JavaScript face of Paraplan: JSON text in, JSON text out. Errors become JavaScript
-// exceptions carrying the same one-line message as the CLI. No model logic here.
+// exceptions carrying the same one-line message as the CLI, with the JSON path and the message
+// also as separate fields (`path`, `detail`). No model logic here.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -8,6 +9,7 @@
 #include "paraplan/errors.hpp"
 #include "paraplan/estimate.hpp"
 #include "paraplan/presets.hpp"
+#include "paraplan/request.hpp"
 #include "paraplan/search.hpp"
 #include "paraplan/trace.hpp"
 
@@ -19,15 +21,21 @@ using paraplan::InputError;
 // Runs `body`, turning any C++ exception into a thrown JavaScript Error.
 template <typename Body>
 std::string guarded(Body body) {
-  std::string message;
+  std::string message, path, detail;
   try {
     return body();
   } catch (const InputError& error) {
     message = error.what();
+    path = error.path();
+    detail = error.message();
   } catch (const std::exception& error) {
     message = std::string("internal error: ") + error.what();
+    detail = message;
   }
-  val::global("Error").new_(message).throw_();
+  val exception = val::global("Error").new_(message);
+  exception.set("path", path);
+  exception.set("detail", detail);
+  exception.throw_();
   return {};
 }
 
@@ -43,18 +51,10 @@ std::string estimate(const std::string& scenario_json) {
 // on_progress(progress) is called every few thousand evaluations; false cancels.
 std::string search(const std::string& request_json, val on_progress) {
   return guarded([&] {
-    const nlohmann::json request = paraplan::parse_json_text(request_json, "input");
-    if (!request.is_object() || !request.contains("scenario")) {
-      throw InputError("scenario", "is required");
-    }
-    const paraplan::Scenario scenario = paraplan::parse_scenario(request["scenario"]);
-    const nlohmann::json options = request.value("options", nlohmann::json::object());
-    paraplan::SearchOptions search_options;
-    search_options.top = std::clamp(options.value("top", 10), 1, 1000);
-    search_options.time_budget_s = std::clamp(options.value("time_budget_s", 30.0), 0.1, 3600.0);
-    search_options.allow_tensor_parallel_across_nodes = options.value("tp_across_nodes", false);
+    paraplan::SearchRequest request =
+        paraplan::parse_search_request(paraplan::parse_json_text(request_json, "input"));
     if (!on_progress.isUndefined() && !on_progress.isNull()) {
-      search_options.on_progress = [&](const paraplan::SearchProgress& p) {
+      request.options.on_progress = [&](const paraplan::SearchProgress& p) {
         val report = val::object();
         report.set("evaluated", static_cast<double>(p.evaluated));
         report.set("pruned", static_cast<double>(p.pruned));
@@ -65,7 +65,7 @@ std::string search(const std::string& request_json, val on_progress) {
         return keep_going.isUndefined() || keep_going.as<bool>();
       };
     }
-    return to_json(paraplan::search(scenario, search_options), scenario).dump();
+    return to_json(paraplan::search(request.scenario, request.options), request.scenario).dump();
   });
 }
 
@@ -88,6 +88,11 @@ std::string presets() {
 
 std::string version() { return PARAPLAN_VERSION; }
 
+// What the page checks before it sends a request: limits, strategy keys and names.
+std::string schema() {
+  return guarded([] { return paraplan::input_schema().dump(); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(paraplan) {
@@ -96,4 +101,5 @@ EMSCRIPTEN_BINDINGS(paraplan) {
   emscripten::function("trace", &trace);
   emscripten::function("presets", &presets);
   emscripten::function("version", &version);
+  emscripten::function("schema", &schema);
 }

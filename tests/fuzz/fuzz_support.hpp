@@ -8,16 +8,20 @@
 #include <string_view>
 
 #include "paraplan/errors.hpp"
+#include "paraplan/request.hpp"
 #include "paraplan/scenario.hpp"
 
 namespace paraplan::fuzz {
 
-// The scenario in the fuzzer's bytes; false when rejected with an InputError (the expected
-// outcome for bad input). Any other exception escapes: a finding.
-inline bool parse(const uint8_t* data, size_t size, Scenario& scenario) {
+// The scenario in the fuzzer's bytes (and its document); false when rejected with an
+// InputError (the expected outcome for bad input). Any other exception escapes: a finding.
+inline bool parse(const uint8_t* data, size_t size, Scenario& scenario,
+                  nlohmann::json* document = nullptr) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    scenario = parse_scenario(parse_json_text(text, "input"));
+    nlohmann::json parsed = parse_json_text(text, "input");
+    scenario = parse_scenario(parsed);
+    if (document != nullptr) *document = std::move(parsed);
     return true;
   } catch (const InputError&) {
     return false;

@@ -1,5 +1,5 @@
-// The rest of the module's face: errors as exceptions with the CLI's message,
-// version() and presets().
+// The rest of the module's face: errors as exceptions with the CLI's message and the JSON
+// path and message as separate fields, version(), presets() and schema().
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -92,6 +92,40 @@ describe("module API", () => {
       ),
       "scenario: is required",
     );
+  });
+
+  it("errors carry the JSON path and the message as separate fields", () => {
+    const thrown = (call) => {
+      try {
+        call();
+      } catch (error) {
+        return error;
+      }
+      assert.fail("no error thrown");
+    };
+    const outOfRange = thrown(() => paraplan.estimate(BAD_INPUTS["out of range"]));
+    assert.equal(outOfRange.path, "strategy.tensor_model_parallel_size");
+    assert.equal(outOfRange.detail, "expected an integer from 1 to 16777216, got 0");
+    assert.equal(outOfRange.message, `${outOfRange.path}: ${outOfRange.detail}`);
+    const options = thrown(() =>
+      paraplan.search(JSON.stringify({ scenario: valid, options: { top: "5" } }), null),
+    );
+    assert.equal(options.path, "options.top");
+    assert.match(options.detail, /^expected an integer from 1 to 1000/);
+    const unknown = thrown(() =>
+      paraplan.search(JSON.stringify({ scenario: valid, options: { topp: 5 } }), null),
+    );
+    assert.equal(unknown.path, "options.topp");
+  });
+
+  it("schema() is the CLI's and lists every strategy key with its limits", () => {
+    const schema = JSON.parse(paraplan.schema());
+    assert.deepEqual(differences(schema, cliJson(["schema"])), []);
+    const keys = schema.strategy_keys.map((key) => key.name);
+    for (const name of Object.keys(cliJson(["search", "-", "--json", "--top", "1"], JSON.stringify(valid)).strategies[0].strategy)) {
+      assert.ok(keys.includes(name), name);
+    }
+    assert.equal(schema.limits.search.top.max, 1000);
   });
 
   it("keeps working after an error", () => {

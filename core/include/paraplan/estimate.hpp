@@ -9,8 +9,8 @@
 namespace paraplan {
 
 // Estimates strategies for one model, training job and cluster. Per-layer costs depend only on
-// the GPU type and the intra-layer split (tensor, context, expert, micro-batch, sequence
-// parallel, flash attention), so they are computed once per split and reused.
+// the GPU type and the layer shape (the strategy keys marked layer_cost), so they are computed
+// once per shape and reused.
 class Estimator {
  public:
   Estimator(ModelSpec model, Training training, Cluster cluster);
@@ -20,10 +20,6 @@ class Estimator {
 
   // The report for `strategy`; infeasible strategies come back with reasons, not exceptions.
   Report estimate(const Strategy& strategy);
-
-  const ModelSpec& model() const;
-  const Training& training() const;
-  const Cluster& cluster() const;
 
  private:
   struct Impl;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -16,6 +17,7 @@ enum class Precision { fp32, fp16, bf16, fp8 };
 inline constexpr int kNumPrecisions = 4;
 
 std::string_view to_string(Precision precision);
+std::span<const std::string_view> precision_names();  // indexed by Precision
 
 // Efficiency (0, 1] as a function of an operation's size, linear in log(size) between the
 // given points and flat beyond the first and last.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,7 @@ namespace paraplan {
 enum class Activation { gelu, relu, squared_relu, swiglu, geglu };
 
 std::string_view to_string(Activation activation);
+std::span<const std::string_view> activation_names();  // indexed by Activation
 
 // Gated activations (SwiGLU, GeGLU) use three MLP weight matrices instead of two.
 constexpr bool is_gated(Activation activation) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "paraplan/limits.hpp"
 #include "paraplan/report.hpp"
 #include "paraplan/scenario.hpp"
 
@@ -21,20 +22,21 @@ struct SearchProgress {
 };
 
 struct SearchOptions {
-  int top = 10;
+  int top = limits::kDefaultTop;
   bool allow_tensor_parallel_across_nodes = false;
-  bool exhaustive = false;        // evaluate every configuration: no pruning (for testing)
-  double time_budget_s = 30;      // stop with the best found so far when exceeded
-  int64_t progress_every = 4096;  // evaluations between progress reports
+  bool exhaustive = false;  // evaluate every configuration: no pruning (for testing)
+  double time_budget_s = limits::kDefaultTimeBudgetS;  // then stop with the best found so far
+  int64_t progress_every = 4096;                       // evaluations between progress reports
   // Called every `progress_every` evaluations; returning false cancels the search.
   std::function<bool(const SearchProgress&)> on_progress;
 };
 
 struct SearchStats {
-  int64_t space = 0;      // configurations in the search space (evaluated + pruned)
-  int64_t evaluated = 0;  // configurations whose iteration was estimated
-  int64_t pruned = 0;     // configurations skipped: bounds, or memory that cannot fit
-  int64_t feasible = 0;   // evaluated configurations that fit in memory
+  int64_t space = 0;                 // configurations in the search space (evaluated + pruned)
+  int64_t evaluated = 0;             // configurations whose iteration was estimated
+  int64_t pruned = 0;                // configurations skipped: bounds, or memory that cannot fit
+  int64_t feasible = 0;              // evaluated configurations that fit in memory
+  int64_t rejected_on_estimate = 0;  // top strategies the public estimate refused (a bug: 0)
   double seconds = 0;
   bool complete = true;  // false when cancelled or out of time budget
   std::string stopped;   // why an incomplete search stopped

@@ -19,7 +19,8 @@ constexpr double kMega = 1e6;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMicro = 1e-6;
 
-const std::vector<std::string_view> kPrecisions = {"fp32", "fp16", "bf16", "fp8"};
+constexpr std::array<std::string_view, kNumPrecisions> kPrecisions = {"fp32", "fp16", "bf16",
+                                                                      "fp8"};
 
 // [[size, efficiency], ...] with sizes in `unit`, strictly increasing, efficiencies in (0, 1].
 EfficiencyCurve parse_curve(const nlohmann::json& value, const std::string& path, double unit) {
@@ -125,6 +126,8 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
 }
 
 }  // namespace
+
+std::span<const std::string_view> precision_names() { return kPrecisions; }
 
 std::string_view to_string(Precision precision) {
   return kPrecisions[static_cast<size_t>(precision)];

@@ -108,7 +108,7 @@ std::string read_string(const nlohmann::json& value, const std::string& path) {
 }
 
 int read_choice(const nlohmann::json& value, const std::string& path,
-                const std::vector<std::string_view>& choices) {
+                std::span<const std::string_view> choices) {
   std::string expected = "expected one of";
   for (size_t i = 0; i < choices.size(); ++i) {
     expected += (i == 0 ? " \"" : ", \"") + std::string(choices[i]) + "\"";
@@ -188,12 +188,12 @@ std::optional<std::string> ObjectReader::optional_string(std::string_view key) {
   return read_string(*value, path_of(key));
 }
 
-int ObjectReader::choice(std::string_view key, const std::vector<std::string_view>& choices) {
+int ObjectReader::choice(std::string_view key, std::span<const std::string_view> choices) {
   return read_choice(required(key), path_of(key), choices);
 }
 
 std::optional<int> ObjectReader::optional_choice(std::string_view key,
-                                                 const std::vector<std::string_view>& choices) {
+                                                 std::span<const std::string_view> choices) {
   const nlohmann::json* value = find(key);
   if (value == nullptr) return std::nullopt;
   return read_choice(*value, path_of(key), choices);

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,7 +29,7 @@ std::string read_string(const nlohmann::json& value, const std::string& path);
 
 // Index of `value` (a string) in `choices`; the error lists the choices.
 int read_choice(const nlohmann::json& value, const std::string& path,
-                const std::vector<std::string_view>& choices);
+                std::span<const std::string_view> choices);
 
 class ObjectReader {
  public:
@@ -49,9 +50,9 @@ class ObjectReader {
   std::optional<bool> optional_boolean(std::string_view key);
   std::string string(std::string_view key);
   std::optional<std::string> optional_string(std::string_view key);
-  int choice(std::string_view key, const std::vector<std::string_view>& choices);
+  int choice(std::string_view key, std::span<const std::string_view> choices);
   std::optional<int> optional_choice(std::string_view key,
-                                     const std::vector<std::string_view>& choices);
+                                     std::span<const std::string_view> choices);
 
   // Throws for the first key that was never looked up, suggesting the closest known one.
   void reject_unknown_keys(std::initializer_list<std::string_view> also_allowed = {}) const;

@@ -1,9 +1,11 @@
 #include "paraplan/model.hpp"
 
+#include <array>
 #include <nlohmann/json.hpp>
 
 #include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
+#include "paraplan/limits.hpp"
 #include "paraplan/presets.hpp"
 
 namespace paraplan {
@@ -11,12 +13,12 @@ namespace {
 
 using detail::ObjectReader;
 
-constexpr int64_t kMaxDimension = int64_t{1} << 24;
-constexpr int64_t kMaxLayers = int64_t{1} << 16;
-constexpr int64_t kMaxVocab = int64_t{1} << 30;
+constexpr int64_t kMaxDimension = limits::kMaxModelDimension;
+using limits::kMaxLayers;
+using limits::kMaxVocab;
 
-const std::vector<std::string_view> kActivations = {"gelu", "relu", "squared-relu", "swiglu",
-                                                    "geglu"};
+constexpr std::array<std::string_view, 5> kActivations = {"gelu", "relu", "squared-relu", "swiglu",
+                                                          "geglu"};
 
 MoeSpec parse_moe(ObjectReader& object, const ModelSpec& model) {
   MoeSpec moe;
@@ -118,6 +120,8 @@ double attention_parameters(const ModelSpec& model) {
 }
 
 }  // namespace
+
+std::span<const std::string_view> activation_names() { return kActivations; }
 
 std::string_view to_string(Activation activation) {
   return kActivations[static_cast<size_t>(activation)];

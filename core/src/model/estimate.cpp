@@ -66,10 +66,9 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   }
   std::vector<detail::StageGroup> groups;
   detail::group_stages(stage_pools, stage_layers, model, groups);
-  const detail::LayerShape shape = detail::layer_shape(s);
   std::vector<const detail::ModelCosts*> pool_costs;
   for (size_t pool = 0; pool < cluster.pools.size(); ++pool) {
-    pool_costs.push_back(&costs.get(static_cast<int>(pool), shape));
+    pool_costs.push_back(&costs.get(static_cast<int>(pool), s));
   }
   detail::PipelineInput input =
       detail::pipeline_input(model, training, cluster, s, layout->data_parallel,
@@ -143,9 +142,6 @@ Estimator::Estimator(Estimator&&) noexcept = default;
 Estimator& Estimator::operator=(Estimator&&) noexcept = default;
 
 Report Estimator::estimate(const Strategy& strategy) { return impl_->estimate(strategy); }
-const ModelSpec& Estimator::model() const { return impl_->model; }
-const Training& Estimator::training() const { return impl_->training; }
-const Cluster& Estimator::cluster() const { return impl_->cluster; }
 
 Report estimate(const Scenario& scenario) {
   if (scenario.cluster.pools.size() > 1 && !scenario.strategy.pipeline_stage_gpus) {

@@ -98,32 +98,35 @@ struct LinearTime {
   double wgrad_s = 0;  // including the bias gradient
 };
 
-// Builds the costs of one shape. Token counts are per micro-batch on one GPU: `tokens_` is the
-// GPU's sequence chunk gathered over tensor parallelism, `norm_tokens_` what element-wise ops
-// see (a 1/t slice with sequence parallelism).
+// Builds the costs of one layer shape (the values of the layer_cost strategy keys). Token counts
+// are per micro-batch on one GPU: `tokens_` is the GPU's sequence chunk gathered over tensor
+// parallelism, `norm_tokens_` what element-wise ops see (a 1/t slice with sequence parallelism).
 class CostBuilder {
  public:
   CostBuilder(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
-              int64_t gpus_per_node, const LayerShape& shape)
+              int64_t gpus_per_node, const Strategy& strategy)
       : model_(model),
         training_(training),
         gpu_(gpu),
-        shape_(shape),
+        s_(strategy),
         kernels_(gpu, training.precision),
         // The LM head and attention stay in 16-bit in fp8 training (Transformer Engine).
         kernels16_(gpu,
                    training.precision == Precision::fp8 ? Precision::bf16 : training.precision),
         e_(kernels_.element_bytes()),
         saved_input_bytes_(kernels_.operand_bytes()),
-        t_(static_cast<double>(shape.tensor)),
+        t_(static_cast<double>(strategy.tensor_model_parallel_size)),
         h_(static_cast<double>(model.hidden_size)),
-        tokens_(static_cast<double>(shape.micro_batch) * training.seq_length / shape.context),
-        sequence_parallel_(shape.sequence_parallel && shape.tensor > 1),
+        tokens_(static_cast<double>(strategy.micro_batch_size) * training.seq_length /
+                static_cast<double>(strategy.context_parallel_size)),
+        sequence_parallel_(strategy.sequence_parallel && strategy.tensor_model_parallel_size > 1),
         norm_tokens_(sequence_parallel_ ? tokens_ / t_ : tokens_),
         hidden_mask_bytes_(model.hidden_dropout > 0 ? 1.0 : 0.0),
-        tp_group_(place_group(shape.tensor, 1, gpus_per_node)),
-        cp_group_(place_group(shape.context, shape.tensor, gpus_per_node)),
-        ep_group_(place_group(shape.expert, shape.tensor, gpus_per_node)) {}
+        tp_group_(place_group(strategy.tensor_model_parallel_size, 1, gpus_per_node)),
+        cp_group_(place_group(strategy.context_parallel_size, strategy.tensor_model_parallel_size,
+                              gpus_per_node)),
+        ep_group_(place_group(strategy.expert_model_parallel_size,
+                              strategy.tensor_model_parallel_size, gpus_per_node)) {}
 
   ModelCosts build() {
     ModelCosts costs;
@@ -191,7 +194,7 @@ class CostBuilder {
   // with sequence parallelism (Korthikanti et al. 2022, Fig. 5); `scale` multiplies the bytes.
   void block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
                      double scale = 1.0) const {
-    if (shape_.tensor <= 1) return;
+    if (s_.tensor_model_parallel_size <= 1) return;
     const double bytes = scale * hidden_bytes();
     if (!sequence_parallel_) {
       // Forward all-reduce after the row-parallel GEMM; backward all-reduce of the column
@@ -203,7 +206,7 @@ class CostBuilder {
     }
     const double gather = all_gather_s(gpu_, tp_group_, bytes);
     const double scatter = reduce_scatter_s(gpu_, tp_group_, bytes);
-    if (shape_.tp_comm_overlap) {
+    if (s_.tp_comm_overlap) {
       // Transformer Engine userbuffers split each collective into t chunks pipelined with
       // chunks of its GEMM; the first chunk has nothing to hide under.
       const auto pipelined = [&](double comm_s, double gemm_s) {
@@ -228,8 +231,8 @@ class CostBuilder {
     const double heads = static_cast<double>(model_.num_attention_heads) / t_;
     const double groups =
         std::max(1.0, static_cast<double>(model_.num_query_groups) / t_);  // replicated if t > g
-    const double batch = static_cast<double>(shape_.micro_batch);
-    const double query_len = static_cast<double>(training_.seq_length) / shape_.context;
+    const double batch = static_cast<double>(s_.micro_batch_size);
+    const double query_len = static_cast<double>(training_.seq_length) / s_.context_parallel_size;
     const double key_len = static_cast<double>(training_.seq_length);
 
     // Projections into attention (column-parallel) and out of it (row-parallel).
@@ -278,7 +281,7 @@ class CostBuilder {
     const double score_flops = 2 * batch * heads * query_len * key_len * (qk_head_dim + v_head_dim);
     PassTime core_forward, core_backward;
     double core_bytes = 0;  // what the core attention keeps beyond Q, K, V
-    if (shape_.flash_attention) {
+    if (s_.use_flash_attn) {
       const double executed = kCausalFraction * score_flops;
       core_forward.compute_s = kernels16_.attention_s(executed, false);
       core_backward.compute_s = kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true);
@@ -302,14 +305,14 @@ class CostBuilder {
       // Softmax output, and with dropout its mask and output (the "5as^2b" of Korthikanti).
       core_bytes = (dropout ? 2 * e_ + 1 : e_) * elements;
     }
-    if (shape_.context > 1) {
+    if (s_.context_parallel_size > 1) {
       // Ring attention: K and V chunks travel around the context-parallel ring, each step
       // hidden under one chunk's attention (Megatron-LM context parallelism); backward also
       // returns their gradients.
       const double kv_chunk_bytes = e_ * batch * query_len * groups * (qk_head_dim + v_head_dim);
       const bool inter = cp_group_.spans_nodes;
-      const double steps = static_cast<double>(shape_.context - 1);
-      const double chunks = static_cast<double>(shape_.context);
+      const double steps = static_cast<double>(s_.context_parallel_size - 1);
+      const double chunks = static_cast<double>(s_.context_parallel_size);
       core_forward.cp_comm_s = steps * exposed_s(gpu_, p2p_s(gpu_, inter, kv_chunk_bytes),
                                                  core_forward.compute_s / chunks);
       core_backward.cp_comm_s = steps * exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes),
@@ -365,7 +368,7 @@ class CostBuilder {
     const MoeSpec& moe = *model_.moe;
     const double experts = static_cast<double>(moe.num_experts);
     const double top_k = static_cast<double>(moe.top_k);
-    const double local_experts = experts / static_cast<double>(shape_.expert);
+    const double local_experts = experts / static_cast<double>(s_.expert_model_parallel_size);
     const double expert_ffn = static_cast<double>(moe.moe_ffn_hidden_size);
 
     // Router on this GPU's token slice, then permutation into expert order and back.
@@ -414,7 +417,7 @@ class CostBuilder {
     edge.backward.compute_s =
         kernels_.memory_s((2 * e_ + hidden_mask_bytes_) * n) + kernels_.memory_s(e_ * table) +
         kernels_.memory_s(2 * e_ * h_ * tokens_) + kernels_.memory_s((e_ + kMainGradBytes) * table);
-    if (shape_.tensor > 1) {
+    if (s_.tensor_model_parallel_size > 1) {
       edge.forward.tp_comm_s = sequence_parallel_
                                    ? reduce_scatter_s(gpu_, tp_group_, hidden_bytes())
                                    : all_reduce_s(gpu_, tp_group_, hidden_bytes());
@@ -448,7 +451,7 @@ class CostBuilder {
     edge.backward.compute_s = kernels_.memory_s(3 * e_ * norm_elements) + dgrad_s + wgrad_s +
                               kernels_.memory_s(8 * logit_elements) +
                               kernels_.memory_s(cast_bytes * logit_elements);
-    if (shape_.tensor > 1) {
+    if (s_.tensor_model_parallel_size > 1) {
       // Three small all-reduces of per-token statistics (max, sum, target logit).
       edge.forward.tp_comm_s = 3 * all_reduce_s(gpu_, tp_group_, 4 * tokens_);
       if (sequence_parallel_) {
@@ -470,7 +473,7 @@ class CostBuilder {
   const ModelSpec& model_;
   const Training& training_;
   const GpuSpec& gpu_;
-  LayerShape shape_;
+  const Strategy& s_;  // only its keys marked layer_cost are read (see strategy_keys())
   Kernels kernels_;
   Kernels kernels16_;
   double e_;                  // bytes per activation element
@@ -516,8 +519,8 @@ double weight_element_bytes(Precision precision) {
 }
 
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
-                               int64_t gpus_per_node, const LayerShape& shape) {
-  return CostBuilder(model, training, gpu, gpus_per_node, shape).build();
+                               int64_t gpus_per_node, const Strategy& strategy) {
+  return CostBuilder(model, training, gpu, gpus_per_node, strategy).build();
 }
 
 }  // namespace paraplan::detail

@@ -1,10 +1,9 @@
 // Time, memory and parameters of one transformer layer (and of the embedding and the LM head)
-// for one micro-batch on one GPU. These depend on the model, the GPU type and the intra-layer
-// split only, so a search computes them once per split and reuses them for every pipeline,
-// data-parallel, ZeRO and recompute choice.
+// for one micro-batch on one GPU. These depend on the model, the GPU type and the strategy keys
+// marked layer_cost only (the layer shape), so a search computes them once per shape and reuses
+// them for every pipeline, data-parallel, ZeRO and recompute choice.
 #pragma once
 
-#include <compare>
 #include <cstdint>
 
 #include "paraplan/hardware.hpp"
@@ -12,18 +11,6 @@
 #include "paraplan/scenario.hpp"
 
 namespace paraplan::detail {
-
-struct LayerShape {
-  int64_t tensor = 1;
-  int64_t context = 1;
-  int64_t expert = 1;
-  int64_t micro_batch = 1;
-  bool sequence_parallel = false;
-  bool flash_attention = false;
-  bool tp_comm_overlap = false;
-
-  auto operator<=>(const LayerShape&) const = default;
-};
 
 // One pass over one micro-batch; communication is the part not hidden under compute.
 struct PassTime {
@@ -68,7 +55,7 @@ struct ModelCosts {
 };
 
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
-                               int64_t gpus_per_node, const LayerShape& shape);
+                               int64_t gpus_per_node, const Strategy& strategy);
 
 // Bytes per element of activations and of weights for a training precision.
 double activation_element_bytes(Precision precision);

@@ -2,7 +2,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "model/stage_plan.hpp"
+#include "model/rules.hpp"
 #include "paraplan/megatron.hpp"
 #include "paraplan/search.hpp"
 

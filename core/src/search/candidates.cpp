@@ -1,7 +1,6 @@
 #include "search/candidates.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 namespace paraplan::detail {
 
@@ -16,32 +15,12 @@ std::vector<int64_t> divisors(int64_t n) {
   return small;
 }
 
+std::vector<int64_t> divisors_of_quotient(int64_t a, int64_t b) {
+  return b > 0 && a % b == 0 ? divisors(a / b) : std::vector<int64_t>{1};
+}
+
 std::vector<int64_t> pinned_or(const std::optional<int64_t>& pinned, std::vector<int64_t> all) {
   return pinned ? std::vector<int64_t>{*pinned} : all;
-}
-
-std::vector<bool> pinned_or(const std::optional<bool>& pinned, std::vector<bool> all) {
-  return pinned ? std::vector<bool>{*pinned} : all;
-}
-
-std::vector<int64_t> tensor_candidates(const ModelSpec& model, int64_t max_size) {
-  int64_t common = std::gcd(model.num_attention_heads, model.num_query_groups);
-  common = std::gcd(common, model.ffn_hidden_size);
-  if (model.moe) common = std::gcd(common, model.moe->moe_ffn_hidden_size);
-  std::vector<int64_t> sizes;
-  for (const int64_t t : divisors(common)) {
-    if (t <= max_size) sizes.push_back(t);
-  }
-  return sizes;
-}
-
-std::vector<int64_t> context_candidates(const Training& training, int64_t max_size) {
-  std::vector<int64_t> sizes = {1};
-  if (training.seq_length % 2 != 0) return sizes;
-  for (const int64_t cp : divisors(training.seq_length / 2)) {
-    if (cp > 1 && cp <= max_size) sizes.push_back(cp);
-  }
-  return sizes;
 }
 
 void for_each_stage_composition(const Cluster& cluster, int64_t stages, int64_t gpus_per_stage,

@@ -1,4 +1,5 @@
-// The candidate values of each strategy dimension the search enumerates.
+// The values the search tries for a key. Generators give a superset of what Megatron-LM
+// accepts where that is cheap; the rulebook (model/rules.hpp) filters.
 #pragma once
 
 #include <cstdint>
@@ -12,15 +13,11 @@ namespace paraplan::detail {
 
 std::vector<int64_t> divisors(int64_t n);  // ascending
 
-// `pinned` if given, else every value in `all`.
+// Divisors of a / b, or {1} when b does not divide a (the rules then say why).
+std::vector<int64_t> divisors_of_quotient(int64_t a, int64_t b);
+
+// The pinned value if given, else every value in `all`.
 std::vector<int64_t> pinned_or(const std::optional<int64_t>& pinned, std::vector<int64_t> all);
-std::vector<bool> pinned_or(const std::optional<bool>& pinned, std::vector<bool> all);
-
-// Tensor-parallel sizes that split heads, query groups and every MLP width.
-std::vector<int64_t> tensor_candidates(const ModelSpec& model, int64_t max_size);
-
-// Context-parallel sizes: the sequence splits into 2 x cp chunks (load-balanced causal).
-std::vector<int64_t> context_candidates(const Training& training, int64_t max_size);
 
 // Calls `visit(counts)` for every split of `stages` into stage counts per pool (one entry per
 // pool) within each pool's cap of GPUs (`gpus_per_stage` each), one at a time.

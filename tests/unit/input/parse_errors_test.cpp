@@ -1,6 +1,7 @@
 // Bad input is an InputError naming the JSON path and what was expected.
 #include <doctest/doctest.h>
 
+#include "paraplan/request.hpp"
 #include "support.hpp"
 
 using paraplan::test::input_error;

@@ -20,12 +20,12 @@ detail::ModelCosts costs(const Case& c, bool sequence_parallel, bool flash = fal
       R"({"model": )" + test::gpt_model(48, static_cast<int>(c.h), static_cast<int>(c.a)) +
       R"(, "training": {"global_batch_size": 4, "seq_length": 2048},
           "cluster": {"gpus": [{"type": "a100", "count": 8}]}})");
-  detail::LayerShape shape;
-  shape.tensor = static_cast<int64_t>(c.t);
-  shape.micro_batch = static_cast<int64_t>(c.b);
-  shape.sequence_parallel = sequence_parallel;
-  shape.flash_attention = flash;
-  return detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, shape);
+  Strategy strategy;
+  strategy.tensor_model_parallel_size = static_cast<int64_t>(c.t);
+  strategy.micro_batch_size = static_cast<int64_t>(c.b);
+  strategy.sequence_parallel = sequence_parallel;
+  strategy.use_flash_attn = flash;
+  return detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, strategy);
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+// Every limit on input, in one place: the parsers (core), the CLI's flags and the web page's
+// checks (through the module's info()) all read them from here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+
+namespace paraplan::limits {
+
+// Far beyond any real cluster or model, small enough that products of a few stay exact in
+// double precision.
+inline constexpr int64_t kMaxGpus = int64_t{1} << 24;
+inline constexpr int64_t kMaxGpuTypes = 16;
+inline constexpr int64_t kMaxGpusPerNode = int64_t{1} << 20;
+inline constexpr int64_t kMaxGlobalBatchSize = int64_t{1} << 30;
+inline constexpr int64_t kMaxSeqLength = int64_t{1} << 26;
+inline constexpr int64_t kMaxParallelSize = int64_t{1} << 24;
+inline constexpr int64_t kMaxModelDimension = int64_t{1} << 24;
+inline constexpr int64_t kMaxLayers = int64_t{1} << 16;
+inline constexpr int64_t kMaxVocab = int64_t{1} << 30;
+inline constexpr size_t kMaxJsonBytes = size_t{8} << 20;
+inline constexpr int kMaxJsonDepth = 32;
+
+// Search options.
+inline constexpr int kMaxTop = 1000;
+inline constexpr int kDefaultTop = 10;
+inline constexpr double kMinTimeBudgetS = 0.1;
+inline constexpr double kMaxTimeBudgetS = 86400;
+inline constexpr double kDefaultTimeBudgetS = 30;
+
+// The limits as JSON, for the web page: {"max_gpus": ..., "search": {"top": {...}, ...}}.
+nlohmann::json limits_json();
+
+}  // namespace paraplan::limits

@@ -1,0 +1,155 @@
+// A parallel strategy and the one table of its keys (strategy_keys()), which drives parsing,
+// defaults, JSON output, the search's pins, the cost-cache key, the Megatron-LM flags and the
+// web page's schema. Adding a key: CONTRIBUTING.md, "Adding a strategy key".
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace paraplan {
+
+enum class RecomputeGranularity { none, selective, full };
+enum class RecomputeMethod { uniform, block };
+
+std::string_view to_string(RecomputeGranularity granularity);
+std::string_view to_string(RecomputeMethod method);
+
+// Megatron-LM --recompute-granularity, --recompute-method, --recompute-num-layers.
+struct Recompute {
+  RecomputeGranularity granularity = RecomputeGranularity::none;
+  RecomputeMethod method = RecomputeMethod::uniform;
+  int64_t num_layers = 1;
+
+  bool operator==(const Recompute&) const = default;
+};
+
+// A complete strategy. Field names are Megatron-LM's arguments and the initialisers are its
+// defaults: strategy_keys() reads every key's default from here.
+struct Strategy {
+  int64_t tensor_model_parallel_size = 1;
+  int64_t pipeline_model_parallel_size = 1;
+  int64_t virtual_pipeline_model_parallel_size = 1;
+  int64_t context_parallel_size = 1;
+  int64_t expert_model_parallel_size = 1;
+  int64_t micro_batch_size = 1;
+  bool sequence_parallel = false;
+  std::vector<Recompute> recompute = std::vector<Recompute>(1);  // one per GPU type
+  int64_t zero_stage = 0;  // 1 = --use-distributed-optimizer, 2 and 3 = Megatron-FSDP
+  bool use_flash_attn = false;
+  bool overlap_grad_reduce = false;
+  bool overlap_param_gather = false;
+  bool tp_comm_overlap = false;
+  std::vector<int> pipeline_stage_gpus;        // GPU type (cluster pool) per stage
+  std::vector<int64_t> pipeline_stage_layers;  // layers per stage
+
+  // GPUs per pipeline stage (tensor * context * data).
+  int64_t gpus_per_stage(int64_t data_parallel_size) const {
+    return tensor_model_parallel_size * context_parallel_size * data_parallel_size;
+  }
+};
+
+// The keys, in the order of the table (and of the Megatron-LM flags).
+enum class StrategyKeyId : uint8_t {
+  tensor_model_parallel_size,
+  pipeline_model_parallel_size,
+  virtual_pipeline_model_parallel_size,
+  context_parallel_size,
+  expert_model_parallel_size,
+  micro_batch_size,
+  sequence_parallel,
+  recompute_granularity,
+  recompute_method,
+  recompute_num_layers,
+  zero_stage,
+  use_flash_attn,
+  overlap_grad_reduce,
+  overlap_param_gather,
+  tp_comm_overlap,
+  pipeline_stage_gpus,
+  pipeline_stage_layers,
+  count
+};
+inline constexpr size_t kNumStrategyKeys = static_cast<size_t>(StrategyKeyId::count);
+
+// A set of keys (what a rule reads, what a search level decides).
+class KeySet {
+ public:
+  constexpr KeySet() = default;
+  constexpr KeySet(std::initializer_list<StrategyKeyId> keys) {
+    for (const StrategyKeyId key : keys) bits_ |= bit(key);
+  }
+  constexpr bool contains(StrategyKeyId key) const { return (bits_ & bit(key)) != 0; }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr bool subset_of(KeySet other) const { return (bits_ & ~other.bits_) == 0; }
+  constexpr bool intersects(KeySet other) const { return (bits_ & other.bits_) != 0; }
+  constexpr KeySet operator|(KeySet other) const { return KeySet(bits_ | other.bits_); }
+  static constexpr KeySet all() { return KeySet((uint32_t{1} << kNumStrategyKeys) - 1); }
+
+ private:
+  constexpr explicit KeySet(uint32_t bits) : bits_(bits) {}
+  static constexpr uint32_t bit(StrategyKeyId key) {
+    return uint32_t{1} << static_cast<unsigned>(key);
+  }
+  uint32_t bits_ = 0;
+};
+static_assert(kNumStrategyKeys <= 32, "KeySet holds 32 keys");
+
+enum class KeyType { integer, boolean, choice, gpu_list, integer_list };
+
+// How output/megatron.cpp writes a key: `--flag VALUE` always, `--flag VALUE` unless it is the
+// default, `--flag` when true, or by a rule of its own (the layout, recompute and ZeRO flags).
+enum class MegatronFlag { value, value_unless_default, switch_on, composite };
+
+struct StrategyKey {
+  StrategyKeyId id;
+  std::string_view name;  // the JSON key: Megatron-LM's argument name with '_'
+  KeyType type;
+  bool per_gpu;     // one value per GPU type: a value for all, or {"<GPU type>": value}
+  bool layer_cost;  // per-layer costs depend on it: part of the cost-cache key
+  std::span<const std::string_view> choices;  // names of a choice key's values
+  int64_t min = 0;                            // integer keys
+  int64_t max = 0;
+  bool max_is_num_layers = false;  // the upper limit is the model's num_layers
+  MegatronFlag megatron;
+  std::string_view megatron_flag;  // for value and switch flags
+  std::string_view description;
+  // Scalar keys (not the stage lists): the value as an integer (false/true 0/1, a choice's
+  // index), read from or written to GPU type `pool` for per-GPU keys.
+  int64_t (*get)(const Strategy& strategy, size_t pool) = nullptr;
+  void (*set)(Strategy& strategy, size_t pool, int64_t value) = nullptr;
+
+  bool scalar() const { return type != KeyType::gpu_list && type != KeyType::integer_list; }
+  int64_t default_value() const { return get(Strategy{}, 0); }
+};
+
+std::span<const StrategyKey> strategy_keys();
+const StrategyKey& strategy_key(StrategyKeyId id);
+
+// The keys a scenario gives; for a search, the ones it fixes. Per-GPU keys may be given for
+// some GPU types only.
+class StrategyPins {
+ public:
+  explicit StrategyPins(size_t gpu_types = 1);
+
+  size_t gpu_types() const { return gpu_types_; }
+  std::optional<int64_t> get(StrategyKeyId key, size_t pool = 0) const;
+  std::optional<bool> flag(StrategyKeyId key) const;
+  void set(StrategyKeyId key, size_t pool, int64_t value);
+  bool given(StrategyKeyId key) const;  // for at least one GPU type
+
+  std::optional<std::vector<int>> pipeline_stage_gpus;
+  std::optional<std::vector<int64_t>> pipeline_stage_layers;
+
+ private:
+  size_t gpu_types_;
+  std::vector<std::optional<int64_t>> values_;  // key-major: key * gpu_types + pool
+};
+
+// `strategy` with every key the pins give set to its pinned value.
+void apply_pins(const StrategyPins& pins, Strategy& strategy);
+
+}  // namespace paraplan

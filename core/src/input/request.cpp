@@ -1,0 +1,145 @@
+// Request parsing shared by the CLI and the WebAssembly module, and the input schema.
+#include "paraplan/request.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "input/json_reader.hpp"
+#include "paraplan/errors.hpp"
+#include "paraplan/limits.hpp"
+
+namespace paraplan {
+namespace {
+
+// Rejects oversized or deeply nested text before the recursive parts of JSON handling see it.
+void check_json_shape(std::string_view text, const std::string& what) {
+  if (text.size() > limits::kMaxJsonBytes) {
+    throw InputError(what, "is " + std::to_string(text.size()) + " bytes; at most " +
+                               std::to_string(limits::kMaxJsonBytes) + " are accepted");
+  }
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limits::kMaxJsonDepth) {
+        throw InputError(what,
+                         "nests deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels");
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+}
+
+nlohmann::json key_schema(const StrategyKey& key) {
+  static constexpr const char* kTypes[] = {"integer", "boolean", "choice", "gpu_list",
+                                           "integer_list"};
+  nlohmann::json out = {{"name", key.name},
+                        {"type", kTypes[static_cast<int>(key.type)]},
+                        {"per_gpu", key.per_gpu},
+                        {"layer_cost", key.layer_cost},
+                        {"description", key.description}};
+  if (key.type == KeyType::integer || key.type == KeyType::integer_list) {
+    out["min"] = key.min;
+    if (key.max_is_num_layers) {
+      out["max_is_num_layers"] = true;
+    } else if (key.type == KeyType::integer) {
+      out["max"] = key.max;
+    }
+  }
+  if (!key.scalar()) return out;
+  const int64_t value = key.default_value();
+  switch (key.type) {
+    case KeyType::boolean:
+      out["default"] = value != 0;
+      break;
+    case KeyType::choice:
+      out["choices"] =
+          nlohmann::json(std::vector<std::string_view>(key.choices.begin(), key.choices.end()));
+      out["default"] = key.choices[static_cast<size_t>(value)];
+      break;
+    default:
+      out["default"] = value;
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json parse_json_text(std::string_view text, const std::string& what) {
+  check_json_shape(text, what);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& error) {
+    // nlohmann's messages start with an id: "[json.exception.parse_error.101] parse error at
+    // line 1, ..." or "[json.exception.out_of_range.406] number overflow parsing '1e999'".
+    std::string message = error.what();
+    const size_t start = message.find("] ");
+    throw InputError(what, "is not valid JSON: " +
+                               (start == std::string::npos ? message : message.substr(start + 2)));
+  }
+}
+
+SearchRequest parse_search_request(const nlohmann::json& request) {
+  detail::ObjectReader root(request, "");
+  SearchRequest out{parse_scenario(root.required("scenario")), {}};
+  // Paths inside the scenario are reported as the scenario's own ("model.num_layers"), the
+  // same as for `paraplan search SCENARIO.json`.
+  if (const nlohmann::json* options = root.find("options")) {
+    detail::ObjectReader object(*options, "options");
+    SearchOptions& o = out.options;
+    o.top = static_cast<int>(
+        object.optional_integer("top", 1, limits::kMaxTop).value_or(limits::kDefaultTop));
+    o.time_budget_s =
+        object.optional_number("time_budget_s", limits::kMinTimeBudgetS, limits::kMaxTimeBudgetS)
+            .value_or(limits::kDefaultTimeBudgetS);
+    o.allow_tensor_parallel_across_nodes =
+        object.optional_boolean("tp_across_nodes").value_or(false);
+    object.reject_unknown_keys();
+  }
+  root.reject_unknown_keys();
+  return out;
+}
+
+nlohmann::json limits::limits_json() {
+  return {
+      {"max_gpus", kMaxGpus},
+      {"max_gpu_types", kMaxGpuTypes},
+      {"max_gpus_per_node", kMaxGpusPerNode},
+      {"max_global_batch_size", kMaxGlobalBatchSize},
+      {"max_seq_length", kMaxSeqLength},
+      {"max_parallel_size", kMaxParallelSize},
+      {"max_model_dimension", kMaxModelDimension},
+      {"max_layers", kMaxLayers},
+      {"max_vocab", kMaxVocab},
+      {"max_json_bytes", kMaxJsonBytes},
+      {"search",
+       {{"top", {{"min", 1}, {"max", kMaxTop}, {"default", kDefaultTop}}},
+        {"time_budget_s",
+         {{"min", kMinTimeBudgetS}, {"max", kMaxTimeBudgetS}, {"default", kDefaultTimeBudgetS}}}}}};
+}
+
+nlohmann::json input_schema() {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const StrategyKey& key : strategy_keys()) keys.push_back(key_schema(key));
+  const auto names = [](std::span<const std::string_view> values) {
+    return nlohmann::json(std::vector<std::string_view>(values.begin(), values.end()));
+  };
+  return {{"version", PARAPLAN_VERSION},
+          {"limits", limits::limits_json()},
+          {"precisions", names(precision_names())},
+          {"activations", names(activation_names())},
+          {"strategy_keys", keys}};
+}
+
+}  // namespace paraplan

@@ -1,0 +1,189 @@
+// The table of strategy keys. Each row: JSON name, type, scope, limits, Megatron-LM flag and how
+// to read and write the value in a Strategy. Defaults are the Strategy struct's initialisers.
+#include <algorithm>
+#include <array>
+#include <type_traits>
+
+#include "paraplan/limits.hpp"
+#include "paraplan/strategy.hpp"
+
+namespace paraplan {
+namespace {
+
+using K = StrategyKeyId;
+
+constexpr std::array<std::string_view, 3> kGranularities = {"none", "selective", "full"};
+constexpr std::array<std::string_view, 2> kMethods = {"uniform", "block"};
+
+template <auto Member>
+int64_t get_field(const Strategy& s, size_t /*pool*/) {
+  return static_cast<int64_t>(s.*Member);
+}
+
+template <auto Member>
+void set_field(Strategy& s, size_t /*pool*/, int64_t value) {
+  using T = std::remove_reference_t<decltype(s.*Member)>;
+  s.*Member = static_cast<T>(value);
+}
+
+template <auto Member>
+int64_t get_recompute(const Strategy& s, size_t pool) {
+  return static_cast<int64_t>(s.recompute[pool].*Member);
+}
+
+template <auto Member>
+void set_recompute(Strategy& s, size_t pool, int64_t value) {
+  using T = std::remove_reference_t<decltype(s.recompute[pool].*Member)>;
+  s.recompute[pool].*Member = static_cast<T>(value);
+}
+
+constexpr int64_t kMaxParallel = limits::kMaxParallelSize;
+
+// clang-format off
+const StrategyKey kKeys[] = {
+    {K::tensor_model_parallel_size, "tensor_model_parallel_size", KeyType::integer,
+     false, true, {}, 1, kMaxParallel, false,
+     MegatronFlag::value, "--tensor-model-parallel-size",
+     "Tensor parallel size: each layer's weights split over this many GPUs.",
+     get_field<&Strategy::tensor_model_parallel_size>,
+     set_field<&Strategy::tensor_model_parallel_size>},
+    {K::pipeline_model_parallel_size, "pipeline_model_parallel_size", KeyType::integer,
+     false, false, {}, 1, 0, true,
+     MegatronFlag::value, "--pipeline-model-parallel-size",
+     "Pipeline parallel size: the layers split into this many stages.",
+     get_field<&Strategy::pipeline_model_parallel_size>,
+     set_field<&Strategy::pipeline_model_parallel_size>},
+    {K::virtual_pipeline_model_parallel_size, "virtual_pipeline_model_parallel_size",
+     KeyType::integer, false, false, {}, 1, 0, true,
+     MegatronFlag::composite, "",
+     "Model chunks per pipeline stage (interleaved 1F1B schedule).",
+     get_field<&Strategy::virtual_pipeline_model_parallel_size>,
+     set_field<&Strategy::virtual_pipeline_model_parallel_size>},
+    {K::context_parallel_size, "context_parallel_size", KeyType::integer,
+     false, true, {}, 1, kMaxParallel, false,
+     MegatronFlag::value_unless_default, "--context-parallel-size",
+     "Context parallel size: each sequence split over this many GPUs (ring attention).",
+     get_field<&Strategy::context_parallel_size>, set_field<&Strategy::context_parallel_size>},
+    {K::expert_model_parallel_size, "expert_model_parallel_size", KeyType::integer,
+     false, true, {}, 1, kMaxParallel, false,
+     MegatronFlag::value_unless_default, "--expert-model-parallel-size",
+     "Expert parallel size: a MoE layer's experts split over this many GPUs.",
+     get_field<&Strategy::expert_model_parallel_size>,
+     set_field<&Strategy::expert_model_parallel_size>},
+    {K::micro_batch_size, "micro_batch_size", KeyType::integer,
+     false, true, {}, 1, limits::kMaxGlobalBatchSize, false,
+     MegatronFlag::value, "--micro-batch-size",
+     "Sequences per micro-batch.",
+     get_field<&Strategy::micro_batch_size>, set_field<&Strategy::micro_batch_size>},
+    {K::sequence_parallel, "sequence_parallel", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::composite, "--sequence-parallel",
+     "Sequence parallelism: norms and dropout split over the tensor-parallel GPUs.",
+     get_field<&Strategy::sequence_parallel>, set_field<&Strategy::sequence_parallel>},
+    {K::recompute_granularity, "recompute_granularity", KeyType::choice,
+     true, false, kGranularities, 0, 2, false,
+     MegatronFlag::composite, "--recompute-granularity",
+     "Activation recompute: none, selective (core attention) or full (whole layers).",
+     get_recompute<&Recompute::granularity>, set_recompute<&Recompute::granularity>},
+    {K::recompute_method, "recompute_method", KeyType::choice,
+     true, false, kMethods, 0, 1, false,
+     MegatronFlag::composite, "--recompute-method",
+     "Full recompute of groups of layers (uniform) or of the first layers of each chunk (block).",
+     get_recompute<&Recompute::method>, set_recompute<&Recompute::method>},
+    {K::recompute_num_layers, "recompute_num_layers", KeyType::integer,
+     true, false, {}, 1, 0, true,
+     MegatronFlag::composite, "--recompute-num-layers",
+     "Layers per recomputed group (uniform) or recomputed per chunk (block).",
+     get_recompute<&Recompute::num_layers>, set_recompute<&Recompute::num_layers>},
+    {K::zero_stage, "zero_stage", KeyType::integer,
+     false, false, {}, 0, 3, false,
+     MegatronFlag::composite, "",
+     "0: replicated; 1: distributed optimizer; 2 and 3: Megatron-FSDP sharding gradients, "
+     "then parameters.",
+     get_field<&Strategy::zero_stage>, set_field<&Strategy::zero_stage>},
+    {K::use_flash_attn, "use_flash_attn", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--use-flash-attn",
+     "Fused (flash) attention instead of the unfused softmax path.",
+     get_field<&Strategy::use_flash_attn>, set_field<&Strategy::use_flash_attn>},
+    {K::overlap_grad_reduce, "overlap_grad_reduce", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--overlap-grad-reduce",
+     "Overlap the data-parallel gradient reduction with the backward pass.",
+     get_field<&Strategy::overlap_grad_reduce>, set_field<&Strategy::overlap_grad_reduce>},
+    {K::overlap_param_gather, "overlap_param_gather", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--overlap-param-gather",
+     "Overlap the distributed optimizer's parameter all-gather with the forward pass.",
+     get_field<&Strategy::overlap_param_gather>, set_field<&Strategy::overlap_param_gather>},
+    {K::tp_comm_overlap, "tp_comm_overlap", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--tp-comm-overlap",
+     "Overlap tensor-parallel communication with GEMMs (Transformer Engine userbuffers).",
+     get_field<&Strategy::tp_comm_overlap>, set_field<&Strategy::tp_comm_overlap>},
+    {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
+     false, false, {}, 0, 0, false,
+     MegatronFlag::composite, "",
+     "GPU type of each pipeline stage (mixed clusters).", nullptr, nullptr},
+    {K::pipeline_stage_layers, "pipeline_stage_layers", KeyType::integer_list,
+     false, false, {}, 1, 0, true,
+     MegatronFlag::composite, "",
+     "Transformer layers of each pipeline stage, summing to num_layers.", nullptr, nullptr},
+};
+// clang-format on
+
+static_assert(std::size(kKeys) == kNumStrategyKeys, "one row per StrategyKeyId");
+
+}  // namespace
+
+std::string_view to_string(RecomputeGranularity granularity) {
+  return kGranularities[static_cast<size_t>(granularity)];
+}
+
+std::string_view to_string(RecomputeMethod method) { return kMethods[static_cast<size_t>(method)]; }
+
+std::span<const StrategyKey> strategy_keys() { return kKeys; }
+
+const StrategyKey& strategy_key(StrategyKeyId id) { return kKeys[static_cast<size_t>(id)]; }
+
+StrategyPins::StrategyPins(size_t gpu_types)
+    : gpu_types_(std::max<size_t>(1, gpu_types)), values_(kNumStrategyKeys * gpu_types_) {}
+
+std::optional<int64_t> StrategyPins::get(StrategyKeyId key, size_t pool) const {
+  return values_[static_cast<size_t>(key) * gpu_types_ + pool];
+}
+
+std::optional<bool> StrategyPins::flag(StrategyKeyId key) const {
+  const std::optional<int64_t> value = get(key);
+  if (!value) return std::nullopt;
+  return *value != 0;
+}
+
+void StrategyPins::set(StrategyKeyId key, size_t pool, int64_t value) {
+  values_[static_cast<size_t>(key) * gpu_types_ + pool] = value;
+}
+
+bool StrategyPins::given(StrategyKeyId key) const {
+  for (size_t pool = 0; pool < gpu_types_; ++pool) {
+    if (get(key, pool)) return true;
+  }
+  return key == K::pipeline_stage_gpus     ? pipeline_stage_gpus.has_value()
+         : key == K::pipeline_stage_layers ? pipeline_stage_layers.has_value()
+                                           : false;
+}
+
+void apply_pins(const StrategyPins& pins, Strategy& strategy) {
+  for (const StrategyKey& key : strategy_keys()) {
+    if (!key.scalar()) continue;
+    const size_t pools = key.per_gpu ? strategy.recompute.size() : 1;
+    for (size_t pool = 0; pool < pools; ++pool) {
+      if (const std::optional<int64_t> value = pins.get(key.id, pool)) {
+        key.set(strategy, pool, *value);
+      }
+    }
+  }
+  if (pins.pipeline_stage_gpus) strategy.pipeline_stage_gpus = *pins.pipeline_stage_gpus;
+  if (pins.pipeline_stage_layers) strategy.pipeline_stage_layers = *pins.pipeline_stage_layers;
+}
+
+}  // namespace paraplan

@@ -1,0 +1,367 @@
+#include "model/rules.hpp"
+
+#include <algorithm>
+
+namespace paraplan::detail {
+namespace {
+
+using K = StrategyKeyId;
+using C = const RuleContext&;
+using S = const Strategy&;
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+std::string does_not_divide(std::string_view divisor_name, int64_t divisor,
+                            std::string_view value_name, int64_t value) {
+  return std::string(divisor_name) + " (" + str(divisor) + ") does not divide " +
+         std::string(value_name) + " (" + str(value) + ")";
+}
+
+bool divides(int64_t divisor, int64_t value) { return divisor > 0 && value % divisor == 0; }
+
+bool sequence_parallel_on(S s) { return s.sequence_parallel && s.tensor_model_parallel_size > 1; }
+
+// Layers per stage as the estimate runs them: the given split or the standard one.
+std::vector<int64_t> stage_layers(C c, S s) {
+  return s.pipeline_stage_layers.empty()
+             ? standard_split(c.model.num_layers, s.pipeline_model_parallel_size,
+                              s.virtual_pipeline_model_parallel_size)
+             : s.pipeline_stage_layers;
+}
+
+// clang-format off
+const Rule kRules[] = {
+    // --- Tensor parallelism splits heads, query groups and MLP widths evenly.
+    {"tensor parallel divides the attention heads",
+     "megatron/core/transformer/attention.py: divide(num_attention_heads, world_size)",
+     {K::tensor_model_parallel_size},
+     [](C c, S s) { return divides(s.tensor_model_parallel_size, c.model.num_attention_heads); },
+     [](C c, S s) {
+       return does_not_divide("tensor_model_parallel_size", s.tensor_model_parallel_size,
+                              "num_attention_heads", c.model.num_attention_heads);
+     }},
+    {"tensor parallel divides the query groups",
+     "megatron/core/transformer/attention.py: divide(num_query_groups, world_size)",
+     {K::tensor_model_parallel_size},
+     [](C c, S s) { return divides(s.tensor_model_parallel_size, c.model.num_query_groups); },
+     [](C c, S s) {
+       return does_not_divide("tensor_model_parallel_size", s.tensor_model_parallel_size,
+                              "num_query_groups", c.model.num_query_groups);
+     }},
+    {"tensor parallel divides the MLP width",
+     "megatron/core/tensor_parallel/layers.py: ColumnParallelLinear divide(output_size, world_size)",
+     {K::tensor_model_parallel_size},
+     [](C c, S s) { return divides(s.tensor_model_parallel_size, c.model.ffn_hidden_size); },
+     [](C c, S s) {
+       return does_not_divide("tensor_model_parallel_size", s.tensor_model_parallel_size,
+                              "ffn_hidden_size", c.model.ffn_hidden_size);
+     }},
+    {"tensor parallel divides the expert MLP width",
+     "megatron/core/transformer/moe/experts.py: divide(moe_ffn_hidden_size, tp_size)",
+     {K::tensor_model_parallel_size},
+     [](C c, S s) {
+       return !c.model.moe ||
+              divides(s.tensor_model_parallel_size, c.model.moe->moe_ffn_hidden_size);
+     },
+     [](C c, S s) {
+       return does_not_divide("tensor_model_parallel_size", s.tensor_model_parallel_size,
+                              "moe_ffn_hidden_size", c.model.moe->moe_ffn_hidden_size);
+     }},
+
+    // --- Expert parallelism.
+    {"expert parallel needs experts",
+     "megatron/training/arguments.py: num_experts must be non None to use expert model "
+     "parallelism",
+     {K::expert_model_parallel_size},
+     [](C c, S s) { return c.model.moe.has_value() || s.expert_model_parallel_size == 1; },
+     [](C, S s) {
+       return "expert_model_parallel_size " + str(s.expert_model_parallel_size) +
+              " needs a MoE model; this model has no experts";
+     }},
+    {"expert parallel divides the experts",
+     "megatron/training/arguments.py: Number of experts should be a multiple of expert model "
+     "parallel_size",
+     {K::expert_model_parallel_size},
+     [](C c, S s) {
+       return !c.model.moe || divides(s.expert_model_parallel_size, c.model.moe->num_experts);
+     },
+     [](C c, S s) {
+       return does_not_divide("expert_model_parallel_size", s.expert_model_parallel_size,
+                              "num_experts", c.model.moe->num_experts);
+     }},
+    {"expert grid divides the GPUs",
+     "megatron/core/parallel_state.py: world_size is not divisible by "
+     "expert_tensor_model_pipeline_parallel size (expert tensor parallel = tensor parallel)",
+     {K::expert_model_parallel_size, K::tensor_model_parallel_size, K::context_parallel_size,
+      K::pipeline_model_parallel_size},
+     [](C c, S s) {
+       const int64_t dp = data_parallel_size(c, s);
+       return dp == 0 || divides(s.expert_model_parallel_size, dp * s.context_parallel_size);
+     },
+     [](C c, S s) {
+       return does_not_divide("expert_model_parallel_size", s.expert_model_parallel_size,
+                              "data x context parallel",
+                              data_parallel_size(c, s) * s.context_parallel_size);
+     }},
+    {"MoE with tensor parallelism needs sequence parallelism",
+     "megatron/core/transformer/moe/moe_layer.py: MoE and tensor parallelism are enabled without "
+     "also enabling sequence parallelism (ValueError in training)",
+     {K::tensor_model_parallel_size, K::sequence_parallel},
+     [](C c, S s) {
+       return !c.model.moe || s.tensor_model_parallel_size == 1 || s.sequence_parallel;
+     },
+     [](C, S s) {
+       return "a MoE model with tensor_model_parallel_size " + str(s.tensor_model_parallel_size) +
+              " needs sequence_parallel (Megatron-LM requires it)";
+     }},
+
+    // --- Sequence and context parallelism, attention.
+    {"sequence parallel splits the sequence over tensor parallel",
+     "megatron/core/tensor_parallel/mappings.py: _split_along_first_dim asserts "
+     "dim_size % world_size == 0",
+     {K::tensor_model_parallel_size, K::sequence_parallel},
+     [](C c, S s) {
+       return !sequence_parallel_on(s) ||
+              divides(s.tensor_model_parallel_size, c.training.seq_length);
+     },
+     [](C c, S s) {
+       return does_not_divide("tensor_model_parallel_size (sequence parallel)",
+                              s.tensor_model_parallel_size, "seq_length", c.training.seq_length);
+     }},
+    {"tensor-parallel overlap needs sequence parallelism",
+     "megatron/training/arguments.py: Tensor parallel communication/GEMM overlap can happen only "
+     "when sequence parallelism is enabled",
+     {K::tensor_model_parallel_size, K::sequence_parallel, K::tp_comm_overlap},
+     [](C, S s) { return !s.tp_comm_overlap || sequence_parallel_on(s); },
+     [](C, S) {
+       return std::string(
+           "tp_comm_overlap needs sequence_parallel and tensor_model_parallel_size > 1");
+     }},
+    {"context parallel splits the sequence into 2 x cp chunks",
+     "megatron/training/arguments.py: seq-length should be a multiple of 2 * "
+     "context-parallel-size",
+     {K::context_parallel_size},
+     [](C c, S s) {
+       return s.context_parallel_size == 1 ||
+              divides(2 * s.context_parallel_size, c.training.seq_length);
+     },
+     [](C c, S s) {
+       return does_not_divide("2 x context_parallel_size", 2 * s.context_parallel_size,
+                              "seq_length", c.training.seq_length);
+     }},
+    {"context parallel needs fused attention",
+     "megatron/core/extensions/transformer_engine.py: TEDotProductAttention implements context "
+     "parallelism; the unfused path does not",
+     {K::context_parallel_size, K::use_flash_attn},
+     [](C, S s) { return s.context_parallel_size == 1 || s.use_flash_attn; },
+     [](C, S s) {
+       return "context_parallel_size " + str(s.context_parallel_size) + " needs use_flash_attn";
+     }},
+    {"fused attention needs 16-bit training",
+     "FlashAttention and cuDNN fused attention support fp16 and bf16 inputs only",
+     {K::use_flash_attn},
+     [](C c, S s) { return !s.use_flash_attn || c.training.precision != Precision::fp32; },
+     [](C, S) { return std::string("use_flash_attn needs fp16, bf16 or fp8 training, not fp32"); }},
+
+    // --- Pipeline parallelism.
+    {"interleaving needs pipeline parallelism",
+     "megatron/core/parallel_state.py: pipeline-model-parallel size should be greater than 1 "
+     "with interleaved schedule",
+     {K::virtual_pipeline_model_parallel_size, K::pipeline_model_parallel_size},
+     [](C, S s) {
+       return s.virtual_pipeline_model_parallel_size == 1 || s.pipeline_model_parallel_size > 1;
+     },
+     [](C, S s) {
+       return "virtual_pipeline_model_parallel_size " +
+              str(s.virtual_pipeline_model_parallel_size) +
+              " needs pipeline_model_parallel_size > 1";
+     }},
+    {"every pipeline stage holds a layer",
+     "Paraplan models stages of whole transformer layers, at least one each",
+     {K::pipeline_model_parallel_size},
+     [](C c, S s) { return s.pipeline_model_parallel_size <= c.model.num_layers; },
+     [](C c, S s) {
+       return "pipeline_model_parallel_size (" + str(s.pipeline_model_parallel_size) +
+              ") exceeds num_layers (" + str(c.model.num_layers) + ")";
+     }},
+    {"the layers split over the pipeline",
+     "megatron/training/arguments.py: Number of layers should be divisible by the "
+     "pipeline-model-parallel size (with --account-for-embedding/loss-in-pipeline-split), or "
+     "--pipeline-model-parallel-layout",
+     {K::pipeline_model_parallel_size, K::virtual_pipeline_model_parallel_size,
+      K::pipeline_stage_layers},
+     [](C c, S s) {
+       if (!s.pipeline_stage_layers.empty()) return true;
+       return !standard_split(c.model.num_layers, s.pipeline_model_parallel_size,
+                              s.virtual_pipeline_model_parallel_size)
+                   .empty();
+     },
+     [](C c, S s) {
+       return "pipeline x virtual pipeline (" +
+              str(s.pipeline_model_parallel_size * s.virtual_pipeline_model_parallel_size) +
+              ") does not divide num_layers (" + str(c.model.num_layers) +
+              "), nor num_layers + 1 or + 2 with the loss and embedding counted as layers; give "
+              "pipeline_stage_layers for an uneven split";
+     }},
+    {"each stage's layers split into its virtual chunks",
+     "megatron/core/transformer/pipeline_parallel_layer_layout.py: every virtual stage of the "
+     "layout holds whole layers",
+     {K::virtual_pipeline_model_parallel_size, K::pipeline_model_parallel_size,
+      K::pipeline_stage_layers},
+     [](C c, S s) {
+       const int64_t v = s.virtual_pipeline_model_parallel_size;
+       const std::vector<int64_t> layers = stage_layers(c, s);
+       if (layers.empty() || layers == standard_split(c.model.num_layers,
+                                                      s.pipeline_model_parallel_size, v)) {
+         return true;
+       }
+       return std::all_of(layers.begin(), layers.end(), [&](int64_t l) { return l % v == 0; });
+     },
+     [](C c, S s) {
+       const int64_t v = s.virtual_pipeline_model_parallel_size;
+       const std::vector<int64_t> layers = stage_layers(c, s);
+       size_t i = 0;
+       while (layers[i] % v == 0) ++i;
+       return "virtual_pipeline_model_parallel_size (" + str(v) + ") does not divide the " +
+              str(layers[i]) + " layers of stage " + str(static_cast<int64_t>(i));
+     }},
+    {"interleaving runs micro-batches in groups of the pipeline size",
+     "megatron/core/pipeline_parallel/schedules.py: microbatch_group_size_per_vp_stage "
+     "(default: pipeline size) must lie in [PP, M], and M % group must be 0 or >= PP",
+     {K::virtual_pipeline_model_parallel_size, K::pipeline_model_parallel_size,
+      K::tensor_model_parallel_size, K::context_parallel_size, K::micro_batch_size},
+     [](C c, S s) {
+       const int64_t m = num_micro_batches(c, s);
+       const int64_t p = s.pipeline_model_parallel_size;
+       return s.virtual_pipeline_model_parallel_size == 1 || m == 0 || (m >= p && m % p == 0);
+     },
+     [](C c, S s) {
+       return "the interleaved schedule (virtual_pipeline_model_parallel_size " +
+              str(s.virtual_pipeline_model_parallel_size) + ") needs the " +
+              str(num_micro_batches(c, s)) +
+              " micro-batches per iteration to be a multiple of pipeline_model_parallel_size (" +
+              str(s.pipeline_model_parallel_size) + ")";
+     }},
+
+    // --- Data parallelism, sharding and the batch.
+    {"model parallelism divides the GPUs",
+     "megatron/core/parallel_state.py: world_size is not divisible by tensor x pipeline x context",
+     {K::tensor_model_parallel_size, K::context_parallel_size, K::pipeline_model_parallel_size},
+     [](C c, S s) { return data_parallel_size(c, s) > 0; },
+     [](C c, S s) {
+       return "tensor x context x pipeline parallel (" +
+              str(s.tensor_model_parallel_size * s.context_parallel_size *
+                  s.pipeline_model_parallel_size) +
+              ") does not divide the " + str(c.num_gpus) + " GPUs";
+     }},
+    {"data parallel x micro-batch divides the global batch",
+     "megatron/core/num_microbatches_calculator.py: global batch size is not divisible by micro "
+     "batch size times data parallel size",
+     {K::tensor_model_parallel_size, K::context_parallel_size, K::pipeline_model_parallel_size,
+      K::micro_batch_size},
+     [](C c, S s) {
+       const int64_t dp = data_parallel_size(c, s);
+       return dp == 0 || divides(dp * s.micro_batch_size, c.training.global_batch_size);
+     },
+     [](C c, S s) {
+       return "data parallel (" + str(data_parallel_size(c, s)) + ") x micro_batch_size (" +
+              str(s.micro_batch_size) + ") does not divide global_batch_size (" +
+              str(c.training.global_batch_size) + ")";
+     }},
+    {"Megatron-FSDP runs without pipeline parallelism",
+     "Megatron-FSDP user guide: pipeline parallelism is not supported with "
+     "--use-megatron-fsdp",
+     {K::zero_stage, K::pipeline_model_parallel_size},
+     [](C, S s) { return s.zero_stage < 2 || s.pipeline_model_parallel_size == 1; },
+     [](C, S s) {
+       return "zero_stage " + str(s.zero_stage) +
+              " shards with Megatron-FSDP, which needs pipeline_model_parallel_size 1 (got " +
+              str(s.pipeline_model_parallel_size) + ")";
+     }},
+    {"overlapped parameter gathers need a sharded optimizer",
+     "megatron/training/arguments.py: --overlap-param-gather only supported with distributed "
+     "optimizer",
+     {K::overlap_param_gather, K::zero_stage},
+     [](C, S s) { return !s.overlap_param_gather || s.zero_stage >= 1; },
+     [](C, S) {
+       return std::string(
+           "overlap_param_gather needs zero_stage >= 1 (the distributed optimizer)");
+     }},
+    {"overlapped parameter gathers need overlapped gradient reduction",
+     "megatron/training/arguments.py: Must use --overlap-param-gather with --overlap-grad-reduce",
+     {K::overlap_param_gather, K::overlap_grad_reduce},
+     [](C, S s) { return !s.overlap_param_gather || s.overlap_grad_reduce; },
+     [](C, S) { return std::string("overlap_param_gather needs overlap_grad_reduce"); }},
+
+    // --- The GPUs.
+    {"every stage's GPU has tensor cores for the precision",
+     "the GPU preset's tensor_tflops",
+     {K::pipeline_stage_gpus},
+     [](C c, S s) {
+       if (s.pipeline_stage_gpus.empty()) {
+         return c.cluster.pools.front().gpu.tensor_flops(c.training.precision) > 0;
+       }
+       return std::all_of(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(), [&](int p) {
+         return c.cluster.pools[static_cast<size_t>(p)].gpu.tensor_flops(c.training.precision) > 0;
+       });
+     },
+     [](C c, S s) {
+       std::string ids;
+       for (size_t pool = 0; pool < c.cluster.pools.size(); ++pool) {
+         const bool used = s.pipeline_stage_gpus.empty()
+                               ? pool == 0
+                               : std::count(s.pipeline_stage_gpus.begin(),
+                                            s.pipeline_stage_gpus.end(), static_cast<int>(pool));
+         const GpuSpec& gpu = c.cluster.pools[pool].gpu;
+         if (used && gpu.tensor_flops(c.training.precision) <= 0) {
+           ids += (ids.empty() ? "" : ", ") + gpu.id;
+         }
+       }
+       return ids + " has no " + std::string(to_string(c.training.precision)) + " tensor cores";
+     }},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const Rule> rules() { return kRules; }
+
+bool check_rules(const RuleContext& context, const Strategy& strategy,
+                 std::vector<std::string>& reasons) {
+  bool all_hold = true;
+  for (const Rule& rule : kRules) {
+    if (rule.holds(context, strategy)) continue;
+    reasons.push_back(rule.reason(context, strategy));
+    all_hold = false;
+  }
+  return all_hold;
+}
+
+int64_t data_parallel_size(const RuleContext& context, const Strategy& s) {
+  const int64_t model_parallel =
+      s.tensor_model_parallel_size * s.context_parallel_size * s.pipeline_model_parallel_size;
+  return divides(model_parallel, context.num_gpus) ? context.num_gpus / model_parallel : 0;
+}
+
+int64_t num_micro_batches(const RuleContext& context, const Strategy& s) {
+  const int64_t per_step = data_parallel_size(context, s) * s.micro_batch_size;
+  return divides(per_step, context.training.global_batch_size)
+             ? context.training.global_batch_size / per_step
+             : 0;
+}
+
+std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages) {
+  const int64_t chunks = stages * virtual_stages;
+  for (const int64_t accounted : {0, 1, 2}) {
+    if ((layers + accounted) % chunks != 0) continue;
+    const int64_t per_stage = (layers + accounted) / chunks * virtual_stages;
+    std::vector<int64_t> split(static_cast<size_t>(stages), per_stage);
+    if (accounted >= 1) split.back() -= 1;   // the loss takes the last virtual stage's place
+    if (accounted == 2) split.front() -= 1;  // the embedding the first's
+    if (std::all_of(split.begin(), split.end(), [](int64_t l) { return l >= 1; })) return split;
+    return {};
+  }
+  return {};
+}
+
+}  // namespace paraplan::detail

@@ -1,0 +1,52 @@
+// The rulebook: every constraint Megatron-LM puts on a strategy that Paraplan knows, each
+// written once with its source. The estimate reports a broken rule as an infeasible reason; the
+// search skips a candidate at the first level of its loop where all the keys a rule reads are
+// decided (search/searcher.cpp). Adding a rule: CONTRIBUTING.md, "Adding a rule".
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "paraplan/scenario.hpp"
+
+namespace paraplan::detail {
+
+// What a rule may read besides the strategy.
+struct RuleContext {
+  const ModelSpec& model;
+  const Training& training;
+  const Cluster& cluster;
+  int64_t num_gpus = 0;  // the GPUs the strategy uses in all
+};
+
+struct Rule {
+  std::string_view name;
+  std::string_view source;  // where Megatron-LM states it
+  KeySet reads;             // the strategy keys it depends on
+  bool (*holds)(const RuleContext& context, const Strategy& strategy);
+  // Why it is broken, naming the numbers; called only when it does not hold.
+  std::string (*reason)(const RuleContext& context, const Strategy& strategy);
+};
+
+std::span<const Rule> rules();
+
+// Appends the reason of every rule `strategy` breaks; true when it breaks none.
+bool check_rules(const RuleContext& context, const Strategy& strategy,
+                 std::vector<std::string>& reasons);
+
+// Data-parallel size: GPUs / (tensor x context x pipeline), or 0 when that does not divide.
+int64_t data_parallel_size(const RuleContext& context, const Strategy& strategy);
+
+// Micro-batches per data-parallel rank and iteration, or 0 when the sizes do not divide.
+int64_t num_micro_batches(const RuleContext& context, const Strategy& strategy);
+
+// Megatron-LM's even split of `layers` over `stages` x `virtual_stages`, where it may count the
+// embedding and the loss as one layer each so that the split comes out even
+// (--account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split): the first
+// and last virtual stage then hold one transformer layer fewer. Empty when nothing divides.
+std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages);
+
+}  // namespace paraplan::detail

@@ -1,0 +1,150 @@
+// The search: a loop nest over the strategy keys, one level per group of keys, outermost first
+// (docs/search.md explains the space, the order, the bounds and why pruning is exact).
+//
+//   level        decides                                         candidates (unless pinned)
+//   tensor       tensor_model_parallel_size                      divisors of a node's GPUs
+//   context      context_parallel_size                           divisors of GPUs / tensor
+//   expert       expert_model_parallel_size                      divisors of num_experts
+//   pipeline     pipeline_model_parallel_size                    divisors of GPUs / (t x cp)
+//   virtual      virtual_pipeline_model_parallel_size, and on    1..layers/pipeline; the even
+//                one GPU type pipeline_stage_layers              split
+//   stage_gpus   pipeline_stage_gpus                             GPU-type compositions in caps
+//   micro_batch  micro_batch_size                                divisors of batch / dp
+//   layer_shape  sequence_parallel, use_flash_attn,              on/off; tp_comm_overlap off
+//                tp_comm_overlap
+//   recompute    recompute_granularity, _method (per GPU type)   none, selective, full, block
+//   zero         zero_stage, overlap_grad_reduce,                0-3; overlaps on where they act
+//                overlap_param_gather
+//   leaf         mixed clusters' pipeline_stage_layers, block    balanced split; fewest layers
+//                recompute_num_layers; then the estimate          that fit
+//
+// Each level writes only its own keys into the working strategy `s_`, then checks the rules
+// (model/rules.hpp) that its keys complete, so a candidate is dropped as soon as it breaks one.
+// A subtree the bounds rule out is walked in counting mode, by the same code, so the counts of
+// evaluated and pruned configurations add up to the same space as an exhaustive search.
+#pragma once
+
+#include <chrono>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/cost_cache.hpp"
+#include "model/pipeline_model.hpp"
+#include "model/rules.hpp"
+#include "paraplan/search.hpp"
+#include "search/top_strategies.hpp"
+
+namespace paraplan::detail {
+
+enum class Level {
+  tensor,
+  context,
+  expert,
+  pipeline,
+  virtual_pipeline,
+  stage_gpus,
+  micro_batch,
+  layer_shape,
+  recompute,
+  zero,
+  leaf,
+  count
+};
+inline constexpr size_t kNumLevels = static_cast<size_t>(Level::count);
+
+// The keys each level decides; on a mixed cluster the leaf decides the stage layers unless
+// they are pinned.
+KeySet keys_decided_at(Level level, bool leaf_splits_layers);
+
+// How a subtree is visited: every leaf estimated, or only counted (a bound ruled it out).
+enum class Walk { evaluate, count };
+
+// Recompute settings tried for one GPU type; `fit_block` asks the leaf for the fewest
+// block-recomputed layers that fit.
+struct RecomputeOption {
+  Recompute recompute;
+  bool fit_block = false;
+};
+
+// Why candidates were dropped: per rule (or search-space limit), how many and one example.
+struct Rejection {
+  int64_t count = 0;
+  std::string example;
+};
+
+// The strategy closest to fitting in memory, for a search where nothing fits.
+struct ClosestMiss {
+  double overflow_bytes = std::numeric_limits<double>::infinity();
+  Strategy strategy;
+  std::vector<StageGroup> groups;
+  std::vector<GroupResult> results;
+};
+
+class Searcher {
+ public:
+  Searcher(const Scenario& scenario, const SearchOptions& options);
+  SearchResult run();
+
+ private:
+  // The levels, in call order (searcher.cpp).
+  void tensor_level();
+  void context_level();
+  void expert_level();
+  void pipeline_level();
+  void virtual_level();
+  void stage_gpus_level();
+  void micro_batch_level();
+  bool layer_shape_level(Walk walk);
+  bool recompute_level(size_t pool, Walk walk, int fit_pool);
+  bool zero_level(Walk walk, int fit_pool);
+  bool leaf(Walk walk, int fit_pool);
+
+  // The leaf's work (leaf.cpp).
+  bool evaluate();
+  double evaluate_time(bool& fits);
+  void fit_block_layers(size_t pool);
+  bool split_mixed();
+  double lower_bound_s() const;
+
+  int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
+  int64_t micro_batches() const { return num_micro_batches(rule_context_, s_); }
+
+  // Candidates and rules.
+  std::vector<RecomputeOption> recompute_options(size_t pool) const;
+  bool rules_hold(Level level);
+  void reject(std::string_view why, const std::string& example);
+  void tick();
+
+  std::vector<std::string> diagnosis() const;
+
+  const ModelSpec& model_;
+  const Training& training_;
+  const Cluster cluster_;  // with no GPUs of types that cannot run the precision
+  const StrategyPins& pins_;
+  const SearchOptions options_;
+  const bool mixed_;
+  const bool leaf_splits_layers_;  // mixed cluster without pinned stage layers
+  const RuleContext rule_context_;
+  std::vector<std::vector<const Rule*>> rules_at_;  // per level: the rules its keys complete
+  CostCache costs_;
+  TopStrategies top_;
+  SearchStats stats_;
+  std::chrono::steady_clock::time_point start_;
+  bool stopped_ = false;
+  double fraction_done_ = 0;
+  int64_t work_ = 0;  // evaluations, shapes and block-recompute probes alike
+
+  Strategy s_;  // the working strategy: each level writes its own keys
+  // Scratch reused by every evaluation.
+  std::vector<const ModelCosts*> pool_costs_;
+  std::vector<StageGroup> groups_;
+  std::vector<GroupResult> results_;
+
+  std::map<std::string_view, Rejection> rejections_;
+  ClosestMiss closest_;
+};
+
+}  // namespace paraplan::detail

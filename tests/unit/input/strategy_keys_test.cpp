@@ -1,0 +1,146 @@
+// The strategy-key table drives parsing, JSON, ordering, the cost-cache key and the schema:
+// every key must take part in each, so a forgotten place is a named failure here.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model/cost_cache.hpp"
+#include "paraplan/request.hpp"
+#include "search/top_strategies.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+// A MoE model on a mixed cluster, so that every key can take a non-default value.
+nlohmann::json document() {
+  return nlohmann::json::parse(R"({"model": {"name": "moe", "num_layers": 8,
+      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
+      "num_query_groups": 4, "vocab_size": 32000, "activation": "swiglu",
+      "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 1024}},
+      "training": {"global_batch_size": 64, "seq_length": 2048},
+      "cluster": {"gpus": [{"type": "h100", "count": 16}, {"type": "a100", "count": 16}]}})");
+}
+
+Scenario base() { return parse_scenario(document()); }
+
+// A value of `key` other than its default (for per-GPU keys, on GPU type 1 only).
+void set_other(const StrategyKey& key, Strategy& s) {
+  if (key.type == KeyType::gpu_list) {
+    s.pipeline_stage_gpus = {1, 0};
+  } else if (key.type == KeyType::integer_list) {
+    s.pipeline_stage_layers = {3, 5};
+  } else {
+    const int64_t other = key.default_value() == key.min ? key.min + 1 : key.min;
+    key.set(s, key.per_gpu ? 1 : 0, other);
+  }
+}
+
+// A strategy that parses on base(): two stages, one per GPU type, 4 layers each.
+Strategy valid_strategy() {
+  Strategy s;
+  s.recompute.resize(2);
+  s.pipeline_model_parallel_size = 2;
+  s.pipeline_stage_gpus = {0, 1};
+  s.pipeline_stage_layers = {4, 4};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("every key has a row, a unique name, a default and a schema entry") {
+  REQUIRE(strategy_keys().size() == kNumStrategyKeys);
+  const nlohmann::json schema = input_schema()["strategy_keys"];
+  REQUIRE(schema.size() == kNumStrategyKeys);
+  for (size_t i = 0; i < kNumStrategyKeys; ++i) {
+    const StrategyKey& key = strategy_keys()[i];
+    CAPTURE(key.name);
+    CHECK(static_cast<size_t>(key.id) == i);
+    CHECK(schema[i]["name"] == key.name);
+    CHECK_FALSE(key.description.empty());
+    if (key.megatron != MegatronFlag::composite) CHECK_FALSE(key.megatron_flag.empty());
+    if (key.scalar()) {
+      CHECK((key.get != nullptr && key.set != nullptr));
+      CHECK(schema[i].contains("default"));
+    }
+  }
+}
+
+TEST_CASE("every key round-trips through JSON and changes the ordering key") {
+  const Scenario scenario = base();
+  for (const StrategyKey& key : strategy_keys()) {
+    CAPTURE(key.name);
+    Strategy s = valid_strategy();
+    if (key.id == StrategyKeyId::pipeline_model_parallel_size) {  // the stage lists follow it
+      s.pipeline_model_parallel_size = 4;
+      s.pipeline_stage_gpus = {0, 0, 1, 1};
+      s.pipeline_stage_layers = {2, 2, 2, 2};
+    } else {
+      set_other(key, s);
+    }
+    CHECK(detail::ordering_key(s) != detail::ordering_key(valid_strategy()));
+    nlohmann::json with_strategy = document();
+    with_strategy["strategy"] = to_json(s, scenario.cluster);
+    const Scenario parsed = parse_scenario(with_strategy);
+    const Strategy back = complete_strategy(parsed.strategy, parsed.cluster);
+    CHECK(detail::ordering_key(back) == detail::ordering_key(s));
+    CHECK(to_json(back, parsed.cluster) == with_strategy["strategy"]);
+  }
+}
+
+TEST_CASE("a key outside the layer shape never changes per-layer costs") {
+  // Layer costs are cached by the layer_cost keys' values: a key that changed them without
+  // being marked would make the cache return another shape's costs.
+  const Scenario scenario = base();
+  const GpuSpec& gpu = scenario.cluster.pools[0].gpu;
+  const auto costs = [&](const Strategy& s) {
+    const detail::ModelCosts c =
+        detail::compute_model_costs(scenario.model, scenario.training, gpu, 8, s);
+    return std::vector<double>{
+        c.dense.forward.total_s(), c.dense.backward.total_s(), c.dense.activation_bytes,
+        c.dense.parameters,        c.moe.forward.total_s(),    c.moe.backward.total_s(),
+        c.moe.activation_bytes,    c.moe.expert_parameters,    c.embedding.forward.total_s(),
+        c.head.backward.total_s(), c.head.transient_bytes,     c.dense.checkpoint_bytes};
+  };
+  // A shape where every layer key acts: tensor and sequence parallel, experts, context.
+  Strategy shape = valid_strategy();
+  shape.tensor_model_parallel_size = 2;
+  shape.sequence_parallel = true;
+  shape.use_flash_attn = true;
+  shape.context_parallel_size = 2;
+  shape.expert_model_parallel_size = 2;
+  const std::vector<double> reference = costs(shape);
+  for (const StrategyKey& key : strategy_keys()) {
+    CAPTURE(key.name);
+    Strategy changed = shape;
+    if (key.scalar()) {
+      const int64_t value = key.get(shape, 0);
+      key.set(changed, 0, value == key.min ? key.min + 1 : key.min);
+    } else {
+      set_other(key, changed);
+    }
+    if (key.layer_cost) CHECK(detail::layer_shape(changed, 0) != detail::layer_shape(shape, 0));
+    if (!key.layer_cost) CHECK(costs(changed) == reference);
+  }
+}
+
+TEST_CASE("pins set exactly the keys they give") {
+  const Scenario scenario = test::scenario(R"({"model": "llama2-7b",
+      "training": {"global_batch_size": 64, "seq_length": 2048},
+      "cluster": {"gpus": [{"type": "h100", "count": 16}, {"type": "a100", "count": 16}]},
+      "strategy": {"micro_batch_size": 2, "recompute_granularity": {"a100": "full"},
+                   "pipeline_stage_gpus": ["h100", "a100"]}})");
+  const StrategyPins& pins = scenario.strategy;
+  CHECK(pins.get(StrategyKeyId::micro_batch_size) == 2);
+  CHECK_FALSE(pins.get(StrategyKeyId::tensor_model_parallel_size).has_value());
+  CHECK(pins.get(StrategyKeyId::pipeline_model_parallel_size) == 2);  // from the stage list
+  CHECK_FALSE(pins.get(StrategyKeyId::recompute_granularity, 0).has_value());
+  CHECK(pins.get(StrategyKeyId::recompute_granularity, 1) == 2);
+  CHECK(pins.given(StrategyKeyId::recompute_granularity));
+  CHECK(pins.given(StrategyKeyId::pipeline_stage_gpus));
+  CHECK_FALSE(pins.given(StrategyKeyId::pipeline_stage_layers));
+  const Strategy s = complete_strategy(pins, scenario.cluster);
+  CHECK(s.recompute[0].granularity == RecomputeGranularity::none);
+  CHECK(s.recompute[1].granularity == RecomputeGranularity::full);
+}

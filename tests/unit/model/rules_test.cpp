@@ -1,0 +1,176 @@
+// The rulebook: each rule has a case that breaks it, the estimate reports the rule's reason
+// with its numbers, and the search checks every rule at some level of its loop.
+#include "model/rules.hpp"
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <set>
+
+#include "search/searcher.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+struct Case {
+  std::string_view rule;
+  std::string scenario;  // model, training and cluster
+  std::function<void(Strategy&)> strategy;
+};
+
+std::string job(const std::string& model, int gpus, int batch = 64, int seq = 4096,
+                const std::string& precision = "bf16", const std::string& gpu = "a100") {
+  return R"({"model": )" + model + R"(, "training": {"global_batch_size": )" +
+         std::to_string(batch) + R"(, "seq_length": )" + std::to_string(seq) +
+         R"(, "precision": ")" + precision + R"("}, "cluster": {"gpus": [{"type": ")" + gpu +
+         R"(", "count": )" + std::to_string(gpus) + "}]}}";
+}
+
+std::string custom(int heads, int groups, int ffn, int moe_ffn = 0, int experts = 8) {
+  std::string model = R"({"name": "m", "num_layers": 8, "hidden_size": 1024, "ffn_hidden_size": )" +
+                      std::to_string(ffn) + R"(, "num_attention_heads": )" + std::to_string(heads) +
+                      R"(, "num_query_groups": )" + std::to_string(groups) +
+                      R"(, "vocab_size": 32000, "activation": "swiglu")";
+  if (moe_ffn > 0) {
+    model += R"(, "moe": {"num_experts": )" + std::to_string(experts) +
+             R"(, "top_k": 2, "moe_ffn_hidden_size": )" + std::to_string(moe_ffn) + "}";
+  }
+  return model + "}";
+}
+
+const std::string kLlama = R"("llama2-7b")";  // 32 layers, 32 heads, ffn 11008
+
+std::vector<Case> cases() {
+  return {
+      {"tensor parallel divides the attention heads", job(kLlama, 6),
+       [](Strategy& s) { s.tensor_model_parallel_size = 3; }},
+      {"tensor parallel divides the query groups", job(R"("llama3-8b")", 16),
+       [](Strategy& s) { s.tensor_model_parallel_size = 16; }},
+      {"tensor parallel divides the MLP width", job(custom(16, 16, 1004), 8),
+       [](Strategy& s) { s.tensor_model_parallel_size = 8; }},
+      {"tensor parallel divides the expert MLP width", job(custom(16, 16, 1024, 1004), 8),
+       [](Strategy& s) {
+         s.tensor_model_parallel_size = 8;
+         s.sequence_parallel = true;
+       }},
+      {"expert parallel needs experts", job(kLlama, 8),
+       [](Strategy& s) { s.expert_model_parallel_size = 2; }},
+      {"expert parallel divides the experts", job(custom(16, 16, 1024, 1024), 8),
+       [](Strategy& s) { s.expert_model_parallel_size = 3; }},
+      {"expert grid divides the GPUs", job(custom(16, 16, 1024, 1024), 8),
+       [](Strategy& s) {
+         s.tensor_model_parallel_size = 2;
+         s.sequence_parallel = true;
+         s.expert_model_parallel_size = 8;
+       }},
+      {"MoE with tensor parallelism needs sequence parallelism", job(custom(16, 16, 1024, 1024), 8),
+       [](Strategy& s) { s.tensor_model_parallel_size = 2; }},
+      {"sequence parallel splits the sequence over tensor parallel", job(kLlama, 8, 64, 4100),
+       [](Strategy& s) {
+         s.tensor_model_parallel_size = 8;
+         s.sequence_parallel = true;
+       }},
+      {"tensor-parallel overlap needs sequence parallelism", job(kLlama, 8),
+       [](Strategy& s) { s.tp_comm_overlap = true; }},
+      {"context parallel splits the sequence into 2 x cp chunks", job(kLlama, 8, 64, 4100),
+       [](Strategy& s) {
+         s.context_parallel_size = 4;
+         s.use_flash_attn = true;
+       }},
+      {"context parallel needs fused attention", job(kLlama, 8),
+       [](Strategy& s) { s.context_parallel_size = 2; }},
+      {"fused attention needs 16-bit training", job(kLlama, 8, 64, 4096, "fp32"),
+       [](Strategy& s) { s.use_flash_attn = true; }},
+      {"interleaving needs pipeline parallelism", job(kLlama, 8),
+       [](Strategy& s) { s.virtual_pipeline_model_parallel_size = 2; }},
+      {"every pipeline stage holds a layer", job(custom(16, 16, 1024), 16),
+       [](Strategy& s) { s.pipeline_model_parallel_size = 16; }},
+      {"the layers split over the pipeline", job(kLlama, 5),
+       [](Strategy& s) { s.pipeline_model_parallel_size = 5; }},
+      {"each stage's layers split into its virtual chunks", job(kLlama, 8),
+       [](Strategy& s) {
+         s.pipeline_model_parallel_size = 2;
+         s.virtual_pipeline_model_parallel_size = 2;
+         s.pipeline_stage_layers = {15, 17};
+       }},
+      {"interleaving runs micro-batches in groups of the pipeline size", job(kLlama, 8, 12),
+       [](Strategy& s) {
+         s.pipeline_model_parallel_size = 4;
+         s.virtual_pipeline_model_parallel_size = 2;
+       }},
+      {"model parallelism divides the GPUs", job(kLlama, 8),
+       [](Strategy& s) { s.pipeline_model_parallel_size = 3; }},
+      {"data parallel x micro-batch divides the global batch", job(kLlama, 8, 6), [](Strategy&) {}},
+      {"Megatron-FSDP runs without pipeline parallelism", job(kLlama, 8),
+       [](Strategy& s) {
+         s.pipeline_model_parallel_size = 2;
+         s.zero_stage = 2;
+       }},
+      {"overlapped parameter gathers need a sharded optimizer", job(kLlama, 8),
+       [](Strategy& s) {
+         s.overlap_grad_reduce = true;
+         s.overlap_param_gather = true;
+       }},
+      {"overlapped parameter gathers need overlapped gradient reduction", job(kLlama, 8),
+       [](Strategy& s) {
+         s.zero_stage = 1;
+         s.overlap_param_gather = true;
+       }},
+      {"every stage's GPU has tensor cores for the precision", job(kLlama, 8, 64, 4096, "fp8"),
+       [](Strategy&) {}},
+  };
+}
+
+const detail::Rule& rule_named(std::string_view name) {
+  for (const detail::Rule& rule : detail::rules()) {
+    if (rule.name == name) return rule;
+  }
+  FAIL("no rule named " << name);
+  return detail::rules().front();
+}
+
+}  // namespace
+
+TEST_CASE("every rule has a case that breaks it, and the estimate gives its reason") {
+  std::set<std::string_view> covered;
+  for (const Case& c : cases()) {
+    CAPTURE(c.rule);
+    const Scenario scenario = test::scenario(c.scenario);
+    Strategy strategy = complete_strategy(scenario.strategy, scenario.cluster);
+    c.strategy(strategy);
+    int64_t gpus = 0;
+    for (const GpuPool& pool : scenario.cluster.pools) gpus += pool.count;
+    const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, gpus};
+    const detail::Rule& rule = rule_named(c.rule);
+    REQUIRE_FALSE(rule.holds(context, strategy));
+    const std::string reason = rule.reason(context, strategy);
+    const bool names_the_numbers = reason.find_first_of("0123456789") != std::string::npos;
+    CHECK((names_the_numbers || reason.find("needs") != std::string::npos));
+    const Report report =
+        Estimator(scenario.model, scenario.training, scenario.cluster).estimate(strategy);
+    CHECK_FALSE(report.feasible);
+    CHECK(std::find(report.infeasible_reasons.begin(), report.infeasible_reasons.end(), reason) !=
+          report.infeasible_reasons.end());
+    covered.insert(rule.name);
+    CHECK_FALSE(rule.source.empty());
+  }
+  for (const detail::Rule& rule : detail::rules()) {
+    CAPTURE(rule.name);
+    CHECK(covered.count(rule.name) == 1);
+  }
+}
+
+TEST_CASE("the search decides every key at some level, so it checks every rule") {
+  for (const bool leaf_splits_layers : {false, true}) {
+    KeySet decided;
+    for (size_t level = 0; level < detail::kNumLevels; ++level) {
+      const KeySet keys =
+          detail::keys_decided_at(static_cast<detail::Level>(level), leaf_splits_layers);
+      CHECK_FALSE(keys.intersects(decided));  // each key decided once
+      decided = decided | keys;
+    }
+    CHECK(KeySet::all().subset_of(decided));
+  }
+}
