@@ -1,4 +1,4 @@
-// The result of estimating one strategy (contract section 4).
+// The result of estimating one strategy (docs/contract.md section 4).
 #pragma once
 
 #include <cstdint>

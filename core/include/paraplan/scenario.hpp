@@ -1,4 +1,4 @@
-// A training job on a cluster, with or without a parallel strategy (contract section 2).
+// A training job on a cluster, with or without a parallel strategy (docs/contract.md section 2).
 #pragma once
 
 #include <cstdint>

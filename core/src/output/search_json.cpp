@@ -1,4 +1,4 @@
-// The search result as the contract's JSON, with AIAK's field names for the per-stage layout.
+// The search result as docs/contract.md section 5 gives it, with AIAK's field names for the per-stage layout.
 #include <map>
 #include <nlohmann/json.hpp>
 
