@@ -14,12 +14,13 @@
 #include <vector>
 
 #include "paraplan/estimate.hpp"
+#include "paraplan/units.hpp"
 
 using namespace paraplan;
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 
 nlohmann::json load(const std::string& name) {
   std::ifstream file(std::string(PARAPLAN_VALIDATION_DIR) + "/" + name);

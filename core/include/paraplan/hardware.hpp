@@ -70,6 +70,4 @@ struct GpuSpec {
 // starts from that preset and overrides the fields it gives; otherwise it gives them all.
 GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path);
 
-nlohmann::json to_json(const GpuSpec& gpu);
-
 }  // namespace paraplan

@@ -90,6 +90,4 @@ double model_flops_per_token(const ModelSpec& model, int64_t seq_length);
 // in error messages.
 ModelSpec parse_model(const nlohmann::json& value, const std::string& path);
 
-nlohmann::json to_json(const ModelSpec& model);
-
 }  // namespace paraplan

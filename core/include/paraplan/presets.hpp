@@ -10,6 +10,10 @@ namespace paraplan {
 
 enum class PresetKind { model, gpu };
 
+// A name as lookups compare it: case ignored, '_' read as '-' ("Ascend_910B" is
+// "ascend-910b"). Preset ids and a cluster's GPU types are matched this way.
+std::string normalize_name(std::string_view name);
+
 // The preset file for `name` (an id or alias; case, '_' and '-' do not matter), or nullptr.
 const nlohmann::json* find_preset(PresetKind kind, std::string_view name);
 

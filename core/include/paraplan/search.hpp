@@ -56,8 +56,8 @@ struct SearchResult {
 // Searches the strategies of `scenario`; strategy keys it gives are fixed.
 SearchResult search(const Scenario& scenario, const SearchOptions& options = {});
 
-// The search output of docs/contract.md section 5: strategies with their reports, Megatron-LM flags and the
-// AIAK-style fields, and the statistics.
+// The search output of docs/contract.md section 5: strategies with their reports, Megatron-LM flags
+// and the AIAK-style fields, and the statistics.
 nlohmann::json to_json(const SearchResult& result, const Scenario& scenario);
 
 }  // namespace paraplan

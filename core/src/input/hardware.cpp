@@ -7,17 +7,18 @@
 #include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/presets.hpp"
+#include "paraplan/units.hpp"
 
 namespace paraplan {
 namespace {
 
-using detail::ObjectReader;
+using units::kGiB;
+using units::kGiga;
+using units::kMega;
+using units::kMicro;
+using units::kTera;
 
-constexpr double kTera = 1e12;
-constexpr double kGiga = 1e9;
-constexpr double kMega = 1e6;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMicro = 1e-6;
+using detail::ObjectReader;
 
 constexpr std::array<std::string_view, kNumPrecisions> kPrecisions = {"fp32", "fp16", "bf16",
                                                                       "fp8"};
@@ -184,43 +185,6 @@ GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path) {
     return parse_gpu_object(merged, path);
   }
   return parse_gpu_object(value, path);
-}
-
-nlohmann::json to_json(const GpuSpec& gpu) {
-  auto curve = [](const EfficiencyCurve& c, double unit) {
-    nlohmann::json points = nlohmann::json::array();
-    for (const auto& [size, efficiency] : c.points()) points.push_back({size / unit, efficiency});
-    return points;
-  };
-  nlohmann::json tensor = nlohmann::json::object();
-  for (size_t i = 0; i < kPrecisions.size(); ++i) {
-    if (gpu.tensor_flops_per_s[i] > 0) tensor[kPrecisions[i]] = gpu.tensor_flops_per_s[i] / kTera;
-  }
-  auto tier = [](const NetworkTier& t) {
-    return nlohmann::json{{"name", t.name},
-                          {"gb_per_s", t.bandwidth_bytes_per_s / kGiga},
-                          {"latency_us", t.latency_s / kMicro}};
-  };
-  nlohmann::json intra = tier(gpu.intra_node);
-  intra["gpus"] = gpu.nvlink_domain_gpus;
-  return {{"id", gpu.id},
-          {"name", gpu.name},
-          {"tensor_tflops", tensor},
-          {"vector_tflops", gpu.vector_flops_per_s / kTera},
-          {"hbm_gib", gpu.hbm_bytes / kGiB},
-          {"hbm_gb_per_s", gpu.hbm_bytes_per_s / kGiga},
-          {"kernel_overhead_us", gpu.kernel_overhead_s / kMicro},
-          {"overlap_slowdown", gpu.overlap_slowdown},
-          {"intra_node", intra},
-          {"inter_node", tier(gpu.inter_node)},
-          {"efficiency",
-           {{"gemm", curve(gpu.gemm_efficiency, kGiga)},
-            {"gemm_fp8", curve(gpu.gemm_fp8_efficiency, kGiga)},
-            {"attention_forward", curve(gpu.attention_forward_efficiency, kGiga)},
-            {"attention_backward", curve(gpu.attention_backward_efficiency, kGiga)},
-            {"memory", curve(gpu.memory_efficiency, kMega)},
-            {"intra_node", curve(gpu.intra_node.efficiency, kMega)},
-            {"inter_node", curve(gpu.inter_node.efficiency, kMega)}}}};
 }
 
 }  // namespace paraplan

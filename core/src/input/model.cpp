@@ -190,37 +190,4 @@ ModelSpec parse_model(const nlohmann::json& value, const std::string& path) {
   return parse_model_object(value, path);
 }
 
-nlohmann::json to_json(const ModelSpec& model) {
-  nlohmann::json out = {
-      {"name", model.name},
-      {"num_layers", model.num_layers},
-      {"hidden_size", model.hidden_size},
-      {"ffn_hidden_size", model.ffn_hidden_size},
-      {"num_attention_heads", model.num_attention_heads},
-      {"num_query_groups", model.num_query_groups},
-      {"vocab_size", model.vocab_size},
-      {"activation", to_string(model.activation)},
-      {"kv_channels", model.kv_channels},
-      {"untie_embeddings_and_output_weights", model.untie_embeddings_and_output_weights},
-      {"add_bias_linear", model.add_bias_linear},
-      {"hidden_dropout", model.hidden_dropout},
-      {"attention_dropout", model.attention_dropout},
-  };
-  if (model.moe) {
-    out["moe"] = {{"num_experts", model.moe->num_experts},
-                  {"top_k", model.moe->top_k},
-                  {"moe_ffn_hidden_size", model.moe->moe_ffn_hidden_size},
-                  {"num_shared_experts", model.moe->num_shared_experts},
-                  {"first_k_dense_layers", model.moe->first_k_dense_layers}};
-  }
-  if (model.mla) {
-    out["multi_latent_attention"] = {{"q_lora_rank", model.mla->q_lora_rank},
-                                     {"kv_lora_rank", model.mla->kv_lora_rank},
-                                     {"qk_head_dim", model.mla->qk_head_dim},
-                                     {"qk_pos_emb_head_dim", model.mla->qk_pos_emb_head_dim},
-                                     {"v_head_dim", model.mla->v_head_dim}};
-  }
-  return out;
-}
-
 }  // namespace paraplan

@@ -13,15 +13,6 @@
 namespace paraplan {
 namespace {
 
-// Preset names ignore case and treat '_' as '-': "Ascend_910B" finds "ascend-910b".
-std::string normalize(std::string_view name) {
-  std::string out(name);
-  for (char& c : out) {
-    c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
-
 struct Catalogue {
   std::vector<nlohmann::json> files[2];                   // by PresetKind
   std::map<std::string, const nlohmann::json*> names[2];  // normalized id or alias -> file
@@ -39,7 +30,7 @@ const Catalogue& catalogue() {
     for (int kind = 0; kind < 2; ++kind) {
       for (const nlohmann::json& file : c.files[kind]) {
         const auto add = [&](const std::string& name) {
-          if (!c.names[kind].emplace(normalize(name), &file).second) {
+          if (!c.names[kind].emplace(normalize_name(name), &file).second) {
             throw std::logic_error("duplicate preset name " + name);
           }
         };
@@ -56,9 +47,17 @@ const Catalogue& catalogue() {
 
 }  // namespace
 
+std::string normalize_name(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) {
+    c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
 const nlohmann::json* find_preset(PresetKind kind, std::string_view name) {
   const auto& names = catalogue().names[static_cast<int>(kind)];
-  const auto it = names.find(normalize(name));
+  const auto it = names.find(normalize_name(name));
   return it == names.end() ? nullptr : it->second;
 }
 

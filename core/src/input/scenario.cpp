@@ -7,6 +7,7 @@
 #include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
+#include "paraplan/presets.hpp"
 
 namespace paraplan {
 namespace {
@@ -157,18 +158,9 @@ StrategyPins parse_strategy(ObjectReader& object, const ModelSpec& model, const 
 }  // namespace
 
 int Cluster::pool_index(std::string_view id) const {
-  auto same = [](std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i) {
-      auto norm = [](char c) {
-        return c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      };
-      if (norm(a[i]) != norm(b[i])) return false;
-    }
-    return true;
-  };
+  const std::string name = normalize_name(id);
   for (size_t i = 0; i < pools.size(); ++i) {
-    if (same(pools[i].gpu.id, id)) return static_cast<int>(i);
+    if (normalize_name(pools[i].gpu.id) == name) return static_cast<int>(i);
   }
   return -1;
 }

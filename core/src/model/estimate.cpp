@@ -9,6 +9,7 @@
 #include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
 #include "paraplan/errors.hpp"
+#include "paraplan/units.hpp"
 
 namespace paraplan {
 namespace {
@@ -26,7 +27,7 @@ bool all_finite(const Report& r) {
 
 std::string gib(double bytes) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  std::snprintf(text, sizeof text, "%.1f GiB", bytes / units::kGiB);
   return text;
 }
 

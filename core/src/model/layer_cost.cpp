@@ -61,9 +61,7 @@ class Kernels {
   double wgrad_s(const Gemm& g) const { return gemm_s({g.k, g.n, g.m}, 1, kMainGradBytes); }
 
   // A memory-bound kernel moving `bytes` through HBM.
-  double memory_s(double bytes) const {
-    return bytes <= 0 ? 0 : memory_only_s(bytes) + gpu_.kernel_overhead_s;
-  }
+  double memory_s(double bytes) const { return memory_bound_s(gpu_, bytes); }
 
   // A fused attention kernel (FlashAttention) executing `flops`.
   double attention_s(double flops, bool backward) const {
@@ -83,12 +81,6 @@ class Kernels {
   double element_bytes_;
   double operand_bytes_;
 };
-
-// Communication hidden under a kernel of `window_s`: what sticks out, plus the compute the
-// overlap steals from that kernel.
-double exposed_s(const GpuSpec& gpu, double comm_s, double window_s) {
-  return std::max(0.0, comm_s - window_s) + gpu.overlap_slowdown * std::min(comm_s, window_s);
-}
 
 // Forward, input-gradient and weight-gradient time of one linear layer (or of a grouped GEMM
 // over experts).
@@ -501,6 +493,15 @@ PassTime& PassTime::operator+=(const PassTime& other) {
 
 PassTime PassTime::operator*(double factor) const {
   return {compute_s * factor, tp_comm_s * factor, cp_comm_s * factor, ep_comm_s * factor};
+}
+
+double exposed_s(const GpuSpec& gpu, double comm_s, double window_s) {
+  return std::max(0.0, comm_s - window_s) + gpu.overlap_slowdown * std::min(comm_s, window_s);
+}
+
+double memory_bound_s(const GpuSpec& gpu, double bytes) {
+  if (bytes <= 0) return 0;
+  return bytes / (gpu.hbm_bytes_per_s * gpu.memory_efficiency.at(bytes)) + gpu.kernel_overhead_s;
 }
 
 double activation_element_bytes(Precision precision) {

@@ -57,6 +57,13 @@ struct ModelCosts {
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
                                int64_t gpus_per_node, const Strategy& strategy);
 
+// Communication hidden under a kernel of `window_s`: what sticks out, plus the compute the
+// overlap steals from that kernel.
+double exposed_s(const GpuSpec& gpu, double comm_s, double window_s);
+
+// A memory-bound kernel moving `bytes` through HBM.
+double memory_bound_s(const GpuSpec& gpu, double bytes);
+
 // Bytes per element of activations and of weights for a training precision.
 double activation_element_bytes(Precision precision);
 double weight_element_bytes(Precision precision);

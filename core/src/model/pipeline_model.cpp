@@ -28,15 +28,6 @@ constexpr double kBucketParametersPerRank = 1e6;
 // shapes are reused from micro-batch to micro-batch by PyTorch's caching allocator.
 constexpr double kReservedBytes = 0.75 * 1024 * 1024 * 1024;
 
-double exposed_s(const GpuSpec& gpu, double comm_s, double window_s) {
-  return std::max(0.0, comm_s - window_s) + gpu.overlap_slowdown * std::min(comm_s, window_s);
-}
-
-double memory_bound_s(const GpuSpec& gpu, double bytes) {
-  if (bytes <= 0) return 0;
-  return bytes / (gpu.hbm_bytes_per_s * gpu.memory_efficiency.at(bytes)) + gpu.kernel_overhead_s;
-}
-
 bool is_first(const StageGroup& g) { return g.first == 0; }
 bool is_last(const StageGroup& g, int64_t stages) { return g.first + g.count == stages; }
 

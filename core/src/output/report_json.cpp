@@ -2,11 +2,12 @@
 #include <nlohmann/json.hpp>
 
 #include "paraplan/report.hpp"
+#include "paraplan/units.hpp"
 
 namespace paraplan {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 
 nlohmann::json breakdown_json(const TimeBreakdown& t) {
   return {{"compute", t.compute_s}, {"recompute", t.recompute_s}, {"tp_comm", t.tp_comm_s},

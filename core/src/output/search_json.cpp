@@ -1,15 +1,17 @@
-// The search result as docs/contract.md section 5 gives it, with AIAK's field names for the per-stage layout.
+// The search result as docs/contract.md section 5 gives it, with AIAK's field names for the
+// per-stage layout.
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "model/rules.hpp"
 #include "paraplan/megatron.hpp"
 #include "paraplan/search.hpp"
+#include "paraplan/units.hpp"
 
 namespace paraplan {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 
 // The strategy with its stage GPUs and layers spelled out (even for a single GPU type).
 Strategy with_stages(Strategy s, const ModelSpec& model) {

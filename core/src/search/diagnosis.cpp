@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "paraplan/units.hpp"
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 
 std::string memory_miss(const ClosestMiss& closest, const Cluster& cluster) {
   // The stage of the closest strategy that overflows most.

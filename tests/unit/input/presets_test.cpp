@@ -10,14 +10,15 @@
 
 #include "paraplan/hardware.hpp"
 #include "paraplan/model.hpp"
+#include "paraplan/units.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
 
 namespace {
 
-constexpr double kGiga = 1e9;
-constexpr double kTera = 1e12;
+using units::kGiga;
+using units::kTera;
 
 const std::vector<std::string> kRequiredGpus = {"a100-40g", "a100",   "a800",        "h100",
                                                 "h800",     "h20",    "h200",        "b200",
