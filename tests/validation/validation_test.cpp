@@ -1,6 +1,6 @@
-// Accuracy against published measurements (tests/validation/data, a copy of
-// shared/validation): throughput of real training runs and Korthikanti et al.'s memory figures.
-// Prints a table of predicted vs measured and fails outside the accuracy targets.
+// Accuracy against published measurements (tests/validation/data, a copy of shared/validation):
+// throughput of 73 real training runs, with a table per source, and memory (Korthikanti et al.'s
+// figures, Megatron-LM's CI golden values). Nothing in the model is fitted to these numbers.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -17,10 +17,9 @@
 #include "paraplan/units.hpp"
 
 using namespace paraplan;
+using units::kGiB;
 
 namespace {
-
-using units::kGiB;
 
 nlohmann::json load(const std::string& name) {
   std::ifstream file(std::string(PARAPLAN_VALIDATION_DIR) + "/" + name);
@@ -32,6 +31,33 @@ nlohmann::json scenario_of(const nlohmann::json& entry) {
   nlohmann::json scenario;
   for (const char* key : {"model", "training", "cluster", "strategy"}) scenario[key] = entry[key];
   return scenario;
+}
+
+// The sources of published-runs.json, in the order the tables print, each recognised by a
+// phrase of its `source`.
+struct Source {
+  const char* label;
+  const char* phrase;
+};
+const Source kSources[] = {
+    {"Megatron-LM SC21 Table 1, weak scaling (A100)", "Table 1 (weak scaling"},
+    {"SC21 Table 2, DeepSpeed ZeRO-3 of 2021 (A100)", "Table 2 (PTD-P vs ZeRO-3"},
+    {"Korthikanti et al. 2022 Table 5 (A100)", "Korthikanti"},
+    {"Megatron-LM README (H100)", "NVIDIA/Megatron-LM README"},
+    {"NVIDIA DGX Cloud recipes (H100)", "dgxc-benchmarking"},
+    {"MegaScale, Megatron-LM baseline (A100)", "MegaScale: Scaling"},
+    {"MegaScale-MoE, Megatron-LM baseline (H800)", "MegaScale-MoE"},
+    {"BLOOM-176B, Megatron-DeepSpeed (A100)", "BLOOM-176B"},
+    {"NeMo 24.07 fp8 (H100)", "NeMo docs/source/performance"},
+    {"Megatron-Bridge 25.11 (H100, B200, GB200)", "Megatron-Bridge"},
+};
+
+size_t source_index(const std::string& source) {
+  for (size_t i = 0; i < std::size(kSources); ++i) {
+    if (source.find(kSources[i].phrase) != std::string::npos) return i;
+  }
+  FAIL("no source table for " << source);
+  return 0;
 }
 
 // Settings the source states but the entry leaves out. The Megatron-LM README: "We perform
@@ -52,18 +78,14 @@ nlohmann::json with_stated_settings(nlohmann::json scenario, const std::string& 
 
 struct Row {
   std::string id, name;
-  double measured = 0, as_given = 0, stated = 0;
+  size_t source = 0;
+  bool moe = false;
+  double measured = 0, predicted = 0, as_given = 0;
   bool feasible = false;
-  bool korthikanti_table5 = false;
-  double error() const { return stated / measured - 1; }
+  std::vector<std::string> reasons;
+  double error() const { return predicted / measured - 1; }
   double error_as_given() const { return as_given / measured - 1; }
 };
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 std::vector<Row> run_published() {
   std::vector<Row> rows;
@@ -72,53 +94,101 @@ std::vector<Row> run_published() {
     Row row;
     row.id = entry["id"];
     row.name = entry["name"];
+    row.source = source_index(source);
+    row.moe = entry["model"].is_object() && entry["model"].contains("moe");
     row.measured = entry["measured"]["tokens_per_s_per_gpu"];
-    row.korthikanti_table5 = source.find("Korthikanti") != std::string::npos &&
-                             source.find("Table 5") != std::string::npos;
     row.as_given = estimate(parse_scenario(scenario_of(entry))).tokens_per_s_per_gpu;
     const Report stated =
         estimate(parse_scenario(with_stated_settings(scenario_of(entry), source)));
-    row.stated = stated.tokens_per_s_per_gpu;
+    row.predicted = stated.tokens_per_s_per_gpu;
     row.feasible = stated.feasible;
+    row.reasons = stated.infeasible_reasons;
     rows.push_back(row);
   }
   return rows;
 }
 
-void print(const std::vector<Row>& rows) {
-  std::printf("\n%-5s %-36s %12s %12s %9s %9s\n", "id", "run", "measured", "predicted", "error",
-              "as given");
-  for (const Row& r : rows) {
-    std::printf("%-5s %-36.36s %12.1f %12.1f %+8.1f%% %+8.1f%%%s\n", r.id.c_str(), r.name.c_str(),
-                r.measured, r.stated, 100 * r.error(), 100 * r.error_as_given(),
-                r.feasible ? "" : "  INFEASIBLE");
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double position = q * static_cast<double>(values.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
+}
+
+struct Summary {
+  size_t runs = 0, infeasible = 0;
+  double median = 0, p90 = 0, max = 0, mean = 0;
+};
+
+Summary summarise(const std::vector<const Row*>& rows) {
+  Summary s;
+  std::vector<double> errors;
+  for (const Row* r : rows) {
+    errors.push_back(std::abs(r->error()));
+    s.infeasible += r->feasible ? 0 : 1;
   }
+  s.runs = rows.size();
+  if (errors.empty()) return s;
+  s.median = quantile(errors, 0.5);
+  s.p90 = quantile(errors, 0.9);
+  s.max = *std::max_element(errors.begin(), errors.end());
+  s.mean = std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
+  return s;
+}
+
+void print_summary(const char* label, const Summary& s) {
+  std::printf("%-46s %4zu runs  median %5.1f%%  p90 %5.1f%%  max %6.1f%%  mean %5.1f%%%s\n", label,
+              s.runs, 100 * s.median, 100 * s.p90, 100 * s.max, 100 * s.mean,
+              s.infeasible ? ("  " + std::to_string(s.infeasible) + " INFEASIBLE").c_str() : "");
+}
+
+template <typename Pick>
+std::vector<const Row*> select(const std::vector<Row>& rows, Pick pick) {
+  std::vector<const Row*> out;
+  for (const Row& r : rows) {
+    if (pick(r)) out.push_back(&r);
+  }
+  return out;
 }
 
 }  // namespace
 
-TEST_CASE("published training runs: tokens/s per GPU") {
+TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   const std::vector<Row> rows = run_published();
-  print(rows);
-  std::vector<double> errors, errors_as_given, table5;
-  for (const Row& r : rows) {
-    CHECK_MESSAGE(r.feasible, r.id << " is predicted infeasible");
-    errors.push_back(std::abs(r.error()));
-    errors_as_given.push_back(std::abs(r.error_as_given()));
-    if (r.korthikanti_table5) table5.push_back(std::abs(r.error()));
+  for (size_t source = 0; source < std::size(kSources); ++source) {
+    std::printf("\n%s\n%-5s %-40s %11s %11s %8s %9s\n", kSources[source].label, "id", "run",
+                "measured", "predicted", "error", "as given");
+    for (const Row& r : rows) {
+      if (r.source != source) continue;
+      std::printf("%-5s %-40.40s %11.1f %11.1f %+7.1f%% %+8.1f%%%s\n", r.id.c_str(), r.name.c_str(),
+                  r.measured, r.predicted, 100 * r.error(), 100 * r.error_as_given(),
+                  r.feasible ? "" : "  INFEASIBLE");
+      if (!r.feasible) std::printf("      %s\n", r.reasons.front().c_str());
+    }
+    print_summary("", summarise(select(rows, [&](const Row& r) { return r.source == source; })));
   }
-  const double table5_mean = std::accumulate(table5.begin(), table5.end(), 0.0) / table5.size();
-  std::printf(
-      "\n%zu runs: median |error| %.1f%%, max %.1f%% (as given: median %.1f%%, max %.1f%%)\n",
-      rows.size(), 100 * median(errors), 100 * *std::max_element(errors.begin(), errors.end()),
-      100 * median(errors_as_given),
-      100 * *std::max_element(errors_as_given.begin(), errors_as_given.end()));
-  std::printf("Korthikanti et al. 2022 Table 5 (%zu runs): mean |error| %.1f%% (Calculon: 3.7%%)\n",
-              table5.size(), 100 * table5_mean);
-  CHECK(table5.size() == 8);
-  CHECK(median(errors) <= 0.10);
-  CHECK(*std::max_element(errors.begin(), errors.end()) <= 0.25);
-  CHECK(table5_mean <= 0.05);
+  std::printf("\n");
+  const Summary dense = summarise(select(rows, [](const Row& r) { return !r.moe; }));
+  const Summary moe = summarise(select(rows, [](const Row& r) { return r.moe; }));
+  print_summary("all dense runs", dense);
+  print_summary("all mixture-of-experts runs", moe);
+
+  // The runs the model was first built beside (SC21 Table 1, Korthikanti et al., the Megatron-LM
+  // README and DGX Cloud tables): they must stay where they were.
+  const std::vector<const Row*> first =
+      select(rows, [](const Row& r) { return r.source == 0 || (r.source >= 2 && r.source <= 4); });
+  const Summary first_summary = summarise(first);
+  print_summary("first 38 runs (SC21 T1, Korthikanti, README, DGX)", first_summary);
+  CHECK(first_summary.runs == 38);
+  CHECK(first_summary.infeasible == 0);
+  CHECK(first_summary.median <= 0.10);
+  CHECK(first_summary.max <= 0.25);
+  const Summary table5 = summarise(select(rows, [](const Row& r) { return r.source == 2; }));
+  std::printf("Korthikanti et al. 2022 Table 5: mean |error| %.1f%% (Calculon: 3.7%%)\n",
+              100 * table5.mean);
+  CHECK(table5.mean <= 0.05);
 }
 
 TEST_CASE("published memory: Korthikanti et al. 2022 Figure 1, first pipeline stage") {
@@ -142,5 +212,24 @@ TEST_CASE("published memory: Korthikanti et al. 2022 Figure 1, first pipeline st
                 100 * (activations / expected_activations - 1));
     CHECK(statics == doctest::Approx(expected_static).epsilon(0.10));
     CHECK(activations == doctest::Approx(expected_activations).epsilon(0.10));
+  }
+}
+
+TEST_CASE("measured memory: Megatron-LM CI golden values, max allocated") {
+  std::printf("\n%-5s %-60s %10s %10s %8s\n", "id", "run", "measured", "predicted", "error");
+  for (nlohmann::json entry : load("measured-memory.json")) {
+    // The entries' assumptions: untied embeddings (--untie-embeddings-and-output-weights is not
+    // set, but the CI model's output layer is separate: see the entry's assumptions).
+    entry["model"]["untie_embeddings_and_output_weights"] = true;
+    const Report r = estimate(parse_scenario(scenario_of(entry)));
+    REQUIRE(r.stages.size() >= 1);
+    const bool last = entry["measured"]["stage"].get<std::string>().find("last") == 0;
+    const StageMemory& m = last ? r.stages.back().memory : r.stages.front().memory;
+    const double allocated = (m.peak_bytes() - m.other_bytes) / kGiB;
+    const double measured = entry["measured"]["peak_gib"];
+    std::printf("%-5s %-60.60s %10.2f %10.2f %+7.1f%%\n", entry["id"].get<std::string>().c_str(),
+                entry["name"].get<std::string>().c_str(), measured, allocated,
+                100 * (allocated / measured - 1));
+    CHECK(allocated == doctest::Approx(measured).epsilon(0.15));
   }
 }
