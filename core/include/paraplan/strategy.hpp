@@ -14,9 +14,12 @@ namespace paraplan {
 
 enum class RecomputeGranularity { none, selective, full };
 enum class RecomputeMethod { uniform, block };
+// Transformer Engine's fp8 scaling recipes (Megatron-LM --fp8-recipe).
+enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 
 std::string_view to_string(RecomputeGranularity granularity);
 std::string_view to_string(RecomputeMethod method);
+std::string_view to_string(Fp8Recipe recipe);
 
 // Megatron-LM --recompute-granularity, --recompute-method, --recompute-num-layers.
 struct Recompute {
@@ -43,6 +46,8 @@ struct Strategy {
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;   // acts in fp8 training only
+  bool fp8_param_gather = false;               // fp8 weights, gathered in fp8
   std::vector<int> pipeline_stage_gpus;        // GPU type (cluster pool) per stage
   std::vector<int64_t> pipeline_stage_layers;  // layers per stage
 
@@ -69,6 +74,8 @@ enum class StrategyKeyId : uint8_t {
   overlap_grad_reduce,
   overlap_param_gather,
   tp_comm_overlap,
+  fp8_recipe,
+  fp8_param_gather,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count

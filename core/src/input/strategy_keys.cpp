@@ -14,6 +14,8 @@ using K = StrategyKeyId;
 
 constexpr std::array<std::string_view, 3> kGranularities = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 2> kMethods = {"uniform", "block"};
+constexpr std::array<std::string_view, 4> kFp8Recipes = {"delayed", "tensorwise", "mxfp8",
+                                                         "blockwise"};
 
 template <auto Member>
 int64_t get_field(const Strategy& s, size_t /*pool*/) {
@@ -121,6 +123,16 @@ const StrategyKey kKeys[] = {
      MegatronFlag::switch_on, "--tp-comm-overlap",
      "Overlap tensor-parallel communication with GEMMs (Transformer Engine userbuffers).",
      get_field<&Strategy::tp_comm_overlap>, set_field<&Strategy::tp_comm_overlap>},
+    {K::fp8_recipe, "fp8_recipe", KeyType::choice,
+     false, true, kFp8Recipes, 0, 3, false,
+     MegatronFlag::composite, "--fp8-recipe",
+     "fp8 scaling: delayed, tensorwise (current), mxfp8 (Blackwell) or blockwise; fp8 training only.",
+     get_field<&Strategy::fp8_recipe>, set_field<&Strategy::fp8_recipe>},
+    {K::fp8_param_gather, "fp8_param_gather", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::composite, "--fp8-param-gather",
+     "Keep the weights in fp8 only and gather them in fp8 (fp8 training with a sharded optimizer).",
+     get_field<&Strategy::fp8_param_gather>, set_field<&Strategy::fp8_param_gather>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",
@@ -141,6 +153,8 @@ std::string_view to_string(RecomputeGranularity granularity) {
 }
 
 std::string_view to_string(RecomputeMethod method) { return kMethods[static_cast<size_t>(method)]; }
+
+std::string_view to_string(Fp8Recipe recipe) { return kFp8Recipes[static_cast<size_t>(recipe)]; }
 
 std::span<const StrategyKey> strategy_keys() { return kKeys; }
 

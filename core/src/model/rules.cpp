@@ -293,6 +293,15 @@ const Rule kRules[] = {
      [](C, S s) { return !s.overlap_param_gather || s.overlap_grad_reduce; },
      [](C, S) { return std::string("overlap_param_gather needs overlap_grad_reduce"); }},
 
+    {"fp8 parameter gathers need a sharded optimizer",
+     "megatron/training/arguments.py: --fp8-param-gather only supported with distributed "
+     "optimizer, torch fsdp2, megatron fsdp, or inference mode",
+     {K::fp8_param_gather, K::zero_stage},
+     [](C, S s) { return !s.fp8_param_gather || s.zero_stage >= 1; },
+     [](C, S) {
+       return std::string("fp8_param_gather needs zero_stage >= 1 (the distributed optimizer)");
+     }},
+
     // --- The GPUs.
     {"every stage's GPU has tensor cores for the precision",
      "the GPU preset's tensor_tflops",

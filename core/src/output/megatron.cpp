@@ -98,6 +98,14 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
           flag("--use-distributed-optimizer");
         }
         break;
+      case StrategyKeyId::fp8_recipe:
+        if (training.precision == Precision::fp8) {
+          value(key.megatron_flag, std::string(to_string(s.fp8_recipe)));
+        }
+        break;
+      case StrategyKeyId::fp8_param_gather:
+        if (training.precision == Precision::fp8 && s.fp8_param_gather) flag(key.megatron_flag);
+        break;
       default:  // pipeline_stage_gpus: the GPUs a process runs on, not a flag
         break;
     }

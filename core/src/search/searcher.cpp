@@ -41,11 +41,11 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
     case Level::micro_batch:
       return {K::micro_batch_size};
     case Level::layer_shape:
-      return {K::sequence_parallel, K::use_flash_attn, K::tp_comm_overlap};
+      return {K::sequence_parallel, K::use_flash_attn, K::tp_comm_overlap, K::fp8_recipe};
     case Level::recompute:
       return {K::recompute_granularity, K::recompute_method};
     case Level::zero:
-      return {K::zero_stage, K::overlap_grad_reduce, K::overlap_param_gather};
+      return {K::zero_stage, K::overlap_grad_reduce, K::overlap_param_gather, K::fp8_param_gather};
     case Level::leaf:
     case Level::count:
       break;
@@ -272,6 +272,7 @@ bool Searcher::layer_shape_level(Walk walk) {
       s_.sequence_parallel = sp != 0;
       s_.use_flash_attn = flash != 0;
       s_.tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
+      s_.fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
       if (!rules_hold(Level::layer_shape)) continue;
       if (walk == Walk::count) {
         recompute_level(0, Walk::count, -1);
@@ -347,6 +348,7 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     s_.zero_stage = zero;
     s_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce).value_or(sharded);
     s_.overlap_param_gather = pins_.flag(K::overlap_param_gather).value_or(sharded && zero >= 1);
+    s_.fp8_param_gather = pins_.flag(K::fp8_param_gather).value_or(false);
     if (rules_hold(Level::zero)) any_fit_or_unknown |= leaf(walk, fit_pool);
   }
   return any_fit_or_unknown;

@@ -10,11 +10,11 @@
 //                one GPU type pipeline_stage_layers              split
 //   stage_gpus   pipeline_stage_gpus                             GPU-type compositions in caps
 //   micro_batch  micro_batch_size                                divisors of batch / dp
-//   layer_shape  sequence_parallel, use_flash_attn,              on/off; tp_comm_overlap off
-//                tp_comm_overlap
+//   layer_shape  sequence_parallel, use_flash_attn,              on/off; tp_comm_overlap off,
+//                tp_comm_overlap, fp8_recipe                     fp8_recipe delayed
 //   recompute    recompute_granularity, _method (per GPU type)   none, selective, full, block
-//   zero         zero_stage, overlap_grad_reduce,                0-3; overlaps on where they act
-//                overlap_param_gather
+//   zero         zero_stage, overlap_grad_reduce,                0-3; overlaps on where they act;
+//                overlap_param_gather, fp8_param_gather          fp8_param_gather off
 //   leaf         mixed clusters' pipeline_stage_layers, block    balanced split; fewest layers
 //                recompute_num_layers; then the estimate          that fit
 //

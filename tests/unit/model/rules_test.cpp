@@ -118,6 +118,8 @@ std::vector<Case> cases() {
          s.zero_stage = 1;
          s.overlap_param_gather = true;
        }},
+      {"fp8 parameter gathers need a sharded optimizer", job(kLlama, 8, 64, 4096, "fp8", "h100"),
+       [](Strategy& s) { s.fp8_param_gather = true; }},
       {"every stage's GPU has tensor cores for the precision", job(kLlama, 8, 64, 4096, "fp8"),
        [](Strategy&) {}},
   };
