@@ -103,17 +103,31 @@ describe("module API", () => {
       }
       assert.fail("no error thrown");
     };
-    const outOfRange = thrown(() => paraplan.estimate(BAD_INPUTS["out of range"]));
+    const outOfRange = thrown(() =>
+      paraplan.estimate(BAD_INPUTS["out of range"]),
+    );
     assert.equal(outOfRange.path, "strategy.tensor_model_parallel_size");
-    assert.equal(outOfRange.detail, "expected an integer from 1 to 16777216, got 0");
-    assert.equal(outOfRange.message, `${outOfRange.path}: ${outOfRange.detail}`);
+    assert.equal(
+      outOfRange.detail,
+      "expected an integer from 1 to 16777216, got 0",
+    );
+    assert.equal(
+      outOfRange.message,
+      `${outOfRange.path}: ${outOfRange.detail}`,
+    );
     const options = thrown(() =>
-      paraplan.search(JSON.stringify({ scenario: valid, options: { top: "5" } }), null),
+      paraplan.search(
+        JSON.stringify({ scenario: valid, options: { top: "5" } }),
+        null,
+      ),
     );
     assert.equal(options.path, "options.top");
     assert.match(options.detail, /^expected an integer from 1 to 1000/);
     const unknown = thrown(() =>
-      paraplan.search(JSON.stringify({ scenario: valid, options: { topp: 5 } }), null),
+      paraplan.search(
+        JSON.stringify({ scenario: valid, options: { topp: 5 } }),
+        null,
+      ),
     );
     assert.equal(unknown.path, "options.topp");
   });
@@ -122,7 +136,10 @@ describe("module API", () => {
     const schema = JSON.parse(paraplan.schema());
     assert.deepEqual(differences(schema, cliJson(["schema"])), []);
     const keys = schema.strategy_keys.map((key) => key.name);
-    for (const name of Object.keys(cliJson(["search", "-", "--json", "--top", "1"], JSON.stringify(valid)).strategies[0].strategy)) {
+    for (const name of Object.keys(
+      cliJson(["search", "-", "--json", "--top", "1"], JSON.stringify(valid))
+        .strategies[0].strategy,
+    )) {
       assert.ok(keys.includes(name), name);
     }
     assert.equal(schema.limits.search.top.max, 1000);
