@@ -37,7 +37,7 @@ job (AIAK-compatible):
 options:
   --top N                    strategies to return (default 10)
   --memory-margin M          memory kept free on every GPU: GiB, or N% of each GPU's memory
-                             (default 5%); no strategy above capacity minus M is ranked
+                             (default 4%); no strategy above capacity minus M is ranked
   --json                     print {"strategies": [...], "stats": {...}}
   --mode analytic            also write each strategy's simulated iteration as a Chrome trace
   --trace-dir DIR            where --mode analytic writes (default: paraplan-traces)

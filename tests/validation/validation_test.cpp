@@ -126,6 +126,7 @@ struct Row {
   size_t source = 0;
   bool moe = false;
   double measured = 0, predicted = 0, as_given = 0;
+  double free_fraction = 0;  // smallest headroom over the stages, as a fraction of capacity
   bool feasible = false;
   std::vector<std::string> reasons;
   double error() const { return predicted / measured - 1; }
@@ -147,6 +148,12 @@ std::vector<Row> run_published() {
         estimate(parse_scenario(with_stated_settings(scenario_of(entry), source)));
     row.predicted = stated.tokens_per_s_per_gpu;
     row.feasible = stated.feasible;
+    row.free_fraction = stated.stages.empty() ? 0 : 1;
+    for (const StageReport& stage : stated.stages) {
+      row.free_fraction =
+          std::min(row.free_fraction,
+                   (stage.capacity_bytes - stage.memory.peak_bytes()) / stage.capacity_bytes);
+    }
     row.reasons = stated.infeasible_reasons;
     rows.push_back(row);
   }
@@ -203,12 +210,13 @@ std::vector<const Row*> select(const std::vector<Row>& rows, Pick pick) {
 TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   const std::vector<Row> rows = run_published();
   for (size_t source = 0; source < std::size(kSources); ++source) {
-    std::printf("\n%s\n%-5s %-40s %11s %11s %8s %9s\n", kSources[source].label, "id", "run",
-                "measured", "predicted", "error", "as given");
+    std::printf("\n%s\n%-5s %-40s %11s %11s %8s %9s %6s\n", kSources[source].label, "id", "run",
+                "measured", "predicted", "error", "as given", "free");
     for (const Row& r : rows) {
       if (r.source != source) continue;
-      std::printf("%-5s %-40.40s %11.1f %11.1f %+7.1f%% %+8.1f%%%s\n", r.id.c_str(), r.name.c_str(),
-                  r.measured, r.predicted, 100 * r.error(), 100 * r.error_as_given(),
+      std::printf("%-5s %-40.40s %11.1f %11.1f %+7.1f%% %+8.1f%% %5.1f%%%s\n", r.id.c_str(),
+                  r.name.c_str(), r.measured, r.predicted, 100 * r.error(),
+                  100 * r.error_as_given(), 100 * r.free_fraction,
                   r.feasible ? "" : "  INFEASIBLE");
       if (!r.feasible) std::printf("      %s\n", r.reasons.front().c_str());
     }

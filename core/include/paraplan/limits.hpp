@@ -32,7 +32,7 @@ inline constexpr double kDefaultTimeBudgetS = 30;
 // GPU's capacity. The default and its measured basis: docs/model.md, "Memory margin".
 inline constexpr double kMaxMemoryMarginGib = 1024;
 inline constexpr double kMaxMemoryMarginPercent = 90;
-inline constexpr double kDefaultMemoryMarginPercent = 5;
+inline constexpr double kDefaultMemoryMarginPercent = 4;
 // A strategy is "tight" when a stage keeps less than this many default margins free.
 inline constexpr double kTightMarginFactor = 2;
 
