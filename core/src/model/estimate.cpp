@@ -108,7 +108,9 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       const double margin = MemoryMargin{}.of(stage.capacity_bytes);
       const double headroom = stage.capacity_bytes - stage.memory.peak_bytes();
       // Tight: less free than twice the default margin (docs/model.md, "Memory margin").
-      if (headroom < limits::kTightMarginFactor * margin) report.memory_tight = true;
+      if (headroom >= 0 && headroom < limits::kTightMarginFactor * margin) {
+        report.memory_tight = true;
+      }
       if (stage.memory.peak_bytes() > stage.capacity_bytes) {
         report.feasible = false;
         report.infeasible_reasons.push_back(where + " needs " + gib(stage.memory.peak_bytes()) +
