@@ -36,6 +36,8 @@ job (AIAK-compatible):
   --precision P              bf16 (default), fp16, fp8 or fp32
 options:
   --top N                    strategies to return (default 10)
+  --memory-margin M          memory kept free on every GPU: GiB, or N% of each GPU's memory
+                             (default 4%); no strategy above capacity minus M is ranked
   --json                     print {"strategies": [...], "stats": {...}}
   --mode analytic            also write each strategy's simulated iteration as a Chrome trace
   --trace-dir DIR            where --mode analytic writes (default: paraplan-traces)
@@ -52,6 +54,7 @@ struct Options {
   std::string trace_dir = "paraplan-traces";
   double time_budget_s = limits::kDefaultTimeBudgetS;
   bool tp_across_nodes = false;
+  MemoryMargin memory_margin;
 };
 
 int64_t integer_flag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
@@ -110,6 +113,8 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (arg == "--time-budget") {
       options.time_budget_s =
           number_flag(arg, value(), limits::kMinTimeBudgetS, limits::kMaxTimeBudgetS);
+    } else if (arg == "--memory-margin") {
+      options.memory_margin = parse_memory_margin(value(), arg);
     } else if (arg == "--tp-across-nodes") {
       options.tp_across_nodes = true;
     } else if (!arg.empty() && (arg[0] != '-' || arg == "-") && !options.scenario_path) {
@@ -202,9 +207,9 @@ std::string fixed(double value, int digits) {
 }
 
 void print_table(const nlohmann::json& output) {
-  std::printf("%-4s %11s %9s %6s %-16s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %4s  %s\n", "rank",
-              "tokens/s/GPU", "iter s", "MFU", "memory GiB", "TP", "PP", "VP", "CP", "EP", "DP",
-              "mbs", "SP", "recompute", "ZeRO", "stages");
+  std::printf("%-4s %11s %9s %6s %-16s %8s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %4s  %s\n", "rank",
+              "tokens/s/GPU", "iter s", "MFU", "memory GiB", "free GiB", "TP", "PP", "VP", "CP",
+              "EP", "DP", "mbs", "SP", "recompute", "ZeRO", "stages");
   for (const nlohmann::json& row : output["strategies"]) {
     const nlohmann::json& s = row["strategy"];
     const nlohmann::json& e = row["estimate"];
@@ -235,15 +240,19 @@ void print_table(const nlohmann::json& output) {
       if (!stages.empty()) stages += ',';
       stages += stage;
     }
-    std::printf(
-        "%-4d %11.1f %9.3f %6.3f %-16s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %4d  %s\n",
-        row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(),
-        e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
-        s["tensor_model_parallel_size"].get<int>(), s["pipeline_model_parallel_size"].get<int>(),
-        s["virtual_pipeline_model_parallel_size"].get<int>(), s["context_parallel_size"].get<int>(),
-        s["expert_model_parallel_size"].get<int>(), e["data_parallel_size"].get<int>(),
-        s["micro_batch_size"].get<int>(), s["sequence_parallel"].get<bool>() ? "yes" : "no",
-        recompute.c_str(), s["zero_stage"].get<int>(), stages.c_str());
+    // Headroom: the smallest free memory over the stages; "!" marks a tight strategy.
+    std::string headroom = fixed(row["headroom_gib"].get<double>(), 1);
+    if (row["tight"].get<bool>()) headroom += '!';
+    std::printf("%-4d %11.1f %9.3f %6.3f %-16s %8s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %4d  %s\n",
+                row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(),
+                e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
+                headroom.c_str(), s["tensor_model_parallel_size"].get<int>(),
+                s["pipeline_model_parallel_size"].get<int>(),
+                s["virtual_pipeline_model_parallel_size"].get<int>(),
+                s["context_parallel_size"].get<int>(), s["expert_model_parallel_size"].get<int>(),
+                e["data_parallel_size"].get<int>(), s["micro_batch_size"].get<int>(),
+                s["sequence_parallel"].get<bool>() ? "yes" : "no", recompute.c_str(),
+                s["zero_stage"].get<int>(), stages.c_str());
   }
   if (!output["strategies"].empty()) {
     std::printf("\nMegatron-LM flags of rank 1:\n  %s\n",
@@ -292,6 +301,7 @@ int run_search(const std::vector<std::string>& args) {
   search_options.top = options.top;
   search_options.time_budget_s = options.time_budget_s;
   search_options.allow_tensor_parallel_across_nodes = options.tp_across_nodes;
+  search_options.memory_margin = options.memory_margin;
   const bool terminal = isatty(STDERR_FILENO);
   if (terminal) {
     search_options.on_progress = [](const SearchProgress& p) {

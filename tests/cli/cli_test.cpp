@@ -157,6 +157,31 @@ TEST_CASE("search with AIAK flags prints a ranked table; --json the contract's k
   CHECK(best["estimate"]["feasible"] == true);
 }
 
+TEST_CASE("search --memory-margin keeps memory free; each strategy shows its headroom") {
+  const std::string job =
+      "search --model-name llama2-13b --gpu-infos a800:16 --global-batch-size 64 "
+      "--sequence-length 4096 --top 5";
+  Result r = run(job + " --memory-margin 20%");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("free GiB") != std::string::npos);
+  r = run(job + " --memory-margin 20% --json");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json output = nlohmann::json::parse(r.out);
+  REQUIRE(!output["strategies"].empty());
+  for (const nlohmann::json& row : output["strategies"]) {
+    const nlohmann::json& stage = row["estimate"]["memory"]["per_stage"][0];
+    CHECK(row["headroom_gib"].get<double>() >= 0.2 * stage["capacity_gib"].get<double>() - 1e-9);
+    CHECK(row["tight"].is_boolean());
+    for (const char* key : {"peak_gib", "peak_allocated_gib", "headroom_gib", "reserve_gib"}) {
+      CHECK_MESSAGE(stage.contains(key), key);
+    }
+    CHECK(stage["peak_allocated_gib"].get<double>() < stage["peak_gib"].get<double>());
+  }
+  r = run(job + " --memory-margin lots");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("paraplan: --memory-margin: expected GiB") == 0);
+}
+
 TEST_CASE("search SCENARIO.json keeps the strategy keys it gives") {
   const Result r = run("search - --top 2 --json", R"({"model": "llama2-70b",
       "training": {"global_batch_size": 512, "seq_length": 4096},

@@ -65,13 +65,58 @@ size_t source_index(const std::string& source) {
 // tensor-parallel (--tp-comm-overlap) and pipeline-parallel communication". NVIDIA's DGX Cloud
 // numbers come from NeMo's scripts/performance, whose recipes run in performance_mode with
 // MegatronCommOverlapCallback(tp_comm_overlap=True).
+//
+// Gradient and optimizer dtypes, and fp8 recipes:
+// - NeMo 24.07 (NVIDIA/NeMo-Framework-Launcher tag 24.07, the recipes of the container the
+//   table names): every H100 fp8 example (examples/training/llama/h100/llama3_8b_fp8.sh,
+//   llama2_*_fp8.sh, llama3_70b_fp8.sh, gpt/h100/175b_fp8_16node.sh) passes
+//   "training.model.fp8=True" (Transformer Engine's delayed scaling) and
+//   "+training.model.optim.grad_sync_dtype=bf16" to "optim: name: distributed_fused_adam", which
+//   for a bf16 model with fp32 optimizer state sets "optim_kwargs['store_param_remainders'] =
+//   True" (NeMo r2.0.0rc1 megatron_base_model.py): Megatron-LM's --grad-reduce-in-bf16 and the
+//   precision-aware optimizer's fp32 masters kept as bf16 remainders. Nemotron-340B's
+//   conf/training/nemotron/nemotron_340b.yaml: "grad_sync_dtype: bf16", "dtype: bf16" (Adam
+//   state in bf16) and "position_embedding_type: rope".
+// - Megatron-Bridge 25.11 (tag v0.2.0, scripts/performance): every recipe sets
+//   "cfg.ddp.grad_reduce_in_fp32 = False"; the tables' FP8-CS is
+//   bf16_with_fp8_current_scaling_mixed(): fp8_recipe = "tensorwise", fp8_param_gather = True.
+// - DGX Cloud 25.04 Llama 3.1 (NeMo v2.3.0): scripts/performance/utils.py for fp8:
+//   "recipe.trainer.plugins = bf16_with_fp8_mixed()" (fp8_recipe "delayed", fp8_param_gather
+//   True) and "recipe.trainer.plugins.grad_reduce_in_fp32 = False"; llama31_405b.py
+//   pretrain_performance_optimizations: "recipe.trainer.plugins.grad_reduce_in_fp32 = False".
 nlohmann::json with_stated_settings(nlohmann::json scenario, const std::string& source) {
   nlohmann::json& strategy = scenario["strategy"];
-  const bool states_overlap = source.find("NVIDIA/Megatron-LM README") != std::string::npos ||
-                              source.find("dgxc-benchmarking") != std::string::npos;
+  const auto from = [&](const char* phrase) { return source.find(phrase) != std::string::npos; };
+  const bool states_overlap = from("NVIDIA/Megatron-LM README") || from("dgxc-benchmarking");
   if (states_overlap && strategy.value("sequence_parallel", false) &&
       strategy.value("tensor_model_parallel_size", 1) > 1) {
     strategy["tp_comm_overlap"] = true;
+  }
+  const bool fp8 = scenario["training"].value("precision", "bf16") == "fp8";
+  const std::string model = scenario["model"].is_object() ? scenario["model"].value("name", "")
+                                                          : scenario["model"].get<std::string>();
+  if (from("NeMo docs/source/performance") && fp8) {
+    strategy["grad_reduce_in_bf16"] = true;
+    strategy["use_precision_aware_optimizer"] = true;
+    if (model.find("Nemotron-340B") != std::string::npos) {
+      strategy["exp_avg_dtype"] = "bf16";
+      strategy["exp_avg_sq_dtype"] = "bf16";
+      scenario["model"]["position_embedding_type"] = "rope";
+    }
+  }
+  if (from("Megatron-Bridge")) {
+    strategy["grad_reduce_in_bf16"] = true;
+    if (fp8) {
+      strategy["fp8_recipe"] = "tensorwise";
+      strategy["fp8_param_gather"] = true;
+    }
+  }
+  if (from("dgxc-benchmarking") && from("v25.04")) {
+    if (fp8) {
+      strategy["fp8_param_gather"] = true;
+      strategy["grad_reduce_in_bf16"] = true;
+    }
+    if (model.find("405B") != std::string::npos) strategy["grad_reduce_in_bf16"] = true;
   }
   return scenario;
 }
@@ -81,6 +126,7 @@ struct Row {
   size_t source = 0;
   bool moe = false;
   double measured = 0, predicted = 0, as_given = 0;
+  double free_fraction = 0;  // smallest headroom over the stages, as a fraction of capacity
   bool feasible = false;
   std::vector<std::string> reasons;
   double error() const { return predicted / measured - 1; }
@@ -102,6 +148,12 @@ std::vector<Row> run_published() {
         estimate(parse_scenario(with_stated_settings(scenario_of(entry), source)));
     row.predicted = stated.tokens_per_s_per_gpu;
     row.feasible = stated.feasible;
+    row.free_fraction = stated.stages.empty() ? 0 : 1;
+    for (const StageReport& stage : stated.stages) {
+      row.free_fraction =
+          std::min(row.free_fraction,
+                   (stage.capacity_bytes - stage.memory.peak_bytes()) / stage.capacity_bytes);
+    }
     row.reasons = stated.infeasible_reasons;
     rows.push_back(row);
   }
@@ -158,12 +210,13 @@ std::vector<const Row*> select(const std::vector<Row>& rows, Pick pick) {
 TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   const std::vector<Row> rows = run_published();
   for (size_t source = 0; source < std::size(kSources); ++source) {
-    std::printf("\n%s\n%-5s %-40s %11s %11s %8s %9s\n", kSources[source].label, "id", "run",
-                "measured", "predicted", "error", "as given");
+    std::printf("\n%s\n%-5s %-40s %11s %11s %8s %9s %6s\n", kSources[source].label, "id", "run",
+                "measured", "predicted", "error", "as given", "free");
     for (const Row& r : rows) {
       if (r.source != source) continue;
-      std::printf("%-5s %-40.40s %11.1f %11.1f %+7.1f%% %+8.1f%%%s\n", r.id.c_str(), r.name.c_str(),
-                  r.measured, r.predicted, 100 * r.error(), 100 * r.error_as_given(),
+      std::printf("%-5s %-40.40s %11.1f %11.1f %+7.1f%% %+8.1f%% %5.1f%%%s\n", r.id.c_str(),
+                  r.name.c_str(), r.measured, r.predicted, 100 * r.error(),
+                  100 * r.error_as_given(), 100 * r.free_fraction,
                   r.feasible ? "" : "  INFEASIBLE");
       if (!r.feasible) std::printf("      %s\n", r.reasons.front().c_str());
     }
@@ -199,10 +252,19 @@ TEST_CASE("published memory: Korthikanti et al. 2022 Figure 1, first pipeline st
     // expected weight memory is exactly 18 bytes x 12Lh^2/t, the two-matrix MLP; the entries
     // label them "geglu", which would mean three matrices. Use the paper's GeLU.
     entry["model"]["activation"] = "gelu";
+    // The source states fp32 gradients ("fp16 weights, fp32 gradients and Adam state (18
+    // bytes/parameter)"): Megatron-LM's --accumulate-allreduce-grads-in-fp32 in fp16 training.
+    entry["strategy"]["accumulate_allreduce_grads_in_fp32"] = true;
     const Report r = estimate(parse_scenario(scenario_of(entry)));
     REQUIRE(!r.stages.empty());
+    // Figure 1's weight memory is 18 bytes x 12 L h^2 / (t p): the transformer layers only. A
+    // middle stage holds layers only; the first also holds the embedding (with one stage, the
+    // first stage it is). Activations are the first stage's, which holds the most in flight.
     const StageMemory& m = r.stages.front().memory;
-    const double statics = (m.weights_bytes + m.gradients_bytes + m.optimizer_bytes) / kGiB;
+    const StageMemory& layers_only = r.stages[r.stages.size() / 2].memory;
+    const double statics =
+        (layers_only.weights_bytes + layers_only.gradients_bytes + layers_only.optimizer_bytes) /
+        kGiB;
     const double activations = m.activations_bytes / kGiB;
     const double expected_static = entry["expected_gib"]["weights_gradients_optimizer"];
     const double expected_activations = entry["expected_gib"]["activations"];
@@ -210,8 +272,8 @@ TEST_CASE("published memory: Korthikanti et al. 2022 Figure 1, first pipeline st
                 entry["id"].get<std::string>().substr(8).c_str(), expected_static, statics,
                 100 * (statics / expected_static - 1), expected_activations, activations,
                 100 * (activations / expected_activations - 1));
-    CHECK(statics == doctest::Approx(expected_static).epsilon(0.10));
-    CHECK(activations == doctest::Approx(expected_activations).epsilon(0.10));
+    CHECK(statics == doctest::Approx(expected_static).epsilon(0.05));
+    CHECK(activations == doctest::Approx(expected_activations).epsilon(0.05));
   }
 }
 
@@ -225,11 +287,12 @@ TEST_CASE("measured memory: Megatron-LM CI golden values, max allocated") {
     REQUIRE(r.stages.size() >= 1);
     const bool last = entry["measured"]["stage"].get<std::string>().find("last") == 0;
     const StageMemory& m = last ? r.stages.back().memory : r.stages.front().memory;
-    const double allocated = (m.peak_bytes() - m.other_bytes) / kGiB;
+    const double allocated = m.peak_allocated_bytes() / kGiB;
     const double measured = entry["measured"]["peak_gib"];
-    std::printf("%-5s %-60.60s %10.2f %10.2f %+7.1f%%\n", entry["id"].get<std::string>().c_str(),
-                entry["name"].get<std::string>().c_str(), measured, allocated,
-                100 * (allocated / measured - 1));
-    CHECK(allocated == doctest::Approx(measured).epsilon(0.15));
+    std::printf("%-5s %-60.60s %10.2f %10.2f %+7.1f%%  (peak %.2f, reserve %.2f)\n",
+                entry["id"].get<std::string>().c_str(), entry["name"].get<std::string>().c_str(),
+                measured, allocated, 100 * (allocated / measured - 1), m.peak_bytes() / kGiB,
+                m.other_bytes() / kGiB);
+    CHECK(allocated == doctest::Approx(measured).epsilon(0.05));
   }
 }

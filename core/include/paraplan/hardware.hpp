@@ -43,6 +43,17 @@ struct NetworkTier {
   EfficiencyCurve efficiency;        // achieved fraction of bandwidth by message bytes
 };
 
+// What a GPU holds besides PyTorch's tensors, and what sizes the NCCL buffers of a communicator
+// (a preset's optional "memory_reserve"; the defaults are an H100's).
+struct MemoryReserveSpec {
+  double cuda_context_bytes = 0.5 * 1024 * 1024 * 1024;  // context and loaded kernel modules
+  double workspace_bytes = 64.0 * 1024 * 1024;           // cuBLAS and Transformer Engine
+  int64_t nccl_channels_intra_node = 24;    // collective channels of a communicator inside a node
+  int64_t nccl_channels_inter_node = 16;    // of one that spans nodes
+  int64_t nccl_p2p_channels_per_peer = 32;  // send/receive channels per NVLink peer
+  int64_t nvls_channels = 16;               // NVLink SHARP channels (0: no NVLS)
+};
+
 struct GpuSpec {
   std::string id;
   std::string name;
@@ -60,6 +71,7 @@ struct GpuSpec {
   EfficiencyCurve memory_efficiency;              // by bytes moved by one kernel
   double kernel_overhead_s = 0;                   // fixed cost of each kernel
   double overlap_slowdown = 0;  // compute lost per second of communication hidden under it
+  MemoryReserveSpec memory_reserve;
 
   double tensor_flops(Precision precision) const {
     return tensor_flops_per_s[static_cast<int>(precision)];

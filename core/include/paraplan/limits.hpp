@@ -28,6 +28,13 @@ inline constexpr int kDefaultTop = 10;
 inline constexpr double kMinTimeBudgetS = 0.1;
 inline constexpr double kMaxTimeBudgetS = 86400;
 inline constexpr double kDefaultTimeBudgetS = 30;
+// Memory kept free on every GPU (the search's --memory-margin): GiB, or a percentage of each
+// GPU's capacity. The default and its measured basis: docs/model.md, "Memory margin".
+inline constexpr double kMaxMemoryMarginGib = 1024;
+inline constexpr double kMaxMemoryMarginPercent = 90;
+inline constexpr double kDefaultMemoryMarginPercent = 4;
+// A strategy is "tight" when a stage keeps less than this many default margins free.
+inline constexpr double kTightMarginFactor = 2;
 
 // The limits as JSON, for the web page: {"max_gpus": ..., "search": {"top": {...}, ...}}.
 nlohmann::json limits_json();

@@ -11,6 +11,8 @@
 namespace paraplan {
 
 enum class Activation { gelu, relu, squared_relu, swiglu, geglu };
+// Megatron-LM --position-embedding-type (learned_absolute adds a table; rope and none do not).
+enum class PositionEmbedding { learned_absolute, rope, none };
 
 std::string_view to_string(Activation activation);
 std::span<const std::string_view> activation_names();  // indexed by Activation
@@ -52,6 +54,9 @@ struct ModelSpec {
   Activation activation = Activation::gelu;
   int64_t kv_channels = 0;  // per-head dimension (default hidden_size / num_attention_heads)
   bool untie_embeddings_and_output_weights = false;
+  // Learned absolute (Megatron-LM's default) for non-gated MLPs, rope for gated ones (the
+  // Llama-family recipes).
+  PositionEmbedding position_embedding_type = PositionEmbedding::learned_absolute;
   // Biases and dropout default to Megatron-LM's (true, 0.1) for non-gated MLPs and to none for
   // gated ones, as in the Llama-family recipes.
   bool add_bias_linear = true;

@@ -27,16 +27,38 @@ struct TimeBreakdown {
   }
 };
 
+// What a GPU holds besides the model's tensors (docs/model.md, "Reserve").
+struct MemoryReserve {
+  double cuda_context_bytes = 0;   // CUDA context and loaded kernel modules (outside PyTorch)
+  double workspaces_bytes = 0;     // cuBLAS and Transformer Engine workspaces (PyTorch tensors)
+  double nccl_buffers_bytes = 0;   // NCCL buffers of the communicators the strategy uses
+  double userbuffers_bytes = 0;    // Transformer Engine's tensor-parallel overlap buffers
+  double fragmentation_bytes = 0;  // reserved by PyTorch's caching allocator but not allocated
+
+  double total_bytes() const {
+    return cuda_context_bytes + workspaces_bytes + nccl_buffers_bytes + userbuffers_bytes +
+           fragmentation_bytes;
+  }
+};
+
 // Memory of one GPU of one pipeline stage at its peak.
 struct StageMemory {
   double weights_bytes = 0;
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
   double activations_bytes = 0;
-  double other_bytes = 0;  // CUDA context, communication buffers, fragmentation
+  MemoryReserve reserve;
 
+  // The reserve: CUDA context, workspaces, communication buffers, fragmentation.
+  double other_bytes() const { return reserve.total_bytes(); }
+  // Live tensors at the peak, as torch.cuda.max_memory_allocated() reports them.
+  double peak_allocated_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes +
+           reserve.workspaces_bytes;
+  }
+  // What the GPU must hold: decides out-of-memory.
   double peak_bytes() const {
-    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + other_bytes;
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + other_bytes();
   }
 };
 
@@ -76,6 +98,13 @@ struct Report {
   double model_flops_per_token = 0;
 
   double peak_memory_bytes() const;
+  double peak_allocated_bytes() const;
+  // The smallest capacity minus peak over the stages (negative when a stage overflows).
+  double headroom_bytes() const;
+  // A stage keeps less free than twice the default memory margin (limits.hpp); below one
+  // margin memory_warnings says which stage and by how much.
+  bool memory_tight = false;
+  std::vector<std::string> memory_warnings;
   int bottleneck_stage = 0;  // the stage that sets the pipeline's pace
 };
 

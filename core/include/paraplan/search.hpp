@@ -21,8 +21,20 @@ struct SearchProgress {
   double best_iteration_time_s = 0;  // 0 until a feasible strategy is found
 };
 
+// Memory kept free on each GPU: `bytes` plus `fraction` of the GPU's capacity.
+struct MemoryMargin {
+  double bytes = 0;
+  double fraction = limits::kDefaultMemoryMarginPercent / 100;
+
+  double of(double capacity_bytes) const { return bytes + fraction * capacity_bytes; }
+};
+
+// Parses "N" (GiB) or "N%" (of each GPU's capacity); throws InputError naming `path`.
+MemoryMargin parse_memory_margin(const std::string& text, const std::string& path);
+
 struct SearchOptions {
   int top = limits::kDefaultTop;
+  MemoryMargin memory_margin;  // no ranked strategy uses more than capacity minus this
   bool allow_tensor_parallel_across_nodes = false;
   bool exhaustive = false;  // evaluate every configuration: no pruning (for testing)
   double time_budget_s = limits::kDefaultTimeBudgetS;  // then stop with the best found so far

@@ -16,10 +16,18 @@ enum class RecomputeGranularity { none, selective, full };
 enum class RecomputeMethod { uniform, block };
 // Transformer Engine's fp8 scaling recipes (Megatron-LM --fp8-recipe).
 enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
+// Storage dtypes of gradients and optimizer state (Megatron-LM --main-grads-dtype,
+// --main-params-dtype, --exp-avg-dtype, --exp-avg-sq-dtype), in the order of its choices.
+enum class MainGradsDtype { fp32, bf16 };
+enum class MainParamsDtype { fp32, fp16 };
+enum class MomentDtype { fp32, fp16, bf16, fp8 };
 
 std::string_view to_string(RecomputeGranularity granularity);
 std::string_view to_string(RecomputeMethod method);
 std::string_view to_string(Fp8Recipe recipe);
+std::string_view to_string(MainGradsDtype dtype);
+std::string_view to_string(MainParamsDtype dtype);
+std::string_view to_string(MomentDtype dtype);
 
 // Megatron-LM --recompute-granularity, --recompute-method, --recompute-num-layers.
 struct Recompute {
@@ -51,6 +59,16 @@ struct Strategy {
   std::vector<int> pipeline_stage_gpus;        // GPU type (cluster pool) per stage
   std::vector<int64_t> pipeline_stage_layers;  // layers per stage
 
+  // Gradient and optimizer-state dtypes (bf16 main gradients in bf16 and fp8 training, fp32
+  // ones in fp16 training; Transformer Engine's precision-aware FusedAdam and its dtypes).
+  bool grad_reduce_in_bf16 = false;
+  bool accumulate_allreduce_grads_in_fp32 = false;
+  bool use_precision_aware_optimizer = false;
+  MainGradsDtype main_grads_dtype = MainGradsDtype::fp32;
+  MainParamsDtype main_params_dtype = MainParamsDtype::fp32;
+  MomentDtype exp_avg_dtype = MomentDtype::fp32;
+  MomentDtype exp_avg_sq_dtype = MomentDtype::fp32;
+
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
     return tensor_model_parallel_size * context_parallel_size * data_parallel_size;
@@ -76,6 +94,13 @@ enum class StrategyKeyId : uint8_t {
   tp_comm_overlap,
   fp8_recipe,
   fp8_param_gather,
+  grad_reduce_in_bf16,
+  accumulate_allreduce_grads_in_fp32,
+  use_precision_aware_optimizer,
+  main_grads_dtype,
+  main_params_dtype,
+  exp_avg_dtype,
+  exp_avg_sq_dtype,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count
@@ -94,16 +119,16 @@ class KeySet {
   constexpr bool subset_of(KeySet other) const { return (bits_ & ~other.bits_) == 0; }
   constexpr bool intersects(KeySet other) const { return (bits_ & other.bits_) != 0; }
   constexpr KeySet operator|(KeySet other) const { return KeySet(bits_ | other.bits_); }
-  static constexpr KeySet all() { return KeySet((uint32_t{1} << kNumStrategyKeys) - 1); }
+  static constexpr KeySet all() { return KeySet((uint64_t{1} << kNumStrategyKeys) - 1); }
 
  private:
-  constexpr explicit KeySet(uint32_t bits) : bits_(bits) {}
-  static constexpr uint32_t bit(StrategyKeyId key) {
-    return uint32_t{1} << static_cast<unsigned>(key);
+  constexpr explicit KeySet(uint64_t bits) : bits_(bits) {}
+  static constexpr uint64_t bit(StrategyKeyId key) {
+    return uint64_t{1} << static_cast<unsigned>(key);
   }
-  uint32_t bits_ = 0;
+  uint64_t bits_ = 0;
 };
-static_assert(kNumStrategyKeys <= 32, "KeySet holds 32 keys");
+static_assert(kNumStrategyKeys < 64, "KeySet holds 63 keys");
 
 enum class KeyType { integer, boolean, choice, gpu_list, integer_list };
 

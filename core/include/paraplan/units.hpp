@@ -5,6 +5,7 @@
 namespace paraplan::units {
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+inline constexpr double kMiB = 1024.0 * 1024.0;
 inline constexpr double kTera = 1e12;
 inline constexpr double kGiga = 1e9;
 inline constexpr double kMega = 1e6;

@@ -15,6 +15,7 @@ namespace {
 using units::kGiB;
 using units::kGiga;
 using units::kMega;
+using units::kMiB;
 using units::kMicro;
 using units::kTera;
 
@@ -118,6 +119,23 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
       parse_tier(inter, efficiency.required("inter_node"), efficiency.path_of("inter_node"));
   inter.reject_unknown_keys();
   efficiency.reject_unknown_keys();
+
+  if (const nlohmann::json* reserve = object.find("memory_reserve")) {
+    ObjectReader r(*reserve, object.path_of("memory_reserve"));
+    MemoryReserveSpec& m = gpu.memory_reserve;
+    m.cuda_context_bytes =
+        r.optional_number("cuda_context_gib", 0, 1e3).value_or(m.cuda_context_bytes / kGiB) * kGiB;
+    m.workspace_bytes =
+        r.optional_number("workspaces_mib", 0, 1e6).value_or(m.workspace_bytes / kMiB) * kMiB;
+    m.nccl_channels_intra_node = r.optional_integer("nccl_channels_intra_node", 0, 1024)
+                                     .value_or(m.nccl_channels_intra_node);
+    m.nccl_channels_inter_node = r.optional_integer("nccl_channels_inter_node", 0, 1024)
+                                     .value_or(m.nccl_channels_inter_node);
+    m.nccl_p2p_channels_per_peer = r.optional_integer("nccl_p2p_channels_per_peer", 0, 1024)
+                                       .value_or(m.nccl_p2p_channels_per_peer);
+    m.nvls_channels = r.optional_integer("nvls_channels", 0, 1024).value_or(m.nvls_channels);
+    r.reject_unknown_keys();
+  }
 
   // Documentation fields, checked by the preset tests.
   object.find("aliases");

@@ -19,6 +19,8 @@ using limits::kMaxVocab;
 
 constexpr std::array<std::string_view, 5> kActivations = {"gelu", "relu", "squared-relu", "swiglu",
                                                           "geglu"};
+constexpr std::array<std::string_view, 3> kPositionEmbeddings = {"learned_absolute", "rope",
+                                                                 "none"};
 
 MoeSpec parse_moe(ObjectReader& object, const ModelSpec& model) {
   MoeSpec moe;
@@ -84,6 +86,10 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
       object.optional_number("hidden_dropout", 0, 0.99).value_or(default_dropout);
   model.attention_dropout =
       object.optional_number("attention_dropout", 0, 0.99).value_or(default_dropout);
+  model.position_embedding_type = static_cast<PositionEmbedding>(
+      object.optional_choice("position_embedding_type", kPositionEmbeddings)
+          .value_or(static_cast<int>(gpt_style ? PositionEmbedding::learned_absolute
+                                               : PositionEmbedding::rope)));
   if (const nlohmann::json* moe = object.find("moe")) {
     ObjectReader moe_object(*moe, object.path_of("moe"));
     model.moe = parse_moe(moe_object, model);

@@ -6,6 +6,7 @@
 #include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
+#include "paraplan/units.hpp"
 
 namespace paraplan {
 namespace {
@@ -76,6 +77,30 @@ nlohmann::json key_schema(const StrategyKey& key) {
 
 }  // namespace
 
+MemoryMargin parse_memory_margin(const std::string& text, const std::string& path) {
+  const bool percent = !text.empty() && text.back() == '%';
+  const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+  size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(number, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const double max = percent ? limits::kMaxMemoryMarginPercent : limits::kMaxMemoryMarginGib;
+  if (number.empty() || used != number.size() || !(value >= 0 && value <= max)) {
+    throw InputError(path, "expected GiB from 0 to " +
+                               std::to_string(static_cast<int>(limits::kMaxMemoryMarginGib)) +
+                               " or a percentage of each GPU's memory from 0% to " +
+                               std::to_string(static_cast<int>(limits::kMaxMemoryMarginPercent)) +
+                               "%, got \"" + text + "\"");
+  }
+  MemoryMargin margin;
+  margin.bytes = percent ? 0 : value * units::kGiB;
+  margin.fraction = percent ? value / 100 : 0;
+  return margin;
+}
+
 nlohmann::json parse_json_text(std::string_view text, const std::string& what) {
   check_json_shape(text, what);
   try {
@@ -105,6 +130,18 @@ SearchRequest parse_search_request(const nlohmann::json& request) {
             .value_or(limits::kDefaultTimeBudgetS);
     o.allow_tensor_parallel_across_nodes =
         object.optional_boolean("tp_across_nodes").value_or(false);
+    // "memory_margin": GiB as a number or a string, or "N%" of each GPU's capacity.
+    if (const nlohmann::json* margin = object.find("memory_margin")) {
+      const std::string path = object.path_of("memory_margin");
+      if (margin->is_number()) {
+        o.memory_margin = parse_memory_margin(margin->dump(), path);
+      } else if (margin->is_string()) {
+        o.memory_margin = parse_memory_margin(margin->get<std::string>(), path);
+      } else {
+        throw InputError(path, "expected GiB (a number) or a string such as \"5%\", got " +
+                                   detail::describe(*margin));
+      }
+    }
     object.reject_unknown_keys();
   }
   root.reject_unknown_keys();
@@ -125,6 +162,10 @@ nlohmann::json limits::limits_json() {
       {"max_json_bytes", kMaxJsonBytes},
       {"search",
        {{"top", {{"min", 1}, {"max", kMaxTop}, {"default", kDefaultTop}}},
+        {"memory_margin",
+         {{"max_gib", kMaxMemoryMarginGib},
+          {"max_percent", kMaxMemoryMarginPercent},
+          {"default", std::to_string(static_cast<int>(kDefaultMemoryMarginPercent)) + "%"}}},
         {"time_budget_s",
          {{"min", kMinTimeBudgetS}, {"max", kMaxTimeBudgetS}, {"default", kDefaultTimeBudgetS}}}}}};
 }

@@ -16,6 +16,10 @@ constexpr std::array<std::string_view, 3> kGranularities = {"none", "selective",
 constexpr std::array<std::string_view, 2> kMethods = {"uniform", "block"};
 constexpr std::array<std::string_view, 4> kFp8Recipes = {"delayed", "tensorwise", "mxfp8",
                                                          "blockwise"};
+// Megatron-LM's choices (arguments.py: --main-grads-dtype, --main-params-dtype, --exp-avg-dtype).
+constexpr std::array<std::string_view, 2> kMainGradsDtypes = {"fp32", "bf16"};
+constexpr std::array<std::string_view, 2> kMainParamsDtypes = {"fp32", "fp16"};
+constexpr std::array<std::string_view, 4> kMomentDtypes = {"fp32", "fp16", "bf16", "fp8"};
 
 template <auto Member>
 int64_t get_field(const Strategy& s, size_t /*pool*/) {
@@ -133,6 +137,44 @@ const StrategyKey kKeys[] = {
      MegatronFlag::composite, "--fp8-param-gather",
      "Keep the weights in fp8 only and gather them in fp8 (fp8 training with a sharded optimizer).",
      get_field<&Strategy::fp8_param_gather>, set_field<&Strategy::fp8_param_gather>},
+    {K::grad_reduce_in_bf16, "grad_reduce_in_bf16", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--grad-reduce-in-bf16",
+     "Accumulate and reduce gradients in bf16 instead of fp32 (bf16 and fp8 training).",
+     get_field<&Strategy::grad_reduce_in_bf16>, set_field<&Strategy::grad_reduce_in_bf16>},
+    {K::accumulate_allreduce_grads_in_fp32, "accumulate_allreduce_grads_in_fp32",
+     KeyType::boolean, false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--accumulate-allreduce-grads-in-fp32",
+     "Accumulate and reduce gradients in fp32 in fp16 training (bf16 does so by default).",
+     get_field<&Strategy::accumulate_allreduce_grads_in_fp32>,
+     set_field<&Strategy::accumulate_allreduce_grads_in_fp32>},
+    {K::use_precision_aware_optimizer, "use_precision_aware_optimizer", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--use-precision-aware-optimizer",
+     "Transformer Engine's FusedAdam with the dtypes below; fp32 masters of bf16 weights kept "
+     "as 16-bit remainders (distributed optimizer).",
+     get_field<&Strategy::use_precision_aware_optimizer>,
+     set_field<&Strategy::use_precision_aware_optimizer>},
+    {K::main_grads_dtype, "main_grads_dtype", KeyType::choice,
+     false, false, kMainGradsDtypes, 0, 1, false,
+     MegatronFlag::value_unless_default, "--main-grads-dtype",
+     "Dtype of the main gradients (bf16: gradients accumulated and reduced in bf16).",
+     get_field<&Strategy::main_grads_dtype>, set_field<&Strategy::main_grads_dtype>},
+    {K::main_params_dtype, "main_params_dtype", KeyType::choice,
+     false, false, kMainParamsDtypes, 0, 1, false,
+     MegatronFlag::value_unless_default, "--main-params-dtype",
+     "Dtype of the optimizer's master weights (precision-aware optimizer).",
+     get_field<&Strategy::main_params_dtype>, set_field<&Strategy::main_params_dtype>},
+    {K::exp_avg_dtype, "exp_avg_dtype", KeyType::choice,
+     false, false, kMomentDtypes, 0, 3, false,
+     MegatronFlag::value_unless_default, "--exp-avg-dtype",
+     "Dtype of Adam's first moment (precision-aware optimizer).",
+     get_field<&Strategy::exp_avg_dtype>, set_field<&Strategy::exp_avg_dtype>},
+    {K::exp_avg_sq_dtype, "exp_avg_sq_dtype", KeyType::choice,
+     false, false, kMomentDtypes, 0, 3, false,
+     MegatronFlag::value_unless_default, "--exp-avg-sq-dtype",
+     "Dtype of Adam's second moment (precision-aware optimizer).",
+     get_field<&Strategy::exp_avg_sq_dtype>, set_field<&Strategy::exp_avg_sq_dtype>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",
@@ -155,6 +197,16 @@ std::string_view to_string(RecomputeGranularity granularity) {
 std::string_view to_string(RecomputeMethod method) { return kMethods[static_cast<size_t>(method)]; }
 
 std::string_view to_string(Fp8Recipe recipe) { return kFp8Recipes[static_cast<size_t>(recipe)]; }
+
+std::string_view to_string(MainGradsDtype dtype) {
+  return kMainGradsDtypes[static_cast<size_t>(dtype)];
+}
+
+std::string_view to_string(MainParamsDtype dtype) {
+  return kMainParamsDtypes[static_cast<size_t>(dtype)];
+}
+
+std::string_view to_string(MomentDtype dtype) { return kMomentDtypes[static_cast<size_t>(dtype)]; }
 
 std::span<const StrategyKey> strategy_keys() { return kKeys; }
 

@@ -9,6 +9,7 @@
 #include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
 #include "paraplan/errors.hpp"
+#include "paraplan/search.hpp"
 #include "paraplan/units.hpp"
 
 namespace paraplan {
@@ -19,8 +20,9 @@ bool all_finite(const Report& r) {
                r.mfu + r.hfu + r.time_breakdown.total_s() + r.model_parameters +
                r.model_flops_per_token;
   for (const StageReport& stage : r.stages) {
-    sum += stage.memory.peak_bytes() + stage.forward_s + stage.backward_s + stage.pp_comm_s +
-           stage.dp_comm_exposed_s + stage.optimizer_s + stage.in_flight_micro_batches;
+    sum += stage.memory.peak_bytes() + stage.memory.peak_allocated_bytes() + stage.forward_s +
+           stage.backward_s + stage.pp_comm_s + stage.dp_comm_exposed_s + stage.optimizer_s +
+           stage.in_flight_micro_batches;
   }
   return std::isfinite(sum);
 }
@@ -101,12 +103,25 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       stage.dp_comm_exposed_s = r.grad_exposed_s + r.param_exposed_s +
                                 static_cast<double>(input.micro_batches) * r.work.zero3_comm_s;
       stage.optimizer_s = r.optimizer_s;
+      const std::string where = "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
+                                std::to_string(stage.layers) + " layers)";
+      const double margin = MemoryMargin{}.of(stage.capacity_bytes);
+      const double headroom = stage.capacity_bytes - stage.memory.peak_bytes();
+      // Tight: less free than twice the default margin (docs/model.md, "Memory margin").
+      if (headroom >= 0 && headroom < limits::kTightMarginFactor * margin) {
+        report.memory_tight = true;
+      }
       if (stage.memory.peak_bytes() > stage.capacity_bytes) {
         report.feasible = false;
-        report.infeasible_reasons.push_back(
-            "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
-            std::to_string(stage.layers) + " layers) needs " + gib(stage.memory.peak_bytes()) +
-            " per GPU, more than the " + gib(stage.capacity_bytes) + " it has");
+        report.infeasible_reasons.push_back(where + " needs " + gib(stage.memory.peak_bytes()) +
+                                            " per GPU, more than the " + gib(stage.capacity_bytes) +
+                                            " it has");
+      } else if (headroom < margin) {
+        // Fits, but within the default margin that covers the model's memory uncertainty.
+        report.memory_warnings.push_back(
+            where + " leaves " + gib(stage.capacity_bytes - stage.memory.peak_bytes()) +
+            " of its " + gib(stage.capacity_bytes) + " free, less than the default " + gib(margin) +
+            " memory margin: it may run out of memory");
       }
       report.stages.push_back(std::move(stage));
     }

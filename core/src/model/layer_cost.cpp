@@ -1,6 +1,7 @@
 #include "model/layer_cost.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "model/collectives.hpp"
@@ -278,6 +279,9 @@ class CostBuilder {
       core_forward.compute_s = kernels16_.attention_s(executed, false);
       core_backward.compute_s = kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true);
       core_bytes = 4 * batch * heads * query_len;  // fp32 log-sum-exp per row
+      // In fp8 the output projection saves its input in fp8, while the fused attention kernel
+      // keeps its 16-bit output O for its own backward (model-review P5).
+      if (training_.precision == Precision::fp8) core_bytes += e_ * tokens_ * heads * v_head_dim;
     } else {
       // Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
       // all on the full s x s score matrix (Korthikanti et al. 2022, §4.1).
@@ -322,6 +326,13 @@ class CostBuilder {
     cost.parameters += split_parameters + replicated_parameters;
     cost.forward_flops +=
         2 * tokens_ * (split_parameters + replicated_parameters - 2 * h_) + score_flops;
+  }
+
+  // The vocabulary padded to a multiple of 128 x tensor parallel (Megatron-LM
+  // training/tokenizer: _vocab_size_with_padding, --make-vocab-size-divisible-by 128).
+  double padded_vocab() const {
+    const double multiple = 128 * t_;
+    return std::ceil(static_cast<double>(model_.vocab_size) / multiple) * multiple;
   }
 
   double mlp_weights(double ffn) const {
@@ -405,7 +416,7 @@ class CostBuilder {
                              kernels_.memory_s((2 * e_ + hidden_mask_bytes_) * n);  // dropout
     // Backward: dropout, then the dense weight gradient of the whole table: zero-filled,
     // scattered into, and accumulated into the fp32 main_grad.
-    const double table = h_ * static_cast<double>(model_.vocab_size) / t_;
+    const double table = h_ * padded_vocab() / t_;
     edge.backward.compute_s =
         kernels_.memory_s((2 * e_ + hidden_mask_bytes_) * n) + kernels_.memory_s(e_ * table) +
         kernels_.memory_s(2 * e_ * h_ * tokens_) + kernels_.memory_s((e_ + kMainGradBytes) * table);
@@ -418,14 +429,20 @@ class CostBuilder {
       }
     }
     edge.activation_bytes = hidden_mask_bytes_ * n;
-    edge.parameters = table;
+    // Learned absolute position embeddings (Megatron-LM's default position_embedding_type): a
+    // [max_position_embeddings, hidden] table on every tensor-parallel rank (not vocabulary
+    // parallel), max_position_embeddings taken as the sequence length.
+    const double positions = model_.position_embedding_type == PositionEmbedding::learned_absolute
+                                 ? h_ * static_cast<double>(training_.seq_length)
+                                 : 0;
+    edge.parameters = table + positions;
     return edge;
   }
 
   // Final norm, vocabulary-parallel LM head and cross-entropy in fp32.
   EdgeCost head() const {
     EdgeCost edge;
-    const double vocab = static_cast<double>(model_.vocab_size) / t_;
+    const double vocab = padded_vocab() / t_;
     const Gemm logits{tokens_, vocab, h_};
     const double logit_elements = tokens_ * vocab;
     const double norm_elements = h_ * norm_tokens_;
@@ -456,7 +473,11 @@ class CostBuilder {
       }
     }
     edge.activation_bytes = 2 * e_ * norm_elements;  // norm input, LM-head input
-    edge.transient_bytes = 4 * logit_elements;       // fp32 softmax kept for backward
+    // Megatron-LM's vocab-parallel cross-entropy casts the 16-bit logits to fp32
+    // (tensor_parallel/cross_entropy.py calculate_logits_max: .float()) while they are alive,
+    // and keeps the fp32 softmax for the backward, whose 16-bit gradient joins it: 6 bytes per
+    // logit from 16-bit training (model-review P9), 4 in fp32.
+    edge.transient_bytes = (e_ < 4 ? e_ + 4 : 4) * logit_elements;
     edge.parameters = h_ * vocab + h_;
     edge.forward_flops = logits.flops();
     return edge;
@@ -506,17 +527,6 @@ double memory_bound_s(const GpuSpec& gpu, double bytes) {
 
 double activation_element_bytes(Precision precision) {
   return precision == Precision::fp32 ? 4.0 : 2.0;
-}
-
-double weight_element_bytes(Precision precision) {
-  switch (precision) {
-    case Precision::fp32:
-      return 4.0;
-    case Precision::fp8:
-      return 3.0;  // bf16 weights plus Transformer Engine's cached fp8 copy
-    default:
-      return 2.0;
-  }
 }
 
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,

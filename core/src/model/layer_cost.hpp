@@ -64,8 +64,7 @@ double exposed_s(const GpuSpec& gpu, double comm_s, double window_s);
 // A memory-bound kernel moving `bytes` through HBM.
 double memory_bound_s(const GpuSpec& gpu, double bytes);
 
-// Bytes per element of activations and of weights for a training precision.
+// Bytes per element of activations for a training precision.
 double activation_element_bytes(Precision precision);
-double weight_element_bytes(Precision precision);
 
 }  // namespace paraplan::detail

@@ -4,29 +4,15 @@
 #include <cmath>
 
 #include "model/collectives.hpp"
+#include "model/memory_reserve.hpp"
+#include "model/parameter_bytes.hpp"
 
 namespace paraplan::detail {
 namespace {
 
-// Gradients are accumulated and reduced in fp32 (Megatron-LM main_grad; forced for bf16).
-constexpr double kGradientBytes = 4;
-// Adam state: fp32 master weights and two moments, 12 of the 18 bytes per parameter in the
-// Megatron-LM distributed-optimizer table; fp32 training keeps no separate master copy.
-constexpr double kOptimizerBytes = 12;
-constexpr double kOptimizerBytesFp32 = 8;
-// Optimizer step HBM traffic per parameter of the shard (Megatron-LM mixed-precision
-// optimizer): gradient norm (read 4), Adam reading fp32 weight, gradient, m, v and writing
-// weight, m, v (28), copy to the 16-bit model weights (read 4, write 2); fp16 adds loss-scale
-// unscaling and the inf check (read and write 4 each).
-constexpr double kOptimizerStepBytes = 4 + 28 + 6;
-constexpr double kFp16UnscaleBytes = 8;
 // Megatron-LM DDP buckets: max(40M, 1M x data-parallel size) parameters.
 constexpr double kBucketParameters = 40e6;
 constexpr double kBucketParametersPerRank = 1e6;
-// Memory beyond tensors: the CUDA context (about 0.5 GiB with PyTorch on Hopper), cuBLAS
-// workspaces and NCCL buffers. Allocator fragmentation is not added: activations of equal
-// shapes are reused from micro-batch to micro-batch by PyTorch's caching allocator.
-constexpr double kReservedBytes = 0.75 * 1024 * 1024 * 1024;
 
 bool is_first(const StageGroup& g) { return g.first == 0; }
 bool is_last(const StageGroup& g, int64_t stages) { return g.first + g.count == stages; }
@@ -52,15 +38,21 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   work.backward += c.moe.backward * moe_layers;
   work.parameters = sum([](const LayerCost& l) { return l.parameters; });
   work.expert_parameters = sum([](const LayerCost& l) { return l.expert_parameters; });
-  const auto add_edge = [&](const EdgeCost& edge) {
+  const auto add_edge = [&](const EdgeCost& edge, double parameters) {
     work.forward += edge.forward;
     work.backward += edge.backward;
-    work.parameters += edge.parameters;
+    work.parameters += parameters;
+    work.edge_parameters += parameters;
     work.stored_activation_bytes += edge.activation_bytes;
     work.working_bytes += edge.transient_bytes;
   };
-  if (is_first(group)) add_edge(c.embedding);
-  if (is_last(group, in.stages)) add_edge(c.head);
+  if (is_first(group)) add_edge(c.embedding, c.embedding.parameters);
+  if (is_last(group, in.stages)) {
+    // With one stage, tied embeddings are one table: the LM head adds its final norm only
+    // (Megatron-LM theoretical_memory_usage.py counts the output layer only when untied).
+    const bool shared_table = in.stages == 1 && !in.model->untie_embeddings_and_output_weights;
+    add_edge(c.head, shared_table ? c.head.parameters - c.embedding.parameters : c.head.parameters);
+  }
 
   // Recompute (Korthikanti et al. 2022 §5): selective redoes core attention; full keeps only
   // checkpoints, per group of num_layers (uniform) or for the first num_layers of each
@@ -106,11 +98,11 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
     const Group dp_group =
         place_group(dp_cp, s.tensor_model_parallel_size, in.cluster->gpus_per_node);
-    const double param_bytes = in.training->precision == Precision::fp32 ? 4 : 2;
+    const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
     const auto layer_comm = [&](const LayerCost& l) {
       const double weights = l.parameters + l.expert_parameters;
-      const double gather = all_gather_s(gpu, dp_group, param_bytes * weights);
-      const double scatter = reduce_scatter_s(gpu, dp_group, kGradientBytes * weights);
+      const double gather = all_gather_s(gpu, dp_group, bytes.layer_gather * weights);
+      const double scatter = reduce_scatter_s(gpu, dp_group, bytes.fsdp_gradient * weights);
       return exposed_s(gpu, gather, l.forward.total_s()) +
              exposed_s(gpu, gather + scatter, l.backward.total_s());
     };
@@ -150,10 +142,6 @@ double pipeline_comm_s(const PipelineInput& in, const StageGroup& group, const S
   // (Megatron-LM overlap_p2p_comm).
   return v * (exposed_s(gpu, send_forward, work.forward.total_s() / v) +
               exposed_s(gpu, send_backward, work.backward.total_s() / v));
-}
-
-double optimizer_bytes_per_parameter(Precision precision) {
-  return precision == Precision::fp32 ? kOptimizerBytesFp32 : kOptimizerBytes;
 }
 
 }  // namespace
@@ -210,27 +198,39 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   const Strategy& s = *in.strategy;
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
-  const double dense = work.parameters;
-  const double experts = work.expert_parameters;
-  const double all = dense + experts;
-  const double sharded = dense / static_cast<double>(dp_cp) +
-                         experts / static_cast<double>(dp_cp / s.expert_model_parallel_size);
-  const double weight_bytes = weight_element_bytes(in.training->precision);
+  const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
+  const double edges = work.edge_parameters;
+  const double layers = work.parameters - edges + work.expert_parameters;
+  const double all = layers + edges;
+  const double shard = 1 / static_cast<double>(dp_cp);
+  const double expert_shard = 1 / static_cast<double>(dp_cp / s.expert_model_parallel_size);
+  const double sharded = work.parameters * shard + work.expert_parameters * expert_shard;
+  // One layer's parameters (what Megatron-FSDP gathers, and reduces, at a time).
+  const double unit = layers / static_cast<double>(std::max<int64_t>(1, group.layers));
   StageMemory memory;
-  if (zero == 3) {  // sharded, plus the layers gathered for compute and prefetch
-    memory.weights_bytes = weight_bytes * (sharded + 2 * all / static_cast<double>(group.layers));
+  if (zero == 3) {
+    // Megatron-FSDP: this GPU's shard of the weights, plus the layers gathered for compute and
+    // prefetch (double buffer).
+    memory.weights_bytes = bytes.layer_weight * ((work.parameters - edges) * shard +
+                                                 work.expert_parameters * expert_shard + 2 * unit) +
+                           bytes.edge_weight * edges * shard;
   } else {
-    memory.weights_bytes = weight_bytes * all;
+    memory.weights_bytes = bytes.layer_weight * layers + bytes.edge_weight * edges;
   }
-  memory.gradients_bytes = kGradientBytes * (zero >= 2 ? sharded : all);
-  memory.optimizer_bytes =
-      optimizer_bytes_per_parameter(in.training->precision) * (zero >= 1 ? sharded : all);
+  if (zero >= 2) {
+    // Megatron-FSDP shards the main gradients in the weights' dtype; one layer's gradients are
+    // whole until they are reduce-scattered.
+    memory.gradients_bytes = bytes.fsdp_gradient * (sharded + unit);
+  } else {
+    memory.gradients_bytes = bytes.gradient * all;
+  }
+  memory.optimizer_bytes = bytes.optimizer * (zero >= 1 ? sharded : all);
   memory.activations_bytes =
       in_flight_micro_batches(index, in.stages, s.virtual_pipeline_model_parallel_size,
                               in.micro_batches) *
           work.stored_activation_bytes +
       work.working_bytes;
-  memory.other_bytes = kReservedBytes;
+  memory.reserve = memory_reserve(in, group, memory.activations_bytes);
   return memory;
 }
 
@@ -266,10 +266,8 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   const int64_t node = in.cluster->gpus_per_node;
   const Group dp_group = place_group(dp_cp, t, node);
   const Group edp_group = place_group(dp_cp / ep, t * ep, node);
-  const double param_bytes = in.training->precision == Precision::fp32 ? 4 : 2;
+  const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
   const double bucket = std::max(kBucketParameters, kBucketParametersPerRank * dp_cp);
-  const double step_bytes =
-      kOptimizerStepBytes + (in.training->precision == Precision::fp16 ? kFp16UnscaleBytes : 0);
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
   double forward_before = 0, backward_before = 0;  // earlier stages' passes, summed
   double grad_tail_s = 0, param_tail_s = 0, optimizer_s = 0;
@@ -279,15 +277,21 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu;
     const double dense = w.parameters;
     const double experts = w.expert_parameters;
+    // Gradients move in the main-gradient dtype, parameters in the weights' (fp8 with
+    // fp8_param_gather) (parameter_bytes.cpp).
+    const double grad_bytes = zero == 2 ? bytes.fsdp_gradient : bytes.gradient;
+    const double layer_dense = dense - w.edge_parameters;
     double grad_s = 0, param_s = 0;
     if (zero == 0) {
-      grad_s = all_reduce_s(gpu, dp_group, kGradientBytes * dense) +
-               all_reduce_s(gpu, edp_group, kGradientBytes * experts);
+      grad_s = all_reduce_s(gpu, dp_group, grad_bytes * dense) +
+               all_reduce_s(gpu, edp_group, grad_bytes * experts);
     } else if (zero <= 2) {
-      grad_s = reduce_scatter_s(gpu, dp_group, kGradientBytes * dense) +
-               reduce_scatter_s(gpu, edp_group, kGradientBytes * experts);
-      param_s = all_gather_s(gpu, dp_group, param_bytes * dense) +
-                all_gather_s(gpu, edp_group, param_bytes * experts);
+      grad_s = reduce_scatter_s(gpu, dp_group, grad_bytes * dense) +
+               reduce_scatter_s(gpu, edp_group, grad_bytes * experts);
+      param_s =
+          all_gather_s(gpu, dp_group,
+                       bytes.layer_gather * layer_dense + bytes.edge_gather * w.edge_parameters) +
+          all_gather_s(gpu, edp_group, bytes.layer_gather * experts);
     }
     const double last_bucket = std::min(1.0, bucket / std::max(1.0, dense + experts));
     // With overlap, buckets go out during the last micro-batch's backward; the last bucket
@@ -311,9 +315,9 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     const double sharded =
         zero >= 1 ? dense / static_cast<double>(dp_cp) + experts / static_cast<double>(dp_cp / ep)
                   : dense + experts;
-    // The optimizer over this GPU's shard, plus zeroing the full fp32 gradient buffer.
-    r.optimizer_s = memory_bound_s(gpu, step_bytes * sharded) +
-                    memory_bound_s(gpu, kGradientBytes * (dense + experts));
+    // The optimizer over this GPU's shard, plus zeroing the full gradient buffer.
+    r.optimizer_s = memory_bound_s(gpu, bytes.optimizer_step * sharded) +
+                    memory_bound_s(gpu, grad_bytes * (dense + experts));
     grad_tail_s = std::max(grad_tail_s, r.grad_exposed_s);
     param_tail_s = std::max(param_tail_s, r.param_exposed_s);
     optimizer_s = std::max(optimizer_s, r.optimizer_s);
@@ -321,7 +325,8 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     r.in_flight = in_flight_micro_batches(groups[g].first, in.stages,
                                           s.virtual_pipeline_model_parallel_size, in.micro_batches);
     r.memory = stage_memory(in, groups[g], w, groups[g].first);
-    const double capacity = in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu.hbm_bytes;
+    const double capacity =
+        in.usable_bytes(in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu.hbm_bytes);
     const double peak = r.memory.peak_bytes();
     out.peak_bytes = std::max(out.peak_bytes, peak);
     out.overflow_bytes = g == 0 ? peak - capacity : std::max(out.overflow_bytes, peak - capacity);
@@ -335,7 +340,7 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     const Group pair{2, 1, true};
     grad_tail_s +=
         all_reduce_s(in.cluster->pools[static_cast<size_t>(groups.back().pool)].gpu, pair,
-                     kGradientBytes * static_cast<double>(in.model->vocab_size) *
+                     bytes.gradient * static_cast<double>(in.model->vocab_size) *
                          static_cast<double>(in.model->hidden_size) / static_cast<double>(t));
   }
 

@@ -37,6 +37,15 @@ struct PipelineInput {
   int64_t stages = 1;
   std::span<const StageGroup> groups;
   std::span<const ModelCosts* const> costs;  // per pool, for the strategy's layer shape
+  // Memory kept free on each GPU for `fits` (the search's margin): bytes plus a fraction of the
+  // GPU's capacity.
+  double memory_margin_bytes = 0;
+  double memory_margin_fraction = 0;
+
+  // What a stage may use of a GPU of `capacity_bytes` under the margin.
+  double usable_bytes(double capacity_bytes) const {
+    return capacity_bytes * (1 - memory_margin_fraction) - memory_margin_bytes;
+  }
 };
 
 // The input for `strategy` with `stages` pipeline stages (groups and costs still to set).
@@ -50,8 +59,9 @@ struct StageWork {
   PassTime backward;  // without recompute
   PassTime recompute;
   double pp_comm_s = 0;
-  double zero3_comm_s = 0;  // per micro-batch parameter gathers and gradient scatters
-  double parameters = 0;
+  double zero3_comm_s = 0;     // per micro-batch parameter gathers and gradient scatters
+  double parameters = 0;       // dense ones, edges included
+  double edge_parameters = 0;  // of which the embedding, LM head and final norm
   double expert_parameters = 0;
   double stored_activation_bytes = 0;  // per micro-batch in flight
   double working_bytes = 0;            // held once: recompute working set, logits
@@ -79,7 +89,7 @@ struct PipelineResult {
   size_t bottleneck_group = 0;
   bool fits = true;
   double peak_bytes = 0;       // largest peak over the stages
-  double overflow_bytes = 0;   // largest peak minus capacity (<= 0 when everything fits)
+  double overflow_bytes = 0;   // largest peak minus usable memory (<= 0 when everything fits)
   double recompute_flops = 0;  // whole cluster, one iteration
 };
 

@@ -302,6 +302,29 @@ const Rule kRules[] = {
        return std::string("fp8_param_gather needs zero_stage >= 1 (the distributed optimizer)");
      }},
 
+    {"the precision-aware optimizer needs a sharded optimizer",
+     "megatron/core/optimizer/__init__.py: --use-precision-aware-optimizer only supported with "
+     "distributed optimizer",
+     {K::use_precision_aware_optimizer, K::zero_stage},
+     [](C, S s) { return !s.use_precision_aware_optimizer || s.zero_stage >= 1; },
+     [](C, S) {
+       return std::string(
+           "use_precision_aware_optimizer needs zero_stage >= 1 (the distributed optimizer)");
+     }},
+    {"fp32 gradient accumulation keeps fp32 main gradients",
+     "megatron/training/arguments.py: --main-grads-dtype can only be fp32 when "
+     "--accumulate-allreduce-grads-in-fp32 is set (bf16 training)",
+     {K::accumulate_allreduce_grads_in_fp32, K::main_grads_dtype},
+     [](C c, S s) {
+       return c.training.precision == Precision::fp16 ||
+              c.training.precision == Precision::fp32 || !s.accumulate_allreduce_grads_in_fp32 ||
+              s.main_grads_dtype == MainGradsDtype::fp32;
+     },
+     [](C, S) {
+       return std::string(
+           "accumulate_allreduce_grads_in_fp32 needs main_grads_dtype fp32 in bf16 training");
+     }},
+
     // --- The GPUs.
     {"every stage's GPU has tensor cores for the precision",
      "the GPU preset's tensor_tflops",

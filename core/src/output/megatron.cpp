@@ -46,7 +46,12 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
         number(key.megatron_flag, key_value);
         continue;
       case MegatronFlag::value_unless_default:
-        if (key_value != key.default_value()) number(key.megatron_flag, key_value);
+        if (key_value == key.default_value()) continue;
+        if (key.type == KeyType::choice) {
+          value(key.megatron_flag, std::string(key.choices[static_cast<size_t>(key_value)]));
+        } else {
+          number(key.megatron_flag, key_value);
+        }
         continue;
       case MegatronFlag::switch_on:
         if (key_value != 0) flag(key.megatron_flag);

@@ -17,15 +17,24 @@ nlohmann::json breakdown_json(const TimeBreakdown& t) {
 
 nlohmann::json stage_memory_json(const StageReport& stage) {
   const StageMemory& m = stage.memory;
+  const MemoryReserve& r = m.reserve;
   return {{"gpu", stage.gpu},
           {"layers", stage.layers},
           {"peak_gib", m.peak_bytes() / kGiB},
+          {"peak_allocated_gib", m.peak_allocated_bytes() / kGiB},
           {"capacity_gib", stage.capacity_bytes / kGiB},
+          {"headroom_gib", (stage.capacity_bytes - m.peak_bytes()) / kGiB},
           {"weights_gib", m.weights_bytes / kGiB},
           {"gradients_gib", m.gradients_bytes / kGiB},
           {"optimizer_gib", m.optimizer_bytes / kGiB},
           {"activations_gib", m.activations_bytes / kGiB},
-          {"other_gib", m.other_bytes / kGiB},
+          {"other_gib", m.other_bytes() / kGiB},
+          {"reserve_gib",
+           {{"cuda_context", r.cuda_context_bytes / kGiB},
+            {"workspaces", r.workspaces_bytes / kGiB},
+            {"nccl_buffers", r.nccl_buffers_bytes / kGiB},
+            {"userbuffers", r.userbuffers_bytes / kGiB},
+            {"fragmentation", r.fragmentation_bytes / kGiB}}},
           {"in_flight_micro_batches", stage.in_flight_micro_batches}};
 }
 
@@ -48,6 +57,23 @@ double Report::peak_memory_bytes() const {
   return peak;
 }
 
+double Report::peak_allocated_bytes() const {
+  double peak = 0;
+  for (const StageReport& stage : stages) {
+    peak = std::max(peak, stage.memory.peak_allocated_bytes());
+  }
+  return peak;
+}
+
+double Report::headroom_bytes() const {
+  double headroom = 0;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    const double free = stages[i].capacity_bytes - stages[i].memory.peak_bytes();
+    headroom = i == 0 ? free : std::min(headroom, free);
+  }
+  return headroom;
+}
+
 nlohmann::json to_json(const Report& report) {
   nlohmann::json memory_stages = nlohmann::json::array();
   nlohmann::json time_stages = nlohmann::json::array();
@@ -65,7 +91,12 @@ nlohmann::json to_json(const Report& report) {
           {"mfu", report.mfu},
           {"hfu", report.hfu},
           {"memory",
-           {{"peak_gib_per_gpu", report.peak_memory_bytes() / kGiB}, {"per_stage", memory_stages}}},
+           {{"peak_gib_per_gpu", report.peak_memory_bytes() / kGiB},
+            {"peak_allocated_gib_per_gpu", report.peak_allocated_bytes() / kGiB},
+            {"headroom_gib", report.headroom_bytes() / kGiB},
+            {"tight", report.memory_tight},
+            {"warnings", report.memory_warnings},
+            {"per_stage", memory_stages}}},
           {"time_breakdown_s", breakdown_json(report.time_breakdown)},
           {"pipeline",
            {{"stages", time_stages},

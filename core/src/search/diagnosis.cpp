@@ -11,13 +11,14 @@ namespace {
 
 using units::kGiB;
 
-std::string memory_miss(const ClosestMiss& closest, const Cluster& cluster) {
-  // The stage of the closest strategy that overflows most.
+std::string memory_miss(const ClosestMiss& closest, const Cluster& cluster,
+                        const MemoryMargin& margin) {
+  // The stage of the closest strategy that overflows most (its GPU's memory minus the margin).
   size_t worst = 0;
   double worst_overflow = -std::numeric_limits<double>::infinity();
   for (size_t g = 0; g < closest.groups.size(); ++g) {
-    const double capacity =
-        cluster.pools[static_cast<size_t>(closest.groups[g].pool)].gpu.hbm_bytes;
+    const double hbm = cluster.pools[static_cast<size_t>(closest.groups[g].pool)].gpu.hbm_bytes;
+    const double capacity = hbm - margin.of(hbm);
     const double overflow = closest.results[g].memory.peak_bytes() - capacity;
     if (overflow > worst_overflow) {
       worst_overflow = overflow;
@@ -26,11 +27,12 @@ std::string memory_miss(const ClosestMiss& closest, const Cluster& cluster) {
   }
   const Strategy& s = closest.strategy;
   const GpuSpec& gpu = cluster.pools[static_cast<size_t>(closest.groups[worst].pool)].gpu;
-  char text[512];
+  char text[640];
   std::snprintf(text, sizeof text,
                 "no strategy fits in GPU memory: the closest (tensor %lld, pipeline %lld, "
                 "context %lld, micro-batch %lld, ZeRO %lld, recompute %s) needs %.1f GiB per GPU "
-                "on pipeline stage %lld (%s), %.1f GiB more than its %.1f GiB",
+                "on pipeline stage %lld (%s), %.1f GiB more than its %.1f GiB less the %.1f GiB "
+                "memory margin",
                 static_cast<long long>(s.tensor_model_parallel_size),
                 static_cast<long long>(s.pipeline_model_parallel_size),
                 static_cast<long long>(s.context_parallel_size),
@@ -38,7 +40,7 @@ std::string memory_miss(const ClosestMiss& closest, const Cluster& cluster) {
                 std::string(to_string(s.recompute.front().granularity)).c_str(),
                 closest.results[worst].memory.peak_bytes() / kGiB,
                 static_cast<long long>(closest.groups[worst].first), gpu.id.c_str(),
-                worst_overflow / kGiB, gpu.hbm_bytes / kGiB);
+                worst_overflow / kGiB, gpu.hbm_bytes / kGiB, margin.of(gpu.hbm_bytes) / kGiB);
   return text;
 }
 
@@ -51,7 +53,7 @@ std::vector<std::string> Searcher::diagnosis() const {
             " tensor cores"};
   }
   if (closest_.overflow_bytes < std::numeric_limits<double>::infinity()) {
-    return {memory_miss(closest_, cluster_)};
+    return {memory_miss(closest_, cluster_, options_.memory_margin)};
   }
   // The rules (and search-space limits) that dropped candidates, most candidates first.
   std::vector<std::pair<std::string_view, const Rejection*>> ranked;

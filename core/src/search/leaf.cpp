@@ -15,6 +15,8 @@ double Searcher::evaluate_time(bool& fits) {
                                        micro_batches(), s_.pipeline_model_parallel_size);
   input.groups = groups_;
   input.costs = pool_costs_;
+  input.memory_margin_bytes = options_.memory_margin.bytes;
+  input.memory_margin_fraction = options_.memory_margin.fraction;
   const PipelineResult result = evaluate_pipeline(input, results_);
   tick();
   fits = result.fits;
@@ -42,6 +44,8 @@ bool Searcher::split_mixed() {
   PipelineInput input = pipeline_input(model_, training_, cluster_, s, data_parallel(),
                                        micro_batches(), static_cast<int64_t>(stages));
   input.costs = pool_costs_;
+  input.memory_margin_bytes = options_.memory_margin.bytes;
+  input.memory_margin_fraction = options_.memory_margin.fraction;
   // Per GPU type, from a middle stage of one and of two layers: time per layer and fixed
   // time, memory per layer and fixed memory (activations scale with in-flight micro-batches).
   struct PerLayer {
@@ -59,11 +63,16 @@ bool Searcher::split_mixed() {
     PerLayer& l = per_pool[pool];
     l.time_s = w2.per_micro_batch_s() - w1.per_micro_batch_s();
     l.fixed_s = w1.per_micro_batch_s() - l.time_s;
-    l.stored_bytes = w2.stored_activation_bytes - w1.stored_activation_bytes;
     const double static1 = m1.weights_bytes + m1.gradients_bytes + m1.optimizer_bytes;
     l.static_bytes = m2.weights_bytes + m2.gradients_bytes + m2.optimizer_bytes - static1;
     const double in_flight = in_flight_micro_batches(
         middle, input.stages, s.virtual_pipeline_model_parallel_size, micro_batches());
+    // Per in-flight micro-batch and layer: the stored activations and what the allocator's
+    // fragmentation adds with them.
+    const auto dynamic = [](const StageMemory& m) {
+      return m.activations_bytes + m.reserve.fragmentation_bytes;
+    };
+    l.stored_bytes = (dynamic(m2) - dynamic(m1)) / in_flight;
     l.fixed_bytes = m1.peak_bytes() - l.static_bytes - in_flight * l.stored_bytes;
   }
   const ModelCosts& first = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus.front())];
@@ -83,7 +92,8 @@ bool Searcher::split_mixed() {
                                                  s.virtual_pipeline_model_parallel_size,
                                                  micro_batches()) *
                              l.stored_bytes;
-    const double room = cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes - l.fixed_bytes;
+    const double room =
+        input.usable_bytes(cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes) - l.fixed_bytes;
     max_layers[i] = per_layer > 0
                         ? static_cast<int64_t>(std::max(0.0, std::floor(room / per_layer)))
                         : model_.num_layers;

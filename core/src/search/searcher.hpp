@@ -14,7 +14,8 @@
 //                tp_comm_overlap, fp8_recipe                     fp8_recipe delayed
 //   recompute    recompute_granularity, _method (per GPU type)   none, selective, full, block
 //   zero         zero_stage, overlap_grad_reduce,                0-3; overlaps on where they act;
-//                overlap_param_gather, fp8_param_gather          fp8_param_gather off
+//                overlap_param_gather, fp8_param_gather,         fp8_param_gather off; dtype keys
+//                gradient and optimizer dtype keys               as pinned, else defaults
 //   leaf         mixed clusters' pipeline_stage_layers, block    balanced split; fewest layers
 //                recompute_num_layers; then the estimate          that fit
 //

@@ -114,3 +114,29 @@ TEST_CASE("JSON text: syntax errors, size and depth limits") {
                        doctest::Contains("bytes; at most 8388608 are accepted"),
                        paraplan::InputError);
 }
+
+TEST_CASE("a search request's memory margin: GiB, \"N%\", or an error naming it") {
+  const auto request = [](const std::string& margin) {
+    return paraplan::parse_search_request(nlohmann::json::parse(
+        std::string(R"({"scenario": {"model": "llama2-7b", )") + kTraining + ", " + kCluster +
+        R"(}, "options": {"memory_margin": )" + margin + "}}"));
+  };
+  CHECK(request("3").options.memory_margin.bytes == doctest::Approx(3.0 * (1 << 30)));
+  CHECK(request(R"("3")").options.memory_margin.bytes == doctest::Approx(3.0 * (1 << 30)));
+  CHECK(request(R"("10%")").options.memory_margin.fraction == doctest::Approx(0.1));
+  for (const char* bad : {"true", R"("ten")", "-2", R"("100%")"}) {
+    CAPTURE(bad);
+    try {
+      request(bad);
+      FAIL("accepted");
+    } catch (const paraplan::InputError& error) {
+      CHECK(error.path() == "options.memory_margin");
+    }
+  }
+  // The model keys that came with it.
+  CHECK(input_error(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 64,
+      "ffn_hidden_size": 256, "num_attention_heads": 4, "vocab_size": 100, "activation": "gelu",
+      "position_embedding_type": "alibi"}, )" +
+                    std::string(kTraining) + ", " + kCluster + "}")
+            .find("model.position_embedding_type: expected one of") == 0);
+}

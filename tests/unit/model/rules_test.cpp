@@ -120,6 +120,13 @@ std::vector<Case> cases() {
        }},
       {"fp8 parameter gathers need a sharded optimizer", job(kLlama, 8, 64, 4096, "fp8", "h100"),
        [](Strategy& s) { s.fp8_param_gather = true; }},
+      {"the precision-aware optimizer needs a sharded optimizer", job(kLlama, 8),
+       [](Strategy& s) { s.use_precision_aware_optimizer = true; }},
+      {"fp32 gradient accumulation keeps fp32 main gradients", job(kLlama, 8),
+       [](Strategy& s) {
+         s.accumulate_allreduce_grads_in_fp32 = true;
+         s.main_grads_dtype = MainGradsDtype::bf16;
+       }},
       {"every stage's GPU has tensor cores for the precision", job(kLlama, 8, 64, 4096, "fp8"),
        [](Strategy&) {}},
   };

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "paraplan/units.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
@@ -102,8 +103,13 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                     if (dp * cp == 1 && zero > 0) continue;  // nothing to shard
                     s.overlap_grad_reduce = dp * cp > 1;
                     s.overlap_param_gather = dp * cp > 1 && zero >= 1;
+                    // The search keeps the default memory margin free on every GPU.
                     const Report r = estimator.estimate(s);
-                    if (r.feasible) times.push_back(r.iteration_time_s);
+                    const double margin =
+                        MemoryMargin{}.of(r.stages.empty() ? 0 : r.stages.front().capacity_bytes);
+                    if (r.feasible && r.headroom_bytes() >= margin) {
+                      times.push_back(r.iteration_time_s);
+                    }
                   }
   std::sort(times.begin(), times.end());
   const SearchResult result = run(scenario, 10);
@@ -251,4 +257,54 @@ TEST_CASE("progress reports arrive and cancelling stops the search") {
   const SearchResult timed = search(scenario, options);
   CHECK_FALSE(timed.stats.complete);
   CHECK(timed.stats.stopped == "time budget of 0 s reached");
+}
+
+TEST_CASE("the search never ranks a strategy above capacity minus the memory margin") {
+  const Scenario scenario = job("llama2-13b", R"([{"type": "a800", "count": 16}])", 64, 4096);
+  const auto search_with = [&](const std::string& margin) {
+    SearchOptions options;
+    options.top = 20;
+    options.time_budget_s = 600;
+    options.memory_margin = parse_memory_margin(margin, "margin");
+    return search(scenario, options);
+  };
+  const auto tightest = [](const SearchResult& result) {
+    double headroom = 1e30;
+    for (const RankedStrategy& r : result.strategies) {
+      headroom = std::min(headroom, r.report.headroom_bytes());
+    }
+    return headroom;
+  };
+  const double capacity = scenario.cluster.pools[0].gpu.hbm_bytes;
+  const SearchResult none = search_with("0");
+  const SearchResult by_default = search(scenario, SearchOptions{});
+  const SearchResult wide = search_with("25%");
+  const SearchResult fixed = search_with("12");
+  REQUIRE(!none.strategies.empty());
+  REQUIRE(!wide.strategies.empty());
+  CHECK(tightest(none) >= 0);
+  CHECK(tightest(by_default) >= 0.04 * capacity);
+  CHECK(tightest(wide) >= 0.25 * capacity);
+  CHECK(tightest(fixed) >= 12 * units::kGiB);
+  // The margin removes strategies the unmargined search ranks first: the memory-hungry ones.
+  CHECK(tightest(none) < 0.25 * capacity);
+  CHECK(wide.strategies.front().report.iteration_time_s >=
+        none.strategies.front().report.iteration_time_s);
+}
+
+TEST_CASE("memory margins parse as GiB or a percentage; anything else names the field") {
+  CHECK(parse_memory_margin("2.5", "m").bytes == doctest::Approx(2.5 * units::kGiB));
+  CHECK(parse_memory_margin("2.5", "m").fraction == 0);
+  CHECK(parse_memory_margin("7%", "m").fraction == doctest::Approx(0.07));
+  CHECK(parse_memory_margin("7%", "m").bytes == 0);
+  CHECK(MemoryMargin{}.fraction == doctest::Approx(limits::kDefaultMemoryMarginPercent / 100));
+  for (const char* bad : {"", "%", "abc", "-1", "95%", "5%%", "2GiB", "1e9"}) {
+    CAPTURE(bad);
+    try {
+      parse_memory_margin(bad, "--memory-margin");
+      FAIL("accepted");
+    } catch (const InputError& error) {
+      CHECK(error.path() == "--memory-margin");
+    }
+  }
 }

@@ -1,0 +1,278 @@
+// Memory per GPU beyond the activations: bytes per parameter by the dtype keys, the reserve
+// (CUDA context, workspaces, NCCL buffers per communicator, tensor-parallel overlap buffers,
+// fragmentation), the two peaks, and the memory mechanisms of the stage edges.
+#include <doctest/doctest.h>
+
+#include "model/layer_cost.hpp"
+#include "model/memory_reserve.hpp"
+#include "model/parameter_bytes.hpp"
+#include "paraplan/units.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+using units::kGiB;
+using units::kMiB;
+
+namespace {
+
+Report run(const std::string& model, const std::string& training, const std::string& cluster,
+           const std::string& strategy) {
+  return estimate(test::scenario(R"({"model": )" + model + R"(, "training": )" + training +
+                                 R"(, "cluster": )" + cluster + R"(, "strategy": )" + strategy +
+                                 "}"));
+}
+
+const std::string kLlama8b = R"("llama3-8b")";  // 32 layers, h 4096, 8 groups, vocab 128256
+const std::string kTraining = R"({"global_batch_size": 64, "seq_length": 4096})";
+const std::string kNode = R"({"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 8}]})";
+
+// NCCL's default per-connection buffers: LL 512 KiB, LL128 4.6875 MiB, Simple 4 MiB.
+constexpr double kChannel = 8.0 * 512 * 8 * 16 + 120.0 * 640 * 8 * 8 + 4.0 * kMiB;
+
+}  // namespace
+
+TEST_CASE("bytes per parameter follow Megatron-LM's dtype arguments") {
+  using detail::parameter_bytes;
+  Strategy s;
+  // bf16: fp32 main grads (forced), fp32 master and moments; the step moves 38 bytes.
+  detail::ParameterBytes b = parameter_bytes(Precision::bf16, s);
+  CHECK(b.layer_weight == 2);
+  CHECK(b.gradient == 4);
+  CHECK(b.optimizer == 12);
+  CHECK(b.layer_gather == 2);
+  CHECK(b.optimizer_step == 38);
+  s.grad_reduce_in_bf16 = true;
+  b = parameter_bytes(Precision::bf16, s);
+  CHECK(b.gradient == 2);
+  CHECK(b.optimizer_step == 2 + (8 + 16 + 2) + 6);
+  s = Strategy{};
+  s.main_grads_dtype = MainGradsDtype::bf16;
+  CHECK(parameter_bytes(Precision::bf16, s).gradient == 2);
+  // fp16 keeps 2-byte main grads unless told to accumulate in fp32.
+  s = Strategy{};
+  CHECK(parameter_bytes(Precision::fp16, s).gradient == 2);
+  s.accumulate_allreduce_grads_in_fp32 = true;
+  CHECK(parameter_bytes(Precision::fp16, s).gradient == 4);
+  // fp32 weights are their own masters.
+  s = Strategy{};
+  b = parameter_bytes(Precision::fp32, s);
+  CHECK(b.layer_weight == 4);
+  CHECK(b.gradient == 4);
+  CHECK(b.optimizer == 8);
+}
+
+TEST_CASE("the precision-aware optimizer stores masters as remainders and moments as asked") {
+  using detail::parameter_bytes;
+  Strategy s;
+  s.use_precision_aware_optimizer = true;
+  CHECK(parameter_bytes(Precision::bf16, s).optimizer == 2 + 4 + 4);
+  s.exp_avg_dtype = MomentDtype::bf16;
+  s.exp_avg_sq_dtype = MomentDtype::fp8;
+  CHECK(parameter_bytes(Precision::bf16, s).optimizer == 2 + 2 + 1);
+  s.main_params_dtype = MainParamsDtype::fp16;
+  CHECK(parameter_bytes(Precision::bf16, s).optimizer == 2 + 2 + 1);
+  // fp16 weights cannot hold a bf16 remainder: fp32 masters.
+  s = Strategy{};
+  s.use_precision_aware_optimizer = true;
+  CHECK(parameter_bytes(Precision::fp16, s).optimizer == 12);
+  // Current scaling: Megatron-LM keeps the fp32 masters itself (no remainders).
+  s.fp8_recipe = Fp8Recipe::tensorwise;
+  CHECK(parameter_bytes(Precision::fp8, s).optimizer == 12);
+  s.fp8_recipe = Fp8Recipe::delayed;
+  CHECK(parameter_bytes(Precision::fp8, s).optimizer == 10);
+}
+
+TEST_CASE("fp8 weights keep row- and column-wise copies; fp8_param_gather drops the bf16 one") {
+  using detail::parameter_bytes;
+  Strategy s;
+  detail::ParameterBytes b = parameter_bytes(Precision::fp8, s);
+  CHECK(b.layer_weight == 2 + 2);
+  CHECK(b.edge_weight == 2);  // embedding and LM head stay 16-bit
+  CHECK(b.layer_gather == 2);
+  s.fp8_param_gather = true;
+  b = parameter_bytes(Precision::fp8, s);
+  CHECK(b.layer_weight == 2);
+  CHECK(b.layer_gather == 1);
+  CHECK(b.edge_gather == 2);
+  s.fp8_recipe = Fp8Recipe::mxfp8;
+  b = parameter_bytes(Precision::fp8, s);
+  CHECK(b.layer_weight == doctest::Approx(2 * (1 + 1.0 / 32)));
+  CHECK(b.layer_gather == doctest::Approx(1 + 1.0 / 32));
+  s.fp8_param_gather = false;
+  CHECK(parameter_bytes(Precision::fp8, s).layer_weight == doctest::Approx(2 + 2 * (1 + 1.0 / 32)));
+}
+
+TEST_CASE("NCCL buffers: a channel holds one connection's LL, LL128 and Simple buffers") {
+  const MemoryReserveSpec h100;  // 24 channels inside a node, 16 across, 16 NVLS, 32 per peer
+  CHECK(detail::nccl_ring_bytes(h100, false) == doctest::Approx(24 * kChannel));
+  CHECK(detail::nccl_ring_bytes(h100, true) == doctest::Approx(16 * kChannel));
+  // NVLink SHARP: 16 channels x 2 x (128 KiB x 8 steps) per head, one head per local member.
+  CHECK(detail::nccl_nvls_bytes(h100, 8) == doctest::Approx(16 * 2 * 1 * kMiB * 8));
+  CHECK(detail::nccl_nvls_bytes(h100, 1) == 0);
+  // Send/receive: per NVLink peer 32 channels of 4 MiB each way; per network peer 2 of 1 MiB.
+  CHECK(detail::nccl_p2p_bytes(h100, 1, 0) == doctest::Approx(32 * 2 * 4 * kMiB));
+  CHECK(detail::nccl_p2p_bytes(h100, 0, 1) == doctest::Approx(2 * 2 * 1 * kMiB));
+}
+
+TEST_CASE("the reserve of one H100 node, term by term") {
+  // Llama 3 8B, TP2 with sequence parallelism, DP4, distributed optimizer, one node.
+  const Report r = run(kLlama8b, kTraining, kNode,
+                       R"({"tensor_model_parallel_size": 2, "sequence_parallel": true,
+                           "zero_stage": 1, "use_flash_attn": true})");
+  REQUIRE(r.feasible);
+  const StageMemory& m = r.stages.front().memory;
+  CHECK(m.reserve.cuda_context_bytes == doctest::Approx(0.5 * kGiB));
+  CHECK(m.reserve.workspaces_bytes == doctest::Approx(64 * kMiB));
+  // TP2: ring and NVLS (2 heads); DP4 (stride 2, one node): ring and NVLS (4 heads);
+  // model-parallel group (TP2) and the world (8): one ring each (small all-reduces).
+  const double nvls_head = 16 * 2 * kMiB;
+  CHECK(m.reserve.nccl_buffers_bytes == doctest::Approx(4 * 24 * kChannel + nvls_head * (2 + 4)));
+  CHECK(m.reserve.userbuffers_bytes == 0);
+  CHECK(m.reserve.fragmentation_bytes == doctest::Approx(0.05 * m.activations_bytes));
+  // Allocated: tensors and the PyTorch-allocated workspaces; peak adds the rest.
+  CHECK(m.peak_allocated_bytes() ==
+        doctest::Approx(m.weights_bytes + m.gradients_bytes + m.optimizer_bytes +
+                        m.activations_bytes + m.reserve.workspaces_bytes));
+  CHECK(m.peak_bytes() - m.peak_allocated_bytes() ==
+        doctest::Approx(m.reserve.cuda_context_bytes + m.reserve.nccl_buffers_bytes +
+                        m.reserve.fragmentation_bytes));
+}
+
+TEST_CASE("tensor-parallel overlap holds ten userbuffers of the gathered sequence") {
+  const std::string strategy = R"({"tensor_model_parallel_size": 2, "sequence_parallel": true,
+      "zero_stage": 1, "use_flash_attn": true, "tp_comm_overlap": true})";
+  const double tokens = 4096.0;  // seq 4096 x micro-batch 1
+  const StageMemory bf16 = run(kLlama8b, kTraining, kNode, strategy).stages.front().memory;
+  CHECK(bf16.reserve.userbuffers_bytes == doctest::Approx(tokens * 4096 * (6 * 2 + 4 * 2)));
+  // fp8: the six all-gather buffers hold fp8.
+  const std::string fp8 = R"({"global_batch_size": 64, "seq_length": 4096, "precision": "fp8"})";
+  const StageMemory f = run(kLlama8b, fp8, kNode, strategy).stages.front().memory;
+  CHECK(f.reserve.userbuffers_bytes == doctest::Approx(tokens * 4096 * (6 * 1 + 4 * 2)));
+}
+
+TEST_CASE("NCCL buffers grow with the communicators a strategy makes") {
+  const std::string base = R"({"zero_stage": 1, "use_flash_attn": true)";
+  const auto nccl = [&](const std::string& extra, const std::string& cluster) {
+    return run(kLlama8b, kTraining, cluster, base + extra + "}")
+        .stages.front()
+        .memory.reserve.nccl_buffers_bytes;
+  };
+  const std::string two_nodes = R"({"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 16}]})";
+  // Pipeline parallelism adds send/receive buffers to the previous and next stage, over NVLink.
+  CHECK(nccl(R"(, "pipeline_model_parallel_size": 2)", kNode) >
+        nccl(R"(, "pipeline_model_parallel_size": 1)", kNode));
+  // An all-reduce across nodes (no sharded optimizer) connects a tree beside the ring.
+  const auto unsharded = [&](const std::string& cluster) {
+    return run(kLlama8b, kTraining, cluster, R"({"zero_stage": 0, "use_flash_attn": true})")
+        .stages.front()
+        .memory.reserve.nccl_buffers_bytes;
+  };
+  CHECK(unsharded(two_nodes) - nccl("", two_nodes) == doctest::Approx(16 * kChannel));
+  CHECK(unsharded(kNode) == doctest::Approx(nccl("", kNode)));
+  // A GPU without NVLink SHARP holds no NVLS buffers.
+  const std::string no_nvls = R"({"gpus_per_node": 8, "gpus": [{"type": {"base": "h100",
+      "id": "h100-no-nvls", "memory_reserve": {"nvls_channels": 0}}, "count": 8}]})";
+  CHECK(nccl("", no_nvls) == doctest::Approx(nccl("", kNode) - 16 * 2 * kMiB * 8));
+}
+
+TEST_CASE("tied embeddings are one table with one pipeline stage") {
+  const std::string strategy = R"({"zero_stage": 1, "use_flash_attn": true})";
+  const auto weights = [&](bool untie) {
+    const std::string model = R"({"name": "m", "num_layers": 4, "hidden_size": 4096,
+        "ffn_hidden_size": 11008, "num_attention_heads": 32, "vocab_size": 32000,
+        "activation": "swiglu", "untie_embeddings_and_output_weights": )" +
+                              std::string(untie ? "true" : "false") + "}";
+    return run(model, kTraining, kNode, strategy).stages.front().memory.weights_bytes;
+  };
+  // The untied model holds a second 32000 x 4096 table (a multiple of 128: no padding), bf16.
+  CHECK(weights(true) - weights(false) == doctest::Approx(2.0 * 32000 * 4096));
+}
+
+TEST_CASE("the vocabulary is padded to a multiple of 128 x tensor parallel") {
+  const Scenario sc = test::scenario(R"({"model": "llama3-8b", "training": )" + kTraining +
+                                     R"(, "cluster": )" + kNode + "}");
+  Strategy s;
+  s.tensor_model_parallel_size = 8;
+  const detail::ModelCosts c =
+      detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, s);
+  // 128256 -> 129024 (126 x 1024) rows, 1/8 each; Llama has no position table (rope).
+  CHECK(c.embedding.parameters == doctest::Approx(4096.0 * 129024 / 8));
+  CHECK(c.head.parameters == doctest::Approx(4096.0 * 129024 / 8 + 4096));
+}
+
+TEST_CASE("learned absolute position embeddings add a seq x hidden table on every TP rank") {
+  const Scenario sc =
+      test::scenario(R"({"model": )" + test::gpt_model(4, 1024, 16) + R"(, "training": )" +
+                     kTraining + R"(, "cluster": )" + kNode + "}");
+  Strategy s;
+  s.tensor_model_parallel_size = 2;
+  const detail::ModelCosts c =
+      detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, s);
+  CHECK(c.embedding.parameters == doctest::Approx(1024.0 * 51200 / 2 + 1024.0 * 4096));
+}
+
+TEST_CASE("the cross-entropy holds 16-bit logits beside their fp32 copy: 6 bytes a logit") {
+  const Scenario sc = test::scenario(R"({"model": "llama3-8b", "training": )" + kTraining +
+                                     R"(, "cluster": )" + kNode + "}");
+  Strategy s;
+  s.tensor_model_parallel_size = 2;
+  s.micro_batch_size = 2;
+  const detail::ModelCosts c =
+      detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, s);
+  CHECK(c.head.transient_bytes == doctest::Approx(6.0 * 2 * 4096 * 128256 / 2));
+}
+
+TEST_CASE("fp8 keeps the attention output in 16 bits for the fused kernel's backward") {
+  const auto layer = [](const std::string& precision) {
+    const Scenario sc =
+        test::scenario(R"({"model": "llama3-8b", "training": {"global_batch_size": 64,
+            "seq_length": 4096, "precision": ")" +
+                       precision + R"("}, "cluster": )" + kNode + "}");
+    Strategy s;
+    s.use_flash_attn = true;
+    return detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, s).dense;
+  };
+  const detail::LayerCost fp8 = layer("fp8"), bf16 = layer("bf16");
+  // The output projection's input: 2 bytes in bf16, 1 in fp8, plus the kernel's 2-byte O.
+  const double out = 4096.0 * 32 * 128;  // tokens x heads x head dim
+  CHECK(fp8.selective_saved_bytes - bf16.selective_saved_bytes == doctest::Approx(2 * out));
+}
+
+TEST_CASE("bf16 gradients and fp8 weights free memory and shorten the data-parallel sync") {
+  const std::string cluster = R"({"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 16}]})";
+  const std::string fp8 = R"({"global_batch_size": 64, "seq_length": 4096, "precision": "fp8"})";
+  const std::string base = R"({"zero_stage": 1, "use_flash_attn": true)";
+  const Report fp32_grads = run(kLlama8b, fp8, cluster, base + "}");
+  const Report bf16_grads = run(kLlama8b, fp8, cluster, base + R"(, "grad_reduce_in_bf16": true})");
+  const Report fp8_weights = run(kLlama8b, fp8, cluster, base + R"(, "fp8_param_gather": true})");
+  const StageMemory& a = fp32_grads.stages.front().memory;
+  CHECK(bf16_grads.stages.front().memory.gradients_bytes == doctest::Approx(a.gradients_bytes / 2));
+  CHECK(bf16_grads.time_breakdown.dp_comm_s < fp32_grads.time_breakdown.dp_comm_s);
+  CHECK(fp8_weights.stages.front().memory.weights_bytes < a.weights_bytes);
+  CHECK(fp8_weights.time_breakdown.dp_comm_s < fp32_grads.time_breakdown.dp_comm_s);
+}
+
+TEST_CASE("feasible compares the reserved peak with capacity; a thin margin warns") {
+  // Llama 3 8B on one H100 node, TP1, no recompute: at sequence 4352 the live tensors fit in
+  // the 79.6 GiB but the reserve does not; at 4224 it fits with 0.6 GiB to spare, inside the
+  // default margin: tight, with a warning; with bf16 gradients it is comfortable.
+  const auto at = [&](int seq, const std::string& extra) {
+    return run(kLlama8b, R"({"global_batch_size": 48, "seq_length": )" + std::to_string(seq) + "}",
+               kNode, R"({"zero_stage": 1, "use_flash_attn": true)" + extra + "}");
+  };
+  const Report over = at(4352, "");
+  const StageMemory& m = over.stages.front().memory;
+  CHECK(m.peak_allocated_bytes() < over.stages.front().capacity_bytes);
+  CHECK(m.peak_bytes() > over.stages.front().capacity_bytes);
+  CHECK_FALSE(over.feasible);
+  CHECK_FALSE(over.memory_tight);
+  const Report tight = at(4224, "");
+  CHECK(tight.feasible);
+  CHECK(tight.memory_tight);
+  REQUIRE(tight.memory_warnings.size() == 1);
+  CHECK(tight.memory_warnings.front().find("memory margin") != std::string::npos);
+  const Report roomy = at(4224, R"(, "grad_reduce_in_bf16": true)");
+  CHECK(roomy.feasible);
+  CHECK_FALSE(roomy.memory_tight);
+  CHECK(roomy.memory_warnings.empty());
+}
