@@ -8,6 +8,7 @@
 #include "model/cost_cache.hpp"
 #include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
+#include "model/validated_regime.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/units.hpp"
 
@@ -16,8 +17,8 @@ namespace {
 
 bool all_finite(const Report& r) {
   double sum = r.iteration_time_s + r.tokens_per_s + r.samples_per_s + r.model_tflops_per_gpu +
-               r.mfu + r.hfu + r.time_breakdown.total_s() + r.model_parameters +
-               r.model_flops_per_token;
+               r.mfu + r.hfu + r.model_tflops_per_gpu_causal + r.mfu_causal +
+               r.time_breakdown.total_s() + r.model_parameters + r.model_flops_per_token;
   for (const StageReport& stage : r.stages) {
     sum += stage.memory.peak_bytes() + stage.forward_s + stage.backward_s + stage.pp_comm_s +
            stage.dp_comm_exposed_s + stage.optimizer_s + stage.in_flight_micro_batches;
@@ -49,6 +50,9 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   Report report;
   report.model_parameters = count_parameters(model).total;
   report.model_flops_per_token = model_flops_per_token(model, training.seq_length);
+  report.model_flops_per_token_causal = model_flops_per_token_causal(model, training.seq_length);
+  report.validation.notes = detail::regime_notes(model, training, cluster, -1);  // MFU below
+  report.validation.validated = report.validation.notes.empty();
   const std::optional<detail::Layout> layout =
       detail::plan_layout(model, training, cluster, s, report.infeasible_reasons);
   if (!layout) {
@@ -126,6 +130,11 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.model_tflops_per_gpu = model_flops / report.iteration_time_s / gpus / 1e12;
   report.mfu = model_flops / report.iteration_time_s / peak_flops;
   report.hfu = (model_flops + pipeline.recompute_flops) / report.iteration_time_s / peak_flops;
+  const double causal_flops = report.model_flops_per_token_causal * tokens;
+  report.model_tflops_per_gpu_causal = causal_flops / report.iteration_time_s / gpus / 1e12;
+  report.mfu_causal = causal_flops / report.iteration_time_s / peak_flops;
+  report.validation.notes = detail::regime_notes(model, training, cluster, report.mfu);
+  report.validation.validated = report.validation.notes.empty();
   if (!all_finite(report)) {
     Report overflow;
     overflow.feasible = false;
