@@ -8,6 +8,7 @@
 #include "model/cost_cache.hpp"
 #include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
+#include "model/stage_split.hpp"
 #include "model/validated_regime.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/units.hpp"
@@ -69,8 +70,6 @@ Report Estimator::Impl::estimate(const Strategy& s) {
     stage_pools.push_back(stage.pool);
     stage_layers.push_back(stage.layers);
   }
-  std::vector<detail::StageGroup> groups;
-  detail::group_stages(stage_pools, stage_layers, model, groups);
   std::vector<const detail::ModelCosts*> pool_costs;
   for (size_t pool = 0; pool < cluster.pools.size(); ++pool) {
     pool_costs.push_back(&costs.get(static_cast<int>(pool), s));
@@ -78,8 +77,15 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   detail::PipelineInput input =
       detail::pipeline_input(model, training, cluster, s, layout->data_parallel,
                              layout->micro_batches, static_cast<int64_t>(layout->stages.size()));
-  input.groups = groups;
   input.costs = pool_costs;
+  if (layout->balance_layers) {
+    // Layers that do not split evenly: the split the search would choose, balancing the
+    // stages' times under their memory (Megatron-LM --pipeline-model-parallel-layout).
+    stage_layers = detail::balanced_stage_layers(input, stage_pools);
+  }
+  std::vector<detail::StageGroup> groups;
+  detail::group_stages(stage_pools, stage_layers, model, groups);
+  input.groups = groups;
   std::vector<detail::GroupResult> results;
   const detail::PipelineResult pipeline = detail::evaluate_pipeline(input, results);
 

@@ -61,7 +61,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       pins_(scenario.strategy),
       options_(options),
       mixed_(cluster_.pools.size() > 1),
-      leaf_splits_layers_(mixed_ && !pins_.pipeline_stage_layers),
+      leaf_splits_layers_(!pins_.pipeline_stage_layers),
       rule_context_{model_, training_, cluster_, cluster_.num_gpus},
       rules_at_(kNumLevels),
       costs_(model_, training_, cluster_),
@@ -173,13 +173,17 @@ void Searcher::virtual_level() {
   for (const int64_t v : pinned_or(pinned, sizes)) {
     if (stopped_) return;
     s_.virtual_pipeline_model_parallel_size = v;
+    // One GPU type: Megatron-LM's even split where the layers divide, else an uneven one that
+    // the leaf balances (Megatron-LM --pipeline-model-parallel-layout); mixed GPU types: always
+    // balanced at the leaf.
     if (pins_.pipeline_stage_layers) {
       s_.pipeline_stage_layers = *pins_.pipeline_stage_layers;
     } else if (mixed_) {
-      s_.pipeline_stage_layers.clear();  // the leaf balances them
+      s_.pipeline_stage_layers.clear();
     } else {
       s_.pipeline_stage_layers = standard_split(model_.num_layers, p, v);
     }
+    split_at_leaf_ = !pins_.pipeline_stage_layers && s_.pipeline_stage_layers.empty();
     if (rules_hold(Level::virtual_pipeline)) stage_gpus_level();
   }
 }
@@ -361,7 +365,7 @@ bool Searcher::leaf(Walk walk, int fit_pool) {
     ++stats_.pruned;
     return true;
   }
-  if (leaf_splits_layers_ && !split_mixed()) {
+  if (split_at_leaf_ && !split_layers()) {
     ++stats_.evaluated;
     reject("the layers do not spread over the stages",
            "num_layers (" + std::to_string(model_.num_layers) + ") is below the " +
