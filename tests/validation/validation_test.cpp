@@ -73,6 +73,23 @@ nlohmann::json with_stated_settings(nlohmann::json scenario, const std::string& 
       strategy.value("tensor_model_parallel_size", 1) > 1) {
     strategy["tp_comm_overlap"] = true;
   }
+  const bool bridge = source.find("Megatron-Bridge") != std::string::npos;
+  // Megatron-Bridge 25.11's tables give the precision as "FP8-CS": its performance scripts
+  // (scripts/performance, _perf_precision("fp8_cs")) take bf16_with_fp8_current_scaling_mixed(),
+  // which sets `cfg.fp8_recipe = "tensorwise"` and `cfg.fp8_param_gather = True`, then
+  // `cfg.first_last_layers_bf16 = False`.
+  if (bridge && scenario["training"].value("precision", "") == "fp8") {
+    strategy["fp8_recipe"] = "tensorwise";
+    strategy["fp8_param_gather"] = true;
+  }
+  // Megatron-Bridge's DeepSeek-V3 recipe (recipes/deepseek/deepseek_v3.py, layout_map) splits its
+  // 61 layers on PP 4 x VP 4 as `(4, 4): [["embedding"] + ["decoder"] * 4] + [["decoder"] * 4] *
+  // 14 + [["decoder"] + last_layer]`: 16 layers on each of the first three stages, 13 on the last.
+  if (bridge && scenario["model"].is_object() && scenario["model"].value("num_layers", 0) == 61 &&
+      strategy.value("pipeline_model_parallel_size", 1) == 4 &&
+      strategy.value("virtual_pipeline_model_parallel_size", 1) == 4) {
+    strategy["pipeline_stage_layers"] = {16, 16, 16, 13};
+  }
   return scenario;
 }
 
