@@ -82,6 +82,20 @@ nlohmann::json with_stated_settings(nlohmann::json scenario, const std::string& 
     strategy["fp8_recipe"] = "tensorwise";
     strategy["fp8_param_gather"] = true;
   }
+  // Megatron-Bridge 25.11 (git 97ad8cc): models/gpt_provider.py `cross_entropy_loss_fusion: bool
+  // = True`, and scripts/performance/utils/overrides.py `recipe.model.cross_entropy_fusion_impl
+  // = "te"` (Paraplan times Megatron-LM's native fused kernel, which current Megatron-LM keeps
+  // while it refuses the Transformer Engine one). Its Llama recipes run tensor-parallel overlap:
+  // recipes/llama/llama3.py `"comm_overlap_config": CommOverlapConfig(tp_comm_overlap=True, ...)`
+  // (Llama 3 70B, Llama 3.1 405B).
+  if (bridge) {
+    strategy["cross_entropy_loss_fusion"] = true;
+    const bool llama = scenario["model"].is_object() && !scenario["model"].contains("moe");
+    if (llama && strategy.value("sequence_parallel", false) &&
+        strategy.value("tensor_model_parallel_size", 1) > 1) {
+      strategy["tp_comm_overlap"] = true;
+    }
+  }
   // Megatron-Bridge's DeepSeek-V3 recipe (recipes/deepseek/deepseek_v3.py, layout_map) splits its
   // 61 layers on PP 4 x VP 4 as `(4, 4): [["embedding"] + ["decoder"] * 4] + [["decoder"] * 4] *
   // 14 + [["decoder"] + last_layer]`: 16 layers on each of the first three stages, 13 on the last.

@@ -476,15 +476,25 @@ class CostBuilder {
     const double wgrad_s = kernels16_.wgrad_s(logits);
     // Megatron-LM's vocab-parallel cross-entropy in fp32: cast, max, subtract, exp, sum and
     // normalise (six passes, 38 bytes per logit from 16-bit); backward scales the saved
-    // softmax and casts it back (14 bytes per logit).
+    // softmax and casts it back (14 bytes per logit). With --cross-entropy-loss-fusion
+    // (megatron/core/fusions/fused_cross_entropy.py) three fused kernels: the cast with the
+    // max (read 2, write 4), subtract and exp with the sum (read 4, write 4), normalise (read
+    // 4, write 4); backward one (read the fp32 softmax, write the 16-bit gradient).
     const double cast_bytes = e_ < 4 ? e_ + 4 : 0;
     edge.forward.compute_s = kernels_.memory_s(2 * e_ * norm_elements) + forward_s;
-    for (const double bytes : {cast_bytes, 4.0, 8.0, 8.0, 4.0, 8.0}) {
-      edge.forward.compute_s += kernels_.memory_s(bytes * logit_elements);
+    edge.backward.compute_s = kernels_.memory_s(3 * e_ * norm_elements) + dgrad_s + wgrad_s;
+    if (s_.cross_entropy_loss_fusion) {
+      for (const double bytes : {e_ + 4, 8.0, 8.0}) {
+        edge.forward.compute_s += kernels_.memory_s(bytes * logit_elements);
+      }
+      edge.backward.compute_s += kernels_.memory_s((4 + e_) * logit_elements);
+    } else {
+      for (const double bytes : {cast_bytes, 4.0, 8.0, 8.0, 4.0, 8.0}) {
+        edge.forward.compute_s += kernels_.memory_s(bytes * logit_elements);
+      }
+      edge.backward.compute_s +=
+          kernels_.memory_s(8 * logit_elements) + kernels_.memory_s(cast_bytes * logit_elements);
     }
-    edge.backward.compute_s = kernels_.memory_s(3 * e_ * norm_elements) + dgrad_s + wgrad_s +
-                              kernels_.memory_s(8 * logit_elements) +
-                              kernels_.memory_s(cast_bytes * logit_elements);
     if (s_.tensor_model_parallel_size > 1) {
       // Three small all-reduces of per-token statistics (max, sum, target logit).
       edge.forward.tp_comm_s = 3 * all_reduce_s(gpu_, tp_group_, 4 * tokens_);

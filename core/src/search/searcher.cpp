@@ -41,7 +41,8 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
     case Level::micro_batch:
       return {K::micro_batch_size};
     case Level::layer_shape:
-      return {K::sequence_parallel, K::use_flash_attn, K::tp_comm_overlap, K::fp8_recipe};
+      return {K::sequence_parallel, K::use_flash_attn, K::tp_comm_overlap, K::fp8_recipe,
+              K::cross_entropy_loss_fusion};
     case Level::recompute:
       return {K::recompute_granularity, K::recompute_method};
     case Level::zero:
@@ -277,6 +278,8 @@ bool Searcher::layer_shape_level(Walk walk) {
       s_.use_flash_attn = flash != 0;
       s_.tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
       s_.fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
+      // The fused loss only saves time and memory traffic: on unless pinned off.
+      s_.cross_entropy_loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
       if (!rules_hold(Level::layer_shape)) continue;
       if (walk == Walk::count) {
         recompute_level(0, Walk::count, -1);

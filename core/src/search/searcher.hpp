@@ -11,7 +11,8 @@
 //   stage_gpus   pipeline_stage_gpus                             GPU-type compositions in caps
 //   micro_batch  micro_batch_size                                divisors of batch / dp
 //   layer_shape  sequence_parallel, use_flash_attn,              on/off; tp_comm_overlap off,
-//                tp_comm_overlap, fp8_recipe                     fp8_recipe delayed
+//                tp_comm_overlap, fp8_recipe,                    fp8_recipe delayed, the fused
+//                cross_entropy_loss_fusion                       loss on
 //   recompute    recompute_granularity, _method (per GPU type)   none, selective, full, block
 //   zero         zero_stage, overlap_grad_reduce,                0-3; overlaps on where they act;
 //                overlap_param_gather, fp8_param_gather          fp8_param_gather off

@@ -85,3 +85,20 @@ TEST_CASE("context parallel attention: one kernel per ring step, at that step's 
   strategy.context_parallel_size = 8;
   CHECK(layer(s, strategy).attention_forward.compute_s * 8 > whole * 1.2);
 }
+
+TEST_CASE("the fused cross-entropy moves 22 + 6 bytes per logit instead of 38 + 14") {
+  const Scenario s = flat_job("bf16");
+  Strategy strategy;
+  const auto head = [&](bool fused) {
+    strategy.cross_entropy_loss_fusion = fused;
+    return detail::compute_model_costs(s.model, s.training, s.cluster.pools.front().gpu, 8,
+                                       strategy)
+        .head;
+  };
+  const detail::EdgeCost plain = head(false), fused = head(true);
+  const double logits = 2048.0 * 32000;
+  CHECK(plain.forward.compute_s - fused.forward.compute_s ==
+        doctest::Approx((38 - 22) * logits / 1e12).epsilon(1e-9));
+  CHECK(plain.backward.compute_s - fused.backward.compute_s ==
+        doctest::Approx((14 - 6) * logits / 1e12).epsilon(1e-9));
+}

@@ -70,13 +70,15 @@ TEST_CASE("pruning keeps the exact top N of the exhaustive search") {
 
 TEST_CASE("the search agrees with a brute force over every strategy the estimate accepts") {
   // A superset of the space, filtered by the public estimate's feasibility: what remains is
-  // the search space (overlap flags on where they act, as the search sets them).
+  // the search space (overlap flags on where they act and the fused loss, as the search sets
+  // them).
   const Scenario scenario = job("llama2-7b", R"([{"type": "h100", "count": 16}])", 32, 4096,
                                 R"(, "strategy": {"recompute_method": "uniform"})");
   Estimator estimator(scenario.model, scenario.training, scenario.cluster);
   std::vector<double> times;
   Strategy s;
   s.recompute.resize(1);
+  s.cross_entropy_loss_fusion = true;
   for (const int64_t t : {1, 2, 4, 8})
     for (const int64_t cp : {1, 2, 4, 8, 16})
       for (const int64_t p : {1, 2, 4, 8, 16})
