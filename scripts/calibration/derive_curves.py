@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Derives the efficiency curves of GPU presets that have no published sweeps of their own.
 
-No GPU was available to this project, so presets/gpus/*.json for H20, MI300X, Ascend 910B and
-Kunlun P800 take the *shape* of a measured reference curve (A100 or H100) and
+No GPU was available to this project, so presets/gpus/*.json for B200, GB200, H200 (fp8), H20,
+MI300X, Ascend 910B and Kunlun P800 take the *shape* of a measured reference curve (A100 or
+H100) and
   * scale its sizes by the ratio of peaks (compute curves: tensor TFLOPS; memory and network
     curves: bandwidth), because a kernel of equal duration reaches an equal fraction of its
     plateau (the A100 and H100 GEMM curves agree with this within about 0.05), and
@@ -33,13 +34,72 @@ H100 = {
 }
 DERATING = 0.815  # measured-kernel plateau / best-shape MAMF, calibrated on A100 (a100.json)
 
+
+def rule(mamf_fraction):
+    """The GEMM plateau of a part whose best-shape MAMF is `mamf_fraction` of its dense peak."""
+    return round(mamf_fraction * DERATING, 3)
+
+
+# Best-shape MAMF as a fraction of the dense peak (Bekman, ml-engineering, compute/accelerator,
+# 'Maximum Achievable Matmul FLOPS comparison table', v2: mean of 100 iterations, caches reset).
+MAMF = {
+    ("h100", "bf16"): 792.1 / 989,    # v1, CUDA 12.1 (the calibration base of h100.json)
+    ("h100", "fp8"): 1402.6 / 1979,   # torch 2.7.0+cu126
+    ("h200", "fp8"): 1453.4 / 1979,   # torch 2.7.1+cu128 (bf16: "H200 is the same" as H100)
+    ("b200", "bf16"): 1745.0 / 2250,  # torch 2.7.1+cu128
+    ("b200", "fp8"): 3432.5 / 4500,
+    ("gb200", "bf16"): 1822.0 / 2500,  # torch 2.10.0.dev20250916+cu130
+    ("gb200", "fp8"): 3615.6 / 5000,
+}
+
+# Fused attention on Blackwell: FlashAttention-4 (Zadouri, Shah, Dao et al., arXiv:2603.05451)
+# reaches up to 1613 TFLOPS forward on B200 in BF16, "up to 1.3x over cuDNN 9.13", the kernel
+# Transformer Engine runs: cuDNN's best is about 1613 / 1.3 TFLOPS. The backward keeps H100's
+# backward/forward plateau ratio (0.50 / 0.65, FlashAttention-3 and cuDNN on H100). GB200 runs
+# the same silicon at 1200 W instead of 1000 W: its MAMF is 1822 / 1745 of B200's, taken for
+# attention too.
+CUDNN_B200_FORWARD_TFLOPS = 1613 / 1.3
+H100_ATTENTION_BACKWARD_RATIO = 0.5 / 0.65
+GB200_OVER_B200 = 1822.0 / 1745.0
+# HBM3e streaming: "over 6,000 GB/s" device-to-device (CUDA bandwidthTest on 8x B200, newmind.ai
+# 2025) of HGX B200's 7.7 TB/s; about 0.8, against H100's 0.9.
+BLACKWELL_MEMORY_PLATEAU = 0.8
+
 # Per GPU and curve: (reference, size scale, plateau). Scales are ratios of the new GPU's peak
 # (dense bf16 TFLOPS, fp8 for gemm_fp8; GB/s per direction for memory and networks) to the
 # reference's; the plateau replaces the reference curve's last point.
 DERIVED = {
+    "h100": {
+        "gemm_fp8": (H100, 1.0, rule(MAMF["h100", "fp8"])),
+    },
+    "h800": {
+        "gemm_fp8": (H100, 1.0, rule(MAMF["h100", "fp8"])),  # H100 silicon
+    },
+    "h200": {
+        "gemm_fp8": (H100, 1.0, rule(MAMF["h200", "fp8"])),
+    },
+    "b200": {
+        "gemm": (H100, 2250 / 989.4, rule(MAMF["b200", "bf16"])),
+        "gemm_fp8": (H100, 4500 / 1978.9, rule(MAMF["b200", "fp8"])),
+        "attention_forward": (H100, 2250 / 989.4, round(CUDNN_B200_FORWARD_TFLOPS / 2250, 3)),
+        "attention_backward": (H100, 2250 / 989.4,
+                               round(CUDNN_B200_FORWARD_TFLOPS / 2250
+                                     * H100_ATTENTION_BACKWARD_RATIO, 3)),
+        "memory": (H100, 7700 / 3350, BLACKWELL_MEMORY_PLATEAU),
+    },
+    "gb200": {
+        "gemm": (H100, 2500 / 989.4, rule(MAMF["gb200", "bf16"])),
+        "gemm_fp8": (H100, 5000 / 1978.9, rule(MAMF["gb200", "fp8"])),
+        "attention_forward": (H100, 2500 / 989.4,
+                              round(CUDNN_B200_FORWARD_TFLOPS * GB200_OVER_B200 / 2500, 3)),
+        "attention_backward": (H100, 2500 / 989.4,
+                               round(CUDNN_B200_FORWARD_TFLOPS * GB200_OVER_B200 / 2500
+                                     * H100_ATTENTION_BACKWARD_RATIO, 3)),
+        "memory": (H100, 8000 / 3350, BLACKWELL_MEMORY_PLATEAU),
+    },
     "h20": {
         "gemm": (H100, 148 / 989.4, 0.73),            # estimate: MAMF ~90% x 0.815
-        "gemm_fp8": (H100, 296 / 1978.9, 0.63),       # estimate: H100's fp8/bf16 plateau ratio
+        "gemm_fp8": (H100, 296 / 1978.9, round(0.73 * rule(MAMF["h100", "fp8"]) / 0.65, 2)),
         "attention_forward": (H100, 148 / 989.4, 0.73),
         "attention_backward": (H100, 148 / 989.4, 0.56),
         "memory": (H100, 4000 / 3350, 0.9),
@@ -48,7 +108,7 @@ DERIVED = {
     },
     "mi300x": {
         "gemm": (H100, 1307.4 / 989.4, round(0.514 * DERATING, 2)),  # MAMF v2 51.4%
-        "gemm_fp8": (H100, 2614.9 / 1978.9, 0.36),
+        "gemm_fp8": (H100, 2614.9 / 1978.9, round(0.42 * rule(MAMF["h100", "fp8"]) / 0.65, 2)),
         "attention_forward": (H100, 1307.4 / 989.4, 0.42),
         "attention_backward": (H100, 1307.4 / 989.4, 0.32),
         "memory": (H100, 5300 / 3350, 0.78),

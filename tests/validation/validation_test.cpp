@@ -104,7 +104,8 @@ nlohmann::json with_stated_settings(nlohmann::json scenario, const std::string& 
       scenario["model"]["position_embedding_type"] = "rope";
     }
   }
-  if (from("Megatron-Bridge")) {
+  const bool bridge = from("Megatron-Bridge");
+  if (bridge) {
     strategy["grad_reduce_in_bf16"] = true;
     if (fp8) {
       strategy["fp8_recipe"] = "tensorwise";
@@ -117,6 +118,28 @@ nlohmann::json with_stated_settings(nlohmann::json scenario, const std::string& 
       strategy["grad_reduce_in_bf16"] = true;
     }
     if (model.find("405B") != std::string::npos) strategy["grad_reduce_in_bf16"] = true;
+  }
+  // Megatron-Bridge 25.11 (git 97ad8cc): models/gpt_provider.py `cross_entropy_loss_fusion: bool
+  // = True`, and scripts/performance/utils/overrides.py `recipe.model.cross_entropy_fusion_impl
+  // = "te"` (Paraplan times Megatron-LM's native fused kernel, which current Megatron-LM keeps
+  // while it refuses the Transformer Engine one). Its Llama recipes run tensor-parallel overlap:
+  // recipes/llama/llama3.py `"comm_overlap_config": CommOverlapConfig(tp_comm_overlap=True, ...)`
+  // (Llama 3 70B, Llama 3.1 405B).
+  if (bridge) {
+    strategy["cross_entropy_loss_fusion"] = true;
+    const bool llama = scenario["model"].is_object() && !scenario["model"].contains("moe");
+    if (llama && strategy.value("sequence_parallel", false) &&
+        strategy.value("tensor_model_parallel_size", 1) > 1) {
+      strategy["tp_comm_overlap"] = true;
+    }
+  }
+  // Megatron-Bridge's DeepSeek-V3 recipe (recipes/deepseek/deepseek_v3.py, layout_map) splits its
+  // 61 layers on PP 4 x VP 4 as `(4, 4): [["embedding"] + ["decoder"] * 4] + [["decoder"] * 4] *
+  // 14 + [["decoder"] + last_layer]`: 16 layers on each of the first three stages, 13 on the last.
+  if (bridge && scenario["model"].is_object() && scenario["model"].value("num_layers", 0) == 61 &&
+      strategy.value("pipeline_model_parallel_size", 1) == 4 &&
+      strategy.value("virtual_pipeline_model_parallel_size", 1) == 4) {
+    strategy["pipeline_stage_layers"] = {16, 16, 16, 13};
   }
   return scenario;
 }

@@ -86,10 +86,15 @@ struct ParameterCounts {
 
 ParameterCounts count_parameters(const ModelSpec& model);
 
-// Model FLOPs per token for one training step (forward + backward, no recompute), counted
-// like Megatron-LM's num_floating_point_operations: every GEMM three times, full (non-causal)
-// attention scores. This is the numerator of MFU.
+// Model FLOPs per token for one training step (forward + backward, no recompute): every GEMM
+// three times, full (non-causal) attention scores, the convention of Narayanan et al. 2021
+// (SC21 eq. 3) and Korthikanti et al. 2022 (eq. 7). This is the numerator of MFU.
 double model_flops_per_token(const ModelSpec& model, int64_t seq_length);
+
+// The same in Megatron-LM's current convention (megatron/training/training.py,
+// num_floating_point_operations: the core-attention term halved for the causal mask), which
+// Megatron-LM logs and Megatron-Bridge reports. The numerator of `mfu_causal`.
+double model_flops_per_token_causal(const ModelSpec& model, int64_t seq_length);
 
 // Parses a model: a preset name or an object with the fields above. `path` names the value
 // in error messages.

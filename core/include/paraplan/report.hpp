@@ -77,6 +77,14 @@ struct StageReport {
   double optimizer_s = 0;
 };
 
+// Whether a result lies inside the regimes the validation test covers (published runs of the
+// same GPU and precision, model family and sequence length, and an MFU no higher than the best
+// published for that GPU); each note names one way it leaves them.
+struct Validation {
+  bool validated = true;
+  std::vector<std::string> notes;
+};
+
 struct Report {
   bool feasible = true;
   std::vector<std::string> infeasible_reasons;
@@ -88,6 +96,10 @@ struct Report {
   double model_tflops_per_gpu = 0;
   double mfu = 0;
   double hfu = 0;
+  // The same in Megatron-LM's causal convention (core attention halved), as Megatron-LM logs
+  // and Megatron-Bridge reports them.
+  double model_tflops_per_gpu_causal = 0;
+  double mfu_causal = 0;
   TimeBreakdown time_breakdown;
   std::vector<StageReport> stages;
 
@@ -96,6 +108,8 @@ struct Report {
   int64_t num_micro_batches = 0;
   double model_parameters = 0;
   double model_flops_per_token = 0;
+  double model_flops_per_token_causal = 0;
+  Validation validation;
 
   double peak_memory_bytes() const;
   double peak_allocated_bytes() const;

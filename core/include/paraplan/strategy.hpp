@@ -56,6 +56,7 @@ struct Strategy {
   bool tp_comm_overlap = false;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;   // acts in fp8 training only
   bool fp8_param_gather = false;               // fp8 weights, gathered in fp8
+  bool cross_entropy_loss_fusion = false;      // Megatron-LM's fused vocab-parallel loss
   std::vector<int> pipeline_stage_gpus;        // GPU type (cluster pool) per stage
   std::vector<int64_t> pipeline_stage_layers;  // layers per stage
 
@@ -101,6 +102,7 @@ enum class StrategyKeyId : uint8_t {
   main_params_dtype,
   exp_avg_dtype,
   exp_avg_sq_dtype,
+  cross_entropy_loss_fusion,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count

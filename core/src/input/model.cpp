@@ -159,7 +159,11 @@ ParameterCounts count_parameters(const ModelSpec& model) {
   return counts;
 }
 
-double model_flops_per_token(const ModelSpec& model, int64_t seq_length) {
+namespace {
+
+// Model FLOPs per token with the core-attention term (scores and context over s x s) scaled
+// by `attention_fraction`: 1 counts the full square, 0.5 the causal half.
+double flops_per_token(const ModelSpec& model, int64_t seq_length, double attention_fraction) {
   const ParameterCounts counts = count_parameters(model);
   const double h = model.hidden_size;
   const double heads = model.num_attention_heads;
@@ -175,8 +179,19 @@ double model_flops_per_token(const ModelSpec& model, int64_t seq_length) {
       model.num_moe_layers() * counts.moe_active_mlp;
   const double logits = h * model.vocab_size;
   // Forward 2 FLOPs per weight per token; backward twice the forward (Narayanan et al. 2021, App.).
-  return 3.0 *
-         (2.0 * (gemm_parameters_per_layer_sum + logits) + model.num_layers * attention_scores);
+  return 3.0 * (2.0 * (gemm_parameters_per_layer_sum + logits) +
+                model.num_layers * attention_fraction * attention_scores);
+}
+
+}  // namespace
+
+double model_flops_per_token(const ModelSpec& model, int64_t seq_length) {
+  return flops_per_token(model, seq_length, 1.0);
+}
+
+// Megatron-LM training.py, attn_layer_flops: "causal mask -> /2 cancels with FMA *2".
+double model_flops_per_token_causal(const ModelSpec& model, int64_t seq_length) {
+  return flops_per_token(model, seq_length, 0.5);
 }
 
 ModelSpec parse_model(const nlohmann::json& value, const std::string& path) {

@@ -8,6 +8,8 @@
 #include "model/cost_cache.hpp"
 #include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
+#include "model/stage_split.hpp"
+#include "model/validated_regime.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/search.hpp"
 #include "paraplan/units.hpp"
@@ -17,8 +19,8 @@ namespace {
 
 bool all_finite(const Report& r) {
   double sum = r.iteration_time_s + r.tokens_per_s + r.samples_per_s + r.model_tflops_per_gpu +
-               r.mfu + r.hfu + r.time_breakdown.total_s() + r.model_parameters +
-               r.model_flops_per_token;
+               r.mfu + r.hfu + r.model_tflops_per_gpu_causal + r.mfu_causal +
+               r.time_breakdown.total_s() + r.model_parameters + r.model_flops_per_token;
   for (const StageReport& stage : r.stages) {
     sum += stage.memory.peak_bytes() + stage.memory.peak_allocated_bytes() + stage.forward_s +
            stage.backward_s + stage.pp_comm_s + stage.dp_comm_exposed_s + stage.optimizer_s +
@@ -51,6 +53,9 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   Report report;
   report.model_parameters = count_parameters(model).total;
   report.model_flops_per_token = model_flops_per_token(model, training.seq_length);
+  report.model_flops_per_token_causal = model_flops_per_token_causal(model, training.seq_length);
+  report.validation.notes = detail::regime_notes(model, training, cluster, -1);  // MFU below
+  report.validation.validated = report.validation.notes.empty();
   const std::optional<detail::Layout> layout =
       detail::plan_layout(model, training, cluster, s, report.infeasible_reasons);
   if (!layout) {
@@ -67,8 +72,6 @@ Report Estimator::Impl::estimate(const Strategy& s) {
     stage_pools.push_back(stage.pool);
     stage_layers.push_back(stage.layers);
   }
-  std::vector<detail::StageGroup> groups;
-  detail::group_stages(stage_pools, stage_layers, model, groups);
   std::vector<const detail::ModelCosts*> pool_costs;
   for (size_t pool = 0; pool < cluster.pools.size(); ++pool) {
     pool_costs.push_back(&costs.get(static_cast<int>(pool), s));
@@ -76,8 +79,15 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   detail::PipelineInput input =
       detail::pipeline_input(model, training, cluster, s, layout->data_parallel,
                              layout->micro_batches, static_cast<int64_t>(layout->stages.size()));
-  input.groups = groups;
   input.costs = pool_costs;
+  if (layout->balance_layers) {
+    // Layers that do not split evenly: the split the search would choose, balancing the
+    // stages' times under their memory (Megatron-LM --pipeline-model-parallel-layout).
+    stage_layers = detail::balanced_stage_layers(input, stage_pools);
+  }
+  std::vector<detail::StageGroup> groups;
+  detail::group_stages(stage_pools, stage_layers, model, groups);
+  input.groups = groups;
   std::vector<detail::GroupResult> results;
   const detail::PipelineResult pipeline = detail::evaluate_pipeline(input, results);
 
@@ -141,6 +151,11 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.model_tflops_per_gpu = model_flops / report.iteration_time_s / gpus / 1e12;
   report.mfu = model_flops / report.iteration_time_s / peak_flops;
   report.hfu = (model_flops + pipeline.recompute_flops) / report.iteration_time_s / peak_flops;
+  const double causal_flops = report.model_flops_per_token_causal * tokens;
+  report.model_tflops_per_gpu_causal = causal_flops / report.iteration_time_s / gpus / 1e12;
+  report.mfu_causal = causal_flops / report.iteration_time_s / peak_flops;
+  report.validation.notes = detail::regime_notes(model, training, cluster, report.mfu);
+  report.validation.validated = report.validation.notes.empty();
   if (!all_finite(report)) {
     Report overflow;
     overflow.feasible = false;

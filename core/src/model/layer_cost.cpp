@@ -24,23 +24,76 @@ struct Gemm {
   double flops() const { return 2 * m * n * k; }
 };
 
+// Transformer Engine's quantisation of a GEMM input to fp8, per element of the 16-bit tensor:
+// HBM bytes moved and kernels launched. Each input is quantised once for both of its uses, the
+// row-wise copy for its own GEMM and the column-wise one for the other backward GEMM (the
+// activation X for fprop and wgrad in the forward, the output gradient dY for dgrad and wgrad
+// in the backward). TransformerEngine transformer_engine/pytorch/csrc/quantizer.cpp and
+// common/util/cast_kernels.cuh:
+//   delayed     cast_transpose with the scale from the amax history: read 2, write 1 + 1;
+//   tensorwise  Float8CurrentScalingQuantizer: nvte_compute_amax (read 2), then the cast
+//               (read 2, write 1 + 1): two kernels;
+//   mxfp8       cast_mxfp8_2D_kernel, row- and column-wise blocks of 32 with one E8M0 scale
+//               byte each: read 2, write 2 x (1 + 1/32);
+//   blockwise   Float8BlockQuantizer, 1 x 128 blocks with fp32 scales: read 2, write
+//               2 x (1 + 4/128).
+struct Fp8Quantisation {
+  double bytes_per_element;
+  double kernels;
+};
+constexpr Fp8Quantisation kFp8Quantisation[] = {
+    {2 + 1 + 1, 1},                // delayed
+    {2 + 2 + 1 + 1, 2},            // tensorwise
+    {2 + 2 * (1 + 1.0 / 32), 1},   // mxfp8
+    {2 + 2 * (1 + 4.0 / 128), 1},  // blockwise
+};
+
 // Kernel timings on one GPU at one precision.
 class Kernels {
  public:
-  Kernels(const GpuSpec& gpu, Precision precision)
+  Kernels(const GpuSpec& gpu, Precision precision, Fp8Recipe recipe = Fp8Recipe::delayed)
       : gpu_(gpu),
         precision_(precision),
         element_bytes_(activation_element_bytes(precision)),
-        operand_bytes_(precision == Precision::fp8 ? kFp8ElementBytes : element_bytes_) {}
+        operand_bytes_(precision == Precision::fp8 ? kFp8ElementBytes : element_bytes_),
+        quantisation_(kFp8Quantisation[static_cast<size_t>(recipe)]) {}
 
   double element_bytes() const { return element_bytes_; }
   // Bytes per element of a GEMM input saved for the backward pass (fp8 in fp8 training).
   double operand_bytes() const { return operand_bytes_; }
 
-  // Roofline of tensor-core time at the size's efficiency and the operands' HBM traffic.
+  // Roofline of tensor-core time at the size's efficiency and the operands' HBM traffic; in
+  // fp8 training, plus quantising the `m x k` input (the activation forward, the output
+  // gradient in the input-gradient GEMM).
   double gemm_s(const Gemm& g, double batch = 1) const { return gemm_s(g, batch, element_bytes_); }
 
   double gemm_s(const Gemm& g, double batch, double output_bytes) const {
+    const double time_s = tensor_core_s(g, batch, output_bytes);
+    if (time_s <= 0 || precision_ != Precision::fp8) return time_s;
+    return time_s + quantise_s(batch * g.m * g.k);
+  }
+
+  // Forward GEMM and its two backward GEMMs (input gradient, weight gradient).
+  double dgrad_s(const Gemm& g) const { return gemm_s({g.m, g.k, g.n}); }
+  // The weight gradient accumulates into Megatron-LM's fp32 main_grad (read and written); its
+  // fp8 operands are the column-wise copies made with the other two GEMMs' quantisation.
+  double wgrad_s(const Gemm& g) const { return tensor_core_s({g.k, g.n, g.m}, 1, kMainGradBytes); }
+
+  // A memory-bound kernel moving `bytes` through HBM.
+  double memory_s(double bytes) const { return memory_bound_s(gpu_, bytes); }
+
+  // A fused attention kernel (FlashAttention, cuDNN) executing `flops` in `calls` launches of
+  // equal size (context parallelism: one per ring step), each at its own size's efficiency.
+  double attention_s(double flops, bool backward, double calls = 1) const {
+    if (flops <= 0) return 0;
+    const EfficiencyCurve& curve =
+        backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
+    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops / calls)) +
+           calls * gpu_.kernel_overhead_s;
+  }
+
+ private:
+  double tensor_core_s(const Gemm& g, double batch, double output_bytes) const {
     const double flops = batch * g.flops();
     if (flops <= 0) return 0;
     const EfficiencyCurve& curve =
@@ -48,31 +101,15 @@ class Kernels {
     const double compute_s = flops / (gpu_.tensor_flops(precision_) * curve.at(flops));
     const double bytes =
         batch * (operand_bytes_ * (g.m * g.k + g.k * g.n) + output_bytes * g.m * g.n);
-    double time_s = std::max(compute_s, memory_only_s(bytes)) + gpu_.kernel_overhead_s;
-    if (precision_ == Precision::fp8) {
-      // Transformer Engine casts the activation operand to fp8 before each GEMM.
-      time_s += memory_s(batch * (element_bytes_ + kFp8ElementBytes) * g.m * g.k);
-    }
-    return time_s;
+    return std::max(compute_s, memory_only_s(bytes)) + gpu_.kernel_overhead_s;
   }
 
-  // Forward GEMM and its two backward GEMMs (input gradient, weight gradient).
-  double dgrad_s(const Gemm& g) const { return gemm_s({g.m, g.k, g.n}); }
-  // The weight gradient accumulates into Megatron-LM's fp32 main_grad (read and written).
-  double wgrad_s(const Gemm& g) const { return gemm_s({g.k, g.n, g.m}, 1, kMainGradBytes); }
-
-  // A memory-bound kernel moving `bytes` through HBM.
-  double memory_s(double bytes) const { return memory_bound_s(gpu_, bytes); }
-
-  // A fused attention kernel (FlashAttention) executing `flops`.
-  double attention_s(double flops, bool backward) const {
-    if (flops <= 0) return 0;
-    const EfficiencyCurve& curve =
-        backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
-    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops)) + gpu_.kernel_overhead_s;
+  // Quantising `elements` 16-bit values to fp8 for both their uses (kFp8Quantisation).
+  double quantise_s(double elements) const {
+    const double bytes = quantisation_.bytes_per_element * elements;
+    return memory_only_s(bytes) + quantisation_.kernels * gpu_.kernel_overhead_s;
   }
 
- private:
   double memory_only_s(double bytes) const {
     return bytes / (gpu_.hbm_bytes_per_s * gpu_.memory_efficiency.at(bytes));
   }
@@ -81,6 +118,7 @@ class Kernels {
   Precision precision_;
   double element_bytes_;
   double operand_bytes_;
+  Fp8Quantisation quantisation_;
 };
 
 // Forward, input-gradient and weight-gradient time of one linear layer (or of a grouped GEMM
@@ -102,7 +140,7 @@ class CostBuilder {
         training_(training),
         gpu_(gpu),
         s_(strategy),
-        kernels_(gpu, training.precision),
+        kernels_(gpu, training.precision, strategy.fp8_recipe),
         // The LM head and attention stay in 16-bit in fp8 training (Transformer Engine).
         kernels16_(gpu,
                    training.precision == Precision::fp8 ? Precision::bf16 : training.precision),
@@ -276,8 +314,12 @@ class CostBuilder {
     double core_bytes = 0;  // what the core attention keeps beyond Q, K, V
     if (s_.use_flash_attn) {
       const double executed = kCausalFraction * score_flops;
-      core_forward.compute_s = kernels16_.attention_s(executed, false);
-      core_backward.compute_s = kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true);
+      // Context parallelism runs one kernel per ring step, each over 1/cp of the work
+      // (Megatron-LM's load-balanced causal chunks), at that size's efficiency.
+      const double calls = static_cast<double>(s_.context_parallel_size);
+      core_forward.compute_s = kernels16_.attention_s(executed, false, calls);
+      core_backward.compute_s =
+          kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls);
       core_bytes = 4 * batch * heads * query_len;  // fp32 log-sum-exp per row
       // In fp8 the output projection saves its input in fp8, while the fused attention kernel
       // keeps its 16-bit output O for its own backward (model-review P5).
@@ -451,15 +493,25 @@ class CostBuilder {
     const double wgrad_s = kernels16_.wgrad_s(logits);
     // Megatron-LM's vocab-parallel cross-entropy in fp32: cast, max, subtract, exp, sum and
     // normalise (six passes, 38 bytes per logit from 16-bit); backward scales the saved
-    // softmax and casts it back (14 bytes per logit).
+    // softmax and casts it back (14 bytes per logit). With --cross-entropy-loss-fusion
+    // (megatron/core/fusions/fused_cross_entropy.py) three fused kernels: the cast with the
+    // max (read 2, write 4), subtract and exp with the sum (read 4, write 4), normalise (read
+    // 4, write 4); backward one (read the fp32 softmax, write the 16-bit gradient).
     const double cast_bytes = e_ < 4 ? e_ + 4 : 0;
     edge.forward.compute_s = kernels_.memory_s(2 * e_ * norm_elements) + forward_s;
-    for (const double bytes : {cast_bytes, 4.0, 8.0, 8.0, 4.0, 8.0}) {
-      edge.forward.compute_s += kernels_.memory_s(bytes * logit_elements);
+    edge.backward.compute_s = kernels_.memory_s(3 * e_ * norm_elements) + dgrad_s + wgrad_s;
+    if (s_.cross_entropy_loss_fusion) {
+      for (const double bytes : {e_ + 4, 8.0, 8.0}) {
+        edge.forward.compute_s += kernels_.memory_s(bytes * logit_elements);
+      }
+      edge.backward.compute_s += kernels_.memory_s((4 + e_) * logit_elements);
+    } else {
+      for (const double bytes : {cast_bytes, 4.0, 8.0, 8.0, 4.0, 8.0}) {
+        edge.forward.compute_s += kernels_.memory_s(bytes * logit_elements);
+      }
+      edge.backward.compute_s +=
+          kernels_.memory_s(8 * logit_elements) + kernels_.memory_s(cast_bytes * logit_elements);
     }
-    edge.backward.compute_s = kernels_.memory_s(3 * e_ * norm_elements) + dgrad_s + wgrad_s +
-                              kernels_.memory_s(8 * logit_elements) +
-                              kernels_.memory_s(cast_bytes * logit_elements);
     if (s_.tensor_model_parallel_size > 1) {
       // Three small all-reduces of per-token statistics (max, sum, target logit).
       edge.forward.tp_comm_s = 3 * all_reduce_s(gpu_, tp_group_, 4 * tokens_);

@@ -6,6 +6,8 @@
 #include "model/collectives.hpp"
 #include "model/memory_reserve.hpp"
 #include "model/parameter_bytes.hpp"
+#include "model/rules.hpp"
+#include "model/stage_split.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -246,16 +248,31 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   }
 
   // Pipeline: the slowest stage sets the pace of m micro-batches; filling and draining the
-  // others costs their time once, divided by v with interleaving (Narayanan et al. 2021 §2.2).
+  // others costs their time once, divided by v with interleaving (Narayanan et al. 2021 §2.2):
+  // the fill runs each stage's first chunk, the drain its last (edge_chunk_share, 1/v for even
+  // chunks).
   PipelineResult out;
-  double stage_sum_s = 0;
+  const int64_t vs = s.virtual_pipeline_model_parallel_size;
+  // Megatron-LM's even split may count the embedding and the loss as layers of their chunks.
+  const int64_t accounted = accounted_edges(in.model->num_layers, in.stages, vs);
+  bool even = accounted >= 0;
+  for (const StageGroup& g : groups) {
+    even &= g.layers == (in.model->num_layers + accounted) / in.stages -
+                            (is_first(g) && accounted == 2 ? 1 : 0) -
+                            (is_last(g, in.stages) && accounted >= 1 ? 1 : 0);
+  }
+  const auto share = [&](const StageGroup& g) {
+    return edge_chunk_share(g.layers, vs, even && accounted == 2 && is_first(g),
+                            even && accounted >= 1 && is_last(g, in.stages));
+  };
+  double edge_sum_s = 0;
   for (size_t g = 0; g < groups.size(); ++g) {
     const double t = results[g].work.per_micro_batch_s();
-    stage_sum_s += static_cast<double>(groups[g].count) * t;
+    edge_sum_s += static_cast<double>(groups[g].count) * t * share(groups[g]);
     if (t > results[out.bottleneck_group].work.per_micro_batch_s()) out.bottleneck_group = g;
   }
   const double pace_s = results[out.bottleneck_group].work.per_micro_batch_s();
-  const double fill_drain_s = (stage_sum_s - pace_s) / v;
+  const double fill_drain_s = edge_sum_s - pace_s * share(groups[out.bottleneck_group]);
   const double pipeline_s = m * pace_s + fill_drain_s;
 
   // Data parallel: gradients reduced over data x context ranks (experts over expert-data

@@ -21,14 +21,6 @@ bool divides(int64_t divisor, int64_t value) { return divisor > 0 && value % div
 
 bool sequence_parallel_on(S s) { return s.sequence_parallel && s.tensor_model_parallel_size > 1; }
 
-// Layers per stage as the estimate runs them: the given split or the standard one.
-std::vector<int64_t> stage_layers(C c, S s) {
-  return s.pipeline_stage_layers.empty()
-             ? standard_split(c.model.num_layers, s.pipeline_model_parallel_size,
-                              s.virtual_pipeline_model_parallel_size)
-             : s.pipeline_stage_layers;
-}
-
 // clang-format off
 const Rule kRules[] = {
     // --- Tensor parallelism splits heads, query groups and MLP widths evenly.
@@ -184,47 +176,24 @@ const Rule kRules[] = {
        return "pipeline_model_parallel_size (" + str(s.pipeline_model_parallel_size) +
               ") exceeds num_layers (" + str(c.model.num_layers) + ")";
      }},
-    {"the layers split over the pipeline",
-     "megatron/training/arguments.py: Number of layers should be divisible by the "
-     "pipeline-model-parallel size (with --account-for-embedding/loss-in-pipeline-split), or "
-     "--pipeline-model-parallel-layout",
-     {K::pipeline_model_parallel_size, K::virtual_pipeline_model_parallel_size,
-      K::pipeline_stage_layers},
+    {"every virtual pipeline chunk holds a layer",
+     "Paraplan models chunks of at least one transformer layer, the embedding or the loss "
+     "(Megatron-LM's even split with both counted needs (num_layers + 2) / (PP x VP) >= 1)",
+     {K::pipeline_model_parallel_size, K::virtual_pipeline_model_parallel_size},
      [](C c, S s) {
-       if (!s.pipeline_stage_layers.empty()) return true;
-       return !standard_split(c.model.num_layers, s.pipeline_model_parallel_size,
-                              s.virtual_pipeline_model_parallel_size)
-                   .empty();
+       return s.pipeline_model_parallel_size * s.virtual_pipeline_model_parallel_size <=
+              c.model.num_layers + 2;
      },
      [](C c, S s) {
        return "pipeline x virtual pipeline (" +
               str(s.pipeline_model_parallel_size * s.virtual_pipeline_model_parallel_size) +
-              ") does not divide num_layers (" + str(c.model.num_layers) +
-              "), nor num_layers + 1 or + 2 with the loss and embedding counted as layers; give "
-              "pipeline_stage_layers for an uneven split";
+              ") exceeds num_layers + 2 (" + str(c.model.num_layers + 2) +
+              "): some chunk would hold no layer";
      }},
-    {"each stage's layers split into its virtual chunks",
-     "megatron/core/transformer/pipeline_parallel_layer_layout.py: every virtual stage of the "
-     "layout holds whole layers",
-     {K::virtual_pipeline_model_parallel_size, K::pipeline_model_parallel_size,
-      K::pipeline_stage_layers},
-     [](C c, S s) {
-       const int64_t v = s.virtual_pipeline_model_parallel_size;
-       const std::vector<int64_t> layers = stage_layers(c, s);
-       if (layers.empty() || layers == standard_split(c.model.num_layers,
-                                                      s.pipeline_model_parallel_size, v)) {
-         return true;
-       }
-       return std::all_of(layers.begin(), layers.end(), [&](int64_t l) { return l % v == 0; });
-     },
-     [](C c, S s) {
-       const int64_t v = s.virtual_pipeline_model_parallel_size;
-       const std::vector<int64_t> layers = stage_layers(c, s);
-       size_t i = 0;
-       while (layers[i] % v == 0) ++i;
-       return "virtual_pipeline_model_parallel_size (" + str(v) + ") does not divide the " +
-              str(layers[i]) + " layers of stage " + str(static_cast<int64_t>(i));
-     }},
+    // Layers that do not split evenly need no rule: Megatron-LM runs any split with
+    // --pipeline-model-parallel-layout (pipeline_parallel_layer_layout.py: PP x VP segments in
+    // model order, each holding any number of layers, empty ones included), or with
+    // --decoder-first/last-pipeline-num-layers where those suffice (output/megatron.cpp).
     {"interleaving runs micro-batches in groups of the pipeline size",
      "megatron/core/pipeline_parallel/schedules.py: microbatch_group_size_per_vp_stage "
      "(default: pipeline size) must lie in [PP, M], and M % group must be 0 or >= PP",
@@ -382,17 +351,22 @@ int64_t num_micro_batches(const RuleContext& context, const Strategy& s) {
              : 0;
 }
 
-std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages) {
+int64_t accounted_edges(int64_t layers, int64_t stages, int64_t virtual_stages) {
   const int64_t chunks = stages * virtual_stages;
   for (const int64_t accounted : {0, 1, 2}) {
-    if ((layers + accounted) % chunks != 0) continue;
-    const int64_t per_stage = (layers + accounted) / chunks * virtual_stages;
-    std::vector<int64_t> split(static_cast<size_t>(stages), per_stage);
-    if (accounted >= 1) split.back() -= 1;   // the loss takes the last virtual stage's place
-    if (accounted == 2) split.front() -= 1;  // the embedding the first's
-    if (std::all_of(split.begin(), split.end(), [](int64_t l) { return l >= 1; })) return split;
-    return {};
+    if ((layers + accounted) % chunks == 0) return accounted;
   }
+  return -1;
+}
+
+std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages) {
+  const int64_t accounted = accounted_edges(layers, stages, virtual_stages);
+  if (accounted < 0) return {};
+  const int64_t per_stage = (layers + accounted) / stages;
+  std::vector<int64_t> split(static_cast<size_t>(stages), per_stage);
+  if (accounted >= 1) split.back() -= 1;   // the loss takes the last virtual stage's place
+  if (accounted == 2) split.front() -= 1;  // the embedding the first's
+  if (std::all_of(split.begin(), split.end(), [](int64_t l) { return l >= 1; })) return split;
   return {};
 }
 

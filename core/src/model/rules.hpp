@@ -49,4 +49,8 @@ int64_t num_micro_batches(const RuleContext& context, const Strategy& strategy);
 // and last virtual stage then hold one transformer layer fewer. Empty when nothing divides.
 std::vector<int64_t> standard_split(int64_t layers, int64_t stages, int64_t virtual_stages);
 
+// The embedding and loss the even split counts as layers: 0, 1 (the loss) or 2 (both); -1 when
+// no count makes the layers divide over stages x virtual_stages.
+int64_t accounted_edges(int64_t layers, int64_t stages, int64_t virtual_stages);
+
 }  // namespace paraplan::detail

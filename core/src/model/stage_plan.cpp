@@ -33,10 +33,12 @@ std::optional<Layout> plan_layout(const ModelSpec& model, const Training& traini
   }
   if (!reasons.empty()) return std::nullopt;
 
-  const std::vector<int64_t> layers =
+  std::vector<int64_t> layers =
       s.pipeline_stage_layers.empty()
           ? standard_split(model.num_layers, p, s.virtual_pipeline_model_parallel_size)
           : s.pipeline_stage_layers;
+  layout.balance_layers = layers.empty();
+  layers.resize(static_cast<size_t>(p));
   for (size_t i = 0; i < layers.size(); ++i) layout.stages.push_back({stage_pools[i], layers[i]});
   return layout;
 }

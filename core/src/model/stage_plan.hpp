@@ -21,6 +21,9 @@ struct Layout {
   int64_t data_parallel = 0;
   int64_t micro_batches = 0;  // per data-parallel rank and iteration
   std::vector<StagePlan> stages;
+  // No split was given and the layers do not divide evenly: the stages' layers are still to
+  // balance (balanced_stage_layers, once the per-layer costs are known).
+  bool balance_layers = false;
 };
 
 // The layout of `strategy`, or nothing with one reason per problem appended to `reasons`.

@@ -1,23 +1,91 @@
 #include "paraplan/megatron.hpp"
 
-#include <numeric>
+#include <algorithm>
 #include <string_view>
 
 #include "model/rules.hpp"
+#include "model/stage_split.hpp"
 
 namespace paraplan {
 namespace {
 
-// --pipeline-model-parallel-layout: E embedding, t a transformer layer, L the loss, | a stage.
-std::string layout(const std::vector<int64_t>& stage_layers) {
+// Flags for the pipeline's layer split: the virtual-pipeline flag and the split flags.
+struct SplitFlags {
+  std::vector<std::string> virtual_stages;
+  std::vector<std::string> layers;
+};
+
+// --pipeline-model-parallel-layout (megatron/core/transformer/pipeline_parallel_layer_layout.py):
+// PP x VP segments separated by '|' in model order, segment i on pipeline rank i % PP as its
+// chunk i / PP; E the embedding (first), t a transformer layer, L the loss (last); "t*n" repeats.
+// Each stage's chunks as the model times them (chunk_layers); E and L need no slot of their own.
+std::string layout(const std::vector<int64_t>& stage_layers, int64_t virtual_stages) {
+  const size_t p = stage_layers.size();
+  std::vector<std::vector<int64_t>> chunks;
+  for (size_t stage = 0; stage < p; ++stage) {
+    chunks.push_back(detail::chunk_layers(stage_layers[stage], virtual_stages, false, false));
+  }
   std::string text;
-  for (size_t i = 0; i < stage_layers.size(); ++i) {
-    if (i > 0) text += '|';
-    if (i == 0) text += 'E';
-    text.append(static_cast<size_t>(stage_layers[i]), 't');
-    if (i + 1 == stage_layers.size()) text += 'L';
+  for (size_t chunk = 0; chunk < static_cast<size_t>(virtual_stages); ++chunk) {
+    for (size_t stage = 0; stage < p; ++stage) {
+      if (chunk > 0 || stage > 0) text += '|';
+      if (chunk == 0 && stage == 0) text += 'E';
+      const int64_t layers = chunks[stage][chunk];
+      if (layers == 1) text += 't';
+      if (layers > 1) text += "t*" + std::to_string(layers);
+      if (chunk + 1 == static_cast<size_t>(virtual_stages) && stage + 1 == p) text += 'L';
+    }
   }
   return text;
+}
+
+SplitFlags split_flags(const Strategy& s, const ModelSpec& model) {
+  SplitFlags flags;
+  const int64_t p = s.pipeline_model_parallel_size;
+  const int64_t v = s.virtual_pipeline_model_parallel_size;
+  const auto add = [](std::vector<std::string>& args, std::string_view name, int64_t value) {
+    args.emplace_back(name);
+    args.push_back(std::to_string(value));
+  };
+  const std::vector<int64_t> even = detail::standard_split(model.num_layers, p, v);
+  const std::vector<int64_t>& layers =
+      s.pipeline_stage_layers.empty() ? even : s.pipeline_stage_layers;
+  if (p == 1) return flags;
+  if (layers.empty() || layers == even) {
+    // Megatron-LM's even split, counting the loss (and the embedding) as a layer where that
+    // makes it even (arguments.py: num_layers + 1 for each --account-for-* flag).
+    const int64_t accounted = detail::accounted_edges(model.num_layers, p, v);
+    if (v > 1 && accounted == 0) {
+      add(flags.virtual_stages, "--num-layers-per-virtual-pipeline-stage",
+          model.num_layers / (p * v));
+    } else if (v > 1) {
+      add(flags.virtual_stages, "--num-virtual-stages-per-pipeline-rank", v);
+    }
+    if (accounted == 2) flags.layers.emplace_back("--account-for-embedding-in-pipeline-split");
+    if (accounted >= 1) flags.layers.emplace_back("--account-for-loss-in-pipeline-split");
+    return flags;
+  }
+  // An uneven first and last stage around equal middle stages, each divisible into the
+  // virtual chunks (transformer_config.py __post_init__, "Uneven PP"); with interleaving
+  // Megatron-LM then wants --num-virtual-stages-per-pipeline-rank (arguments.py).
+  const int64_t first = layers.front(), last = layers.back();
+  const int64_t middle = p > 2 ? layers[1] : 0;
+  bool first_last =
+      std::all_of(layers.begin() + 1, layers.end() - 1, [&](int64_t l) { return l == middle; });
+  first_last &= first % v == 0 && last % v == 0 && middle % v == 0;
+  if (first_last) {
+    if (v > 1) add(flags.virtual_stages, "--num-virtual-stages-per-pipeline-rank", v);
+    if (p == 2 || first != middle) {
+      add(flags.layers, "--decoder-first-pipeline-num-layers", first);
+    }
+    if (p > 2 && last != middle) add(flags.layers, "--decoder-last-pipeline-num-layers", last);
+    return flags;
+  }
+  // Any other split: the layout, which also sets the virtual pipeline size (arguments.py: at
+  // most one of it, --num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-...).
+  flags.layers.emplace_back("--pipeline-model-parallel-layout");
+  flags.layers.push_back("\"" + layout(layers, v) + "\"");
+  return flags;
 }
 
 }  // namespace
@@ -32,10 +100,7 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
   };
   const auto number = [&](std::string_view name, int64_t v) { value(name, std::to_string(v)); };
 
-  const int64_t p = s.pipeline_model_parallel_size;
-  const int64_t v = s.virtual_pipeline_model_parallel_size;
-  const std::vector<int64_t> even = detail::standard_split(model.num_layers, p, v);
-  const bool standard = s.pipeline_stage_layers.empty() || s.pipeline_stage_layers == even;
+  const SplitFlags split = split_flags(s, model);
   const Recompute& recompute = s.recompute.at(static_cast<size_t>(pool));
   // The keys in the table's order; composite ones by their own rule.
   for (const StrategyKey& key : strategy_keys()) {
@@ -61,21 +126,10 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
     }
     switch (key.id) {
       case StrategyKeyId::virtual_pipeline_model_parallel_size:
-        if (v > 1) {
-          if (standard && model.num_layers % (p * v) == 0) {
-            number("--num-layers-per-virtual-pipeline-stage", model.num_layers / (p * v));
-          } else {
-            number("--num-virtual-stages-per-pipeline-rank", v);
-          }
-        }
+        args.insert(args.end(), split.virtual_stages.begin(), split.virtual_stages.end());
         break;
       case StrategyKeyId::pipeline_stage_layers:
-        if (!standard) {
-          value("--pipeline-model-parallel-layout", "\"" + layout(s.pipeline_stage_layers) + "\"");
-        } else if (model.num_layers % (p * v) != 0) {
-          flag("--account-for-embedding-in-pipeline-split");  // Megatron-LM decides from the sizes
-          flag("--account-for-loss-in-pipeline-split");
-        }
+        args.insert(args.end(), split.layers.begin(), split.layers.end());
         break;
       case StrategyKeyId::sequence_parallel:
         if (s.sequence_parallel && s.tensor_model_parallel_size > 1) flag(key.megatron_flag);

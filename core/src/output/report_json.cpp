@@ -90,6 +90,8 @@ nlohmann::json to_json(const Report& report) {
           {"model_tflops_per_gpu", report.model_tflops_per_gpu},
           {"mfu", report.mfu},
           {"hfu", report.hfu},
+          {"model_tflops_per_gpu_causal", report.model_tflops_per_gpu_causal},
+          {"mfu_causal", report.mfu_causal},
           {"memory",
            {{"peak_gib_per_gpu", report.peak_memory_bytes() / kGiB},
             {"peak_allocated_gib_per_gpu", report.peak_allocated_bytes() / kGiB},
@@ -105,7 +107,10 @@ nlohmann::json to_json(const Report& report) {
           {"num_gpus", report.num_gpus},
           {"data_parallel_size", report.data_parallel_size},
           {"model_parameters", report.model_parameters},
-          {"model_flops_per_token", report.model_flops_per_token}};
+          {"model_flops_per_token", report.model_flops_per_token},
+          {"model_flops_per_token_causal", report.model_flops_per_token_causal},
+          {"validation",
+           {{"validated", report.validation.validated}, {"notes", report.validation.notes}}}};
 }
 
 }  // namespace paraplan

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "model/rules.hpp"
+#include "model/stage_split.hpp"
+
 namespace paraplan {
 namespace {
 
@@ -63,6 +66,31 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
   nlohmann::json events = nlohmann::json::array();
   if (p == 0) return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 
+  // Each chunk's share of its stage's time: its layers (and the embedding and loss where the
+  // even split counts them as layers), as the model and the layout flag place them.
+  std::vector<std::vector<double>> shares(static_cast<size_t>(p));
+  {
+    std::vector<int64_t> layers;
+    for (const StageReport& stage : report.stages) layers.push_back(stage.layers);
+    int64_t total = 0;
+    for (const int64_t l : layers) total += l;
+    const int64_t accounted = detail::accounted_edges(total, p, v);
+    const bool even = accounted >= 0 && layers == detail::standard_split(total, p, v);
+    for (int64_t i = 0; i < p; ++i) {
+      const bool embedding = even && accounted == 2 && i == 0;
+      const bool loss = even && accounted >= 1 && i + 1 == p;
+      const int64_t stage_layers = layers[static_cast<size_t>(i)];
+      const std::vector<int64_t> chunks = detail::chunk_layers(stage_layers, v, embedding, loss);
+      const double units = static_cast<double>(stage_layers + embedding + loss);
+      for (int64_t c = 0; c < v; ++c) {
+        const int64_t chunk_units =
+            chunks[static_cast<size_t>(c)] + (c == 0 && embedding) + (c + 1 == v && loss);
+        shares[static_cast<size_t>(i)].push_back(
+            units > 0 ? static_cast<double>(chunk_units) / units : 1.0 / static_cast<double>(v));
+      }
+    }
+  }
+
   std::vector<std::vector<Op>> orders(static_cast<size_t>(p));
   for (int64_t i = 0; i < p; ++i) orders[static_cast<size_t>(i)] = stage_order(i, p, v, m);
   // end_s of each pass, indexed [stage][backward][chunk][micro_batch].
@@ -106,8 +134,8 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
         const double ready = ready_s(i, op);
         if (ready < 0) break;  // waiting for another stage
         const StageReport& stage = report.stages[static_cast<size_t>(i)];
-        const double duration =
-            (op.backward ? stage.backward_s : stage.forward_s) / static_cast<double>(v);
+        const double duration = (op.backward ? stage.backward_s : stage.forward_s) *
+                                shares[static_cast<size_t>(i)][static_cast<size_t>(op.chunk)];
         op.start_s = std::max(free_s[i], ready);
         op.end_s = op.start_s + duration;
         free_s[i] = op.end_s;
@@ -144,7 +172,10 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
         events.push_back(slice("bubble", i, 0, previous_end, op.start_s - previous_end));
       }
       const nlohmann::json args = {{"micro_batch", op.micro_batch}, {"chunk", op.chunk}};
-      const double recompute = op.backward ? stage.recompute_s / static_cast<double>(v) : 0;
+      const double recompute =
+          op.backward
+              ? stage.recompute_s * shares[static_cast<size_t>(i)][static_cast<size_t>(op.chunk)]
+              : 0;
       if (recompute > 0) events.push_back(slice("recompute", i, 0, op.start_s, recompute, args));
       events.push_back(
           slice(std::string(op.backward ? "backward" : "forward") + " mb" +

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "model/stage_split.hpp"
 #include "search/searcher.hpp"
-#include "search/stage_split.hpp"
 
 namespace paraplan::detail {
 
@@ -37,68 +37,16 @@ bool Searcher::evaluate() {
   return fits;
 }
 
-// Layers per stage for a mixed cluster: balance the stages' times under their memory.
-bool Searcher::split_mixed() {
-  const Strategy& s = s_;
-  const size_t stages = s.pipeline_stage_gpus.size();
-  PipelineInput input = pipeline_input(model_, training_, cluster_, s, data_parallel(),
-                                       micro_batches(), static_cast<int64_t>(stages));
+// Layers per stage where the leaf decides them (a mixed cluster, or layers that do not split
+// evenly): balance the stages' times under their memory.
+bool Searcher::split_layers() {
+  PipelineInput input =
+      pipeline_input(model_, training_, cluster_, s_, data_parallel(), micro_batches(),
+                     static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
   input.costs = pool_costs_;
   input.memory_margin_bytes = options_.memory_margin.bytes;
   input.memory_margin_fraction = options_.memory_margin.fraction;
-  // Per GPU type, from a middle stage of one and of two layers: time per layer and fixed
-  // time, memory per layer and fixed memory (activations scale with in-flight micro-batches).
-  struct PerLayer {
-    double time_s = 0, fixed_s = 0, stored_bytes = 0, static_bytes = 0, fixed_bytes = 0;
-  };
-  std::vector<PerLayer> per_pool(cluster_.pools.size());
-  const int64_t middle = stages > 2 ? 1 : 0;
-  const int64_t moe = model_.num_moe_layers() > 0 ? 1 : 0;
-  for (size_t pool = 0; pool < per_pool.size(); ++pool) {
-    const int p = static_cast<int>(pool);
-    const StageGroup one{p, middle, 1, 1, moe}, two{p, middle, 1, 2, 2 * moe};
-    const StageWork w1 = stage_work(input, one), w2 = stage_work(input, two);
-    const StageMemory m1 = stage_memory(input, one, w1, middle);
-    const StageMemory m2 = stage_memory(input, two, w2, middle);
-    PerLayer& l = per_pool[pool];
-    l.time_s = w2.per_micro_batch_s() - w1.per_micro_batch_s();
-    l.fixed_s = w1.per_micro_batch_s() - l.time_s;
-    const double static1 = m1.weights_bytes + m1.gradients_bytes + m1.optimizer_bytes;
-    l.static_bytes = m2.weights_bytes + m2.gradients_bytes + m2.optimizer_bytes - static1;
-    const double in_flight = in_flight_micro_batches(
-        middle, input.stages, s.virtual_pipeline_model_parallel_size, micro_batches());
-    // Per in-flight micro-batch and layer: the stored activations and what the allocator's
-    // fragmentation adds with them.
-    const auto dynamic = [](const StageMemory& m) {
-      return m.activations_bytes + m.reserve.fragmentation_bytes;
-    };
-    l.stored_bytes = (dynamic(m2) - dynamic(m1)) / in_flight;
-    l.fixed_bytes = m1.peak_bytes() - l.static_bytes - in_flight * l.stored_bytes;
-  }
-  const ModelCosts& first = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus.front())];
-  const ModelCosts& last = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus.back())];
-  std::vector<double> layer_s(stages), fixed_s(stages);
-  std::vector<int64_t> max_layers(stages);
-  for (size_t i = 0; i < stages; ++i) {
-    const int pool = s.pipeline_stage_gpus[i];
-    const PerLayer& l = per_pool[static_cast<size_t>(pool)];
-    layer_s[i] = l.time_s;
-    fixed_s[i] = l.fixed_s;
-    if (i == 0)
-      fixed_s[i] += first.embedding.forward.total_s() + first.embedding.backward.total_s();
-    if (i + 1 == stages) fixed_s[i] += last.head.forward.total_s() + last.head.backward.total_s();
-    const double per_layer =
-        l.static_bytes + in_flight_micro_batches(static_cast<int64_t>(i), input.stages,
-                                                 s.virtual_pipeline_model_parallel_size,
-                                                 micro_batches()) *
-                             l.stored_bytes;
-    const double room =
-        input.usable_bytes(cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes) - l.fixed_bytes;
-    max_layers[i] = per_layer > 0
-                        ? static_cast<int64_t>(std::max(0.0, std::floor(room / per_layer)))
-                        : model_.num_layers;
-  }
-  s_.pipeline_stage_layers = balanced_split(model_.num_layers, layer_s, fixed_s, max_layers);
+  s_.pipeline_stage_layers = balanced_stage_layers(input, s_.pipeline_stage_gpus);
   return !s_.pipeline_stage_layers.empty();
 }
 
@@ -145,7 +93,7 @@ double Searcher::lower_bound_s() const {
   };
   // Pace (slowest stage) and total work of all stages per micro-batch.
   double pace = 0, work = 0;
-  if (!leaf_splits_layers_) {  // a fixed split
+  if (!split_at_leaf_) {  // a fixed split
     for (size_t i = 0; i < stages; ++i) {
       const double stage =
           static_cast<double>(s.pipeline_stage_layers[i]) * layer_s(i) + edges_s(i);

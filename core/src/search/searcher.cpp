@@ -41,7 +41,8 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
     case Level::micro_batch:
       return {K::micro_batch_size};
     case Level::layer_shape:
-      return {K::sequence_parallel, K::use_flash_attn, K::tp_comm_overlap, K::fp8_recipe};
+      return {K::sequence_parallel, K::use_flash_attn, K::tp_comm_overlap, K::fp8_recipe,
+              K::cross_entropy_loss_fusion};
     case Level::recompute:
       return {K::recompute_granularity, K::recompute_method};
     case Level::zero:
@@ -71,7 +72,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       pins_(scenario.strategy),
       options_(options),
       mixed_(cluster_.pools.size() > 1),
-      leaf_splits_layers_(mixed_ && !pins_.pipeline_stage_layers),
+      leaf_splits_layers_(!pins_.pipeline_stage_layers),
       rule_context_{model_, training_, cluster_, cluster_.num_gpus},
       rules_at_(kNumLevels),
       costs_(model_, training_, cluster_),
@@ -183,13 +184,17 @@ void Searcher::virtual_level() {
   for (const int64_t v : pinned_or(pinned, sizes)) {
     if (stopped_) return;
     s_.virtual_pipeline_model_parallel_size = v;
+    // One GPU type: Megatron-LM's even split where the layers divide, else an uneven one that
+    // the leaf balances (Megatron-LM --pipeline-model-parallel-layout); mixed GPU types: always
+    // balanced at the leaf.
     if (pins_.pipeline_stage_layers) {
       s_.pipeline_stage_layers = *pins_.pipeline_stage_layers;
     } else if (mixed_) {
-      s_.pipeline_stage_layers.clear();  // the leaf balances them
+      s_.pipeline_stage_layers.clear();
     } else {
       s_.pipeline_stage_layers = standard_split(model_.num_layers, p, v);
     }
+    split_at_leaf_ = !pins_.pipeline_stage_layers && s_.pipeline_stage_layers.empty();
     if (rules_hold(Level::virtual_pipeline)) stage_gpus_level();
   }
 }
@@ -283,6 +288,8 @@ bool Searcher::layer_shape_level(Walk walk) {
       s_.use_flash_attn = flash != 0;
       s_.tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
       s_.fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
+      // The fused loss only saves time and memory traffic: on unless pinned off.
+      s_.cross_entropy_loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
       if (!rules_hold(Level::layer_shape)) continue;
       if (walk == Walk::count) {
         recompute_level(0, Walk::count, -1);
@@ -378,7 +385,7 @@ bool Searcher::leaf(Walk walk, int fit_pool) {
     ++stats_.pruned;
     return true;
   }
-  if (leaf_splits_layers_ && !split_mixed()) {
+  if (split_at_leaf_ && !split_layers()) {
     ++stats_.evaluated;
     reject("the layers do not spread over the stages",
            "num_layers (" + std::to_string(model_.num_layers) + ") is below the " +

@@ -6,18 +6,19 @@
 //   context      context_parallel_size                           divisors of GPUs / tensor
 //   expert       expert_model_parallel_size                      divisors of num_experts
 //   pipeline     pipeline_model_parallel_size                    divisors of GPUs / (t x cp)
-//   virtual      virtual_pipeline_model_parallel_size, and on    1..layers/pipeline; the even
-//                one GPU type pipeline_stage_layers              split
+//   virtual      virtual_pipeline_model_parallel_size, and       1..layers/pipeline; the even
+//                pipeline_stage_layers where they split evenly   split (else left to the leaf)
 //   stage_gpus   pipeline_stage_gpus                             GPU-type compositions in caps
 //   micro_batch  micro_batch_size                                divisors of batch / dp
 //   layer_shape  sequence_parallel, use_flash_attn,              on/off; tp_comm_overlap off,
-//                tp_comm_overlap, fp8_recipe                     fp8_recipe delayed
+//                tp_comm_overlap, fp8_recipe,                    fp8_recipe delayed, the fused
+//                cross_entropy_loss_fusion                       loss on
 //   recompute    recompute_granularity, _method (per GPU type)   none, selective, full, block
 //   zero         zero_stage, overlap_grad_reduce,                0-3; overlaps on where they act;
 //                overlap_param_gather, fp8_param_gather,         fp8_param_gather off; dtype keys
 //                gradient and optimizer dtype keys               as pinned, else defaults
-//   leaf         mixed clusters' pipeline_stage_layers, block    balanced split; fewest layers
-//                recompute_num_layers; then the estimate          that fit
+//   leaf         pipeline_stage_layers of mixed clusters and     balanced split; fewest layers
+//                uneven splits, block recompute_num_layers       that fit
 //
 // Each level writes only its own keys into the working strategy `s_`, then checks the rules
 // (model/rules.hpp) that its keys complete, so a candidate is dropped as soon as it breaks one.
@@ -107,7 +108,7 @@ class Searcher {
   bool evaluate();
   double evaluate_time(bool& fits);
   void fit_block_layers(size_t pool);
-  bool split_mixed();
+  bool split_layers();
   double lower_bound_s() const;
 
   int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
@@ -127,7 +128,7 @@ class Searcher {
   const StrategyPins& pins_;
   const SearchOptions options_;
   const bool mixed_;
-  const bool leaf_splits_layers_;  // mixed cluster without pinned stage layers
+  const bool leaf_splits_layers_;  // stage layers not pinned: the leaf may split them
   const RuleContext rule_context_;
   std::vector<std::vector<const Rule*>> rules_at_;  // per level: the rules its keys complete
   CostCache costs_;
@@ -138,7 +139,8 @@ class Searcher {
   double fraction_done_ = 0;
   int64_t work_ = 0;  // evaluations, shapes and block-recompute probes alike
 
-  Strategy s_;  // the working strategy: each level writes its own keys
+  Strategy s_;                  // the working strategy: each level writes its own keys
+  bool split_at_leaf_ = false;  // the leaf balances the stage layers (set by virtual_level)
   // Scratch reused by every evaluation.
   std::vector<const ModelCosts*> pool_costs_;
   std::vector<StageGroup> groups_;

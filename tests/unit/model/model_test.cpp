@@ -65,6 +65,20 @@ TEST_CASE("model FLOPs per token follow Megatron-LM's formula") {
   CHECK(model_flops_per_token(llama, 4096) == doctest::Approx(expected).epsilon(1e-12));
 }
 
+TEST_CASE("causal model FLOPs halve the core attention, as Megatron-LM logs them") {
+  // training.py num_floating_point_operations: 2 * sum(L^2) * h * p for the core attention
+  // (scores and context, causal), against Narayanan et al.'s 4 s^2 h: the difference per token
+  // is 3 x L x s h_attention x 2 (forward + backward, 2 FLOPs per multiply-add, QK^T and AV).
+  const ModelSpec llama = preset("llama3.1-8b");
+  const double L = 32, s = 8192, ad = 32 * 128;
+  CHECK(model_flops_per_token(llama, 8192) - model_flops_per_token_causal(llama, 8192) ==
+        doctest::Approx(3 * L * 2 * s * ad).epsilon(1e-12));
+  // Megatron-Bridge 25.11 reports Llama 3 8B at 30,624 tokens/s/GPU and 1,576 model TFLOP/s/GPU
+  // on B200 (s = 8192): 51.46 GFLOP per token in its (causal) convention.
+  CHECK(model_flops_per_token_causal(llama, 8192) ==
+        doctest::Approx(1576e12 / 30624).epsilon(2e-3));
+}
+
 TEST_CASE("every model preset matches its published parameter count") {
   // Exact published counts (released checkpoints) within 1%; sizes known only by name
   // ("175B", or AIAK's own definitions) within 5%.

@@ -87,13 +87,10 @@ std::vector<Case> cases() {
        [](Strategy& s) { s.virtual_pipeline_model_parallel_size = 2; }},
       {"every pipeline stage holds a layer", job(custom(16, 16, 1024), 16),
        [](Strategy& s) { s.pipeline_model_parallel_size = 16; }},
-      {"the layers split over the pipeline", job(kLlama, 5),
-       [](Strategy& s) { s.pipeline_model_parallel_size = 5; }},
-      {"each stage's layers split into its virtual chunks", job(kLlama, 8),
+      {"every virtual pipeline chunk holds a layer", job(kLlama, 8),
        [](Strategy& s) {
          s.pipeline_model_parallel_size = 2;
-         s.virtual_pipeline_model_parallel_size = 2;
-         s.pipeline_stage_layers = {15, 17};
+         s.virtual_pipeline_model_parallel_size = 18;
        }},
       {"interleaving runs micro-batches in groups of the pipeline size", job(kLlama, 8, 12),
        [](Strategy& s) {

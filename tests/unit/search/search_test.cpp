@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "paraplan/units.hpp"
 #include "support.hpp"
@@ -70,13 +71,15 @@ TEST_CASE("pruning keeps the exact top N of the exhaustive search") {
 
 TEST_CASE("the search agrees with a brute force over every strategy the estimate accepts") {
   // A superset of the space, filtered by the public estimate's feasibility: what remains is
-  // the search space (overlap flags on where they act, as the search sets them).
+  // the search space (overlap flags on where they act and the fused loss, as the search sets
+  // them).
   const Scenario scenario = job("llama2-7b", R"([{"type": "h100", "count": 16}])", 32, 4096,
                                 R"(, "strategy": {"recompute_method": "uniform"})");
   Estimator estimator(scenario.model, scenario.training, scenario.cluster);
   std::vector<double> times;
   Strategy s;
   s.recompute.resize(1);
+  s.cross_entropy_loss_fusion = true;
   for (const int64_t t : {1, 2, 4, 8})
     for (const int64_t cp : {1, 2, 4, 8, 16})
       for (const int64_t p : {1, 2, 4, 8, 16})
@@ -231,7 +234,13 @@ TEST_CASE("a job with no feasible strategy says why") {
     CHECK(r.diagnosis[0].find("GiB more than its 80.0 GiB") != std::string::npos);
   }
   SUBCASE("divisibility") {
-    const SearchResult r = run(job("llama2-7b", R"([{"type": "a800", "count": 7}])", 5, 4096), 3);
+    // 4 layers on 7 GPUs, batch 5: 7 divides neither the heads, 2 x the sequence, the layers
+    // (7 stages) nor the batch.
+    const SearchResult r =
+        run(test::scenario(R"({"model": )" + test::gpt_model(4, 1024, 16) +
+                           R"(, "training": {"global_batch_size": 5, "seq_length": 4096},
+                          "cluster": {"gpus": [{"type": "a800", "count": 7}]}})"),
+            3);
     CHECK(r.strategies.empty());
     REQUIRE(r.diagnosis.size() == 1);
     CHECK(r.diagnosis[0].find("no strategy divides evenly") == 0);
@@ -307,4 +316,54 @@ TEST_CASE("memory margins parse as GiB or a percentage; anything else names the 
       CHECK(error.path() == "--memory-margin");
     }
   }
+}
+
+TEST_CASE(
+    "layers that do not divide over the pipeline are split unevenly, estimated and searched") {
+  // DeepSeek-V3's 61 layers on 4 stages x 4 chunks (Megatron-Bridge's GB200 recipe): no even
+  // split, with or without the embedding and loss counted.
+  const std::string model = R"({"name": "61", "num_layers": 61, "hidden_size": 2048,
+      "ffn_hidden_size": 8192, "num_attention_heads": 16, "vocab_size": 129280,
+      "activation": "swiglu"})";
+  const auto scenario = [&](const std::string& strategy) {
+    return test::scenario(R"({"model": )" + model +
+                          R"(, "training": {"global_batch_size": 64, "seq_length": 4096},
+        "cluster": {"gpus": [{"type": "h100", "count": 16}]}, "strategy": )" +
+                          strategy + "}");
+  };
+  const Report balanced = estimate(scenario(R"({"pipeline_model_parallel_size": 4,
+      "virtual_pipeline_model_parallel_size": 4, "use_flash_attn": true})"));
+  REQUIRE(balanced.feasible);
+  int64_t layers = 0;
+  for (const StageReport& stage : balanced.stages) layers += stage.layers;
+  CHECK(layers == 61);
+  // The estimate's split is no slower than any split with the stages' layers within 2 of 61/4.
+  double best = 1e300;
+  for (int a = 13; a <= 17; ++a)
+    for (int b = 13; b <= 17; ++b)
+      for (int c = 13; c <= 17; ++c) {
+        const int d = 61 - a - b - c;
+        if (d < 13 || d > 17) continue;
+        const Report r = estimate(scenario(R"({"pipeline_model_parallel_size": 4,
+            "virtual_pipeline_model_parallel_size": 4, "use_flash_attn": true,
+            "pipeline_stage_layers": [)" + std::to_string(a) +
+                                           "," + std::to_string(b) + "," + std::to_string(c) + "," +
+                                           std::to_string(d) + "]}"));
+        if (r.feasible) best = std::min(best, r.iteration_time_s);
+      }
+  CHECK(balanced.iteration_time_s <= best * 1.002);
+
+  // The search finds uneven splits, and pruning keeps the exhaustive top 5.
+  const Scenario open = test::scenario(R"({"model": )" + model +
+                                       R"(, "training": {"global_batch_size": 64,
+      "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100", "count": 16}]},
+      "strategy": {"pipeline_model_parallel_size": 4}})");
+  const SearchResult result = run(open, 5);
+  REQUIRE_FALSE(result.strategies.empty());
+  for (const RankedStrategy& ranked : result.strategies) {
+    const std::vector<int64_t>& split = ranked.strategy.pipeline_stage_layers;
+    REQUIRE(split.size() == 4);
+    CHECK(std::accumulate(split.begin(), split.end(), int64_t{0}) == 61);
+  }
+  check_same_ranking(open, 5);
 }

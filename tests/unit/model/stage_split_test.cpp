@@ -1,5 +1,5 @@
 // The layer split of a mixed pipeline: against a brute force over every split.
-#include "search/stage_split.hpp"
+#include "model/stage_split.hpp"
 
 #include <doctest/doctest.h>
 
@@ -73,5 +73,35 @@ TEST_CASE("balanced_split minimises the slowest stage within memory limits") {
       for (size_t i = 0; i < stages; ++i) CHECK(split[i] <= limit[i]);
     }
     CHECK(slowest == doctest::Approx(best_slowest_s(layers, layer_s, fixed_s, limit)));
+  }
+}
+
+TEST_CASE("virtual chunks: layers spread evenly, the first and last chunks take the rest") {
+  using paraplan::detail::chunk_layers;
+  using paraplan::detail::edge_chunk_share;
+  CHECK(chunk_layers(16, 4, false, false) == std::vector<int64_t>{4, 4, 4, 4});
+  CHECK(chunk_layers(13, 4, false, false) == std::vector<int64_t>{4, 3, 3, 3});
+  CHECK(chunk_layers(14, 4, false, false) == std::vector<int64_t>{4, 3, 3, 4});
+  CHECK(chunk_layers(15, 4, false, false) == std::vector<int64_t>{4, 4, 3, 4});
+  // Megatron-LM's --account-for-embedding/loss-in-pipeline-split: Llama 3.1 405B (126 layers)
+  // on 8 x 8, the first stage's first chunk and the last stage's last chunk one layer short.
+  CHECK(chunk_layers(15, 8, true, false) == std::vector<int64_t>{1, 2, 2, 2, 2, 2, 2, 2});
+  CHECK(chunk_layers(15, 8, false, true) == std::vector<int64_t>{2, 2, 2, 2, 2, 2, 2, 1});
+  CHECK(edge_chunk_share(15, 8, true, false) == 1.0 / 8);
+  CHECK(edge_chunk_share(16, 8, false, false) == 1.0 / 8);
+  // 10 layers in 9 chunks: the fill waits for 2 layers, the drain for 1.
+  CHECK(edge_chunk_share(10, 9, false, false) == 3.0 / 20);
+  // Never below the even share, whatever the remainder.
+  for (int64_t v = 1; v <= 12; ++v) {
+    for (int64_t layers = 1; layers <= 40; ++layers) {
+      CAPTURE(v);
+      CAPTURE(layers);
+      CHECK(edge_chunk_share(layers, v, false, false) >= 1.0 / static_cast<double>(v) - 1e-15);
+      const std::vector<int64_t> chunks = chunk_layers(layers, v, false, false);
+      CHECK(std::accumulate(chunks.begin(), chunks.end(), int64_t{0}) == layers);
+      CHECK(*std::max_element(chunks.begin(), chunks.end()) -
+                *std::min_element(chunks.begin(), chunks.end()) <=
+            1);
+    }
   }
 }

@@ -1,0 +1,104 @@
+// Kernel timings: fp8 quantisation per recipe (Transformer Engine's quantizers) and fused
+// attention under context parallelism, against hand-computed values on a GPU with flat curves.
+#include <doctest/doctest.h>
+
+#include "model/layer_cost.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+// Llama-like layer (h 1024, 8 heads of 128, 2 query groups, SwiGLU 4096) on one GPU whose HBM
+// moves 1e12 B/s at every size, with no kernel overhead.
+Scenario flat_job(const std::string& precision, int seq = 2048) {
+  return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
+      "vocab_size": 32000, "activation": "swiglu"},
+      "training": {"global_batch_size": 8, "seq_length": )" +
+                        std::to_string(seq) + R"(, "precision": ")" + precision +
+                        R"("}, "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat",
+      "hbm_gb_per_s": 1000, "kernel_overhead_us": 0,
+      "efficiency": {"memory": [[1, 1.0]], "attention_forward": [[1, 0.25], [1000, 0.5]]}},
+      "count": 8}]}})");
+}
+
+detail::LayerCost layer(const Scenario& s, const Strategy& strategy) {
+  return detail::compute_model_costs(s.model, s.training, s.cluster.pools.front().gpu, 8, strategy)
+      .dense;
+}
+
+}  // namespace
+
+TEST_CASE("fp8 quantisation: each GEMM input once per pass, bytes by Transformer Engine recipe") {
+  const Scenario s = flat_job("fp8");
+  Strategy strategy;
+  const auto with = [&](Fp8Recipe recipe) {
+    strategy.fp8_recipe = recipe;
+    return layer(s, strategy);
+  };
+  const detail::LayerCost delayed = with(Fp8Recipe::delayed);
+  const detail::LayerCost tensorwise = with(Fp8Recipe::tensorwise);
+  const detail::LayerCost mxfp8 = with(Fp8Recipe::mxfp8);
+  const detail::LayerCost blockwise = with(Fp8Recipe::blockwise);
+  // Forward: the inputs of QKV (h), the output projection (heads x d), FC1 (h) and FC2 (ffn),
+  // 2048 tokens each. Backward: the output gradients of QKV ((8 + 2 x 2) x 128), the output
+  // projection (h), FC1 (2 x ffn) and FC2 (h).
+  const double tokens = 2048;
+  const double forward = tokens * (1024 + 1024 + 1024 + 4096);
+  const double backward = tokens * (12 * 128 + 1024 + 2 * 4096 + 1024);
+  const double bandwidth = 1e12;
+  // Current scaling reads each input once more for its amax (quantizer.cpp,
+  // Float8CurrentScalingQuantizer::quantize_impl: nvte_compute_amax, then nvte_quantize_v2).
+  CHECK(tensorwise.forward.compute_s - delayed.forward.compute_s ==
+        doctest::Approx(2 * forward / bandwidth).epsilon(1e-9));
+  CHECK(tensorwise.backward.compute_s - delayed.backward.compute_s ==
+        doctest::Approx(2 * backward / bandwidth).epsilon(1e-9));
+  // MXFP8 writes a scale byte per 32 elements in each of its two directions; blockwise an fp32
+  // scale per 128.
+  CHECK(mxfp8.forward.compute_s - delayed.forward.compute_s ==
+        doctest::Approx(2.0 / 32 * forward / bandwidth).epsilon(1e-9));
+  CHECK(blockwise.backward.compute_s - delayed.backward.compute_s ==
+        doctest::Approx(8.0 / 128 * backward / bandwidth).epsilon(1e-9));
+}
+
+TEST_CASE("context parallel attention: one kernel per ring step, at that step's efficiency") {
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  const Scenario s = flat_job("bf16", 8192);
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  for (const int64_t cp : {1, 2, 4, 8}) {
+    CAPTURE(cp);
+    strategy.context_parallel_size = cp;
+    const detail::LayerCost l = layer(s, strategy);
+    // Causal half of 4 b heads (s / cp) s d.
+    const double executed = 0.5 * 4.0 * 8 * (8192.0 / cp) * 8192 * 128;
+    const double expected =
+        executed / (gpu.tensor_flops(Precision::bf16) *
+                    gpu.attention_forward_efficiency.at(executed / static_cast<double>(cp)));
+    CHECK(l.attention_forward.compute_s == doctest::Approx(expected).epsilon(1e-12));
+  }
+  // The same work split into more, smaller launches runs at a lower efficiency: per FLOP,
+  // cp = 8 is slower than cp = 1.
+  strategy.context_parallel_size = 1;
+  const double whole = layer(s, strategy).attention_forward.compute_s;
+  strategy.context_parallel_size = 8;
+  CHECK(layer(s, strategy).attention_forward.compute_s * 8 > whole * 1.2);
+}
+
+TEST_CASE("the fused cross-entropy moves 22 + 6 bytes per logit instead of 38 + 14") {
+  const Scenario s = flat_job("bf16");
+  Strategy strategy;
+  const auto head = [&](bool fused) {
+    strategy.cross_entropy_loss_fusion = fused;
+    return detail::compute_model_costs(s.model, s.training, s.cluster.pools.front().gpu, 8,
+                                       strategy)
+        .head;
+  };
+  const detail::EdgeCost plain = head(false), fused = head(true);
+  const double logits = 2048.0 * 32000;
+  CHECK(plain.forward.compute_s - fused.forward.compute_s ==
+        doctest::Approx((38 - 22) * logits / 1e12).epsilon(1e-9));
+  CHECK(plain.backward.compute_s - fused.backward.compute_s ==
+        doctest::Approx((14 - 6) * logits / 1e12).epsilon(1e-9));
+}

@@ -1,0 +1,132 @@
+// The validated-regime tables (model/validated_regime.cpp) against the published runs they come
+// from, and the report's notes outside them.
+#include "model/validated_regime.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "support.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+struct Best {
+  double mfu = 0;
+  std::string run;
+};
+
+// The tables as the data gives them: per (GPU, precision class) the highest measured MFU.
+struct Derived {
+  std::map<std::pair<std::string, std::string>, Best> gpus;
+  std::set<std::string> families;
+  int64_t longest = 0;
+};
+
+Derived derive_from_data() {
+  std::ifstream file(std::string(PARAPLAN_VALIDATION_DIR) + "/published-runs.json");
+  REQUIRE(file.good());
+  Derived derived;
+  for (const nlohmann::json& entry : nlohmann::json::parse(file)) {
+    nlohmann::json document;
+    for (const char* key : {"model", "training", "cluster", "strategy"}) document[key] = entry[key];
+    const Scenario s = parse_scenario(document);
+    REQUIRE(s.cluster.pools.size() == 1);
+    const GpuSpec& gpu = s.cluster.pools.front().gpu;
+    const double mfu = entry["measured"]["tokens_per_s_per_gpu"].get<double>() *
+                       model_flops_per_token(s.model, s.training.seq_length) /
+                       gpu.tensor_flops(s.training.precision);
+    Best& best = derived.gpus[{gpu.id, std::string(detail::precision_class(s.training.precision))}];
+    if (mfu > best.mfu) best = {mfu, entry["id"].get<std::string>()};
+    derived.families.insert(detail::model_family(s.model));
+    derived.longest = std::max(derived.longest, s.training.seq_length);
+  }
+  return derived;
+}
+
+}  // namespace
+
+TEST_CASE("the validated regimes are the published runs' GPUs, precisions, families, lengths") {
+  const Derived derived = derive_from_data();
+  // What the tables should say, printed in their own format when they drift.
+  std::string expected;
+  for (const auto& [key, best] : derived.gpus) {
+    char line[160];
+    std::snprintf(line, sizeof line, "    {\"%s\", \"%s\", %.3f, \"%s\"},\n", key.first.c_str(),
+                  key.second.c_str(), best.mfu, best.run.c_str());
+    expected += line;
+  }
+  for (const std::string& family : derived.families) expected += "    \"" + family + "\",\n";
+  expected += "    longest " + std::to_string(derived.longest) + "\n";
+  CAPTURE(expected);
+
+  REQUIRE(detail::validated_gpus().size() == derived.gpus.size());
+  for (const detail::ValidatedGpu& v : detail::validated_gpus()) {
+    CAPTURE(v.gpu);
+    CAPTURE(v.precision);
+    const auto it = derived.gpus.find({std::string(v.gpu), std::string(v.precision)});
+    REQUIRE(it != derived.gpus.end());
+    CHECK(v.best_mfu == doctest::Approx(it->second.mfu).epsilon(0.002));
+    CHECK(v.run == it->second.run);
+  }
+  const std::set<std::string> families(detail::validated_model_families().begin(),
+                                       detail::validated_model_families().end());
+  CHECK(families == derived.families);
+  CHECK(detail::longest_validated_seq_length() == derived.longest);
+}
+
+TEST_CASE("a report outside the validated regimes says how") {
+  const auto report = [](const std::string& model, const std::string& gpu, int seq,
+                         const std::string& precision, const std::string& strategy) {
+    return estimate(test::scenario(R"({"model": ")" + model +
+                                   R"(", "training": {"global_batch_size": 64, "seq_length": )" +
+                                   std::to_string(seq) + R"(, "precision": ")" + precision +
+                                   R"("}, "cluster": {"gpus": [{"type": ")" + gpu +
+                                   R"(", "count": 8}]}, "strategy": )" + strategy + "}"));
+  };
+  const std::string tp8 = R"({"tensor_model_parallel_size": 8, "sequence_parallel": true,
+      "use_flash_attn": true, "recompute_granularity": "selective"})";
+  // Llama 3.1 8B in bf16 on H100: GPU, precision, family and length all validated.
+  const Report inside = report("llama3.1-8b", "h100", 8192, "bf16", tp8);
+  REQUIRE(inside.feasible);
+  CHECK(inside.mfu < 0.625);
+  CHECK(inside.validation.validated);
+  CHECK(inside.validation.notes.empty());
+
+  const Report mi300x = report("llama3.1-8b", "mi300x", 8192, "bf16", tp8);
+  CHECK_FALSE(mi300x.validation.validated);
+  REQUIRE(mi300x.validation.notes.size() == 1);
+  CHECK(mi300x.validation.notes[0] ==
+        "GPU type mi300x was never validated against a published run");
+
+  const Report b200 = report("llama3.1-8b", "b200", 8192, "bf16", tp8);
+  REQUIRE(b200.validation.notes.size() == 1);
+  CHECK(b200.validation.notes[0] ==
+        "16-bit training on b200 was never validated against a published run");
+
+  const Report long_context = report("llama3.1-8b", "h100", 32768, "bf16", tp8);
+  REQUIRE(long_context.validation.notes.size() == 1);
+  CHECK(long_context.validation.notes[0] ==
+        "sequence length 32768 is longer than any validated run (8192)");
+
+  const Report mla = report("deepseek-v3", "h100", 4096, "bf16", R"({})");
+  CHECK_FALSE(mla.feasible);  // 671B on 8 GPUs: the notes do not depend on it
+  REQUIRE(mla.validation.notes.size() == 1);
+  CHECK(mla.validation.notes[0] ==
+        "model family \"MoE, multi-latent attention, gated MLP\" was never validated against a "
+        "published run");
+}
+
+TEST_CASE("an MFU above the best published for its GPU is outside the validated regime") {
+  const Scenario s = test::scenario(R"({"model": "llama3.1-8b", "training": {
+      "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100",
+      "count": 8}]}})");
+  CHECK(detail::regime_notes(s.model, s.training, s.cluster, 0.60).empty());
+  const std::vector<std::string> notes = detail::regime_notes(s.model, s.training, s.cluster, 0.70);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "MFU 70.0% is above the best published for h100 in 16-bit (62.5%, run R091)");
+}
