@@ -104,8 +104,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   if (s.zero_stage == 3 && dp_cp > 1) {
     const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
-    const Group dp_group =
-        place_group(dp_cp, s.tensor_model_parallel_size, in.cluster->gpus_per_node);
+    const Group dp_group = place_group(dp_cp, s.tensor_model_parallel_size, gpu.nvlink_domain_gpus);
     const double param_bytes = in.training->precision == Precision::fp32 ? 4 : 2;
     const auto layer_comm = [&](const LayerCost& l) {
       const double weights = l.parameters + l.expert_parameters;
@@ -123,16 +122,16 @@ namespace {
 
 // Point-to-point activations forward and gradients backward at every stage boundary (and
 // every virtual chunk's). Ranks run tensor, context, data, then pipeline: boundaries stay in
-// a node only when the whole pipeline of one data-parallel replica does, and never between
-// GPU types.
+// an NVLink domain only when the whole pipeline of one data-parallel replica does, and never
+// between GPU types.
 double pipeline_comm_s(const PipelineInput& in, const StageGroup& group, const StageWork& work,
                        std::span<const StageGroup> groups, size_t index) {
   const Strategy& s = *in.strategy;
   if (in.stages < 2) return 0;
-  const int64_t stride = s.gpus_per_stage(in.data_parallel);
-  const bool node_local = stride * in.stages <= in.cluster->gpus_per_node;
-  const auto inter = [&](int other_pool) { return !node_local || other_pool != group.pool; };
   const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  const int64_t stride = s.gpus_per_stage(in.data_parallel);
+  const bool node_local = stride * in.stages <= gpu.nvlink_domain_gpus;
+  const auto inter = [&](int other_pool) { return !node_local || other_pool != group.pool; };
   const bool sequence_parallel = s.sequence_parallel && s.tensor_model_parallel_size > 1;
   const double bytes = activation_element_bytes(in.training->precision) *
                        static_cast<double>(in.model->hidden_size) * s.micro_batch_size *
@@ -263,9 +262,6 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const int64_t ep = s.expert_model_parallel_size;
   const int64_t t = s.tensor_model_parallel_size;
-  const int64_t node = in.cluster->gpus_per_node;
-  const Group dp_group = place_group(dp_cp, t, node);
-  const Group edp_group = place_group(dp_cp / ep, t * ep, node);
   const double param_bytes = in.training->precision == Precision::fp32 ? 4 : 2;
   const double bucket = std::max(kBucketParameters, kBucketParametersPerRank * dp_cp);
   const double step_bytes =
@@ -277,6 +273,8 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     GroupResult& r = results[g];
     const StageWork& w = r.work;
     const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu;
+    const Group dp_group = place_group(dp_cp, t, gpu.nvlink_domain_gpus);
+    const Group edp_group = place_group(dp_cp / ep, t * ep, gpu.nvlink_domain_gpus);
     const double dense = w.parameters;
     const double experts = w.expert_parameters;
     double grad_s = 0, param_s = 0;
