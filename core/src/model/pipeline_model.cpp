@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/collectives.hpp"
+#include "model/data_parallel.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -20,9 +21,6 @@ constexpr double kOptimizerBytesFp32 = 8;
 // unscaling and the inf check (read and write 4 each).
 constexpr double kOptimizerStepBytes = 4 + 28 + 6;
 constexpr double kFp16UnscaleBytes = 8;
-// Megatron-LM DDP buckets: max(40M, 1M x data-parallel size) parameters.
-constexpr double kBucketParameters = 40e6;
-constexpr double kBucketParametersPerRank = 1e6;
 // Memory beyond tensors: the CUDA context (about 0.5 GiB with PyTorch on Hopper), cuBLAS
 // workspaces and NCCL buffers. Allocator fragmentation is not added: activations of equal
 // shapes are reused from micro-batch to micro-batch by PyTorch's caching allocator.
@@ -99,21 +97,26 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     }
   }
 
-  // ZeRO-3: each layer's parameters are gathered before its forward and backward and its
-  // gradients scattered after, prefetched under the neighbouring layer's compute.
+  // Megatron-FSDP: ZeRO-2 reduce-scatters each unit's gradients with every micro-batch, ZeRO-3
+  // also gathers its parameters before the forward and the backward, prefetched under the
+  // neighbouring unit's compute (model-review P1, P8).
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
-  if (s.zero_stage == 3 && dp_cp > 1) {
+  if (s.zero_stage >= 2 && dp_cp > 1) {
     const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
-    const Group dp_group = place_group(dp_cp, s.tensor_model_parallel_size, gpu.nvlink_domain_gpus);
-    const double param_bytes = in.training->precision == Precision::fp32 ? 4 : 2;
-    const auto layer_comm = [&](const LayerCost& l) {
-      const double weights = l.parameters + l.expert_parameters;
-      const double gather = all_gather_s(gpu, dp_group, param_bytes * weights);
-      const double scatter = reduce_scatter_s(gpu, dp_group, kGradientBytes * weights);
-      return exposed_s(gpu, gather, l.forward.total_s()) +
-             exposed_s(gpu, gather + scatter, l.backward.total_s());
+    const Precision precision = in.training->precision;
+    const auto unit = [&](double parameters, const PassTime& forward, const PassTime& backward) {
+      return fsdp_unit_comm_s(gpu, s, precision, dp_cp, parameters, forward.total_s(),
+                              backward.total_s());
     };
-    work.zero3_comm_s = sum(layer_comm);
+    work.zero3_comm_s = sum([&](const LayerCost& l) {
+      return unit(l.parameters + l.expert_parameters, l.forward, l.backward);
+    });
+    if (is_first(group)) {
+      work.zero3_comm_s += unit(c.embedding.parameters, c.embedding.forward, c.embedding.backward);
+    }
+    if (is_last(group, in.stages)) {
+      work.zero3_comm_s += unit(c.head.parameters, c.head.forward, c.head.backward);
+    }
   }
   return work;
 }
@@ -257,13 +260,12 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   const double fill_drain_s = (stage_sum_s - pace_s) / v;
   const double pipeline_s = m * pace_s + fill_drain_s;
 
-  // Data parallel: gradients reduced over data x context ranks (experts over expert-data
-  // ranks), the optimizer step, then (ZeRO >= 1) parameters gathered.
+  // Data parallel (core/src/model/data_parallel.cpp): gradients reduced over data x context
+  // ranks (experts over expert-data ranks), the optimizer step, then (ZeRO >= 1) parameters
+  // gathered.
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const int64_t ep = s.expert_model_parallel_size;
   const int64_t t = s.tensor_model_parallel_size;
-  const double param_bytes = in.training->precision == Precision::fp32 ? 4 : 2;
-  const double bucket = std::max(kBucketParameters, kBucketParametersPerRank * dp_cp);
   const double step_bytes =
       kOptimizerStepBytes + (in.training->precision == Precision::fp16 ? kFp16UnscaleBytes : 0);
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
@@ -273,36 +275,24 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     GroupResult& r = results[g];
     const StageWork& w = r.work;
     const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu;
-    const Group dp_group = place_group(dp_cp, t, gpu.nvlink_domain_gpus);
-    const Group edp_group = place_group(dp_cp / ep, t * ep, gpu.nvlink_domain_gpus);
     const double dense = w.parameters;
     const double experts = w.expert_parameters;
-    double grad_s = 0, param_s = 0;
-    if (zero == 0) {
-      grad_s = all_reduce_s(gpu, dp_group, kGradientBytes * dense) +
-               all_reduce_s(gpu, edp_group, kGradientBytes * experts);
-    } else if (zero <= 2) {
-      grad_s = reduce_scatter_s(gpu, dp_group, kGradientBytes * dense) +
-               reduce_scatter_s(gpu, edp_group, kGradientBytes * experts);
-      param_s = all_gather_s(gpu, dp_group, param_bytes * dense) +
-                all_gather_s(gpu, edp_group, param_bytes * experts);
-    }
-    const double last_bucket = std::min(1.0, bucket / std::max(1.0, dense + experts));
-    // With overlap, buckets go out during the last micro-batch's backward; the last bucket
-    // is always exposed. Earlier stages finish their last backward sooner, by the passes of
-    // the stages before them (pipeline drain).
-    double grad = grad_s;
-    if (s.overlap_grad_reduce) {
-      const double window = w.backward.total_s() + w.recompute.total_s();
-      grad = std::max(last_bucket * grad_s, exposed_s(gpu, grad_s, window));
-    }
-    r.grad_exposed_s = std::max(0.0, grad - backward_before / v);
-    r.param_exposed_s = param_s;
-    if (s.overlap_param_gather) {
-      // Gathered during the next iteration's first forward, started when this stage starts.
-      const double window = w.forward.total_s() + forward_before / v;
-      r.param_exposed_s = std::max(last_bucket * param_s, exposed_s(gpu, param_s, window));
-    }
+    StageSync sync;
+    sync.gpu = &gpu;
+    sync.strategy = &s;
+    sync.precision = in.training->precision;
+    sync.data_parallel = dp_cp;
+    sync.stages = in.stages;
+    sync.first_stage = is_first(groups[g]);
+    sync.parameters = dense;
+    sync.expert_parameters = experts;
+    sync.forward_s = w.forward.total_s();
+    sync.backward_s = w.backward.total_s() + w.recompute.total_s();
+    sync.forward_before_s = forward_before;
+    sync.backward_before_s = backward_before;
+    const SyncTime time = iteration_sync(sync);
+    r.grad_exposed_s = time.grad_exposed_s;
+    r.param_exposed_s = time.param_exposed_s;
     const double count = static_cast<double>(groups[g].count);
     forward_before += count * w.forward.total_s();
     backward_before += count * (w.backward.total_s() + w.recompute.total_s());

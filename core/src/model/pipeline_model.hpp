@@ -50,7 +50,7 @@ struct StageWork {
   PassTime backward;  // without recompute
   PassTime recompute;
   double pp_comm_s = 0;
-  double zero3_comm_s = 0;  // per micro-batch parameter gathers and gradient scatters
+  double zero3_comm_s = 0;  // Megatron-FSDP (ZeRO-2/3): exposed per micro-batch gathers, scatters
   double parameters = 0;
   double expert_parameters = 0;
   double stored_activation_bytes = 0;  // per micro-batch in flight
