@@ -62,6 +62,7 @@ struct GpuSpec {
   double hbm_bytes = 0;
   double hbm_bytes_per_s = 0;
   int64_t nvlink_domain_gpus = 0;  // GPUs joined by the intra-node network
+  int64_t gpus_per_host = 0;       // GPUs one host launches (the default gpus_per_node)
   NetworkTier intra_node;
   NetworkTier inter_node;
   EfficiencyCurve gemm_efficiency;                // by FLOPs of one GEMM

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
@@ -92,6 +93,7 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
   gpu.hbm_bytes_per_s = object.number("hbm_gb_per_s", 1e-3, 1e7) * kGiga;
   gpu.kernel_overhead_s = object.number("kernel_overhead_us", 0, 1e4) * kMicro;
   gpu.overlap_slowdown = object.number("overlap_slowdown", 0, 1);
+  const std::optional<int64_t> gpus_per_host = object.optional_integer("gpus_per_host", 1, 1 << 20);
 
   ObjectReader efficiency(object.required("efficiency"), object.path_of("efficiency"));
   gpu.gemm_efficiency = parse_curve(efficiency.required("gemm"), efficiency.path_of("gemm"), kGiga);
@@ -113,6 +115,8 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
   gpu.intra_node =
       parse_tier(intra, efficiency.required("intra_node"), efficiency.path_of("intra_node"));
   gpu.nvlink_domain_gpus = intra.integer("gpus", 1, 1 << 20);
+  // Optional for inline GPUs: by default one host holds the whole NVLink domain (HGX boards).
+  gpu.gpus_per_host = gpus_per_host.value_or(gpu.nvlink_domain_gpus);
   intra.reject_unknown_keys();
   ObjectReader inter(object.required("inter_node"), object.path_of("inter_node"));
   gpu.inter_node =

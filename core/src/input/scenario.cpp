@@ -48,9 +48,11 @@ Cluster parse_cluster(ObjectReader& object) {
     total += pool.count;
     cluster.pools.push_back(std::move(pool));
   }
-  int64_t default_node = cluster.pools.front().gpu.nvlink_domain_gpus;
+  // GPUs per host (what launches; docs/contract.md section 2): by default the smallest host of
+  // the cluster's GPU types. Where collectives run is decided by each type's NVLink domain.
+  int64_t default_node = cluster.pools.front().gpu.gpus_per_host;
   for (const GpuPool& pool : cluster.pools) {
-    default_node = std::min(default_node, pool.gpu.nvlink_domain_gpus);
+    default_node = std::min(default_node, pool.gpu.gpus_per_host);
   }
   cluster.gpus_per_node =
       object.optional_integer("gpus_per_node", 1, limits::kMaxGpusPerNode).value_or(default_node);

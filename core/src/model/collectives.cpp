@@ -6,63 +6,123 @@
 namespace paraplan::detail {
 namespace {
 
+// NCCL's cost model (NVIDIA/nccl src/graph/tuning.cc, ncclTopoTuneModel and its default tuner
+// constants), Simple protocol, the one NCCL uses for the large buffers of training:
+// baseLatencies Ring/Tree Simple 8.4 us per collective; the per-step hardware latencies are the
+// presets' intra_node.latency_us (hwLatencies NVLINK Ring Simple 3.4 us) and
+// inter_node.latency_us (NET Ring Simple 14 us).
+constexpr double kNcclBaseLatencyS = 8.4e-6;
+// getNetOverhead: 1 us per network step on x86 hosts, x3 with the Simple protocol; an inter-node
+// ring's intra-node steps cost at least this.
+constexpr double kNcclNetOverheadS = 3.0e-6;
+// Tree all-reduce bus bandwidth: busBw * .92 ("if (a == NCCL_ALGO_TREE && coll ==
+// ncclFuncAllReduce) busBw = std::min(busBw*.92, ...)"), algorithm bandwidth busBw * .5.
+constexpr double kNcclTreeBandwidthFactor = 0.92;
+
+// The presets' intra_node and inter_node curves are nccl-tests bus bandwidth by buffer size,
+// measured on one 8-GPU node and on 2 nodes of 8 (presets/README.md). A ring moves its buffer in
+// steps of buffer / ranks, so a group's efficiency is the curve read at the buffer that gives
+// the same per-step chunk on the reference ring: chunk x 8 (NVLink) or chunk x 16 (NICs); the
+// latency those reference rings already include is not charged twice.
+constexpr int64_t kIntraCurveRanks = 8;
+constexpr int64_t kInterCurveRanks = 16;
+constexpr int64_t kInterCurveNodes = 2;
+
 double tier_bandwidth(const NetworkTier& tier, double bytes) {
   return tier.bandwidth_bytes_per_s * tier.efficiency.at(bytes);
 }
 
-// Bus bandwidth of a ring over the group: NVLink inside a node; across nodes, every member in a
-// node drives its own NIC, so a node sends at members_per_node NICs' rate (NCCL rings/rails).
-double ring_bandwidth(const GpuSpec& gpu, const Group& group, double bytes) {
-  const double intra = tier_bandwidth(gpu.intra_node, bytes);
+// Bus bandwidth of a ring whose steps move `chunk` bytes: NVLink inside a domain; across
+// domains every member drives its own NIC, so a domain sends at members_per_node NICs' rate
+// (NCCL's rings over the rails), and no faster than NVLink feeds them.
+double bus_bandwidth(const GpuSpec& gpu, const Group& group, double chunk) {
+  const double intra = tier_bandwidth(gpu.intra_node, chunk * kIntraCurveRanks);
   if (!group.spans_nodes) return intra;
   const double inter = static_cast<double>(group.members_per_node) *
-                       tier_bandwidth(gpu.inter_node, bytes / group.members_per_node);
+                       tier_bandwidth(gpu.inter_node, chunk * kInterCurveRanks);
   return std::min(intra, inter);
 }
 
-// Start-up cost: a tree/ring of log2(n) latency steps on the slowest tier crossed.
-double collective_latency_s(const GpuSpec& gpu, const Group& group) {
-  const double steps = std::ceil(std::log2(static_cast<double>(group.size)));
-  return steps * (group.spans_nodes ? gpu.inter_node.latency_s : gpu.intra_node.latency_s);
+// The latency of the reference ring the group's efficiency curve was measured on.
+double reference_latency_s(const GpuSpec& gpu, Collective collective, const Group& group) {
+  return group.spans_nodes
+             ? nccl_ring_latency_s(gpu, collective, kInterCurveRanks, kInterCurveNodes)
+             : nccl_ring_latency_s(gpu, collective, kIntraCurveRanks, 1);
 }
 
-double ring_s(const GpuSpec& gpu, const Group& group, double bytes, double passes) {
+// A ring collective: each GPU sends (n-1)/n of the buffer per pass (Thakur et al. 2005; NCCL
+// "bus bandwidth"), plus the latency of the steps the reference ring did not have.
+double ring_s(const GpuSpec& gpu, const Group& group, double bytes, Collective collective) {
   if (group.size <= 1 || bytes <= 0) return 0;
   const double n = static_cast<double>(group.size);
-  // Each GPU sends (n-1)/n of the buffer per pass (Thakur et al. 2005; NCCL "bus bandwidth").
-  return collective_latency_s(gpu, group) +
-         passes * (n - 1) / n * bytes / ring_bandwidth(gpu, group, bytes);
+  const double passes = collective == Collective::all_reduce ? 2 : 1;
+  const double latency = nccl_ring_latency_s(gpu, collective, group.size, group.nodes());
+  return passes * (n - 1) / n * bytes / bus_bandwidth(gpu, group, bytes / n) +
+         std::max(0.0, latency - reference_latency_s(gpu, collective, group));
 }
 
 }  // namespace
 
-Group place_group(int64_t size, int64_t stride, int64_t gpus_per_node) {
+double nccl_ring_latency_s(const GpuSpec& gpu, Collective collective, int64_t ranks,
+                           int64_t nodes) {
+  if (ranks <= 1) return 0;
+  // "Inter-node rings still have to traverse all GPUs": nsteps = 2(n-1) for all-reduce, n-1 for
+  // all-gather and reduce-scatter, of which 2(nodes-1) or nodes-1 cross the network.
+  const int64_t passes = collective == Collective::all_reduce ? 2 : 1;
+  const double steps = static_cast<double>(passes * (ranks - 1));
+  const double inter_steps = nodes > 1 ? static_cast<double>(passes * (nodes - 1)) : 0.0;
+  const double intra_step_s =
+      nodes > 1 ? std::max(gpu.intra_node.latency_s, kNcclNetOverheadS) : gpu.intra_node.latency_s;
+  return kNcclBaseLatencyS + (steps - inter_steps) * intra_step_s +
+         inter_steps * gpu.inter_node.latency_s;
+}
+
+double nccl_tree_latency_s(const GpuSpec& gpu, int64_t ranks, int64_t nodes) {
+  if (ranks <= 1) return 0;
+  // 2 * ((nRanks/nNodes - 1) * intraLat + log2i(nNodes) * interLat): up and down a chain inside
+  // each node and a (double binary) tree across nodes.
+  const double per_node = static_cast<double>(ranks / std::max<int64_t>(nodes, 1));
+  const double levels = std::floor(std::log2(static_cast<double>(std::max<int64_t>(nodes, 1))));
+  return kNcclBaseLatencyS +
+         2 * ((per_node - 1) * gpu.intra_node.latency_s + levels * gpu.inter_node.latency_s);
+}
+
+Group place_group(int64_t size, int64_t stride, int64_t domain_gpus) {
   Group group;
   group.size = size;
   if (size <= 1) return group;
-  // Members fit in one node when the group's rank span does; otherwise node_size/stride of
-  // them share each node (at least one).
-  if (stride * size <= gpus_per_node) {
+  // Members fit in one NVLink domain when the group's rank span does; otherwise
+  // domain/stride of them share each domain (at least one).
+  if (stride * size <= domain_gpus) {
     group.members_per_node = size;
     group.spans_nodes = false;
   } else {
     group.members_per_node =
-        std::clamp<int64_t>(gpus_per_node / std::max<int64_t>(stride, 1), 1, size);
+        std::clamp<int64_t>(domain_gpus / std::max<int64_t>(stride, 1), 1, size);
     group.spans_nodes = true;
   }
   return group;
 }
 
 double all_gather_s(const GpuSpec& gpu, const Group& group, double bytes) {
-  return ring_s(gpu, group, bytes, 1);
+  return ring_s(gpu, group, bytes, Collective::all_gather);
 }
 
 double reduce_scatter_s(const GpuSpec& gpu, const Group& group, double bytes) {
-  return ring_s(gpu, group, bytes, 1);
+  return ring_s(gpu, group, bytes, Collective::reduce_scatter);
 }
 
 double all_reduce_s(const GpuSpec& gpu, const Group& group, double bytes) {
-  return ring_s(gpu, group, bytes, 2);  // reduce-scatter then all-gather
+  const double ring = ring_s(gpu, group, bytes, Collective::all_reduce);
+  // NCCL enables the tree across nodes and picks the algorithm its model predicts faster: the
+  // tree's latency grows with log2(nodes), its bandwidth is .92 x .5 of the bus bandwidth.
+  if (!group.spans_nodes || bytes <= 0) return ring;
+  const double n = static_cast<double>(group.size);
+  const double tree_latency = nccl_tree_latency_s(gpu, group.size, group.nodes());
+  const double tree =
+      bytes / (0.5 * kNcclTreeBandwidthFactor * bus_bandwidth(gpu, group, bytes / n)) +
+      std::max(0.0, tree_latency - reference_latency_s(gpu, Collective::all_reduce, group));
+  return std::min(ring, tree);
 }
 
 double all_to_all_s(const GpuSpec& gpu, const Group& group, double bytes_per_gpu) {
@@ -70,11 +130,15 @@ double all_to_all_s(const GpuSpec& gpu, const Group& group, double bytes_per_gpu
   const double n = static_cast<double>(group.size);
   const double k = static_cast<double>(group.members_per_node);
   const double chunk = bytes_per_gpu / n;
-  // Chunks to peers in the node go over NVLink, the rest over this GPU's NIC, concurrently.
+  // Chunks to peers in the domain go over NVLink, the rest over this GPU's NIC, concurrently;
+  // NCCL issues the sends to all peers at once over its channels, so the start-up is a
+  // log2(n)-deep fan-out of the slowest tier's steps rather than n-1 sequential ones.
   const double intra_s = (k - 1) * chunk / tier_bandwidth(gpu.intra_node, chunk);
   const double inter_s =
       group.spans_nodes ? (n - k) * chunk / tier_bandwidth(gpu.inter_node, chunk) : 0.0;
-  return collective_latency_s(gpu, group) + std::max(intra_s, inter_s);
+  const double steps = std::ceil(std::log2(n));
+  const double step_s = group.spans_nodes ? gpu.inter_node.latency_s : gpu.intra_node.latency_s;
+  return steps * step_s + std::max(intra_s, inter_s);
 }
 
 double p2p_s(const GpuSpec& gpu, bool inter_node, double bytes) {

@@ -30,16 +30,16 @@ class CostCache {
     auto it = costs_.find(key);
     if (it == costs_.end()) {
       it = costs_
-               .emplace(std::move(key),
-                        compute_model_costs(model_, training_,
-                                            cluster_.pools[static_cast<size_t>(pool)].gpu,
-                                            cluster_.gpus_per_node, strategy))
+               .emplace(std::move(key), compute_model_costs(model_, training_, gpu(pool),
+                                                            gpu(pool).nvlink_domain_gpus, strategy))
                .first;
     }
     return it->second;
   }
 
  private:
+  const GpuSpec& gpu(int pool) const { return cluster_.pools[static_cast<size_t>(pool)].gpu; }
+
   const ModelSpec& model_;
   const Training& training_;
   const Cluster& cluster_;

@@ -54,8 +54,10 @@ struct ModelCosts {
   EdgeCost head;
 };
 
+// `nvlink_domain_gpus`: GPUs one NVLink domain joins, where groups are placed (not the GPUs per
+// host, which only says what launches: docs/contract.md section 2).
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
-                               int64_t gpus_per_node, const Strategy& strategy);
+                               int64_t nvlink_domain_gpus, const Strategy& strategy);
 
 // Communication hidden under a kernel of `window_s`: what sticks out, plus the compute the
 // overlap steals from that kernel.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/collectives.hpp"
+#include "model/data_parallel.hpp"
 #include "model/memory_reserve.hpp"
 #include "model/parameter_bytes.hpp"
 #include "model/rules.hpp"
@@ -12,9 +13,6 @@
 namespace paraplan::detail {
 namespace {
 
-// Megatron-LM DDP buckets: max(40M, 1M x data-parallel size) parameters.
-constexpr double kBucketParameters = 40e6;
-constexpr double kBucketParametersPerRank = 1e6;
 
 bool is_first(const StageGroup& g) { return g.first == 0; }
 bool is_last(const StageGroup& g, int64_t stages) { return g.first + g.count == stages; }
@@ -93,22 +91,29 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     }
   }
 
-  // ZeRO-3: each layer's parameters are gathered before its forward and backward and its
-  // gradients scattered after, prefetched under the neighbouring layer's compute.
+  // Megatron-FSDP: ZeRO-2 reduce-scatters each unit's gradients with every micro-batch, ZeRO-3
+  // also gathers its parameters before the forward and the backward, prefetched under the
+  // neighbouring unit's compute (model-review P1, P8).
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
-  if (s.zero_stage == 3 && dp_cp > 1) {
+  if (s.zero_stage >= 2 && dp_cp > 1) {
     const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
-    const Group dp_group =
-        place_group(dp_cp, s.tensor_model_parallel_size, in.cluster->gpus_per_node);
     const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
-    const auto layer_comm = [&](const LayerCost& l) {
-      const double weights = l.parameters + l.expert_parameters;
-      const double gather = all_gather_s(gpu, dp_group, bytes.layer_gather * weights);
-      const double scatter = reduce_scatter_s(gpu, dp_group, bytes.fsdp_gradient * weights);
-      return exposed_s(gpu, gather, l.forward.total_s()) +
-             exposed_s(gpu, gather + scatter, l.backward.total_s());
+    const auto unit = [&](double parameters, double gather_bytes, const PassTime& forward,
+                          const PassTime& backward) {
+      return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters,
+                              forward.total_s(), backward.total_s());
     };
-    work.zero3_comm_s = sum(layer_comm);
+    work.zero3_comm_s = sum([&](const LayerCost& l) {
+      return unit(l.parameters + l.expert_parameters, bytes.layer_gather, l.forward, l.backward);
+    });
+    if (is_first(group)) {
+      work.zero3_comm_s +=
+          unit(c.embedding.parameters, bytes.edge_gather, c.embedding.forward, c.embedding.backward);
+    }
+    if (is_last(group, in.stages)) {
+      work.zero3_comm_s +=
+          unit(c.head.parameters, bytes.edge_gather, c.head.forward, c.head.backward);
+    }
   }
   return work;
 }
@@ -117,16 +122,16 @@ namespace {
 
 // Point-to-point activations forward and gradients backward at every stage boundary (and
 // every virtual chunk's). Ranks run tensor, context, data, then pipeline: boundaries stay in
-// a node only when the whole pipeline of one data-parallel replica does, and never between
-// GPU types.
+// an NVLink domain only when the whole pipeline of one data-parallel replica does, and never
+// between GPU types.
 double pipeline_comm_s(const PipelineInput& in, const StageGroup& group, const StageWork& work,
                        std::span<const StageGroup> groups, size_t index) {
   const Strategy& s = *in.strategy;
   if (in.stages < 2) return 0;
-  const int64_t stride = s.gpus_per_stage(in.data_parallel);
-  const bool node_local = stride * in.stages <= in.cluster->gpus_per_node;
-  const auto inter = [&](int other_pool) { return !node_local || other_pool != group.pool; };
   const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  const int64_t stride = s.gpus_per_stage(in.data_parallel);
+  const bool node_local = stride * in.stages <= gpu.nvlink_domain_gpus;
+  const auto inter = [&](int other_pool) { return !node_local || other_pool != group.pool; };
   const bool sequence_parallel = s.sequence_parallel && s.tensor_model_parallel_size > 1;
   const double bytes = activation_element_bytes(in.training->precision) *
                        static_cast<double>(in.model->hidden_size) * s.micro_batch_size *
@@ -275,16 +280,13 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   const double fill_drain_s = edge_sum_s - pace_s * share(groups[out.bottleneck_group]);
   const double pipeline_s = m * pace_s + fill_drain_s;
 
-  // Data parallel: gradients reduced over data x context ranks (experts over expert-data
-  // ranks), the optimizer step, then (ZeRO >= 1) parameters gathered.
+  // Data parallel (core/src/model/data_parallel.cpp): gradients reduced over data x context
+  // ranks (experts over expert-data ranks), the optimizer step, then (ZeRO >= 1) parameters
+  // gathered.
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const int64_t ep = s.expert_model_parallel_size;
   const int64_t t = s.tensor_model_parallel_size;
-  const int64_t node = in.cluster->gpus_per_node;
-  const Group dp_group = place_group(dp_cp, t, node);
-  const Group edp_group = place_group(dp_cp / ep, t * ep, node);
   const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
-  const double bucket = std::max(kBucketParameters, kBucketParametersPerRank * dp_cp);
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
   double forward_before = 0, backward_before = 0;  // earlier stages' passes, summed
   double grad_tail_s = 0, param_tail_s = 0, optimizer_s = 0;
@@ -294,38 +296,23 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu;
     const double dense = w.parameters;
     const double experts = w.expert_parameters;
-    // Gradients move in the main-gradient dtype, parameters in the weights' (fp8 with
-    // fp8_param_gather) (parameter_bytes.cpp).
-    const double grad_bytes = zero == 2 ? bytes.fsdp_gradient : bytes.gradient;
-    const double layer_dense = dense - w.edge_parameters;
-    double grad_s = 0, param_s = 0;
-    if (zero == 0) {
-      grad_s = all_reduce_s(gpu, dp_group, grad_bytes * dense) +
-               all_reduce_s(gpu, edp_group, grad_bytes * experts);
-    } else if (zero <= 2) {
-      grad_s = reduce_scatter_s(gpu, dp_group, grad_bytes * dense) +
-               reduce_scatter_s(gpu, edp_group, grad_bytes * experts);
-      param_s =
-          all_gather_s(gpu, dp_group,
-                       bytes.layer_gather * layer_dense + bytes.edge_gather * w.edge_parameters) +
-          all_gather_s(gpu, edp_group, bytes.layer_gather * experts);
-    }
-    const double last_bucket = std::min(1.0, bucket / std::max(1.0, dense + experts));
-    // With overlap, buckets go out during the last micro-batch's backward; the last bucket
-    // is always exposed. Earlier stages finish their last backward sooner, by the passes of
-    // the stages before them (pipeline drain).
-    double grad = grad_s;
-    if (s.overlap_grad_reduce) {
-      const double window = w.backward.total_s() + w.recompute.total_s();
-      grad = std::max(last_bucket * grad_s, exposed_s(gpu, grad_s, window));
-    }
-    r.grad_exposed_s = std::max(0.0, grad - backward_before / v);
-    r.param_exposed_s = param_s;
-    if (s.overlap_param_gather) {
-      // Gathered during the next iteration's first forward, started when this stage starts.
-      const double window = w.forward.total_s() + forward_before / v;
-      r.param_exposed_s = std::max(last_bucket * param_s, exposed_s(gpu, param_s, window));
-    }
+    StageSync sync;
+    sync.gpu = &gpu;
+    sync.strategy = &s;
+    sync.bytes = &bytes;
+    sync.data_parallel = dp_cp;
+    sync.stages = in.stages;
+    sync.first_stage = is_first(groups[g]);
+    sync.parameters = dense;
+    sync.edge_parameters = w.edge_parameters;
+    sync.expert_parameters = experts;
+    sync.forward_s = w.forward.total_s();
+    sync.backward_s = w.backward.total_s() + w.recompute.total_s();
+    sync.forward_before_s = forward_before;
+    sync.backward_before_s = backward_before;
+    const SyncTime time = iteration_sync(sync);
+    r.grad_exposed_s = time.grad_exposed_s;
+    r.param_exposed_s = time.param_exposed_s;
     const double count = static_cast<double>(groups[g].count);
     forward_before += count * w.forward.total_s();
     backward_before += count * (w.backward.total_s() + w.recompute.total_s());
@@ -333,6 +320,7 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
         zero >= 1 ? dense / static_cast<double>(dp_cp) + experts / static_cast<double>(dp_cp / ep)
                   : dense + experts;
     // The optimizer over this GPU's shard, plus zeroing the full gradient buffer.
+    const double grad_bytes = zero >= 2 ? bytes.fsdp_gradient : bytes.gradient;
     r.optimizer_s = memory_bound_s(gpu, bytes.optimizer_step * sharded) +
                     memory_bound_s(gpu, grad_bytes * (dense + experts));
     grad_tail_s = std::max(grad_tail_s, r.grad_exposed_s);

@@ -59,7 +59,7 @@ struct StageWork {
   PassTime backward;  // without recompute
   PassTime recompute;
   double pp_comm_s = 0;
-  double zero3_comm_s = 0;     // per micro-batch parameter gathers and gradient scatters
+  double zero3_comm_s = 0;  // Megatron-FSDP (ZeRO-2/3): exposed per micro-batch gathers, scatters
   double parameters = 0;       // dense ones, edges included
   double edge_parameters = 0;  // of which the embedding, LM head and final norm
   double expert_parameters = 0;

@@ -44,8 +44,8 @@ bool Searcher::split_layers() {
       pipeline_input(model_, training_, cluster_, s_, data_parallel(), micro_batches(),
                      static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
   input.costs = pool_costs_;
-  input.memory_margin_bytes = options_.memory_margin.bytes;
-  input.memory_margin_fraction = options_.memory_margin.fraction;
+  // The estimate's split (under capacity, not the margin), so a strategy ranked here is the one
+  // an estimate without pinned layers gives.
   s_.pipeline_stage_layers = balanced_stage_layers(input, s_.pipeline_stage_gpus);
   return !s_.pipeline_stage_layers.empty();
 }

@@ -127,9 +127,13 @@ void Searcher::tick() {
 }
 
 void Searcher::tensor_level() {
-  const int64_t limit = options_.allow_tensor_parallel_across_nodes
-                            ? cluster_.num_gpus
-                            : std::min(cluster_.gpus_per_node, cluster_.num_gpus);
+  // Tensor parallelism stays inside the smallest NVLink domain of the cluster's GPU types (72
+  // GPUs of a GB200 NVL72 rack, not the 4 of one host).
+  int64_t domain = cluster_.num_gpus;
+  for (const GpuPool& pool : cluster_.pools) {
+    domain = std::min(domain, pool.gpu.nvlink_domain_gpus);
+  }
+  const int64_t limit = options_.allow_tensor_parallel_across_nodes ? cluster_.num_gpus : domain;
   const std::vector<int64_t> sizes =
       pinned_or(pins_.get(K::tensor_model_parallel_size), divisors(limit));
   for (size_t i = 0; i < sizes.size() && !stopped_; ++i) {

@@ -1,0 +1,95 @@
+// Collectives as NCCL runs them: its latency model, bandwidth at the per-step chunk, tree
+// all-reduce where it wins, and groups placed in NVLink domains.
+#include "model/collectives.hpp"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "paraplan/hardware.hpp"
+
+using namespace paraplan;
+using namespace paraplan::detail;
+
+namespace {
+
+GpuSpec a100() { return parse_gpu(nlohmann::json("a100"), "gpu"); }
+
+}  // namespace
+
+TEST_CASE("ring latency is NCCL's: base plus a step per rank, network steps where nodes meet") {
+  const GpuSpec gpu = a100();  // 3.4 us per NVLink step, 14 us per network step
+  // 8 GPUs of one node: 8.4 + 7 x 3.4 us.
+  CHECK(nccl_ring_latency_s(gpu, Collective::all_gather, 8, 1) == doctest::Approx(32.2e-6));
+  // 16 GPUs on 2 nodes: 14 intra-node steps and 1 network step.
+  CHECK(nccl_ring_latency_s(gpu, Collective::reduce_scatter, 16, 2) == doctest::Approx(70e-6));
+  // All-reduce: twice the steps, 2 (nodes - 1) of them on the network.
+  CHECK(nccl_ring_latency_s(gpu, Collective::all_reduce, 16, 2) ==
+        doctest::Approx(8.4e-6 + 28 * 3.4e-6 + 2 * 14e-6));
+  // Tree: 2 ((8 - 1) x 3.4 + log2(4) x 14) us on 4 nodes of 8.
+  CHECK(nccl_tree_latency_s(gpu, 32, 4) == doctest::Approx(8.4e-6 + 2 * (7 * 3.4e-6 + 2 * 14e-6)));
+}
+
+TEST_CASE("groups are placed by NVLink domain and span nodes over the rails") {
+  const Group tp = place_group(8, 1, 8);
+  CHECK_FALSE(tp.spans_nodes);
+  CHECK(tp.nodes() == 1);
+  const Group dp = place_group(192, 8, 8);  // one member per node: rail-aligned
+  CHECK(dp.spans_nodes);
+  CHECK(dp.members_per_node == 1);
+  CHECK(dp.nodes() == 192);
+  const Group fsdp = place_group(1536, 1, 8);
+  CHECK(fsdp.members_per_node == 8);
+  CHECK(fsdp.nodes() == 192);
+  CHECK_FALSE(place_group(64, 1, 72).spans_nodes);  // GB200 NVL72
+}
+
+TEST_CASE("inside one node a ring reads the curve at its own buffer, without extra latency") {
+  const GpuSpec gpu = a100();
+  const double bytes = 64e6;
+  const double expected =
+      7.0 / 8.0 * bytes /
+      (gpu.intra_node.bandwidth_bytes_per_s * gpu.intra_node.efficiency.at(bytes));
+  CHECK(all_gather_s(gpu, place_group(8, 1, 8), bytes) == doctest::Approx(expected));
+  // Two GPUs move half the buffer per step: the curve is read at 4x the buffer.
+  const double two =
+      0.5 * bytes /
+      (gpu.intra_node.bandwidth_bytes_per_s * gpu.intra_node.efficiency.at(4 * bytes));
+  CHECK(reduce_scatter_s(gpu, place_group(2, 1, 8), bytes) == doctest::Approx(two));
+}
+
+TEST_CASE("a collective's cost grows with the ring's length at a fixed buffer") {
+  const GpuSpec gpu = a100();
+  const double bytes = 3.6e9;  // a GPT-3 layer's weights in bf16
+  const double at_384 = all_gather_s(gpu, place_group(384, 1, 8), bytes);
+  const double at_1536 = all_gather_s(gpu, place_group(1536, 1, 8), bytes);
+  CHECK(at_1536 > at_384 * 1.2);
+  // The growth is the extra ring steps plus the smaller per-step chunk.
+  const double extra_latency = nccl_ring_latency_s(gpu, Collective::all_gather, 1536, 192) -
+                               nccl_ring_latency_s(gpu, Collective::all_gather, 384, 48);
+  CHECK(at_1536 - at_384 > extra_latency);
+}
+
+TEST_CASE("all-reduce takes NCCL's tree across many nodes when the ring's latency dominates") {
+  const GpuSpec gpu = a100();
+  const Group world = place_group(1536, 1, 8);
+  const double small = 1e6;
+  const double ring_latency = nccl_ring_latency_s(gpu, Collective::all_reduce, 1536, 192);
+  CHECK(all_reduce_s(gpu, world, small) < 0.1 * ring_latency);
+  CHECK(all_reduce_s(gpu, world, small) >
+        nccl_tree_latency_s(gpu, 1536, 192) -
+            nccl_ring_latency_s(gpu, Collective::all_reduce, 16, 2));
+  // A large buffer on two nodes stays on the ring (more bandwidth than the tree).
+  const Group two_nodes = place_group(16, 1, 8);
+  const double large = 1e9;
+  CHECK(all_reduce_s(gpu, two_nodes, large) ==
+        doctest::Approx(2 * reduce_scatter_s(gpu, two_nodes, large)).epsilon(0.01));
+}
+
+TEST_CASE("a group that spans nodes runs at its members' NICs, capped by NVLink") {
+  const GpuSpec gpu = a100();
+  const double bytes = 1e9;
+  const double rail = reduce_scatter_s(gpu, place_group(16, 8, 8), bytes);  // 1 NIC per node
+  const double full = reduce_scatter_s(gpu, place_group(16, 1, 8), bytes);  // 8 NICs per node
+  CHECK(rail > 6 * full);
+}
