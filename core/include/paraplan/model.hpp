@@ -59,6 +59,10 @@ struct ModelSpec {
   double attention_dropout = 0.1;
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
+  // Multi-token prediction (DeepSeek-V3, Megatron-LM --mtp-num-layers): extra depths on the last
+  // pipeline stage, each a projection, one transformer layer like the last one, the LM head and
+  // its loss.
+  int64_t mtp_num_layers = 0;
 
   int64_t num_moe_layers() const { return moe ? num_layers - moe->first_k_dense_layers : 0; }
   bool is_moe_layer(int64_t layer_index) const {

@@ -16,10 +16,14 @@ enum class RecomputeGranularity { none, selective, full };
 enum class RecomputeMethod { uniform, block };
 // Transformer Engine's fp8 scaling recipes (Megatron-LM --fp8-recipe).
 enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
+// Megatron-LM --moe-token-dispatcher-type: all-gather over tensor x expert parallel, all-to-all
+// over expert parallel, or the fused node-aware all-to-all (DeepEP/HybridEP).
+enum class MoeDispatcher { allgather, alltoall, flex };
 
 std::string_view to_string(RecomputeGranularity granularity);
 std::string_view to_string(RecomputeMethod method);
 std::string_view to_string(Fp8Recipe recipe);
+std::string_view to_string(MoeDispatcher dispatcher);
 
 // Megatron-LM --recompute-granularity, --recompute-method, --recompute-num-layers.
 struct Recompute {
@@ -38,6 +42,13 @@ struct Strategy {
   int64_t virtual_pipeline_model_parallel_size = 1;
   int64_t context_parallel_size = 1;
   int64_t expert_model_parallel_size = 1;
+  int64_t expert_tensor_parallel_size = 0;  // 0: Megatron-LM's None, equal to tensor parallel
+  MoeDispatcher moe_token_dispatcher_type = MoeDispatcher::allgather;
+  bool moe_grouped_gemm = false;
+  bool moe_permute_fusion = false;
+  bool moe_shared_expert_overlap = false;
+  bool overlap_moe_expert_parallel_comm = false;
+  bool moe_router_force_load_balancing = false;
   int64_t micro_batch_size = 1;
   bool sequence_parallel = false;
   std::vector<Recompute> recompute = std::vector<Recompute>(1);  // one per GPU type
@@ -50,6 +61,12 @@ struct Strategy {
   bool fp8_param_gather = false;               // fp8 weights, gathered in fp8
   std::vector<int> pipeline_stage_gpus;        // GPU type (cluster pool) per stage
   std::vector<int64_t> pipeline_stage_layers;  // layers per stage
+
+  // Tensor parallelism of the experts (--expert-tensor-parallel-size, default: tensor parallel).
+  int64_t expert_tensor_parallel() const {
+    return expert_tensor_parallel_size > 0 ? expert_tensor_parallel_size
+                                           : tensor_model_parallel_size;
+  }
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
@@ -64,6 +81,13 @@ enum class StrategyKeyId : uint8_t {
   virtual_pipeline_model_parallel_size,
   context_parallel_size,
   expert_model_parallel_size,
+  expert_tensor_parallel_size,
+  moe_token_dispatcher_type,
+  moe_grouped_gemm,
+  moe_permute_fusion,
+  moe_shared_expert_overlap,
+  overlap_moe_expert_parallel_comm,
+  moe_router_force_load_balancing,
   micro_batch_size,
   sequence_parallel,
   recompute_granularity,
@@ -94,16 +118,16 @@ class KeySet {
   constexpr bool subset_of(KeySet other) const { return (bits_ & ~other.bits_) == 0; }
   constexpr bool intersects(KeySet other) const { return (bits_ & other.bits_) != 0; }
   constexpr KeySet operator|(KeySet other) const { return KeySet(bits_ | other.bits_); }
-  static constexpr KeySet all() { return KeySet((uint32_t{1} << kNumStrategyKeys) - 1); }
+  static constexpr KeySet all() { return KeySet((uint64_t{1} << kNumStrategyKeys) - 1); }
 
  private:
-  constexpr explicit KeySet(uint32_t bits) : bits_(bits) {}
-  static constexpr uint32_t bit(StrategyKeyId key) {
-    return uint32_t{1} << static_cast<unsigned>(key);
+  constexpr explicit KeySet(uint64_t bits) : bits_(bits) {}
+  static constexpr uint64_t bit(StrategyKeyId key) {
+    return uint64_t{1} << static_cast<unsigned>(key);
   }
-  uint32_t bits_ = 0;
+  uint64_t bits_ = 0;
 };
-static_assert(kNumStrategyKeys <= 32, "KeySet holds 32 keys");
+static_assert(kNumStrategyKeys < 64, "KeySet holds 63 keys");
 
 enum class KeyType { integer, boolean, choice, gpu_list, integer_list };
 

@@ -92,6 +92,7 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
     ObjectReader mla_object(*mla, object.path_of("multi_latent_attention"));
     model.mla = parse_mla(mla_object);
   }
+  model.mtp_num_layers = object.optional_integer("mtp_num_layers", 0, kMaxLayers).value_or(0);
   object.reject_unknown_keys();
   return model;
 }
