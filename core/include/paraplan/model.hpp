@@ -28,6 +28,9 @@ struct MoeSpec {
   int64_t moe_ffn_hidden_size = 0;
   int64_t num_shared_experts = 0;    // each as wide as moe_ffn_hidden_size
   int64_t first_k_dense_layers = 0;  // leading layers that keep a dense MLP of ffn_hidden_size
+  // Loss-free balancing by a per-expert routing bias (DeepSeek-V3; Megatron-LM
+  // --moe-router-enable-expert-bias) instead of an auxiliary loss: a smaller load imbalance.
+  bool moe_router_enable_expert_bias = false;
 };
 
 // Multi-latent attention (DeepSeek-V2/V3, Megatron-LM --multi-latent-attention): queries and

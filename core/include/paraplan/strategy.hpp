@@ -3,6 +3,7 @@
 // web page's schema. Adding a key: CONTRIBUTING.md, "Adding a strategy key".
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -66,6 +67,14 @@ struct Strategy {
   int64_t expert_tensor_parallel() const {
     return expert_tensor_parallel_size > 0 ? expert_tensor_parallel_size
                                            : tensor_model_parallel_size;
+  }
+
+  // Expert-data-parallel size: a stage's GPUs over expert tensor x expert parallel
+  // (parallel_state.py: world / (ETP x EP x PP)); at least 1.
+  int64_t expert_data_parallel(int64_t data_parallel_size) const {
+    const int64_t expert_model = expert_tensor_parallel() * expert_model_parallel_size;
+    return std::max<int64_t>(
+        1, gpus_per_stage(data_parallel_size) / std::max<int64_t>(1, expert_model));
   }
 
   // GPUs per pipeline stage (tensor * context * data).

@@ -29,6 +29,8 @@ MoeSpec parse_moe(ObjectReader& object, const ModelSpec& model) {
   moe.num_shared_experts = object.optional_integer("num_shared_experts", 0, 1024).value_or(0);
   moe.first_k_dense_layers =
       object.optional_integer("first_k_dense_layers", 0, model.num_layers - 1).value_or(0);
+  moe.moe_router_enable_expert_bias =
+      object.optional_boolean("moe_router_enable_expert_bias").value_or(false);
   object.reject_unknown_keys();
   return moe;
 }

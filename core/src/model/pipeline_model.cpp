@@ -214,7 +214,7 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   const double experts = work.expert_parameters;
   const double all = dense + experts;
   const double sharded = dense / static_cast<double>(dp_cp) +
-                         experts / static_cast<double>(dp_cp / s.expert_model_parallel_size);
+                         experts / static_cast<double>(s.expert_data_parallel(in.data_parallel));
   const double weight_bytes = weight_element_bytes(in.training->precision);
   StageMemory memory;
   if (zero == 3) {  // sharded, plus the layers gathered for compute and prefetch
@@ -265,7 +265,8 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   const int64_t t = s.tensor_model_parallel_size;
   const int64_t node = in.cluster->gpus_per_node;
   const Group dp_group = place_group(dp_cp, t, node);
-  const Group edp_group = place_group(dp_cp / ep, t * ep, node);
+  const int64_t edp = s.expert_data_parallel(in.data_parallel);
+  const Group edp_group = place_group(edp, s.expert_tensor_parallel() * ep, node);
   const double param_bytes = in.training->precision == Precision::fp32 ? 4 : 2;
   const double bucket = std::max(kBucketParameters, kBucketParametersPerRank * dp_cp);
   const double step_bytes =
@@ -309,7 +310,7 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     forward_before += count * w.forward.total_s();
     backward_before += count * (w.backward.total_s() + w.recompute.total_s());
     const double sharded =
-        zero >= 1 ? dense / static_cast<double>(dp_cp) + experts / static_cast<double>(dp_cp / ep)
+        zero >= 1 ? dense / static_cast<double>(dp_cp) + experts / static_cast<double>(edp)
                   : dense + experts;
     // The optimizer over this GPU's shard, plus zeroing the full fp32 gradient buffer.
     r.optimizer_s = memory_bound_s(gpu, step_bytes * sharded) +
