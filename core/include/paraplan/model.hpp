@@ -82,6 +82,7 @@ struct ParameterCounts {
   double moe_active_mlp = 0;  // one MoE layer's MLP as used by one token (top_k experts)
   double embedding = 0;       // input embedding
   double output_layer = 0;    // LM head (0 when tied to the embedding)
+  double mtp = 0;             // multi-token-prediction depths (not in total, as published)
   double total = 0;
   double active = 0;  // used per token (differs from total for MoE)
 };

@@ -126,6 +126,7 @@ class CostBuilder {
     costs.moe = model_.moe ? layer(/*moe=*/true) : costs.dense;
     costs.embedding = embedding();
     costs.head = head();
+    if (model_.mtp_num_layers > 0) costs.mtp = mtp_depth(costs.embedding, costs.head);
     return costs;
   }
 
@@ -189,21 +190,26 @@ class CostBuilder {
 
   // Tensor-parallel communication of a block: column-parallel linear in, row-parallel out.
   // Megatron-LM communicates at the block edges: all-reduce, or all-gather + reduce-scatter
-  // with sequence parallelism (Korthikanti et al. 2022, Fig. 5); `scale` multiplies the bytes.
+  // with sequence parallelism (Korthikanti et al. 2022, Fig. 5). `column_bytes` is what the
+  // column-parallel side gathers (the hidden state, or multi-latent attention's latents); the
+  // row-parallel side reduces the hidden state.
   void block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
-                     double scale = 1.0) const {
+                     double column_bytes = -1) const {
     if (s_.tensor_model_parallel_size <= 1) return;
-    const double bytes = scale * hidden_bytes();
+    const double row_bytes = hidden_bytes();
+    if (column_bytes < 0) column_bytes = row_bytes;
     if (!sequence_parallel_) {
       // Forward all-reduce after the row-parallel GEMM; backward all-reduce of the column
       // GEMM's input gradient overlaps its weight-gradient GEMM (async all-reduce).
-      const double all_reduce = all_reduce_s(gpu_, tp_group_, bytes);
-      cost.forward.tp_comm_s += all_reduce;
-      cost.backward.tp_comm_s += exposed_s(gpu_, all_reduce, column.wgrad_s);
+      cost.forward.tp_comm_s += all_reduce_s(gpu_, tp_group_, row_bytes);
+      cost.backward.tp_comm_s +=
+          exposed_s(gpu_, all_reduce_s(gpu_, tp_group_, column_bytes), column.wgrad_s);
       return;
     }
-    const double gather = all_gather_s(gpu_, tp_group_, bytes);
-    const double scatter = reduce_scatter_s(gpu_, tp_group_, bytes);
+    const double column_gather = all_gather_s(gpu_, tp_group_, column_bytes);
+    const double column_scatter = reduce_scatter_s(gpu_, tp_group_, column_bytes);
+    const double row_gather = all_gather_s(gpu_, tp_group_, row_bytes);
+    const double row_scatter = reduce_scatter_s(gpu_, tp_group_, row_bytes);
     if (s_.tp_comm_overlap) {
       // Transformer Engine userbuffers split each collective into t chunks pipelined with
       // chunks of its GEMM; the first chunk has nothing to hide under.
@@ -211,18 +217,18 @@ class CostBuilder {
         return comm_s / t_ + exposed_s(gpu_, comm_s * (t_ - 1) / t_, gemm_s);
       };
       cost.forward.tp_comm_s +=
-          pipelined(gather, column.forward_s) + pipelined(scatter, row.forward_s);
-      cost.backward.tp_comm_s += pipelined(gather, row.dgrad_s) +
-                                 exposed_s(gpu_, gather, column.dgrad_s) +
-                                 exposed_s(gpu_, scatter, column.wgrad_s);
+          pipelined(column_gather, column.forward_s) + pipelined(row_scatter, row.forward_s);
+      cost.backward.tp_comm_s += pipelined(row_gather, row.dgrad_s) +
+                                 exposed_s(gpu_, column_gather, column.dgrad_s) +
+                                 exposed_s(gpu_, column_scatter, column.wgrad_s);
       return;
     }
-    cost.forward.tp_comm_s += gather + scatter;
+    cost.forward.tp_comm_s += column_gather + row_scatter;
     // Backward: the output-gradient all-gather before the row GEMM is exposed; the input
     // re-gather for the column weight gradient overlaps its input-gradient GEMM, and the
     // input-gradient reduce-scatter overlaps the weight-gradient GEMM.
-    cost.backward.tp_comm_s +=
-        gather + exposed_s(gpu_, gather, column.dgrad_s) + exposed_s(gpu_, scatter, column.wgrad_s);
+    cost.backward.tp_comm_s += row_gather + exposed_s(gpu_, column_gather, column.dgrad_s) +
+                               exposed_s(gpu_, column_scatter, column.wgrad_s);
   }
 
   void attention_block(LayerCost& cost) {
@@ -239,29 +245,43 @@ class CostBuilder {
     LinearTime column;
     double replicated_parameters = 2 * h_;  // norms
     double split_parameters = 0;            // this GPU's share of the tensor-parallel ones
+    double projection_flops = 0;            // forward FLOPs of the projections on this GPU
     const auto add_column = [&](const Gemm& g, bool split) {
       const LinearTime time = linear(kernels_, g);
       column.forward_s += time.forward_s;
       column.dgrad_s += time.dgrad_s;
       column.wgrad_s += time.wgrad_s;
       (split ? split_parameters : replicated_parameters) += g.n * g.k;
+      projection_flops += g.flops();
     };
-    double qkv_bytes = 0;  // Q, K, V kept for the attention backward
+    double qkv_bytes = 0;      // Q, K, V kept for the attention backward
+    double column_bytes = -1;  // what the column-parallel side gathers (default: hidden state)
     if (model_.mla) {
-      // DeepSeek-V2 §2.1.2: down-projections (replicated), then per-head up-projections.
+      // DeepSeek-V2 §2.1.2 as Megatron-LM's MLASelfAttention runs it: the down-projections are
+      // duplicated (not split) over tensor parallel and run on this GPU's sequence-parallel
+      // tokens; their normed latents (and the shared rotary key) are all-gathered into the
+      // column-parallel up-projections (multi_latent_attention.py).
       const MlaSpec& mla = *model_.mla;
       qk_head_dim = static_cast<double>(mla.qk_head_dim + mla.qk_pos_emb_head_dim);
       v_head_dim = static_cast<double>(mla.v_head_dim);
       const double kv_rank = static_cast<double>(mla.kv_lora_rank);
       const double q_rank = static_cast<double>(mla.q_lora_rank);
+      const double rope = static_cast<double>(mla.qk_pos_emb_head_dim);
       if (q_rank > 0) {
-        add_column({tokens_, q_rank, h_}, false);
+        add_column({norm_tokens_, q_rank, h_}, false);
         add_column({tokens_, heads * qk_head_dim, q_rank}, true);
       } else {
         add_column({tokens_, heads * qk_head_dim, h_}, true);
       }
-      add_column({tokens_, kv_rank + mla.qk_pos_emb_head_dim, h_}, false);
+      add_column({norm_tokens_, kv_rank + rope, h_}, false);
       add_column({tokens_, heads * (mla.qk_head_dim + v_head_dim), kv_rank}, true);
+      column_bytes = e_ * tokens_ * ((q_rank > 0 ? q_rank : h_) + kv_rank + rope);
+      // q_layernorm and kv_layernorm on the latents, forward and backward.
+      const double latents = (q_rank + kv_rank) * norm_tokens_;
+      cost.forward.compute_s += kernels_.memory_s(2 * e_ * latents);
+      cost.backward.compute_s += kernels_.memory_s(3 * e_ * latents);
+      // Kept: the latents before their norms and the normed inputs of the up-projections.
+      cost.activation_bytes += (e_ + saved_input_bytes_) * latents;
       qkv_bytes = e_ * tokens_ * heads * (2 * qk_head_dim + v_head_dim);
     } else {
       add_column({tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
@@ -272,7 +292,7 @@ class CostBuilder {
     split_parameters += out_proj.n * out_proj.k;
     add_linear(cost, column);
     add_linear(cost, row);
-    block_tp_comm(cost, column, row);
+    block_tp_comm(cost, column, row, column_bytes);
     block_elementwise(cost);
 
     // Core attention: scores and context per head over this GPU's query chunk.
@@ -326,8 +346,7 @@ class CostBuilder {
         qkv_bytes + core_bytes + saved_input_bytes_ * tokens_ * heads * v_head_dim;
     cost.selective_saved_bytes = core_bytes;
     cost.parameters += split_parameters + replicated_parameters;
-    cost.forward_flops +=
-        2 * tokens_ * (split_parameters + replicated_parameters - 2 * h_) + score_flops;
+    cost.forward_flops += projection_flops + out_proj.flops() + score_flops;
   }
 
   double mlp_weights(double ffn) const {
@@ -436,6 +455,7 @@ class CostBuilder {
       block.backward += shared.backward;
     }
     block.activation_bytes += shared.activation_bytes;
+    block_elementwise(block);
 
     if (s_.overlap_moe_expert_parallel_comm) {
       // --overlap-moe-expert-parallel-comm: one micro-batch's dispatch and combine run under
@@ -454,7 +474,6 @@ class CostBuilder {
     // for the gradient of the probs; the router's fp32 scores and its routing map.
     cost.activation_bytes += block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows +
                              row * d.unpermute_in_rows + (4 + 1) * n * experts;
-    block_elementwise(cost);
   }
 
   // Vocabulary-parallel embedding: look-up, then a reduction over tensor parallelism.
@@ -519,6 +538,42 @@ class CostBuilder {
     edge.transient_bytes = 4 * logit_elements;       // fp32 softmax kept for backward
     edge.parameters = h_ * vocab + h_;
     edge.forward_flops = logits.flops();
+    return edge;
+  }
+
+  // One multi-token-prediction depth besides its transformer layer (Megatron-LM
+  // multi_token_prediction.py, MultiTokenPredictionLayer): the shifted tokens' embedding, enorm
+  // and hnorm, eh_proj (2h -> h, column-parallel, its output all-gathered over tensor parallel),
+  // then the final norm, the shared LM head and the loss again.
+  EdgeCost mtp_depth(const EdgeCost& embedding, const EdgeCost& head) const {
+    EdgeCost edge;
+    edge.forward = embedding.forward;
+    edge.backward = embedding.backward;
+    edge.forward += head.forward;
+    edge.backward += head.backward;
+    edge.activation_bytes = embedding.activation_bytes + head.activation_bytes;
+    edge.transient_bytes = head.transient_bytes;
+    edge.forward_flops = head.forward_flops;
+    const Gemm eh_proj{tokens_, h_ / t_, 2 * h_};
+    const LinearTime proj = linear(kernels_, eh_proj);
+    edge.forward.compute_s += proj.forward_s;
+    edge.backward.compute_s += proj.dgrad_s + proj.wgrad_s;
+    const double n = h_ * norm_tokens_;
+    edge.forward.compute_s += 2 * kernels_.memory_s(2 * e_ * n);  // enorm, hnorm
+    edge.backward.compute_s += 2 * kernels_.memory_s(3 * e_ * n);
+    if (s_.tensor_model_parallel_size > 1) {
+      // The [tokens, 2h] input gathered under sequence parallelism, the [tokens, h/t] output
+      // gathered along the hidden dimension; their backward reduce-scatters.
+      const double input =
+          sequence_parallel_ ? all_gather_s(gpu_, tp_group_, 2 * hidden_bytes()) : 0;
+      const double output = all_gather_s(gpu_, tp_group_, hidden_bytes());
+      edge.forward.tp_comm_s += input + output;
+      edge.backward.tp_comm_s += input + output;
+    }
+    // enorm and hnorm inputs and eh_proj's input.
+    edge.activation_bytes += (2 * e_ + 2 * saved_input_bytes_) * n;
+    edge.parameters = eh_proj.n * eh_proj.k + 3 * h_;  // eh_proj, enorm, hnorm, final norm
+    edge.forward_flops += eh_proj.flops();
     return edge;
   }
 

@@ -52,6 +52,7 @@ struct ModelCosts {
   LayerCost moe;  // equal to dense for a dense model
   EdgeCost embedding;
   EdgeCost head;
+  EdgeCost mtp;  // one multi-token-prediction depth besides its transformer layer
 };
 
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,

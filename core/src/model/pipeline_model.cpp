@@ -36,9 +36,14 @@ bool is_last(const StageGroup& g, int64_t stages) { return g.first + g.count == 
 StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   const Strategy& s = *in.strategy;
   const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
-  const double moe_layers = static_cast<double>(group.moe_layers);
-  const double dense_layers = static_cast<double>(group.layers - group.moe_layers);
-  const double layers = static_cast<double>(group.layers);
+  // Multi-token-prediction depths run on the last stage, each a layer like the last one
+  // (multi_token_prediction.py: MTP layers on the last pipeline stage).
+  const double mtp = is_last(group, in.stages) ? static_cast<double>(in.model->mtp_num_layers) : 0;
+  const bool mtp_moe = in.model->is_moe_layer(in.model->num_layers - 1);
+  const double moe_layers = static_cast<double>(group.moe_layers) + (mtp_moe ? mtp : 0);
+  const double dense_layers =
+      static_cast<double>(group.layers - group.moe_layers) + (mtp_moe ? 0 : mtp);
+  const double layers = static_cast<double>(group.layers) + mtp;
   const double v = static_cast<double>(s.virtual_pipeline_model_parallel_size);
   const auto sum = [&](auto field) {
     return field(c.dense) * dense_layers + field(c.moe) * moe_layers;
@@ -61,6 +66,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   };
   if (is_first(group)) add_edge(c.embedding);
   if (is_last(group, in.stages)) add_edge(c.head);
+  for (double depth = 0; depth < mtp; ++depth) add_edge(c.mtp);
+  // The MTP depths look up the shared embedding: the last stage keeps a copy.
+  if (mtp > 0 && in.stages > 1) work.parameters += c.embedding.parameters;
 
   // Recompute (Korthikanti et al. 2022 §5): selective redoes core attention; full keeps only
   // checkpoints, per group of num_layers (uniform) or for the first num_layers of each
@@ -225,9 +233,14 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   memory.gradients_bytes = kGradientBytes * (zero >= 2 ? sharded : all);
   memory.optimizer_bytes =
       optimizer_bytes_per_parameter(in.training->precision) * (zero >= 1 ? sharded : all);
+  // --overlap-moe-expert-parallel-comm schedules one more warm-up micro-batch (schedules.py,
+  // get_pp_rank_microbatches): one more model chunk in flight.
+  const double a2a_overlap_chunk =
+      s.overlap_moe_expert_parallel_comm ? 1.0 / s.virtual_pipeline_model_parallel_size : 0.0;
   memory.activations_bytes =
-      in_flight_micro_batches(index, in.stages, s.virtual_pipeline_model_parallel_size,
-                              in.micro_batches) *
+      (in_flight_micro_batches(index, in.stages, s.virtual_pipeline_model_parallel_size,
+                               in.micro_batches) +
+       a2a_overlap_chunk) *
           work.stored_activation_bytes +
       work.working_bytes;
   memory.other_bytes = kReservedBytes;
