@@ -60,6 +60,70 @@ size_t source_index(const std::string& source) {
   return 0;
 }
 
+// MegaScale-MoE (arXiv:2505.11432) §6.1 on its Megatron-LM baseline: "Our evaluation uses the
+// Megatron-LM on GitHub with commit hash f1f03922", so Megatron-LM's defaults of that commit
+// (transformer_config.py: moe_token_dispatcher_type "allgather", moe_grouped_gemm False, no
+// fused permutation; one tensor-parallel size for attention and experts), which are Paraplan's
+// defaults; "Megatron-LM adopts TP within each node, with both systems configured with a PP
+// size of 15" (the entries' TP 8, PP 15). The model: the name "Internal-352B" and Table 2 (60
+// layers, h 4096, 32 heads, m 4, h_ffn 14336, 32 experts, top-3) give 352B parameters only with
+// gated (SwiGLU) experts and one shared expert of h_ffn beside the 32 routed ones (351.6B;
+// GELU experts give 228.5B), and §6.1's "MFU of MegaScale-MoE declines from 32.48% to 27.89%"
+// with Table 3's 272.9k and 1407.7k tokens/s on 240 and 1440 H800 (989 TFLOP/s, Table 4)
+// means 282 GFLOP per token: exactly 6 x (60 x 746M + h x vocab) + causal attention for four
+// such experts per token (gated, three routed and one shared), against 166 for GELU experts.
+void with_megascale_moe(nlohmann::json& scenario) {
+  nlohmann::json& model = scenario["model"];
+  model["activation"] = "swiglu";
+  model["moe"]["num_shared_experts"] = 1;
+}
+
+// Megatron-Bridge 25.11 (docs/performance-summary-archive.md, "25.11 NeMo Container"): "In MoE
+// training benchmarks, we force-balance the token distribution among experts and all
+// benchmarks are token-dropless". Its recipes (scripts/performance/configs/*/
+// workload_base_configs.py at v0.2.0, 2025-11-26) set expert_tensor_parallel_size=1 for
+// DeepSeek-V3, Qwen3 and GPT-OSS; the model providers set moe_grouped_gemm=True and
+// moe_permute_fusion=True (deepseek_provider.py, qwen_provider.py, gpt_oss_provider.py); the
+// GB200/GB300 DeepSeek-V3 and Qwen3 configs and the H100 DeepSeek-V3 config set
+// moe_flex_dispatcher_backend (hybridep, deepep), which selects moe_token_dispatcher_type
+// "flex" (flex_dispatcher_backend.py), the others keep the providers' "alltoall". DeepSeek-V3
+// is the deepseek-v3 preset (the recipe builds it from the Hugging Face config) with
+// mtp_num_layers 0 "w/o MTP", and recipes/deepseek/deepseek_v3.py's layout for PP 4 x VP 4:
+// ["embedding"] + 4 decoder layers, 14 chunks of 4, then 1 decoder layer + "loss", i.e. stages of
+// 16, 16, 16 and 13 layers.
+void with_bridge_moe(nlohmann::json& scenario) {
+  nlohmann::json& strategy = scenario["strategy"];
+  const std::string name = scenario["model"].value("name", "");
+  const std::string gpu = scenario["cluster"]["gpus"][0].value("type", "");
+  const bool grace = gpu == "gb200" || gpu == "gb300";
+  const bool deepseek = name.find("DeepSeek") != std::string::npos;
+  const bool qwen3 = name.find("Qwen3") != std::string::npos;
+  strategy["moe_router_force_load_balancing"] = true;
+  strategy["expert_tensor_parallel_size"] = 1;
+  strategy["moe_grouped_gemm"] = true;
+  strategy["moe_permute_fusion"] = true;
+  const bool flex = (deepseek && (grace || gpu == "h100")) || (qwen3 && grace);
+  strategy["moe_token_dispatcher_type"] = flex ? "flex" : "alltoall";
+  if (deepseek) {
+    const bool mtp = name.find("w/ MTP") != std::string::npos;
+    nlohmann::json model = nlohmann::json::parse(R"({"name": "DeepSeek-V3", "num_layers": 61,
+        "hidden_size": 7168, "ffn_hidden_size": 18432, "num_attention_heads": 128,
+        "num_query_groups": 128, "vocab_size": 129280, "activation": "swiglu",
+        "untie_embeddings_and_output_weights": true, "kv_channels": 128,
+        "moe": {"num_experts": 256, "top_k": 8, "moe_ffn_hidden_size": 2048,
+                "num_shared_experts": 1, "first_k_dense_layers": 3,
+                "moe_router_enable_expert_bias": true},
+        "multi_latent_attention": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_head_dim": 128,
+                                   "qk_pos_emb_head_dim": 64, "v_head_dim": 128}})");
+    model["mtp_num_layers"] = mtp ? 1 : 0;
+    scenario["model"] = model;
+    if (strategy.value("pipeline_model_parallel_size", 1) == 4 &&
+        strategy.value("virtual_pipeline_model_parallel_size", 1) == 4) {
+      strategy["pipeline_stage_layers"] = {16, 16, 16, 13};
+    }
+  }
+}
+
 // Settings the source states but the entry leaves out. The Megatron-LM README: "We perform
 // fine-grained overlapping of data-parallel (--overlap-grad-reduce --overlap-param-gather),
 // tensor-parallel (--tp-comm-overlap) and pipeline-parallel communication". NVIDIA's DGX Cloud
@@ -133,14 +197,9 @@ nlohmann::json with_stated_settings(nlohmann::json scenario, const std::string& 
       strategy["tp_comm_overlap"] = true;
     }
   }
-  // Megatron-Bridge's DeepSeek-V3 recipe (recipes/deepseek/deepseek_v3.py, layout_map) splits its
-  // 61 layers on PP 4 x VP 4 as `(4, 4): [["embedding"] + ["decoder"] * 4] + [["decoder"] * 4] *
-  // 14 + [["decoder"] + last_layer]`: 16 layers on each of the first three stages, 13 on the last.
-  if (bridge && scenario["model"].is_object() && scenario["model"].value("num_layers", 0) == 61 &&
-      strategy.value("pipeline_model_parallel_size", 1) == 4 &&
-      strategy.value("virtual_pipeline_model_parallel_size", 1) == 4) {
-    strategy["pipeline_stage_layers"] = {16, 16, 16, 13};
-  }
+  const bool moe = scenario["model"].is_object() && scenario["model"].contains("moe");
+  if (moe && source.find("MegaScale-MoE") != std::string::npos) with_megascale_moe(scenario);
+  if (moe && source.find("Megatron-Bridge") != std::string::npos) with_bridge_moe(scenario);
   return scenario;
 }
 

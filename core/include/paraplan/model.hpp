@@ -30,6 +30,9 @@ struct MoeSpec {
   int64_t moe_ffn_hidden_size = 0;
   int64_t num_shared_experts = 0;    // each as wide as moe_ffn_hidden_size
   int64_t first_k_dense_layers = 0;  // leading layers that keep a dense MLP of ffn_hidden_size
+  // Loss-free balancing by a per-expert routing bias (DeepSeek-V3; Megatron-LM
+  // --moe-router-enable-expert-bias) instead of an auxiliary loss: a smaller load imbalance.
+  bool moe_router_enable_expert_bias = false;
 };
 
 // Multi-latent attention (DeepSeek-V2/V3, Megatron-LM --multi-latent-attention): queries and
@@ -64,6 +67,10 @@ struct ModelSpec {
   double attention_dropout = 0.1;
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;
+  // Multi-token prediction (DeepSeek-V3, Megatron-LM --mtp-num-layers): extra depths on the last
+  // pipeline stage, each a projection, one transformer layer like the last one, the LM head and
+  // its loss.
+  int64_t mtp_num_layers = 0;
 
   int64_t num_moe_layers() const { return moe ? num_layers - moe->first_k_dense_layers : 0; }
   bool is_moe_layer(int64_t layer_index) const {
@@ -80,6 +87,7 @@ struct ParameterCounts {
   double moe_active_mlp = 0;  // one MoE layer's MLP as used by one token (top_k experts)
   double embedding = 0;       // input embedding
   double output_layer = 0;    // LM head (0 when tied to the embedding)
+  double mtp = 0;             // multi-token-prediction depths (not in total, as published)
   double total = 0;
   double active = 0;  // used per token (differs from total for MoE)
 };

@@ -3,6 +3,7 @@
 // web page's schema. Adding a key: CONTRIBUTING.md, "Adding a strategy key".
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -21,6 +22,9 @@ enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 enum class MainGradsDtype { fp32, bf16 };
 enum class MainParamsDtype { fp32, fp16 };
 enum class MomentDtype { fp32, fp16, bf16, fp8 };
+// Megatron-LM --moe-token-dispatcher-type: all-gather over tensor x expert parallel, all-to-all
+// over expert parallel, or the fused node-aware all-to-all (DeepEP/HybridEP).
+enum class MoeDispatcher { allgather, alltoall, flex };
 
 std::string_view to_string(RecomputeGranularity granularity);
 std::string_view to_string(RecomputeMethod method);
@@ -28,6 +32,7 @@ std::string_view to_string(Fp8Recipe recipe);
 std::string_view to_string(MainGradsDtype dtype);
 std::string_view to_string(MainParamsDtype dtype);
 std::string_view to_string(MomentDtype dtype);
+std::string_view to_string(MoeDispatcher dispatcher);
 
 // Megatron-LM --recompute-granularity, --recompute-method, --recompute-num-layers.
 struct Recompute {
@@ -46,6 +51,13 @@ struct Strategy {
   int64_t virtual_pipeline_model_parallel_size = 1;
   int64_t context_parallel_size = 1;
   int64_t expert_model_parallel_size = 1;
+  int64_t expert_tensor_parallel_size = 0;  // 0: Megatron-LM's None, equal to tensor parallel
+  MoeDispatcher moe_token_dispatcher_type = MoeDispatcher::allgather;
+  bool moe_grouped_gemm = false;
+  bool moe_permute_fusion = false;
+  bool moe_shared_expert_overlap = false;
+  bool overlap_moe_expert_parallel_comm = false;
+  bool moe_router_force_load_balancing = false;
   int64_t micro_batch_size = 1;
   bool sequence_parallel = false;
   std::vector<Recompute> recompute = std::vector<Recompute>(1);  // one per GPU type
@@ -69,6 +81,19 @@ struct Strategy {
   MainParamsDtype main_params_dtype = MainParamsDtype::fp32;
   MomentDtype exp_avg_dtype = MomentDtype::fp32;
   MomentDtype exp_avg_sq_dtype = MomentDtype::fp32;
+  // Tensor parallelism of the experts (--expert-tensor-parallel-size, default: tensor parallel).
+  int64_t expert_tensor_parallel() const {
+    return expert_tensor_parallel_size > 0 ? expert_tensor_parallel_size
+                                           : tensor_model_parallel_size;
+  }
+
+  // Expert-data-parallel size: a stage's GPUs over expert tensor x expert parallel
+  // (parallel_state.py: world / (ETP x EP x PP)); at least 1.
+  int64_t expert_data_parallel(int64_t data_parallel_size) const {
+    const int64_t expert_model = expert_tensor_parallel() * expert_model_parallel_size;
+    return std::max<int64_t>(
+        1, gpus_per_stage(data_parallel_size) / std::max<int64_t>(1, expert_model));
+  }
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
@@ -83,6 +108,13 @@ enum class StrategyKeyId : uint8_t {
   virtual_pipeline_model_parallel_size,
   context_parallel_size,
   expert_model_parallel_size,
+  expert_tensor_parallel_size,
+  moe_token_dispatcher_type,
+  moe_grouped_gemm,
+  moe_permute_fusion,
+  moe_shared_expert_overlap,
+  overlap_moe_expert_parallel_comm,
+  moe_router_force_load_balancing,
   micro_batch_size,
   sequence_parallel,
   recompute_granularity,

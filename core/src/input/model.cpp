@@ -31,6 +31,8 @@ MoeSpec parse_moe(ObjectReader& object, const ModelSpec& model) {
   moe.num_shared_experts = object.optional_integer("num_shared_experts", 0, 1024).value_or(0);
   moe.first_k_dense_layers =
       object.optional_integer("first_k_dense_layers", 0, model.num_layers - 1).value_or(0);
+  moe.moe_router_enable_expert_bias =
+      object.optional_boolean("moe_router_enable_expert_bias").value_or(false);
   object.reject_unknown_keys();
   return moe;
 }
@@ -98,6 +100,7 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
     ObjectReader mla_object(*mla, object.path_of("multi_latent_attention"));
     model.mla = parse_mla(mla_object);
   }
+  model.mtp_num_layers = object.optional_integer("mtp_num_layers", 0, kMaxLayers).value_or(0);
   object.reject_unknown_keys();
   return model;
 }
@@ -156,6 +159,11 @@ ParameterCounts count_parameters(const ModelSpec& model) {
                  moe_layers * counts.moe_mlp + shared;
   counts.active = model.num_layers * counts.attention + dense_layers * counts.dense_mlp +
                   moe_layers * counts.moe_active_mlp + shared;
+  // Each MTP depth: a layer like the last one, eh_proj (2h x h) and three norms; the embedding
+  // and LM head are shared (multi_token_prediction.py).
+  const double last_mlp =
+      model.is_moe_layer(model.num_layers - 1) ? counts.moe_mlp : counts.dense_mlp;
+  counts.mtp = model.mtp_num_layers * (counts.attention + last_mlp + 2 * h * h + 3 * h);
   return counts;
 }
 
@@ -178,9 +186,16 @@ double flops_per_token(const ModelSpec& model, int64_t seq_length, double attent
       (model.num_layers - model.num_moe_layers()) * counts.dense_mlp +
       model.num_moe_layers() * counts.moe_active_mlp;
   const double logits = h * model.vocab_size;
+  // MTP depths as Megatron-LM's num_floating_point_operations counts them: a layer like the
+  // last one, eh_proj and the logits again.
+  const double mtp = static_cast<double>(model.mtp_num_layers);
+  const double last_mlp =
+      model.is_moe_layer(model.num_layers - 1) ? counts.moe_active_mlp : counts.dense_mlp;
+  const double mtp_gemm_parameters =
+      mtp * (counts.attention - norms + last_mlp + 2 * h * h + logits);
   // Forward 2 FLOPs per weight per token; backward twice the forward (Narayanan et al. 2021, App.).
-  return 3.0 * (2.0 * (gemm_parameters_per_layer_sum + logits) +
-                model.num_layers * attention_fraction * attention_scores);
+  return 3.0 * (2.0 * (gemm_parameters_per_layer_sum + logits + mtp_gemm_parameters) +
+                (model.num_layers + mtp) * attention_fraction * attention_scores);
 }
 
 }  // namespace

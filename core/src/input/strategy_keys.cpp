@@ -20,6 +20,7 @@ constexpr std::array<std::string_view, 4> kFp8Recipes = {"delayed", "tensorwise"
 constexpr std::array<std::string_view, 2> kMainGradsDtypes = {"fp32", "bf16"};
 constexpr std::array<std::string_view, 2> kMainParamsDtypes = {"fp32", "fp16"};
 constexpr std::array<std::string_view, 4> kMomentDtypes = {"fp32", "fp16", "bf16", "fp8"};
+constexpr std::array<std::string_view, 3> kDispatchers = {"allgather", "alltoall", "flex"};
 
 template <auto Member>
 int64_t get_field(const Strategy& s, size_t /*pool*/) {
@@ -76,6 +77,47 @@ const StrategyKey kKeys[] = {
      "Expert parallel size: a MoE layer's experts split over this many GPUs.",
      get_field<&Strategy::expert_model_parallel_size>,
      set_field<&Strategy::expert_model_parallel_size>},
+    {K::expert_tensor_parallel_size, "expert_tensor_parallel_size", KeyType::integer,
+     false, true, {}, 0, kMaxParallel, false,
+     MegatronFlag::value_unless_default, "--expert-tensor-parallel-size",
+     "Tensor parallel size of the experts; 0 (Megatron-LM's default) takes tensor_model_parallel_size.",
+     get_field<&Strategy::expert_tensor_parallel_size>,
+     set_field<&Strategy::expert_tensor_parallel_size>},
+    {K::moe_token_dispatcher_type, "moe_token_dispatcher_type", KeyType::choice,
+     false, true, kDispatchers, 0, 2, false,
+     MegatronFlag::composite, "--moe-token-dispatcher-type",
+     "How tokens reach their experts: allgather (over tensor x expert parallel), alltoall (over "
+     "expert parallel) or flex (fused, node-aware all-to-all: DeepEP/HybridEP).",
+     get_field<&Strategy::moe_token_dispatcher_type>,
+     set_field<&Strategy::moe_token_dispatcher_type>},
+    {K::moe_grouped_gemm, "moe_grouped_gemm", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--moe-grouped-gemm",
+     "Run a GPU's local experts as one grouped GEMM (TEGroupedMLP) instead of one GEMM each.",
+     get_field<&Strategy::moe_grouped_gemm>, set_field<&Strategy::moe_grouped_gemm>},
+    {K::moe_permute_fusion, "moe_permute_fusion", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--moe-permute-fusion",
+     "Fused token permutation and unpermutation kernels (Transformer Engine).",
+     get_field<&Strategy::moe_permute_fusion>, set_field<&Strategy::moe_permute_fusion>},
+    {K::moe_shared_expert_overlap, "moe_shared_expert_overlap", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--moe-shared-expert-overlap",
+     "Run the shared experts on a side stream, overlapped with the token dispatch.",
+     get_field<&Strategy::moe_shared_expert_overlap>,
+     set_field<&Strategy::moe_shared_expert_overlap>},
+    {K::overlap_moe_expert_parallel_comm, "overlap_moe_expert_parallel_comm", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--overlap-moe-expert-parallel-comm",
+     "Hide the expert-parallel all-to-all behind another micro-batch's compute (1F1B overlap).",
+     get_field<&Strategy::overlap_moe_expert_parallel_comm>,
+     set_field<&Strategy::overlap_moe_expert_parallel_comm>},
+    {K::moe_router_force_load_balancing, "moe_router_force_load_balancing", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--moe-router-force-load-balancing",
+     "Route tokens evenly over the experts (a benchmarking setting): no load imbalance.",
+     get_field<&Strategy::moe_router_force_load_balancing>,
+     set_field<&Strategy::moe_router_force_load_balancing>},
     {K::micro_batch_size, "micro_batch_size", KeyType::integer,
      false, true, {}, 1, limits::kMaxGlobalBatchSize, false,
      MegatronFlag::value, "--micro-batch-size",
@@ -213,6 +255,10 @@ std::string_view to_string(MainParamsDtype dtype) {
 }
 
 std::string_view to_string(MomentDtype dtype) { return kMomentDtypes[static_cast<size_t>(dtype)]; }
+
+std::string_view to_string(MoeDispatcher dispatcher) {
+  return kDispatchers[static_cast<size_t>(dispatcher)];
+}
 
 std::span<const StrategyKey> strategy_keys() { return kKeys; }
 

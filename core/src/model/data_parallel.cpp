@@ -108,9 +108,12 @@ Group data_parallel_group(const GpuSpec& gpu, const Strategy& s, int64_t data_pa
 }
 
 Group expert_data_parallel_group(const GpuSpec& gpu, const Strategy& s, int64_t data_parallel_cp) {
-  const int64_t ep = s.expert_model_parallel_size;
-  return place_group(data_parallel_cp / ep, s.tensor_model_parallel_size * ep,
-                     gpu.nvlink_domain_gpus);
+  // parallel_state.py: expert tensor innermost, then expert, then expert-data parallel, over
+  // the stage's tensor x context x data ranks.
+  const int64_t expert_model = s.expert_tensor_parallel() * s.expert_model_parallel_size;
+  const int64_t edp =
+      std::max<int64_t>(1, s.tensor_model_parallel_size * data_parallel_cp / expert_model);
+  return place_group(edp, expert_model, gpu.nvlink_domain_gpus);
 }
 
 SyncTime iteration_sync(const StageSync& in) {

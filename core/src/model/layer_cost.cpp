@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "model/collectives.hpp"
+#include "model/moe_dispatch.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -156,8 +157,7 @@ class CostBuilder {
         tp_group_(place_group(strategy.tensor_model_parallel_size, 1, gpus_per_node)),
         cp_group_(place_group(strategy.context_parallel_size, strategy.tensor_model_parallel_size,
                               gpus_per_node)),
-        ep_group_(place_group(strategy.expert_model_parallel_size,
-                              strategy.tensor_model_parallel_size, gpus_per_node)) {}
+        gpus_per_node_(gpus_per_node) {}
 
   ModelCosts build() {
     ModelCosts costs;
@@ -165,6 +165,7 @@ class CostBuilder {
     costs.moe = model_.moe ? layer(/*moe=*/true) : costs.dense;
     costs.embedding = embedding();
     costs.head = head();
+    if (model_.mtp_num_layers > 0) costs.mtp = mtp_depth(costs.embedding, costs.head);
     return costs;
   }
 
@@ -172,18 +173,24 @@ class CostBuilder {
   // Bytes of the layer's [tokens, hidden] activation (whole, before any sharding).
   double hidden_bytes() const { return e_ * h_ * tokens_; }
 
-  // A linear layer on this GPU, `groups` times over `g` (one grouped GEMM for experts). With
-  // biases (Megatron-LM --add-bias-linear), the bias gradient is one more pass over the output
+  // A linear layer on this GPU, `groups` times over `g` (local experts). With biases
+  // (Megatron-LM --add-bias-linear), the bias gradient is one more pass over the output
   // gradient.
-  LinearTime linear(const Kernels& kernels, const Gemm& g, double groups = 1) const {
-    // A grouped GEMM launches once for all groups.
-    const auto grouped = [&](double one_s) {
-      return groups * (one_s - gpu_.kernel_overhead_s) + gpu_.kernel_overhead_s;
-    };
+  LinearTime linear(const Kernels& kernels, const Gemm& g, double groups = 1,
+                    bool grouped_gemm = false) const {
     LinearTime time;
-    time.forward_s = grouped(kernels.gemm_s(g));
-    time.dgrad_s = grouped(kernels.dgrad_s(g));
-    time.wgrad_s = grouped(kernels.wgrad_s(g));
+    if (grouped_gemm) {
+      // TEGroupedMLP (--moe-grouped-gemm): one grouped GEMM over all local experts, as efficient
+      // as one GEMM of their summed work (Transformer Engine GroupedLinear).
+      time.forward_s = kernels.gemm_s(g, groups);
+      time.dgrad_s = kernels.gemm_s({g.m, g.k, g.n}, groups);
+      time.wgrad_s = kernels.gemm_s({g.k, g.n, g.m}, groups, kMainGradBytes);
+    } else {
+      // One GEMM per group at its own size (SequentialMLP for experts).
+      time.forward_s = groups * kernels.gemm_s(g);
+      time.dgrad_s = groups * kernels.dgrad_s(g);
+      time.wgrad_s = groups * kernels.wgrad_s(g);
+    }
     if (model_.add_bias_linear) time.wgrad_s += kernels.memory_s(e_ * groups * g.m * g.n);
     return time;
   }
@@ -222,21 +229,26 @@ class CostBuilder {
 
   // Tensor-parallel communication of a block: column-parallel linear in, row-parallel out.
   // Megatron-LM communicates at the block edges: all-reduce, or all-gather + reduce-scatter
-  // with sequence parallelism (Korthikanti et al. 2022, Fig. 5); `scale` multiplies the bytes.
+  // with sequence parallelism (Korthikanti et al. 2022, Fig. 5). `column_bytes` is what the
+  // column-parallel side gathers (the hidden state, or multi-latent attention's latents); the
+  // row-parallel side reduces the hidden state.
   void block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
-                     double scale = 1.0) const {
+                     double column_bytes = -1) const {
     if (s_.tensor_model_parallel_size <= 1) return;
-    const double bytes = scale * hidden_bytes();
+    const double row_bytes = hidden_bytes();
+    if (column_bytes < 0) column_bytes = row_bytes;
     if (!sequence_parallel_) {
       // Forward all-reduce after the row-parallel GEMM; backward all-reduce of the column
       // GEMM's input gradient overlaps its weight-gradient GEMM (async all-reduce).
-      const double all_reduce = all_reduce_s(gpu_, tp_group_, bytes);
-      cost.forward.tp_comm_s += all_reduce;
-      cost.backward.tp_comm_s += exposed_s(gpu_, all_reduce, column.wgrad_s);
+      cost.forward.tp_comm_s += all_reduce_s(gpu_, tp_group_, row_bytes);
+      cost.backward.tp_comm_s +=
+          exposed_s(gpu_, all_reduce_s(gpu_, tp_group_, column_bytes), column.wgrad_s);
       return;
     }
-    const double gather = all_gather_s(gpu_, tp_group_, bytes);
-    const double scatter = reduce_scatter_s(gpu_, tp_group_, bytes);
+    const double column_gather = all_gather_s(gpu_, tp_group_, column_bytes);
+    const double column_scatter = reduce_scatter_s(gpu_, tp_group_, column_bytes);
+    const double row_gather = all_gather_s(gpu_, tp_group_, row_bytes);
+    const double row_scatter = reduce_scatter_s(gpu_, tp_group_, row_bytes);
     if (s_.tp_comm_overlap) {
       // Transformer Engine userbuffers split each collective into t chunks pipelined with
       // chunks of its GEMM; the first chunk has nothing to hide under.
@@ -244,18 +256,18 @@ class CostBuilder {
         return comm_s / t_ + exposed_s(gpu_, comm_s * (t_ - 1) / t_, gemm_s);
       };
       cost.forward.tp_comm_s +=
-          pipelined(gather, column.forward_s) + pipelined(scatter, row.forward_s);
-      cost.backward.tp_comm_s += pipelined(gather, row.dgrad_s) +
-                                 exposed_s(gpu_, gather, column.dgrad_s) +
-                                 exposed_s(gpu_, scatter, column.wgrad_s);
+          pipelined(column_gather, column.forward_s) + pipelined(row_scatter, row.forward_s);
+      cost.backward.tp_comm_s += pipelined(row_gather, row.dgrad_s) +
+                                 exposed_s(gpu_, column_gather, column.dgrad_s) +
+                                 exposed_s(gpu_, column_scatter, column.wgrad_s);
       return;
     }
-    cost.forward.tp_comm_s += gather + scatter;
+    cost.forward.tp_comm_s += column_gather + row_scatter;
     // Backward: the output-gradient all-gather before the row GEMM is exposed; the input
     // re-gather for the column weight gradient overlaps its input-gradient GEMM, and the
     // input-gradient reduce-scatter overlaps the weight-gradient GEMM.
-    cost.backward.tp_comm_s +=
-        gather + exposed_s(gpu_, gather, column.dgrad_s) + exposed_s(gpu_, scatter, column.wgrad_s);
+    cost.backward.tp_comm_s += row_gather + exposed_s(gpu_, column_gather, column.dgrad_s) +
+                               exposed_s(gpu_, column_scatter, column.wgrad_s);
   }
 
   void attention_block(LayerCost& cost) {
@@ -272,29 +284,43 @@ class CostBuilder {
     LinearTime column;
     double replicated_parameters = 2 * h_;  // norms
     double split_parameters = 0;            // this GPU's share of the tensor-parallel ones
+    double projection_flops = 0;            // forward FLOPs of the projections on this GPU
     const auto add_column = [&](const Gemm& g, bool split) {
       const LinearTime time = linear(kernels_, g);
       column.forward_s += time.forward_s;
       column.dgrad_s += time.dgrad_s;
       column.wgrad_s += time.wgrad_s;
       (split ? split_parameters : replicated_parameters) += g.n * g.k;
+      projection_flops += g.flops();
     };
-    double qkv_bytes = 0;  // Q, K, V kept for the attention backward
+    double qkv_bytes = 0;      // Q, K, V kept for the attention backward
+    double column_bytes = -1;  // what the column-parallel side gathers (default: hidden state)
     if (model_.mla) {
-      // DeepSeek-V2 §2.1.2: down-projections (replicated), then per-head up-projections.
+      // DeepSeek-V2 §2.1.2 as Megatron-LM's MLASelfAttention runs it: the down-projections are
+      // duplicated (not split) over tensor parallel and run on this GPU's sequence-parallel
+      // tokens; their normed latents (and the shared rotary key) are all-gathered into the
+      // column-parallel up-projections (multi_latent_attention.py).
       const MlaSpec& mla = *model_.mla;
       qk_head_dim = static_cast<double>(mla.qk_head_dim + mla.qk_pos_emb_head_dim);
       v_head_dim = static_cast<double>(mla.v_head_dim);
       const double kv_rank = static_cast<double>(mla.kv_lora_rank);
       const double q_rank = static_cast<double>(mla.q_lora_rank);
+      const double rope = static_cast<double>(mla.qk_pos_emb_head_dim);
       if (q_rank > 0) {
-        add_column({tokens_, q_rank, h_}, false);
+        add_column({norm_tokens_, q_rank, h_}, false);
         add_column({tokens_, heads * qk_head_dim, q_rank}, true);
       } else {
         add_column({tokens_, heads * qk_head_dim, h_}, true);
       }
-      add_column({tokens_, kv_rank + mla.qk_pos_emb_head_dim, h_}, false);
+      add_column({norm_tokens_, kv_rank + rope, h_}, false);
       add_column({tokens_, heads * (mla.qk_head_dim + v_head_dim), kv_rank}, true);
+      column_bytes = e_ * tokens_ * ((q_rank > 0 ? q_rank : h_) + kv_rank + rope);
+      // q_layernorm and kv_layernorm on the latents, forward and backward.
+      const double latents = (q_rank + kv_rank) * norm_tokens_;
+      cost.forward.compute_s += kernels_.memory_s(2 * e_ * latents);
+      cost.backward.compute_s += kernels_.memory_s(3 * e_ * latents);
+      // Kept: the latents before their norms and the normed inputs of the up-projections.
+      cost.activation_bytes += (e_ + saved_input_bytes_) * latents;
       qkv_bytes = e_ * tokens_ * heads * (2 * qk_head_dim + v_head_dim);
     } else {
       add_column({tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
@@ -305,7 +331,7 @@ class CostBuilder {
     split_parameters += out_proj.n * out_proj.k;
     add_linear(cost, column);
     add_linear(cost, row);
-    block_tp_comm(cost, column, row);
+    block_tp_comm(cost, column, row, column_bytes);
     block_elementwise(cost);
 
     // Core attention: scores and context per head over this GPU's query chunk.
@@ -366,8 +392,7 @@ class CostBuilder {
         qkv_bytes + core_bytes + saved_input_bytes_ * tokens_ * heads * v_head_dim;
     cost.selective_saved_bytes = core_bytes;
     cost.parameters += split_parameters + replicated_parameters;
-    cost.forward_flops +=
-        2 * tokens_ * (split_parameters + replicated_parameters - 2 * h_) + score_flops;
+    cost.forward_flops += projection_flops + out_proj.flops() + score_flops;
   }
 
   // The vocabulary padded to a multiple of 128 x tensor parallel (Megatron-LM
@@ -381,16 +406,18 @@ class CostBuilder {
     return (is_gated(model_.activation) ? 3.0 : 2.0) * h_ * ffn;
   }
 
-  // FC1, activation, FC2 of width `ffn` on `rows` token rows spread evenly over `groups`
-  // experts; returns the two linears' times for the block's communication.
-  std::pair<LinearTime, LinearTime> mlp(LayerCost& cost, double rows, double ffn, double groups) {
+  // FC1, activation, FC2 of width `ffn` split over `tp` GPUs, on `rows` token rows spread evenly
+  // over `groups` experts; returns the two linears' times for the block's communication.
+  std::pair<LinearTime, LinearTime> mlp(LayerCost& cost, double rows, double ffn, double groups,
+                                        double tp, bool grouped_gemm = false) {
     const double gate = is_gated(model_.activation) ? 2.0 : 1.0;
     const double rows_per_group = rows / groups;
-    const LinearTime fc1 = linear(kernels_, {rows_per_group, gate * ffn / t_, h_}, groups);
-    const LinearTime fc2 = linear(kernels_, {rows_per_group, h_, ffn / t_}, groups);
+    const LinearTime fc1 =
+        linear(kernels_, {rows_per_group, gate * ffn / tp, h_}, groups, grouped_gemm);
+    const LinearTime fc2 = linear(kernels_, {rows_per_group, h_, ffn / tp}, groups, grouped_gemm);
     add_linear(cost, fc1);
     add_linear(cost, fc2);
-    const double activation_elements = rows * ffn / t_;
+    const double activation_elements = rows * ffn / tp;
     cost.forward.compute_s += kernels_.memory_s(e_ * (gate + 1) * activation_elements);
     cost.backward.compute_s += kernels_.memory_s(e_ * (2 * gate + 1) * activation_elements);
     // FC1 output (the activation's input) and the activation's output (FC2's input).
@@ -400,54 +427,106 @@ class CostBuilder {
 
   // A dense MLP on all tokens, with its TP communication.
   void dense_mlp_block(LayerCost& cost, double ffn) {
-    const auto [fc1, fc2] = mlp(cost, tokens_, ffn, 1.0);
+    const auto [fc1, fc2] = mlp(cost, tokens_, ffn, 1.0, t_);
     block_tp_comm(cost, fc1, fc2);
     cost.parameters += mlp_weights(ffn) / t_;
     cost.forward_flops += 2 * tokens_ * mlp_weights(ffn) / t_;
     block_elementwise(cost);
   }
 
-  // Router, token dispatch over expert parallelism, routed and shared experts (Megatron-LM
-  // MoE with the all-to-all dispatcher; expert tensor parallelism equal to tensor parallelism).
+  // Router, token dispatch, routed and shared experts (Megatron-LM MoELayer: router.py,
+  // token_dispatcher.py, experts.py, shared_experts.py).
   void moe_block(LayerCost& cost) {
     const MoeSpec& moe = *model_.moe;
     const double experts = static_cast<double>(moe.num_experts);
     const double top_k = static_cast<double>(moe.top_k);
     const double local_experts = experts / static_cast<double>(s_.expert_model_parallel_size);
     const double expert_ffn = static_cast<double>(moe.moe_ffn_hidden_size);
+    const double et = static_cast<double>(s_.expert_tensor_parallel());
+    const double n = norm_tokens_;  // this GPU's tokens at the MoE input
+    const MoeDispatch d = moe_dispatch(gpu_, model_, s_, gpus_per_node_, n, e_);
+    LayerCost block;  // the block's own forward and backward, for the overlaps below
 
-    // Router on this GPU's token slice, then permutation into expert order and back.
-    const Gemm router{norm_tokens_, experts, h_};
-    const double routed_rows = norm_tokens_ * top_k;  // rows this GPU dispatches
-    cost.forward.compute_s +=
-        kernels_.gemm_s(router) +
-        kernels_.memory_s(3 * 4 * norm_tokens_ * experts) +  // softmax, top-k
-        2 * kernels_.memory_s(2 * e_ * h_ * routed_rows);    // permute, unpermute
-    cost.backward.compute_s += kernels_.dgrad_s(router) + kernels_.wgrad_s(router) +
-                               2 * kernels_.memory_s(2 * e_ * h_ * routed_rows);
+    // Router on this GPU's tokens: gating GEMM, fp32 softmax and top-k over the experts.
+    const Gemm router{n, experts, h_};
+    block.forward.compute_s += kernels_.gemm_s(router) + kernels_.memory_s(3 * 4 * n * experts);
+    block.backward.compute_s += kernels_.dgrad_s(router) + kernels_.wgrad_s(router) +
+                                kernels_.memory_s(3 * 4 * n * experts);
     cost.parameters += h_ * experts;
     cost.forward_flops += router.flops();
 
-    // Dispatch and combine: one all-to-all each way, forward and backward.
-    const double a2a = all_to_all_s(gpu_, ep_group_, e_ * h_ * routed_rows);
-    cost.forward.ep_comm_s += 2 * a2a;
-    cost.backward.ep_comm_s += 2 * a2a;
+    // Permutation into expert order and the probability-weighted unpermute (moe_utils.py
+    // permute/unpermute): a row gather (read and write), then reading the expert rows into the
+    // token rows. Unfused, the unpermute first multiplies by the probs (read, write), zero-fills
+    // its output and scatter-adds (read, and read-modify-write of the sum per row added).
+    const double row = e_ * h_;
+    const double permute_bytes = 2 * row * d.permuted_rows;
+    const double unpermute_bytes = s_.moe_permute_fusion
+                                       ? row * (d.unpermute_in_rows + d.unpermute_out_rows)
+                                       : row * (5 * d.unpermute_in_rows + d.unpermute_out_rows);
+    const double permutation_s =
+        kernels_.memory_s(permute_bytes) + kernels_.memory_s(unpermute_bytes);
+    block.forward.compute_s += permutation_s;
+    block.backward.compute_s += permutation_s;
 
-    // Routed experts: on average every GPU of the expert group receives tokens * top_k rows,
-    // spread over its local experts; their inputs are gathered over tensor parallelism.
-    const auto [fc1, fc2] = mlp(cost, tokens_ * top_k, expert_ffn, local_experts);
-    block_tp_comm(cost, fc1, fc2, top_k);
-    cost.activation_bytes += saved_input_bytes_ * h_ * tokens_ * top_k + 4 * norm_tokens_ * experts;
-    cost.expert_parameters += local_experts * mlp_weights(expert_ffn) / t_;
-    cost.forward_flops += 2 * tokens_ * top_k * mlp_weights(expert_ffn) / t_;
+    // Dispatch and combine collectives; their backward mirrors them.
+    const double dispatch_s = d.dispatch_s + d.combine_s;
+    double& comm_forward =
+        s_.expert_model_parallel_size > 1 ? block.forward.ep_comm_s : block.forward.tp_comm_s;
+    double& comm_backward =
+        s_.expert_model_parallel_size > 1 ? block.backward.ep_comm_s : block.backward.tp_comm_s;
 
+    // Routed experts on the rows the busiest GPU receives, width split by expert tensor parallel.
+    mlp(block, d.expert_rows, expert_ffn, local_experts, et, s_.moe_grouped_gemm);
+    cost.expert_parameters += local_experts * mlp_weights(expert_ffn) / et;
+    cost.forward_flops += 2 * n * top_k * et * mlp_weights(expert_ffn) / et;
+
+    // Shared experts: a dense MLP over tensor parallel with its own sequence-parallel
+    // collectives; with --moe-shared-expert-overlap on a side stream, its compute under the
+    // dispatcher's communication and its collectives under the permutation.
+    LayerCost shared;
     if (moe.num_shared_experts > 0) {
       const double shared_ffn = static_cast<double>(moe.num_shared_experts) * expert_ffn;
-      mlp(cost, tokens_, shared_ffn, 1.0);  // on the gathered tokens, no extra collectives
+      const auto [fc1, fc2] = mlp(shared, tokens_, shared_ffn, 1.0, t_);
+      block_tp_comm(shared, fc1, fc2);
       cost.parameters += mlp_weights(shared_ffn) / t_;
       cost.forward_flops += 2 * tokens_ * mlp_weights(shared_ffn) / t_;
     }
-    block_elementwise(cost);
+    const bool shared_overlap = s_.moe_shared_expert_overlap && moe.num_shared_experts > 0 &&
+                                s_.moe_token_dispatcher_type != MoeDispatcher::allgather;
+    if (shared_overlap) {
+      comm_forward += exposed_s(gpu_, dispatch_s, shared.forward.compute_s);
+      comm_backward += exposed_s(gpu_, dispatch_s, shared.backward.compute_s);
+      block.forward.compute_s += shared.forward.compute_s;
+      block.backward.compute_s += shared.backward.compute_s;
+      block.forward.tp_comm_s += exposed_s(gpu_, shared.forward.tp_comm_s, permutation_s);
+      block.backward.tp_comm_s += exposed_s(gpu_, shared.backward.tp_comm_s, permutation_s);
+    } else {
+      comm_forward += dispatch_s;
+      comm_backward += dispatch_s;
+      block.forward += shared.forward;
+      block.backward += shared.backward;
+    }
+    block.activation_bytes += shared.activation_bytes;
+    block_elementwise(block);
+
+    if (s_.overlap_moe_expert_parallel_comm) {
+      // --overlap-moe-expert-parallel-comm: one micro-batch's dispatch and combine run under
+      // another's forward or backward compute of the same layer (combined 1F1B schedule).
+      const double window = cost.forward.compute_s + cost.backward.compute_s +
+                            block.forward.compute_s + block.backward.compute_s;
+      const double comm = block.forward.ep_comm_s + block.backward.ep_comm_s;
+      const double exposed = exposed_s(gpu_, comm, window);
+      block.forward.ep_comm_s = comm > 0 ? exposed * block.forward.ep_comm_s / comm : 0;
+      block.backward.ep_comm_s = comm > 0 ? exposed * block.backward.ep_comm_s / comm : 0;
+    }
+    cost.forward += block.forward;
+    cost.backward += block.backward;
+
+    // Kept for backward: the experts' own (in mlp) and their fc1 input; the unpermute's input,
+    // for the gradient of the probs; the router's fp32 scores and its routing map.
+    cost.activation_bytes += block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows +
+                             row * d.unpermute_in_rows + (4 + 1) * n * experts;
   }
 
   // Vocabulary-parallel embedding: look-up, then a reduction over tensor parallelism.
@@ -535,6 +614,42 @@ class CostBuilder {
     return edge;
   }
 
+  // One multi-token-prediction depth besides its transformer layer (Megatron-LM
+  // multi_token_prediction.py, MultiTokenPredictionLayer): the shifted tokens' embedding, enorm
+  // and hnorm, eh_proj (2h -> h, column-parallel, its output all-gathered over tensor parallel),
+  // then the final norm, the shared LM head and the loss again.
+  EdgeCost mtp_depth(const EdgeCost& embedding, const EdgeCost& head) const {
+    EdgeCost edge;
+    edge.forward = embedding.forward;
+    edge.backward = embedding.backward;
+    edge.forward += head.forward;
+    edge.backward += head.backward;
+    edge.activation_bytes = embedding.activation_bytes + head.activation_bytes;
+    edge.transient_bytes = head.transient_bytes;
+    edge.forward_flops = head.forward_flops;
+    const Gemm eh_proj{tokens_, h_ / t_, 2 * h_};
+    const LinearTime proj = linear(kernels_, eh_proj);
+    edge.forward.compute_s += proj.forward_s;
+    edge.backward.compute_s += proj.dgrad_s + proj.wgrad_s;
+    const double n = h_ * norm_tokens_;
+    edge.forward.compute_s += 2 * kernels_.memory_s(2 * e_ * n);  // enorm, hnorm
+    edge.backward.compute_s += 2 * kernels_.memory_s(3 * e_ * n);
+    if (s_.tensor_model_parallel_size > 1) {
+      // The [tokens, 2h] input gathered under sequence parallelism, the [tokens, h/t] output
+      // gathered along the hidden dimension; their backward reduce-scatters.
+      const double input =
+          sequence_parallel_ ? all_gather_s(gpu_, tp_group_, 2 * hidden_bytes()) : 0;
+      const double output = all_gather_s(gpu_, tp_group_, hidden_bytes());
+      edge.forward.tp_comm_s += input + output;
+      edge.backward.tp_comm_s += input + output;
+    }
+    // enorm and hnorm inputs and eh_proj's input.
+    edge.activation_bytes += (2 * e_ + 2 * saved_input_bytes_) * n;
+    edge.parameters = eh_proj.n * eh_proj.k + 3 * h_;  // eh_proj, enorm, hnorm, final norm
+    edge.forward_flops += eh_proj.flops();
+    return edge;
+  }
+
   const ModelSpec& model_;
   const Training& training_;
   const GpuSpec& gpu_;
@@ -551,7 +666,7 @@ class CostBuilder {
   double hidden_mask_bytes_;
   Group tp_group_;
   Group cp_group_;
-  Group ep_group_;
+  int64_t gpus_per_node_;
 };
 
 }  // namespace

@@ -52,6 +52,7 @@ struct ModelCosts {
   LayerCost moe;  // equal to dense for a dense model
   EdgeCost embedding;
   EdgeCost head;
+  EdgeCost mtp;  // one multi-token-prediction depth besides its transformer layer
 };
 
 // `nvlink_domain_gpus`: GPUs one NVLink domain joins, where groups are placed (not the GPUs per

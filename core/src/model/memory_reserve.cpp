@@ -131,9 +131,10 @@ MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
   collective(place_group(dp_cp, t, node), dp_use);
   // Experts: all-to-all over expert parallelism, gradients over expert-data parallelism.
   if (in.model->moe) {
-    const Group ep_group = place_group(ep, t, node);
+    const int64_t etp = s.expert_tensor_parallel();
+    const Group ep_group = place_group(ep, etp, node);
     send_receive(ep_group, static_cast<double>(ep - 1));
-    collective(place_group(dp_cp / ep, t * ep, node), dp_use);
+    collective(place_group(s.expert_data_parallel(in.data_parallel), etp * ep, node), dp_use);
   }
   // Pipeline: activations and gradients to the previous and next stage.
   if (in.stages > 1) {

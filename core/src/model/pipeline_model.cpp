@@ -22,9 +22,14 @@ bool is_last(const StageGroup& g, int64_t stages) { return g.first + g.count == 
 StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   const Strategy& s = *in.strategy;
   const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
-  const double moe_layers = static_cast<double>(group.moe_layers);
-  const double dense_layers = static_cast<double>(group.layers - group.moe_layers);
-  const double layers = static_cast<double>(group.layers);
+  // Multi-token-prediction depths run on the last stage, each a layer like the last one
+  // (multi_token_prediction.py: MTP layers on the last pipeline stage).
+  const double mtp = is_last(group, in.stages) ? static_cast<double>(in.model->mtp_num_layers) : 0;
+  const bool mtp_moe = in.model->is_moe_layer(in.model->num_layers - 1);
+  const double moe_layers = static_cast<double>(group.moe_layers) + (mtp_moe ? mtp : 0);
+  const double dense_layers =
+      static_cast<double>(group.layers - group.moe_layers) + (mtp_moe ? 0 : mtp);
+  const double layers = static_cast<double>(group.layers) + mtp;
   const double v = static_cast<double>(s.virtual_pipeline_model_parallel_size);
   const auto sum = [&](auto field) {
     return field(c.dense) * dense_layers + field(c.moe) * moe_layers;
@@ -52,6 +57,12 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     // (Megatron-LM theoretical_memory_usage.py counts the output layer only when untied).
     const bool shared_table = in.stages == 1 && !in.model->untie_embeddings_and_output_weights;
     add_edge(c.head, shared_table ? c.head.parameters - c.embedding.parameters : c.head.parameters);
+  }
+  for (double depth = 0; depth < mtp; ++depth) add_edge(c.mtp, c.mtp.parameters);
+  // The MTP depths look up the shared embedding: the last stage keeps a copy.
+  if (mtp > 0 && in.stages > 1) {
+    work.parameters += c.embedding.parameters;
+    work.edge_parameters += c.embedding.parameters;
   }
 
   // Recompute (Korthikanti et al. 2022 §5): selective redoes core attention; full keeps only
@@ -210,7 +221,7 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   const double layers = work.parameters - edges + work.expert_parameters;
   const double all = layers + edges;
   const double shard = 1 / static_cast<double>(dp_cp);
-  const double expert_shard = 1 / static_cast<double>(dp_cp / s.expert_model_parallel_size);
+  const double expert_shard = 1 / static_cast<double>(s.expert_data_parallel(in.data_parallel));
   const double sharded = work.parameters * shard + work.expert_parameters * expert_shard;
   // One layer's parameters (what Megatron-FSDP gathers, and reduces, at a time).
   const double unit = layers / static_cast<double>(std::max<int64_t>(1, group.layers));
@@ -232,9 +243,14 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     memory.gradients_bytes = bytes.gradient * all;
   }
   memory.optimizer_bytes = bytes.optimizer * (zero >= 1 ? sharded : all);
+  // --overlap-moe-expert-parallel-comm schedules one more warm-up micro-batch (schedules.py,
+  // get_pp_rank_microbatches): one more model chunk in flight.
+  const double a2a_overlap_chunk =
+      s.overlap_moe_expert_parallel_comm ? 1.0 / s.virtual_pipeline_model_parallel_size : 0.0;
   memory.activations_bytes =
-      in_flight_micro_batches(index, in.stages, s.virtual_pipeline_model_parallel_size,
-                              in.micro_batches) *
+      (in_flight_micro_batches(index, in.stages, s.virtual_pipeline_model_parallel_size,
+                               in.micro_batches) +
+       a2a_overlap_chunk) *
           work.stored_activation_bytes +
       work.working_bytes;
   memory.reserve = memory_reserve(in, group, memory.activations_bytes);
@@ -284,7 +300,7 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   // ranks (experts over expert-data ranks), the optimizer step, then (ZeRO >= 1) parameters
   // gathered.
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
-  const int64_t ep = s.expert_model_parallel_size;
+  const int64_t edp = s.expert_data_parallel(in.data_parallel);
   const int64_t t = s.tensor_model_parallel_size;
   const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
@@ -317,7 +333,7 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     forward_before += count * w.forward.total_s();
     backward_before += count * (w.backward.total_s() + w.recompute.total_s());
     const double sharded =
-        zero >= 1 ? dense / static_cast<double>(dp_cp) + experts / static_cast<double>(dp_cp / ep)
+        zero >= 1 ? dense / static_cast<double>(dp_cp) + experts / static_cast<double>(edp)
                   : dense + experts;
     // The optimizer over this GPU's shard, plus zeroing the full gradient buffer.
     const double grad_bytes = zero >= 2 ? bytes.fsdp_gradient : bytes.gradient;

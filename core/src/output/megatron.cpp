@@ -162,6 +162,11 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
           value(key.megatron_flag, std::string(to_string(s.fp8_recipe)));
         }
         break;
+      case StrategyKeyId::moe_token_dispatcher_type:
+        if (s.moe_token_dispatcher_type != MoeDispatcher::allgather) {
+          value(key.megatron_flag, std::string(to_string(s.moe_token_dispatcher_type)));
+        }
+        break;
       case StrategyKeyId::fp8_param_gather:
         if (training.precision == Precision::fp8 && s.fp8_param_gather) flag(key.megatron_flag);
         break;

@@ -29,7 +29,8 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
     case Level::context:
       return {K::context_parallel_size};
     case Level::expert:
-      return {K::expert_model_parallel_size};
+      return {K::expert_model_parallel_size, K::expert_tensor_parallel_size,
+              K::moe_token_dispatcher_type};
     case Level::pipeline:
       return {K::pipeline_model_parallel_size};
     case Level::virtual_pipeline:
@@ -41,8 +42,16 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
     case Level::micro_batch:
       return {K::micro_batch_size};
     case Level::layer_shape:
-      return {K::sequence_parallel, K::use_flash_attn, K::tp_comm_overlap, K::fp8_recipe,
-              K::cross_entropy_loss_fusion};
+      return {K::sequence_parallel,
+              K::use_flash_attn,
+              K::tp_comm_overlap,
+              K::fp8_recipe,
+              K::cross_entropy_loss_fusion,
+              K::moe_grouped_gemm,
+              K::moe_permute_fusion,
+              K::moe_shared_expert_overlap,
+              K::overlap_moe_expert_parallel_comm,
+              K::moe_router_force_load_balancing};
     case Level::recompute:
       return {K::recompute_granularity, K::recompute_method};
     case Level::zero:
@@ -153,13 +162,28 @@ void Searcher::context_level() {
   }
 }
 
+// Expert parallel sizes; for a MoE model also the experts' own tensor parallelism (the
+// attention's, or none: MoE parallel folding) and the three token dispatchers.
 void Searcher::expert_level() {
+  const bool moe = model_.moe.has_value();
   const std::vector<int64_t> sizes =
-      model_.moe ? divisors(model_.moe->num_experts) : std::vector<int64_t>{1};
+      moe ? divisors(model_.moe->num_experts) : std::vector<int64_t>{1};
+  std::vector<int64_t> etp_sizes = {0};
+  if (moe && s_.tensor_model_parallel_size > 1) etp_sizes.push_back(1);
   for (const int64_t ep : pinned_or(pins_.get(K::expert_model_parallel_size), sizes)) {
-    if (stopped_) return;
-    s_.expert_model_parallel_size = ep;
-    if (rules_hold(Level::expert)) pipeline_level();
+    for (const int64_t etp : pinned_or(pins_.get(K::expert_tensor_parallel_size), etp_sizes)) {
+      s_.expert_model_parallel_size = ep;
+      s_.expert_tensor_parallel_size = etp;
+      // The dispatchers differ only where tokens leave the GPU.
+      const bool dispatches = moe && s_.expert_tensor_parallel() * ep > 1;
+      const std::vector<int64_t> dispatchers =
+          dispatches ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0};
+      for (const int64_t d : pinned_or(pins_.get(K::moe_token_dispatcher_type), dispatchers)) {
+        if (stopped_) return;
+        s_.moe_token_dispatcher_type = static_cast<MoeDispatcher>(d);
+        if (rules_hold(Level::expert)) pipeline_level();
+      }
+    }
   }
 }
 
@@ -278,38 +302,56 @@ void Searcher::micro_batch_level() {
 }
 
 // Sequence parallelism (only where tensor parallelism splits), fused attention, and
-// tensor-parallel overlap as pinned (off by default). Here the per-layer costs are known, so a
-// shape whose lower bound cannot beat the N-th best is only counted.
+// tensor-parallel overlap as pinned (off by default). MoE models take grouped GEMMs and fused
+// permutation (never slower), try the expert-parallel all-to-all overlap where it may act, and
+// overlap the shared experts otherwise. Here the per-layer costs are known, so a shape whose
+// lower bound cannot beat the N-th best is only counted.
 bool Searcher::layer_shape_level(Walk walk) {
   const std::vector<int64_t> on_off = {1, 0};
+  const std::vector<int64_t> off = {0};
   const bool splits = s_.tensor_model_parallel_size > 1;
+  const bool moe = model_.moe.has_value();
+  const bool all_to_all = s_.moe_token_dispatcher_type != MoeDispatcher::allgather;
+  const bool shared_experts = moe && model_.moe->num_shared_experts > 0;
+  const std::vector<int64_t> a2a_overlap =
+      moe && all_to_all && s_.expert_model_parallel_size > 1 ? on_off : off;
   bool any_fit_or_unknown = false;
   for (const int64_t sp :
        pinned_or(pins_.get(K::sequence_parallel), splits ? on_off : std::vector<int64_t>{0})) {
     for (const int64_t flash : pinned_or(pins_.get(K::use_flash_attn), on_off)) {
-      if (stopped_) return any_fit_or_unknown;
-      s_.sequence_parallel = sp != 0;
-      s_.use_flash_attn = flash != 0;
-      s_.tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
-      s_.fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
-      // The fused loss only saves time and memory traffic: on unless pinned off.
-      s_.cross_entropy_loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
-      if (!rules_hold(Level::layer_shape)) continue;
-      if (walk == Walk::count) {
-        recompute_level(0, Walk::count, -1);
-        continue;
+      for (const int64_t overlap :
+           pinned_or(pins_.get(K::overlap_moe_expert_parallel_comm), a2a_overlap)) {
+        if (stopped_) return any_fit_or_unknown;
+        s_.sequence_parallel = sp != 0;
+        s_.use_flash_attn = flash != 0;
+        s_.tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
+        s_.fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
+        // The fused loss only saves time and memory traffic: on unless pinned off.
+        s_.cross_entropy_loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
+        s_.moe_grouped_gemm = pins_.flag(K::moe_grouped_gemm).value_or(moe);
+        s_.moe_permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
+        s_.overlap_moe_expert_parallel_comm = overlap != 0;
+        s_.moe_shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap)
+                                           .value_or(shared_experts && all_to_all && overlap == 0);
+        s_.moe_router_force_load_balancing =
+            pins_.flag(K::moe_router_force_load_balancing).value_or(false);
+        if (!rules_hold(Level::layer_shape)) continue;
+        if (walk == Walk::count) {
+          recompute_level(0, Walk::count, -1);
+          continue;
+        }
+        pool_costs_.clear();
+        for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
+          pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
+        }
+        tick();
+        if (!options_.exhaustive && top_.full() && lower_bound_s() >= top_.worst_s()) {
+          recompute_level(0, Walk::count, -1);
+          any_fit_or_unknown = true;
+          continue;
+        }
+        any_fit_or_unknown |= recompute_level(0, walk, -1);
       }
-      pool_costs_.clear();
-      for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
-        pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
-      }
-      tick();
-      if (!options_.exhaustive && top_.full() && lower_bound_s() >= top_.worst_s()) {
-        recompute_level(0, Walk::count, -1);
-        any_fit_or_unknown = true;
-        continue;
-      }
-      any_fit_or_unknown |= recompute_level(0, walk, -1);
     }
   }
   return any_fit_or_unknown;

@@ -4,7 +4,8 @@
 //   level        decides                                         candidates (unless pinned)
 //   tensor       tensor_model_parallel_size                      divisors of a node's GPUs
 //   context      context_parallel_size                           divisors of GPUs / tensor
-//   expert       expert_model_parallel_size                      divisors of num_experts
+//   expert       expert_model_parallel_size, expert_tensor_      divisors of num_experts; ETP
+//                parallel_size, moe_token_dispatcher_type        = TP and 1; the 3 dispatchers
 //   pipeline     pipeline_model_parallel_size                    divisors of GPUs / (t x cp)
 //   virtual      virtual_pipeline_model_parallel_size, and       1..layers/pipeline; the even
 //                pipeline_stage_layers where they split evenly   split (else left to the leaf)
@@ -12,7 +13,8 @@
 //   micro_batch  micro_batch_size                                divisors of batch / dp
 //   layer_shape  sequence_parallel, use_flash_attn,              on/off; tp_comm_overlap off,
 //                tp_comm_overlap, fp8_recipe,                    fp8_recipe delayed, the fused
-//                cross_entropy_loss_fusion                       loss on
+//                cross_entropy_loss_fusion, the MoE kernel and   loss on; MoE: grouped, fused,
+//                overlap flags                                   overlaps
 //   recompute    recompute_granularity, _method (per GPU type)   none, selective, full, block
 //   zero         zero_stage, overlap_grad_reduce,                0-3; overlaps on where they act;
 //                overlap_param_gather, fp8_param_gather,         fp8_param_gather off; dtype keys

@@ -62,7 +62,12 @@ TEST_CASE("estimates stay finite over a grid of extreme scenarios") {
                                                   {{"micro_batch_size", kMillion},
                                                    {"recompute_granularity", "full"},
                                                    {"recompute_method", "block"},
-                                                   {"recompute_num_layers", 1}}};
+                                                   {"recompute_num_layers", 1}},
+                                                  {{"expert_model_parallel_size", 256},
+                                                   {"expert_tensor_parallel_size", 1},
+                                                   {"moe_token_dispatcher_type", "flex"},
+                                                   {"moe_grouped_gemm", true},
+                                                   {"overlap_moe_expert_parallel_comm", true}}};
   for (const nlohmann::json& model : models) {
     for (const int64_t gpus : {int64_t{1}, int64_t{1024}, kMillion, kMillion * 16}) {
       for (const int64_t batch : {int64_t{1}, kMillion}) {

@@ -41,6 +41,13 @@ std::string custom(int heads, int groups, int ffn, int moe_ffn = 0, int experts 
 }
 
 const std::string kLlama = R"("llama2-7b")";  // 32 layers, 32 heads, ffn 11008
+// A GPT-style MoE (biases on) and one with a shared expert.
+const std::string kBiasMoe = R"({"name": "m", "num_layers": 8, "hidden_size": 1024,
+    "ffn_hidden_size": 1024, "num_attention_heads": 16, "vocab_size": 32000,
+    "activation": "gelu", "moe": {"num_experts": 8, "top_k": 2}})";
+const std::string kSharedMoe = R"({"name": "m", "num_layers": 8, "hidden_size": 1024,
+    "ffn_hidden_size": 1024, "num_attention_heads": 16, "vocab_size": 32000,
+    "activation": "swiglu", "moe": {"num_experts": 8, "top_k": 2, "num_shared_experts": 1}})";
 
 std::vector<Case> cases() {
   return {
@@ -50,7 +57,7 @@ std::vector<Case> cases() {
        [](Strategy& s) { s.tensor_model_parallel_size = 16; }},
       {"tensor parallel divides the MLP width", job(custom(16, 16, 1004), 8),
        [](Strategy& s) { s.tensor_model_parallel_size = 8; }},
-      {"tensor parallel divides the expert MLP width", job(custom(16, 16, 1024, 1004), 8),
+      {"expert tensor parallel divides the expert MLP width", job(custom(16, 16, 1024, 1004), 8),
        [](Strategy& s) {
          s.tensor_model_parallel_size = 8;
          s.sequence_parallel = true;
@@ -67,6 +74,53 @@ std::vector<Case> cases() {
        }},
       {"MoE with tensor parallelism needs sequence parallelism", job(custom(16, 16, 1024, 1024), 8),
        [](Strategy& s) { s.tensor_model_parallel_size = 2; }},
+      {"expert-parallel bias needs no expert tensor parallelism", job(kBiasMoe, 8),
+       [](Strategy& s) {
+         s.tensor_model_parallel_size = 2;
+         s.sequence_parallel = true;
+       }},
+      {"the flex dispatcher needs tokens to leave the GPU", job(custom(16, 16, 1024, 1024), 8),
+       [](Strategy& s) { s.moe_token_dispatcher_type = MoeDispatcher::flex; }},
+      {"shared-expert overlap needs an all-to-all dispatcher", job(kSharedMoe, 8),
+       [](Strategy& s) {
+         s.expert_model_parallel_size = 2;
+         s.moe_shared_expert_overlap = true;
+       }},
+      {"expert-parallel overlap needs an all-to-all over experts",
+       job(custom(16, 16, 1024, 1024), 8),
+       [](Strategy& s) {
+         s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+         s.overlap_moe_expert_parallel_comm = true;
+       }},
+      {"expert-parallel overlap with a pipeline needs interleaving",
+       job(custom(16, 16, 1024, 1024), 8),
+       [](Strategy& s) {
+         s.expert_model_parallel_size = 2;
+         s.pipeline_model_parallel_size = 2;
+         s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+         s.overlap_moe_expert_parallel_comm = true;
+       }},
+      {"expert-parallel overlap excludes full recompute", job(custom(16, 16, 1024, 1024), 8),
+       [](Strategy& s) {
+         s.expert_model_parallel_size = 2;
+         s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+         s.overlap_moe_expert_parallel_comm = true;
+         s.recompute[0].granularity = RecomputeGranularity::full;
+       }},
+      {"expert-parallel overlap excludes shared-expert overlap", job(kSharedMoe, 8),
+       [](Strategy& s) {
+         s.expert_model_parallel_size = 2;
+         s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+         s.overlap_moe_expert_parallel_comm = true;
+         s.moe_shared_expert_overlap = true;
+       }},
+      {"expert-parallel overlap needs 16-bit training and at most one MTP layer",
+       job(custom(16, 16, 1024, 1024), 8, 64, 4096, "fp32"),
+       [](Strategy& s) {
+         s.expert_model_parallel_size = 2;
+         s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+         s.overlap_moe_expert_parallel_comm = true;
+       }},
       {"sequence parallel splits the sequence over tensor parallel", job(kLlama, 8, 64, 4100),
        [](Strategy& s) {
          s.tensor_model_parallel_size = 8;

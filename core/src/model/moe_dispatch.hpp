@@ -1,0 +1,39 @@
+// Where a MoE layer's tokens go and what moving them costs, by Megatron-LM token dispatcher
+// (megatron/core/transformer/moe/token_dispatcher.py), per GPU and micro-batch: the rows each
+// GPU's experts receive, the load imbalance of the busiest expert-parallel rank, and the time of
+// the dispatch and combine collectives.
+#pragma once
+
+#include <cstdint>
+
+#include "model/collectives.hpp"
+#include "paraplan/hardware.hpp"
+#include "paraplan/model.hpp"
+#include "paraplan/strategy.hpp"
+
+namespace paraplan::detail {
+
+// The busiest expert-parallel rank's routed rows over the mean (1 without expert parallelism or
+// with --moe-router-force-load-balancing). Per-expert imbalance MaxVio from Wang et al. 2024,
+// spread over a rank's experts as independent Gaussian loads (docs/model.md, "MoE").
+double expert_load_imbalance(const ModelSpec& model, const Strategy& strategy);
+
+// Expected distinct members of a group of `ranks` (each holding an equal share of `experts`)
+// that one token routed to `top_k` distinct experts reaches.
+double distinct_destinations(double experts, double top_k, double ranks);
+
+// What one GPU's MoE layer moves and computes for one micro-batch of `local_tokens` (the
+// tokens it holds at the MoE input, a 1/t slice under sequence parallelism).
+struct MoeDispatch {
+  double expert_rows = 0;         // rows the GPU's local experts compute (busiest rank)
+  double permuted_rows = 0;       // rows permuted into expert order on this GPU
+  double unpermute_in_rows = 0;   // expert-output rows the unpermute weights by their probs
+  double unpermute_out_rows = 0;  // token rows the unpermute sums them into
+  double dispatch_s = 0;          // forward dispatch collectives (the combine's backward mirrors)
+  double combine_s = 0;           // forward combine collectives (the dispatch's backward mirrors)
+};
+
+MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strategy& strategy,
+                         int64_t gpus_per_node, double local_tokens, double element_bytes);
+
+}  // namespace paraplan::detail

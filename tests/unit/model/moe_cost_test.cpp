@@ -1,0 +1,277 @@
+// Mixture-of-experts costs as Megatron-Core runs them: token dispatchers, expert tensor
+// parallelism and folding, grouped GEMMs, load imbalance, shared-expert and all-to-all overlap,
+// multi-token prediction and multi-latent attention (docs/model.md, "MoE").
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "model/collectives.hpp"
+#include "model/layer_cost.hpp"
+#include "model/moe_dispatch.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+// 8 experts of 1024, top-2, no dropout, no biases: h 1024, 16 heads (8 groups).
+std::string moe_model(int experts = 8, int top_k = 2, int shared = 0, int mtp = 0) {
+  return R"({"name": "moe", "num_layers": 8, "hidden_size": 1024, "ffn_hidden_size": 4096,
+      "num_attention_heads": 16, "num_query_groups": 8, "vocab_size": 32000,
+      "activation": "swiglu", "mtp_num_layers": )" +
+         std::to_string(mtp) + R"(, "moe": {"num_experts": )" + std::to_string(experts) +
+         R"(, "top_k": )" + std::to_string(top_k) +
+         R"(, "moe_ffn_hidden_size": 1024, "num_shared_experts": )" + std::to_string(shared) + "}}";
+}
+
+Scenario job(const std::string& model, int gpus = 64, const std::string& gpu = "h100") {
+  return test::scenario(R"({"model": )" + model +
+                        R"(, "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": ")" +
+                        gpu + R"(", "count": )" + std::to_string(gpus) + "}]}}");
+}
+
+Strategy base() {
+  Strategy s;
+  s.use_flash_attn = true;
+  s.moe_router_force_load_balancing = true;
+  return s;
+}
+
+detail::ModelCosts costs(const Scenario& sc, const Strategy& s, int64_t gpus_per_node = 8) {
+  return detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, gpus_per_node,
+                                     s);
+}
+
+double comm_s(const detail::PassTime& p) { return p.tp_comm_s + p.ep_comm_s; }
+
+}  // namespace
+
+TEST_CASE("a token reaches the expected number of distinct ranks (picks without replacement)") {
+  // DeepSeek-V3: 256 experts, top-8, over 64 ranks of 4 experts each.
+  double miss = 1;
+  for (int i = 0; i < 8; ++i) miss *= (252.0 - i) / (256.0 - i);
+  CHECK(detail::distinct_destinations(256, 8, 64) == doctest::Approx(64 * (1 - miss)));
+  CHECK(detail::distinct_destinations(256, 8, 1) == 1);
+  CHECK(detail::distinct_destinations(8, 8, 8) == doctest::Approx(8));  // every rank
+  CHECK(detail::distinct_destinations(8, 1, 8) == doctest::Approx(1));
+}
+
+TEST_CASE("load imbalance: none without expert parallelism or with forced balancing") {
+  const Scenario sc = job(moe_model());
+  Strategy s = base();
+  s.moe_router_force_load_balancing = false;
+  CHECK(detail::expert_load_imbalance(sc.model, s) == 1);
+  s.expert_model_parallel_size = 8;  // one expert per rank: the per-expert MaxVio itself
+  CHECK(detail::expert_load_imbalance(sc.model, s) == doctest::Approx(1.52));
+  s.expert_model_parallel_size = 2;  // four experts per rank average out
+  CHECK(detail::expert_load_imbalance(sc.model, s) ==
+        doctest::Approx(1 + 0.52 * std::sqrt(std::log(2.0) / std::log(8.0)) / 2));
+  s.moe_router_force_load_balancing = true;
+  CHECK(detail::expert_load_imbalance(sc.model, s) == 1);
+  // Loss-free balancing by expert bias (DeepSeek-V3): MaxVio 0.04.
+  Scenario biased = sc;
+  biased.model.moe->moe_router_enable_expert_bias = true;
+  s.moe_router_force_load_balancing = false;
+  s.expert_model_parallel_size = 8;
+  CHECK(detail::expert_load_imbalance(biased.model, s) == doctest::Approx(1.04));
+}
+
+TEST_CASE("the busiest rank's experts set the pace: compute grows with the imbalance") {
+  const Scenario sc = job(moe_model());
+  Strategy s = base();
+  s.expert_model_parallel_size = 8;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  const detail::LayerCost balanced = costs(sc, s).moe;
+  s.moe_router_force_load_balancing = false;
+  const detail::LayerCost skewed = costs(sc, s).moe;
+  CHECK(skewed.backward.compute_s > balanced.backward.compute_s * 1.1);
+  CHECK(skewed.activation_bytes > balanced.activation_bytes);
+}
+
+TEST_CASE("rows per GPU by dispatcher: gathered over ETP x EP, or top-k copies over EP") {
+  const Scenario sc = job(moe_model());
+  const GpuSpec& gpu = sc.cluster.pools[0].gpu;
+  const double n = 1024;  // tokens this GPU holds
+  Strategy s = base();
+  s.tensor_model_parallel_size = 8;  // ETP = TP = 8, EP 1: every GPU runs all experts' slices
+  detail::MoeDispatch d = detail::moe_dispatch(gpu, sc.model, s, 8, n, 2);
+  CHECK(d.expert_rows == doctest::Approx(n * 2 * 8));
+  CHECK(d.unpermute_out_rows == doctest::Approx(n * 8));
+  // allgather: the group's un-duplicated tokens with their probs and routing map, then back.
+  const detail::Group group = detail::place_group(8, 1, 8);
+  CHECK(d.dispatch_s ==
+        doctest::Approx(detail::all_gather_s(gpu, group, n * 8 * (2 * 1024 + 8 * (2 + 1)))));
+  CHECK(d.combine_s == doctest::Approx(detail::reduce_scatter_s(gpu, group, n * 8 * 2 * 1024)));
+  // alltoall with ETP 1 and EP 8: top-k copies over the experts' ranks, no gather.
+  s.tensor_model_parallel_size = 1;
+  s.expert_model_parallel_size = 8;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  d = detail::moe_dispatch(gpu, sc.model, s, 8, n, 2);
+  CHECK(d.expert_rows == doctest::Approx(n * 2));
+  CHECK(d.unpermute_in_rows == doctest::Approx(n * 2));
+  CHECK(d.dispatch_s ==
+        doctest::Approx(detail::all_to_all_s(gpu, detail::place_group(8, 1, 8), n * 2 * 2048)));
+}
+
+TEST_CASE("the allgather dispatcher moves un-duplicated tokens: cheaper than top-k copies") {
+  const Scenario sc = job(moe_model(8, 4));
+  Strategy s = base();
+  s.tensor_model_parallel_size = 8;
+  s.sequence_parallel = true;
+  const detail::LayerCost allgather = costs(sc, s).moe;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;  // ETP 8: AG/RS of top-4 copies
+  const detail::LayerCost alltoall = costs(sc, s).moe;
+  CHECK(comm_s(allgather.forward) < comm_s(alltoall.forward));
+}
+
+TEST_CASE("MoE parallel folding: EP 8 with ETP 1 inside the node beats experts split by TP 8") {
+  // A 64-expert top-2 MoE on one H100 node, attention at TP 8 in both.
+  const Scenario sc = job(moe_model(64, 2), 8);
+  Strategy s = base();
+  s.tensor_model_parallel_size = 8;
+  s.sequence_parallel = true;
+  s.moe_grouped_gemm = true;
+  s.expert_model_parallel_size = 1;  // experts split 8 ways, every GPU runs all 64
+  const detail::LayerCost split = costs(sc, s).moe;
+  s.expert_model_parallel_size = 8;
+  s.expert_tensor_parallel_size = 1;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  const detail::LayerCost folded = costs(sc, s).moe;
+  CHECK(folded.forward.total_s() + folded.backward.total_s() <
+        split.forward.total_s() + split.backward.total_s());
+  // Same expert weights per GPU either way: 64 experts / 8.
+  CHECK(folded.expert_parameters == doctest::Approx(split.expert_parameters));
+}
+
+TEST_CASE("a grouped GEMM over many small experts beats one GEMM per expert") {
+  const Scenario sc = job(moe_model(64, 2));
+  Strategy s = base();
+  const detail::LayerCost sequential = costs(sc, s).moe;
+  s.moe_grouped_gemm = true;
+  const detail::LayerCost grouped = costs(sc, s).moe;
+  CHECK(grouped.forward.compute_s < sequential.forward.compute_s);
+  CHECK(grouped.backward.compute_s < sequential.backward.compute_s);
+  CHECK(grouped.activation_bytes == doctest::Approx(sequential.activation_bytes));
+}
+
+TEST_CASE("MoE activations: the experts' rows, the unpermute's input and the router's scores") {
+  // No tensor parallel: alltoall over EP 2, forced balance. Beyond a dense layer's MLP
+  // (2 x 2 f + 2 f bytes per token for SwiGLU), a MoE layer keeps per token: k rows through
+  // the experts' MLP, their fc1 input (2h each), the unpermute's input (2h each) and fp32
+  // scores plus a routing map per expert (5 bytes).
+  const Scenario sc = job(moe_model(8, 2));
+  Strategy s = base();
+  s.expert_model_parallel_size = 2;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  const detail::ModelCosts c = costs(sc, s);
+  const double tokens = 4096, h = 1024, f = 4096, fe = 1024, k = 2, experts = 8;
+  const double expected = 6 * tokens * k * fe + 2 * h * tokens * k + 2 * h * tokens * k +
+                          5 * tokens * experts - 6 * tokens * f;
+  CHECK(c.moe.activation_bytes - c.dense.activation_bytes ==
+        doctest::Approx(expected).epsilon(1e-12));
+}
+
+TEST_CASE("shared experts: their own collectives, hidden under the dispatch when overlapped") {
+  const Scenario sc = job(moe_model(8, 2, 1));
+  Strategy s = base();
+  s.tensor_model_parallel_size = 2;
+  s.sequence_parallel = true;
+  s.expert_model_parallel_size = 4;
+  s.expert_tensor_parallel_size = 1;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  const detail::LayerCost serial = costs(sc, s).moe;
+  s.moe_shared_expert_overlap = true;
+  const detail::LayerCost overlapped = costs(sc, s).moe;
+  CHECK(comm_s(overlapped.forward) < comm_s(serial.forward));
+  CHECK(overlapped.forward.total_s() < serial.forward.total_s());
+  // A shared expert adds its tensor-parallel all-gather and reduce-scatter.
+  const detail::LayerCost without = costs(job(moe_model(8, 2, 0)), s).moe;
+  s.moe_shared_expert_overlap = false;
+  CHECK(serial.forward.tp_comm_s > without.forward.tp_comm_s);
+}
+
+TEST_CASE("expert-parallel overlap hides the all-to-all and holds one more micro-batch") {
+  const Scenario sc = job(moe_model(8, 2), 16);
+  Strategy s = base();
+  s.expert_model_parallel_size = 16 / 2;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  s.pipeline_model_parallel_size = 2;
+  s.virtual_pipeline_model_parallel_size = 2;
+  const detail::LayerCost plain = costs(sc, s, 4).moe;  // EP 8 over two nodes of 4
+  s.overlap_moe_expert_parallel_comm = true;
+  const detail::LayerCost overlapped = costs(sc, s, 4).moe;
+  // What sticks out beyond the layer's forward and backward compute, plus the compute the
+  // overlap steals (exposed_s).
+  const double comm = plain.forward.ep_comm_s + plain.backward.ep_comm_s;
+  const double window = plain.forward.compute_s + plain.backward.compute_s;
+  CHECK(overlapped.forward.ep_comm_s + overlapped.backward.ep_comm_s ==
+        doctest::Approx(detail::exposed_s(sc.cluster.pools[0].gpu, comm, window)));
+  CHECK(overlapped.forward.ep_comm_s + overlapped.backward.ep_comm_s < comm);
+  const Report a = Estimator(sc.model, sc.training, sc.cluster).estimate([&] {
+    Strategy t = s;
+    t.overlap_moe_expert_parallel_comm = false;
+    return t;
+  }());
+  const Report b = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
+  REQUIRE(a.feasible);
+  REQUIRE(b.feasible);
+  // One more model chunk (1/v of a stage's activations) in flight on every stage.
+  const StageMemory& ma = a.stages[0].memory;
+  const StageMemory& mb = b.stages[0].memory;
+  CHECK(mb.activations_bytes - ma.activations_bytes > 0);
+}
+
+TEST_CASE("flex deduplicates per node: cheaper than the all-to-all across nodes") {
+  // 64 experts top-8 over EP 32 spanning four nodes of 8.
+  const Scenario sc = job(moe_model(64, 8), 32);
+  Strategy s = base();
+  s.expert_model_parallel_size = 32;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  const detail::LayerCost alltoall = costs(sc, s).moe;
+  s.moe_token_dispatcher_type = MoeDispatcher::flex;
+  const detail::LayerCost flex = costs(sc, s).moe;
+  CHECK(flex.forward.ep_comm_s < alltoall.forward.ep_comm_s);
+}
+
+TEST_CASE("MTP depths run on the last stage: time, weights and model FLOPs grow with them") {
+  const Scenario without = job(moe_model(8, 2, 0, 0), 8);
+  const Scenario with = job(moe_model(8, 2, 0, 1), 8);
+  Strategy s = base();
+  s.pipeline_model_parallel_size = 2;
+  s.expert_model_parallel_size = 4;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  const Report a = Estimator(without.model, without.training, without.cluster).estimate(s);
+  const Report b = Estimator(with.model, with.training, with.cluster).estimate(s);
+  REQUIRE(a.feasible);
+  REQUIRE(b.feasible);
+  CHECK(b.stages[1].forward_s > a.stages[1].forward_s);
+  CHECK(b.stages[0].forward_s == doctest::Approx(a.stages[0].forward_s));
+  CHECK(b.stages[1].memory.weights_bytes > a.stages[1].memory.weights_bytes);
+  // Megatron-LM's count adds a layer like the last, eh_proj (2h^2) and the logits per depth.
+  const ParameterCounts counts = count_parameters(with.model);
+  const double h = 1024;
+  CHECK(counts.mtp == doctest::Approx(counts.attention + counts.moe_mlp + 2 * h * h + 3 * h));
+  CHECK(counts.total == doctest::Approx(count_parameters(without.model).total));
+  CHECK(model_flops_per_token(with.model, 4096) > model_flops_per_token(without.model, 4096));
+}
+
+TEST_CASE("multi-latent attention gathers its latents, not the hidden state, over TP") {
+  const std::string mla = R"({"name": "mla", "num_layers": 4, "hidden_size": 4096,
+      "ffn_hidden_size": 8192, "num_attention_heads": 32, "vocab_size": 32000,
+      "activation": "swiglu", "kv_channels": 128, "multi_latent_attention": {"q_lora_rank": 768,
+      "kv_lora_rank": 256, "qk_head_dim": 128, "qk_pos_emb_head_dim": 64, "v_head_dim": 128}})";
+  const Scenario sc = job(mla, 8);
+  const GpuSpec& gpu = sc.cluster.pools[0].gpu;
+  Strategy s = base();
+  s.tensor_model_parallel_size = 8;
+  s.sequence_parallel = true;
+  const detail::LayerCost layer = costs(sc, s).dense;
+  const detail::Group tp = detail::place_group(8, 1, 8);
+  const double tokens = 4096;
+  const double attention_forward = detail::all_gather_s(gpu, tp, 2 * tokens * (768 + 256 + 64)) +
+                                   detail::reduce_scatter_s(gpu, tp, 2 * tokens * 4096);
+  const double mlp_forward = detail::all_gather_s(gpu, tp, 2 * tokens * 4096) +
+                             detail::reduce_scatter_s(gpu, tp, 2 * tokens * 4096);
+  CHECK(layer.forward.tp_comm_s == doctest::Approx(attention_forward + mlp_forward));
+}
