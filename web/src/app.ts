@@ -1,19 +1,11 @@
 // The page: builds the form and the results, keeps the URL in step with the
 // state, and runs searches in the worker.
 import { isMessageKey, setLanguage, t } from "./i18n/i18n";
-import type {
-  RankedStrategy,
-  SearchRequest,
-  SearchResult,
-} from "./paraplan/types";
+import type { RankedStrategy, SearchRequest, SearchResult } from "./paraplan/types";
 import { resultsCsv, resultsJson } from "./export";
 import { Catalogue } from "./state/catalogue";
 import { encodeState } from "./state/url-state";
-import {
-  buildSearchRequest,
-  fieldOfModuleError,
-  type FieldError,
-} from "./state/scenario";
+import { buildSearchRequest, fieldOfModuleError, type FieldError } from "./state/scenario";
 import { gpuCounts, scaledRequest } from "./state/scaling";
 import { scenarioOfStrategy } from "./state/strategy-scenario";
 import type { PageState } from "./state/page-state";
@@ -62,9 +54,7 @@ export class App {
   });
   private readonly header: HTMLElement;
   private readonly searchProgress = new ProgressBar(() => this.client.cancel());
-  private readonly scalingProgress = new ProgressBar(() =>
-    this.client.cancel(),
-  );
+  private readonly scalingProgress = new ProgressBar(() => this.client.cancel());
   private readonly table: ResultsTable;
   private readonly detail: DetailView;
   private scaling!: ScalingView;
@@ -86,9 +76,7 @@ export class App {
       if (state.lang !== previous.lang) setLanguage(state.lang);
     });
     this.table = new ResultsTable(store);
-    this.detail = new DetailView(() =>
-      store.update((state) => (state.selected = "")),
-    );
+    this.detail = new DetailView(() => store.update((state) => (state.selected = "")));
     this.banner.hidden = true;
     this.header = header(store, () => this.fullPageLink());
   }
@@ -144,12 +132,7 @@ export class App {
         trainingSection(context),
         searchSection(
           context,
-          h(
-            "div",
-            { class: "search-controls" },
-            this.searchButton,
-            this.searchProgress.element,
-          ),
+          h("div", { class: "search-controls" }, this.searchButton, this.searchProgress.element),
         ),
       ),
       pinnedSection(context),
@@ -206,12 +189,7 @@ export class App {
     if (format === "csv") {
       download("paraplan-strategies.csv", "text/csv", resultsCsv(result));
     } else {
-      const json = resultsJson(
-        request,
-        result,
-        this.version,
-        this.fullPageLink(),
-      );
+      const json = resultsJson(request, result, this.version, this.fullPageLink());
       download("paraplan-strategies.json", "application/json", json);
     }
   }
@@ -277,8 +255,7 @@ export class App {
 
   private showView(): void {
     const view = this.store.get().view;
-    this.root.querySelector<HTMLElement>(".view-strategies")!.hidden =
-      view !== "strategies";
+    this.root.querySelector<HTMLElement>(".view-strategies")!.hidden = view !== "strategies";
     this.scaling.element.hidden = view !== "scaling";
     for (const tab of this.root.querySelectorAll<HTMLElement>(".tab")) {
       tab.setAttribute("aria-selected", String(tab.dataset.view === view));
@@ -289,9 +266,7 @@ export class App {
   // returns the search request when the form is valid.
   private validate(extra: ShownError[] = []): SearchRequest | null {
     const built = buildSearchRequest(this.store.get(), this.catalogue);
-    const errors: ShownError[] = built.ok
-      ? []
-      : built.errors.map((error) => this.describe(error));
+    const errors: ShownError[] = built.ok ? [] : built.errors.map((error) => this.describe(error));
     this.errors.show([...errors, ...this.moduleErrors, ...extra]);
     return built.ok ? built.value : null;
   }
@@ -324,9 +299,7 @@ export class App {
       best: seconds(search.best_iteration_time_s),
     };
     return t(
-      search.best_iteration_time_s > 0
-        ? "search.progress"
-        : "search.progressNoBest",
+      search.best_iteration_time_s > 0 ? "search.progress" : "search.progressNoBest",
       params,
     );
   }
@@ -345,27 +318,19 @@ export class App {
     try {
       const result = await this.client.call("search", request, {
         onProgress: (progress) =>
-          this.searchProgress.update(
-            progress.search.fraction,
-            this.progressText(progress),
-          ),
+          this.searchProgress.update(progress.search.fraction, this.progressText(progress)),
       });
       this.run = { request, result };
       this.table.show(result.strategies);
       this.detail.hide();
       this.store.update((state) => {
         state.ran = true;
-        if (
-          !result.strategies.some(
-            (ranked) => String(ranked.rank) === state.selected,
-          )
-        )
+        if (!result.strategies.some((ranked) => String(ranked.rank) === state.selected))
           state.selected = "";
       });
       this.showSelected();
     } catch (error) {
-      if (error instanceof CancelledError)
-        this.statusNote = () => t("search.cancelled");
+      if (error instanceof CancelledError) this.statusNote = () => t("search.cancelled");
       else this.showModuleError((error as Error).message);
     } finally {
       this.searchProgress.finish();
@@ -375,8 +340,7 @@ export class App {
   }
 
   private showStatus(): void {
-    for (const button of this.exportButtons)
-      button.disabled = this.run === null;
+    for (const button of this.exportButtons) button.disabled = this.run === null;
     const parts: HTMLElement[] = [];
     const note = this.statusNote?.();
     if (note) parts.push(h("p", { class: "note", text: note }));
@@ -392,10 +356,7 @@ export class App {
     const { result, request } = this.run;
     const { stats } = result;
     const current = buildSearchRequest(this.store.get(), this.catalogue);
-    if (
-      !current.ok ||
-      JSON.stringify(current.value) !== JSON.stringify(request)
-    ) {
+    if (!current.ok || JSON.stringify(current.value) !== JSON.stringify(request)) {
       parts.push(h("p", { class: "note stale", text: t("search.stale") }));
     }
     parts.push(
@@ -423,11 +384,7 @@ export class App {
           "div",
           { class: "diagnosis", testid: "diagnosis" },
           h("p", { class: "strong", text: t("search.nothingFeasible") }),
-          h(
-            "ul",
-            {},
-            ...result.diagnosis.map((line) => h("li", { text: line })),
-          ),
+          h("ul", {}, ...result.diagnosis.map((line) => h("li", { text: line }))),
         ),
       );
     }
@@ -436,29 +393,20 @@ export class App {
 
   private showSelected(): void {
     const rank = this.store.get().selected;
-    const ranked = this.run?.result.strategies.find(
-      (candidate) => String(candidate.rank) === rank,
-    );
+    const ranked = this.run?.result.strategies.find((candidate) => String(candidate.rank) === rank);
     if (ranked === undefined || this.run === null) {
       this.detail.hide();
       return;
     }
     if (this.detail.rank === ranked.rank) return;
-    this.detail.show(
-      ranked,
-      ranked.estimate.feasible ? this.trace(ranked) : null,
-    );
+    this.detail.show(ranked, ranked.estimate.feasible ? this.trace(ranked) : null);
   }
 
   private trace(ranked: RankedStrategy) {
     const run = this.run!;
-    const traced = this.client.call(
-      "trace",
-      scenarioOfStrategy(run.request.scenario, ranked),
-    );
+    const traced = this.client.call("trace", scenarioOfStrategy(run.request.scenario, ranked));
     traced.catch((error: Error) => {
-      if (!(error instanceof CancelledError))
-        this.showModuleError(error.message);
+      if (!(error instanceof CancelledError)) this.showModuleError(error.message);
     });
     return traced;
   }
@@ -523,8 +471,7 @@ export class App {
         },
       );
     } catch (error) {
-      if (!(error instanceof CancelledError))
-        this.showModuleError((error as Error).message);
+      if (!(error instanceof CancelledError)) this.showModuleError((error as Error).message);
     } finally {
       this.scalingProgress.finish();
       this.setBusy(false);

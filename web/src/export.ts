@@ -58,9 +58,7 @@ export function resultsCsv(result: SearchResult): string {
       ranked.megatron_args,
     ].map(csvCell);
   });
-  return (
-    [CSV_HEADER, ...rows].map((row) => row.join(",")).join("\r\n") + "\r\n"
-  );
+  return [CSV_HEADER, ...rows].map((row) => row.join(",")).join("\r\n") + "\r\n";
 }
 
 export function resultsJson(
@@ -69,9 +67,5 @@ export function resultsJson(
   version: string,
   url: string,
 ): string {
-  return JSON.stringify(
-    { paraplan: version, url, request, ...result },
-    null,
-    2,
-  );
+  return JSON.stringify({ paraplan: version, url, request, ...result }, null, 2);
 }

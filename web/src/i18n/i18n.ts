@@ -33,10 +33,7 @@ export function setLanguage(lang: Language, root: ParentNode = document): void {
   for (const attribute of ["placeholder", "title", "aria-label"]) {
     const data = `data-i18n-${attribute}`;
     for (const element of root.querySelectorAll<HTMLElement>(`[${data}]`)) {
-      element.setAttribute(
-        attribute,
-        t(element.getAttribute(data) as MessageKey),
-      );
+      element.setAttribute(attribute, t(element.getAttribute(data) as MessageKey));
     }
   }
 }

@@ -14,8 +14,7 @@ export function scaledRequest(
   budgetS: number,
 ): SearchRequest {
   const { cluster } = base.scenario;
-  const from =
-    cluster.num_gpus ?? cluster.gpus.reduce((sum, gpu) => sum + gpu.count, 0);
+  const from = cluster.num_gpus ?? cluster.gpus.reduce((sum, gpu) => sum + gpu.count, 0);
   const gpus = cluster.gpus.map((gpu) => ({
     ...gpu,
     count: Math.max(1, Math.ceil((gpu.count * numGpus) / from)),

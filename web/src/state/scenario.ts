@@ -23,8 +23,7 @@ export interface FieldError {
   params?: Record<string, string | number>;
 }
 
-export type Built<T> =
-  { ok: true; value: T } | { ok: false; errors: FieldError[] };
+export type Built<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
 const MAX_GPUS = 1 << 24;
 
@@ -43,12 +42,7 @@ class Checker {
     return value ?? 0;
   }
 
-  optionalInteger(
-    field: FieldId,
-    text: string,
-    min: number,
-    max: number,
-  ): number | undefined {
+  optionalInteger(field: FieldId, text: string, min: number, max: number): number | undefined {
     return text.trim() === "" ? undefined : this.integer(field, text, min, max);
   }
 
@@ -59,22 +53,14 @@ class Checker {
     return value ?? 0;
   }
 
-  choice<T extends string>(
-    field: FieldId,
-    text: string,
-    values: readonly T[],
-  ): T {
+  choice<T extends string>(field: FieldId, text: string, values: readonly T[]): T {
     const value = values.find((candidate) => candidate === text);
-    if (value === undefined)
-      this.fail(field, "error.choice", { values: values.join(", ") });
+    if (value === undefined) this.fail(field, "error.choice", { values: values.join(", ") });
     return value ?? values[0];
   }
 }
 
-function customModel(
-  check: Checker,
-  custom: PageState["custom"],
-): Record<string, unknown> {
+function customModel(check: Checker, custom: PageState["custom"]): Record<string, unknown> {
   const dimension = (field: keyof PageState["custom"], max = 1 << 20) =>
     check.integer(`custom.${field}`, custom[field], 1, max);
   const model: Record<string, unknown> = {
@@ -84,11 +70,7 @@ function customModel(
     ffn_hidden_size: dimension("ffn_hidden_size"),
     num_attention_heads: dimension("num_attention_heads"),
     vocab_size: dimension("vocab_size", 1 << 24),
-    activation: check.choice(
-      "custom.activation",
-      custom.activation,
-      ACTIVATIONS,
-    ),
+    activation: check.choice("custom.activation", custom.activation, ACTIVATIONS),
   };
   const groups = check.optionalInteger(
     "custom.num_query_groups",
@@ -108,12 +90,7 @@ function customModel(
       ["first_k_dense_layers", 0],
     ] as const;
     for (const [field, min] of optional) {
-      const value = check.optionalInteger(
-        `custom.${field}`,
-        custom[field],
-        min,
-        1 << 20,
-      );
+      const value = check.optionalInteger(`custom.${field}`, custom[field], min, 1 << 20);
       if (value !== undefined) moe[field] = value;
     }
     model.moe = moe;
@@ -124,8 +101,7 @@ function customModel(
       "num_shared_experts",
       "first_k_dense_layers",
     ] as const) {
-      if (custom[field].trim() !== "")
-        check.fail(`custom.${field}`, "error.moeNeedsExperts");
+      if (custom[field].trim() !== "") check.fail(`custom.${field}`, "error.moeNeedsExperts");
     }
   }
   addOtherFields(check, custom.other_fields, model);
@@ -138,11 +114,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 // The keys of the other_fields JSON object, added to `model` (and its moe) where no
 // field of the form has set them; the module checks their values.
-function addOtherFields(
-  check: Checker,
-  text: string,
-  model: Record<string, unknown>,
-): void {
+function addOtherFields(check: Checker, text: string, model: Record<string, unknown>): void {
   if (text.trim() === "") return;
   let other: unknown;
   try {
@@ -195,20 +167,11 @@ function gpuType(
   return Object.keys(changes).length === 0 ? id : { base: id, id, ...changes };
 }
 
-function cluster(
-  check: Checker,
-  state: PageState,
-  catalogue: Catalogue,
-): Scenario["cluster"] {
+function cluster(check: Checker, state: PageState, catalogue: Catalogue): Scenario["cluster"] {
   const infos = parseGpuInfos(state.cluster);
   const numGpus = check.integer("numGpus", state.numGpus, 1, MAX_GPUS);
   const result: Scenario["cluster"] = { num_gpus: numGpus, gpus: [] };
-  const gpusPerNode = check.optionalInteger(
-    "gpusPerNode",
-    state.gpusPerNode,
-    1,
-    1 << 20,
-  );
+  const gpusPerNode = check.optionalInteger("gpusPerNode", state.gpusPerNode, 1, 1 << 20);
   if (gpusPerNode !== undefined) result.gpus_per_node = gpusPerNode;
   if (infos.length === 0) {
     check.fail("cluster", "error.clusterEmpty");
@@ -218,10 +181,7 @@ function cluster(
   let capped = 0;
   for (const info of infos) {
     const preset = catalogue.gpu(info.type);
-    if (
-      info.type === "" ||
-      (info.cap !== "" && parseInteger(info.cap) === null)
-    ) {
+    if (info.type === "" || (info.cap !== "" && parseInteger(info.cap) === null)) {
       check.fail("cluster", "error.clusterSyntax");
       return result;
     }
@@ -237,29 +197,20 @@ function cluster(
       return result;
     }
     seen.add(preset.id);
-    const cap =
-      info.cap === ""
-        ? numGpus
-        : check.integer("cluster", info.cap, 1, MAX_GPUS);
+    const cap = info.cap === "" ? numGpus : check.integer("cluster", info.cap, 1, MAX_GPUS);
     capped += cap;
     result.gpus.push({
       type: gpuType(check, preset.id, state.gpuOverrides[preset.id]),
       count: cap,
     });
   }
-  if (
-    numGpus > capped &&
-    !check.errors.some((error) => error.field === "numGpus")
-  ) {
+  if (numGpus > capped && !check.errors.some((error) => error.field === "numGpus")) {
     check.fail("numGpus", "error.tooManyGpus", { n: numGpus, caps: capped });
   }
   return result;
 }
 
-const STRATEGY_KEYS: Record<
-  Exclude<PinnedField, "sp" | "recompute" | "zero" | "flash">,
-  string
-> = {
+const STRATEGY_KEYS: Record<Exclude<PinnedField, "sp" | "recompute" | "zero" | "flash">, string> = {
   tp: "tensor_model_parallel_size",
   pp: "pipeline_model_parallel_size",
   vp: "virtual_pipeline_model_parallel_size",
@@ -268,21 +219,13 @@ const STRATEGY_KEYS: Record<
   mbs: "micro_batch_size",
 };
 
-function pinnedStrategy(
-  check: Checker,
-  pinned: PageState["pinned"],
-): Record<string, unknown> {
+function pinnedStrategy(check: Checker, pinned: PageState["pinned"]): Record<string, unknown> {
   const strategy: Record<string, unknown> = {};
   for (const [field, key] of Object.entries(STRATEGY_KEYS) as [
     keyof typeof STRATEGY_KEYS,
     string,
   ][]) {
-    const value = check.optionalInteger(
-      `pinned.${field}`,
-      pinned[field],
-      1,
-      1 << 20,
-    );
+    const value = check.optionalInteger(`pinned.${field}`, pinned[field], 1, 1 << 20);
     if (value !== undefined) strategy[key] = value;
   }
   const zero = check.optionalInteger("pinned.zero", pinned.zero, 0, 3);
@@ -293,23 +236,19 @@ function pinnedStrategy(
   ] as const;
   for (const [field, key] of flags) {
     if (pinned[field] !== "")
-      strategy[key] =
-        check.choice(`pinned.${field}`, pinned[field], ["on", "off"]) === "on";
+      strategy[key] = check.choice(`pinned.${field}`, pinned[field], ["on", "off"]) === "on";
   }
   if (pinned.recompute !== "") {
-    strategy.recompute_granularity = check.choice(
-      "pinned.recompute",
-      pinned.recompute,
-      ["none", "selective", "full"],
-    );
+    strategy.recompute_granularity = check.choice("pinned.recompute", pinned.recompute, [
+      "none",
+      "selective",
+      "full",
+    ]);
   }
   return strategy;
 }
 
-function buildScenario(
-  state: PageState,
-  catalogue: Catalogue,
-): Built<Scenario> {
+function buildScenario(state: PageState, catalogue: Catalogue): Built<Scenario> {
   const check = new Checker();
   let model: Scenario["model"] = state.model;
   if (state.model === CUSTOM_MODEL) model = customModel(check, state.custom);
@@ -318,12 +257,7 @@ function buildScenario(
   const scenario: Scenario = {
     model,
     training: {
-      global_batch_size: check.integer(
-        "globalBatchSize",
-        state.globalBatchSize,
-        1,
-        1 << 30,
-      ),
+      global_batch_size: check.integer("globalBatchSize", state.globalBatchSize, 1, 1 << 30),
       seq_length: check.integer("seqLength", state.seqLength, 1, 1 << 26),
       precision: check.choice("precision", state.precision, PRECISIONS),
     },
@@ -336,10 +270,7 @@ function buildScenario(
     : { ok: true, value: scenario };
 }
 
-export function buildSearchRequest(
-  state: PageState,
-  catalogue: Catalogue,
-): Built<SearchRequest> {
+export function buildSearchRequest(state: PageState, catalogue: Catalogue): Built<SearchRequest> {
   const check = new Checker();
   const top = check.integer("top", state.top, 1, 100);
   const budget = check.decimal("timeBudget", state.timeBudget, 1, 600);

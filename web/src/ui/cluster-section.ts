@@ -7,10 +7,7 @@ import type { PageState } from "../state/page-state";
 import { section, textField, type FormContext } from "./fields";
 import { gpuEditor } from "./gpu-editor";
 
-export function clusterSection(
-  context: FormContext,
-  catalogue: Catalogue,
-): HTMLElement {
+export function clusterSection(context: FormContext, catalogue: Catalogue): HTMLElement {
   const gpuInfos = textField(
     context,
     {
@@ -58,11 +55,5 @@ export function clusterSection(
   };
   showDefault(context.store.get());
   context.store.subscribe(showDefault);
-  return section(
-    "section.cluster",
-    gpuInfos,
-    gpuEditor(context, catalogue),
-    perNode,
-    numGpus,
-  );
+  return section("section.cluster", gpuInfos, gpuEditor(context, catalogue), perNode, numGpus);
 }

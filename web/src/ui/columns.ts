@@ -47,9 +47,7 @@ export const COLUMNS: Column[] = [
     id: "tokens",
     label: "col.tokens",
     text: (r) =>
-      r.estimate.feasible
-        ? number(r.estimate.tokens_per_s_per_gpu, 1)
-        : t("table.infeasible"),
+      r.estimate.feasible ? number(r.estimate.tokens_per_s_per_gpu, 1) : t("table.infeasible"),
     sortKey: (r) => r.estimate.tokens_per_s_per_gpu,
     descendingFirst: true,
     numeric: true,
@@ -85,11 +83,7 @@ export const COLUMNS: Column[] = [
   },
   integerColumn("tp", "col.tp", (r) => r.strategy.tensor_model_parallel_size),
   integerColumn("pp", "col.pp", (r) => r.strategy.pipeline_model_parallel_size),
-  integerColumn(
-    "vp",
-    "col.vp",
-    (r) => r.strategy.virtual_pipeline_model_parallel_size,
-  ),
+  integerColumn("vp", "col.vp", (r) => r.strategy.virtual_pipeline_model_parallel_size),
   integerColumn("cp", "col.cp", (r) => r.strategy.context_parallel_size),
   integerColumn("ep", "col.ep", (r) => r.strategy.expert_model_parallel_size),
   integerColumn("dp", "col.dp", (r) => r.estimate.data_parallel_size),
@@ -115,18 +109,13 @@ export const COLUMNS: Column[] = [
   },
 ];
 
-export function parseSort(
-  sort: string,
-): { column: Column; descending: boolean } | null {
+export function parseSort(sort: string): { column: Column; descending: boolean } | null {
   const [id, direction] = sort.split(":");
   const column = COLUMNS.find((candidate) => candidate.id === id);
   return column ? { column, descending: direction === "desc" } : null;
 }
 
-export function sortedStrategies(
-  strategies: RankedStrategy[],
-  sort: string,
-): RankedStrategy[] {
+export function sortedStrategies(strategies: RankedStrategy[], sort: string): RankedStrategy[] {
   const order = parseSort(sort);
   if (order === null) return strategies;
   const { column, descending } = order;

@@ -34,12 +34,8 @@ export class FieldErrors {
     }
     const unplaced: string[] = [];
     for (const error of errors) {
-      const field =
-        error.field === null ? undefined : this.fields.get(error.field);
-      if (
-        field === undefined ||
-        field.wrapper.querySelector(":scope > .field-error")
-      ) {
+      const field = error.field === null ? undefined : this.fields.get(error.field);
+      if (field === undefined || field.wrapper.querySelector(":scope > .field-error")) {
         if (field === undefined) unplaced.push(error.text);
         continue;
       }
@@ -56,14 +52,9 @@ export class FieldErrors {
     }
     this.banner.replaceChildren(...unplaced.map((text) => h("p", { text })));
     this.banner.hidden = unplaced.length === 0;
-    const messages = [
-      this.banner,
-      ...document.querySelectorAll<HTMLElement>(".field-error"),
-    ];
+    const messages = [this.banner, ...document.querySelectorAll<HTMLElement>(".field-error")];
     for (const message of messages) delete message.dataset.testid;
-    const first = messages.find(
-      (message) => !message.hidden && message.offsetParent !== null,
-    );
+    const first = messages.find((message) => !message.hidden && message.offsetParent !== null);
     if (first) first.dataset.testid = "error-message";
   }
 

@@ -36,12 +36,7 @@ function wrap(
   input.id = `field-${nextId++}`;
   if (options.testid) input.dataset.testid = options.testid;
   const control: Child = options.unit
-    ? h(
-        "div",
-        { class: "with-unit" },
-        input,
-        h("span", { class: "unit", i18n: options.unit }),
-      )
+    ? h("div", { class: "with-unit" }, input, h("span", { class: "unit", i18n: options.unit }))
     : input;
   const wrapper = h(
     "div",
@@ -74,9 +69,7 @@ export function textField(
   if (options.multiline) {
     const area = h("textarea", {
       attrs: { rows: "3", autocomplete: "off", spellcheck: "false" },
-      i18nAttrs: options.placeholder
-        ? { placeholder: options.placeholder }
-        : {},
+      i18nAttrs: options.placeholder ? { placeholder: options.placeholder } : {},
     });
     return wrap(context, binding, options, area);
   }

@@ -1,16 +1,9 @@
 // The training job and the search's own options.
 import { PRECISIONS, type PageState } from "../state/page-state";
 import { h } from "./dom";
-import {
-  checkboxField,
-  section,
-  selectField,
-  textField,
-  type FormContext,
-} from "./fields";
+import { checkboxField, section, selectField, textField, type FormContext } from "./fields";
 
-type TextKey =
-  "globalBatchSize" | "seqLength" | "precision" | "top" | "timeBudget";
+type TextKey = "globalBatchSize" | "seqLength" | "precision" | "top" | "timeBudget";
 
 function bind(key: TextKey) {
   return {
@@ -45,10 +38,7 @@ export function trainingSection(context: FormContext): HTMLElement {
 }
 
 // The search options and the button; `controls` holds the progress bar.
-export function searchSection(
-  context: FormContext,
-  controls: HTMLElement,
-): HTMLElement {
+export function searchSection(context: FormContext, controls: HTMLElement): HTMLElement {
   return section(
     "section.search",
     h(

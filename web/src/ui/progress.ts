@@ -30,10 +30,7 @@ export class ProgressBar {
   start(text: string): void {
     this.update(0, text);
     window.clearTimeout(this.timer);
-    this.timer = window.setTimeout(
-      () => (this.element.hidden = false),
-      SHOW_AFTER_MS,
-    );
+    this.timer = window.setTimeout(() => (this.element.hidden = false), SHOW_AFTER_MS);
   }
 
   update(fraction: number, text: string): void {

@@ -25,9 +25,7 @@ function strategyText(result: SearchResult): string {
     ["EP", s.expert_model_parallel_size],
     ["DP", best.estimate.data_parallel_size],
   ];
-  const shown = sizes.filter(
-    ([name, size]) => size > 1 || name === "TP" || name === "DP",
-  );
+  const shown = sizes.filter(([name, size]) => size > 1 || name === "TP" || name === "DP");
   return `${shown.map(([name, size]) => `${name}${size}`).join(" ")} · mbs ${s.micro_batch_size}`;
 }
 
@@ -104,9 +102,7 @@ export class ScalingView {
     }
     const best = (point: ScalingPoint) => point.result?.strategies[0]?.estimate;
     const base = done.map(best).find((estimate) => estimate !== undefined);
-    const perGpu = this.points.map(
-      (point) => best(point)?.tokens_per_s_per_gpu ?? null,
-    );
+    const perGpu = this.points.map((point) => best(point)?.tokens_per_s_per_gpu ?? null);
     drawChart(this.chart, {
       type: "line",
       data: {
@@ -123,9 +119,7 @@ export class ScalingView {
             label: t("scaling.tokensTotal"),
             data: this.points.map((point) => {
               const estimate = best(point);
-              return estimate
-                ? estimate.tokens_per_s_per_gpu * estimate.num_gpus
-                : null;
+              return estimate ? estimate.tokens_per_s_per_gpu * estimate.num_gpus : null;
             }),
             borderColor: MUTED,
             backgroundColor: MUTED,
@@ -178,25 +172,16 @@ export class ScalingView {
                 number(estimate.tokens_per_s_per_gpu, 1),
                 count(estimate.tokens_per_s_per_gpu * estimate.num_gpus),
                 percent(estimate.mfu),
-                base
-                  ? percent(
-                      estimate.tokens_per_s_per_gpu / base.tokens_per_s_per_gpu,
-                      0,
-                    )
-                  : "",
+                base ? percent(estimate.tokens_per_s_per_gpu / base.tokens_per_s_per_gpu, 0) : "",
                 seconds(estimate.iteration_time_s),
                 strategyText(point.result) +
-                  (point.result.stats.complete
-                    ? ""
-                    : ` (${t("scaling.incomplete")})`),
+                  (point.result.stats.complete ? "" : ` (${t("scaling.incomplete")})`),
               ];
       return h(
         "tr",
         { testid: "scaling-row" },
         h("td", { class: "numeric", text: number(point.numGpus) }),
-        ...cells.map((text, index) =>
-          h("td", { class: index < 5 ? "numeric" : "", text }),
-        ),
+        ...cells.map((text, index) => h("td", { class: index < 5 ? "numeric" : "", text })),
       );
     });
     this.table.replaceChildren(

@@ -54,13 +54,10 @@ export class ParaplanClient {
       this.worker = new Worker(new URL("./worker.ts", import.meta.url), {
         type: "module",
       });
-      this.worker.onmessage = (event: MessageEvent<Response>) =>
-        this.receive(event.data);
+      this.worker.onmessage = (event: MessageEvent<Response>) => this.receive(event.data);
       this.worker.onerror = (event) => {
         event.preventDefault();
-        this.stop(
-          new Error(event.message || "the calculator's worker failed to start"),
-        );
+        this.stop(new Error(event.message || "the calculator's worker failed to start"));
       };
     }
     return this.worker;

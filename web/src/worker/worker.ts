@@ -3,11 +3,7 @@
 import createParaplan from "../generated/paraplan.js";
 import wasmUrl from "../generated/paraplan.wasm?url";
 import type { ParaplanModule } from "../paraplan/module";
-import type {
-  SearchProgress,
-  SearchRequest,
-  SearchResult,
-} from "../paraplan/types";
+import type { SearchProgress, SearchRequest, SearchResult } from "../paraplan/types";
 import type { Methods, Request, Response } from "./protocol";
 
 const paraplan = createParaplan({ locateFile: () => wasmUrl });
@@ -42,19 +38,11 @@ function handle(module: ParaplanModule, request: Request): unknown {
         presets: JSON.parse(module.presets()),
       };
     case "search":
-      return search(
-        module,
-        request.params as Methods["search"]["params"],
-        progress(0, 1),
-      );
+      return search(module, request.params as Methods["search"]["params"], progress(0, 1));
     case "searchSeries": {
       const requests = request.params as Methods["searchSeries"]["params"];
       return requests.map((searchRequest, index) => {
-        const result = search(
-          module,
-          searchRequest,
-          progress(index, requests.length),
-        );
+        const result = search(module, searchRequest, progress(index, requests.length));
         post({ id: request.id, type: "partial", index, result });
         return result;
       });
