@@ -19,10 +19,6 @@ export function t(key: MessageKey, params: MessageParams = {}): string {
   );
 }
 
-export function isMessageKey(key: string): key is MessageKey {
-  return key in en;
-}
-
 // Switches the language and retranslates the static text under `root`.
 export function setLanguage(lang: Language, root: ParentNode = document): void {
   current = lang;

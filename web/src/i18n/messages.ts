@@ -82,6 +82,8 @@ export const en = {
   "search.cancelled": "Search cancelled.",
   "search.stats":
     "{shown} of {feasible} feasible strategies · {evaluated} evaluated, {pruned} pruned · {seconds}",
+  "search.statsWithInfeasible":
+    "{shown} strategies listed, {infeasible} of them infeasible · {evaluated} evaluated, {pruned} pruned · {seconds}",
   "search.incomplete": "The search stopped early ({reason}); these are the best found so far.",
   "search.nothingFeasible": "No strategy fits.",
   "search.stale": "The inputs have changed since this search.",
@@ -311,6 +313,8 @@ export const zh: Record<MessageKey, string> = {
   "search.cancelled": "搜索已取消。",
   "search.stats":
     "{feasible} 个可行策略中的 {shown} 个 · 评估 {evaluated}，剪枝 {pruned} · 用时 {seconds}",
+  "search.statsWithInfeasible":
+    "列出 {shown} 个策略，其中 {infeasible} 个不可行 · 评估 {evaluated}，剪枝 {pruned} · 用时 {seconds}",
   "search.incomplete": "搜索提前停止（{reason}）；以下是目前找到的最佳策略。",
   "search.nothingFeasible": "没有可行的策略。",
   "search.stale": "输入已在此次搜索后修改。",

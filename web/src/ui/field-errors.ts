@@ -1,6 +1,7 @@
 // Messages shown at the field they are about. The first one on the page carries
 // data-testid="error-message"; one not about any field shows in the banner.
-import type { FieldId } from "../state/scenario";
+import { t } from "../i18n/i18n";
+import type { FieldError, FieldId } from "../state/checker";
 import { h } from "./dom";
 
 interface Field {
@@ -11,6 +12,11 @@ interface Field {
 export interface ShownError {
   field: FieldId | null;
   text: string;
+}
+
+// A mistake found by state/checker.ts, in the page's language.
+export function shownError({ field, key, params }: FieldError): ShownError {
+  return { field, text: t(key, params) };
 }
 
 export class FieldErrors {

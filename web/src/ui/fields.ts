@@ -2,7 +2,7 @@
 // change from elsewhere (the URL, the GPU editor) updates the field.
 import type { MessageKey } from "../i18n/messages";
 import type { PageState } from "../state/page-state";
-import type { FieldId } from "../state/scenario";
+import type { FieldId } from "../state/checker";
 import type { Store } from "../state/store";
 import { h, type Child } from "./dom";
 import type { FieldErrors } from "./field-errors";

@@ -1,20 +1,28 @@
 // Best throughput as the number of GPUs grows: a chart and a table, filled in
 // point by point as the worker's searches finish.
 import { t } from "../i18n/i18n";
-import type { SearchResult } from "../paraplan/types";
+import type { RankedStrategy, SearchResult } from "../paraplan/types";
+import type { PageState } from "../state/page-state";
+import type { Outcome, Runs } from "../state/runs";
 import { drawChart } from "./charts";
 import { h } from "./dom";
 import { section, textField, type FormContext } from "./fields";
-import { count, number, percent, seconds } from "./format";
+import { count, integer, number, percent, seconds } from "./format";
 import { ACCENT, MUTED } from "./palette";
+import { ProgressBar } from "./progress";
 
 export interface ScalingPoint {
   numGpus: number;
   result: SearchResult | null; // null until searched
 }
 
+// The best strategy of a point: its first feasible one.
+function bestOf(result: SearchResult | null): RankedStrategy | undefined {
+  return result?.strategies.find((ranked) => ranked.estimate.feasible);
+}
+
 function strategyText(result: SearchResult): string {
-  const best = result.strategies[0];
+  const best = bestOf(result);
   if (best === undefined) return t("scaling.none");
   const s = best.strategy;
   const sizes: [string, number][] = [
@@ -35,9 +43,11 @@ export class ScalingView {
   private readonly chart = h("div", { class: "chart scaling-chart" });
   private readonly table = h("div", { class: "table-scroll" });
   private readonly prompt = h("p", { class: "muted", i18n: "scaling.prompt" });
+  private readonly progress: ProgressBar;
   private points: ScalingPoint[] = [];
 
-  constructor(context: FormContext, onRun: () => void, progress: HTMLElement) {
+  constructor(context: FormContext, onRun: () => void, onCancel: () => void) {
+    this.progress = new ProgressBar(onCancel);
     const bind = (key: "scaleFrom" | "scaleTo" | "scaleBudget") => ({
       field: key,
       get: (state: { [k in typeof key]: string }) => state[key],
@@ -78,7 +88,7 @@ export class ScalingView {
           }),
           this.runButton,
         ),
-        progress,
+        this.progress.element,
         this.prompt,
         this.chart,
         this.table,
@@ -92,6 +102,30 @@ export class ScalingView {
     this.render();
   }
 
+  // Runs the series of the state's job through `runs`, filling in the chart and the table
+  // point by point.
+  async run(runs: Runs, state: PageState): Promise<Outcome> {
+    let points: ScalingPoint[] = [];
+    const outcome = await runs.scaling(state, {
+      onStart: (counts) => {
+        points = counts.map((numGpus) => ({ numGpus, result: null }));
+        this.show(points);
+        this.progress.start(t("search.running"));
+      },
+      onProgress: ({ step, steps, search }, gpus) =>
+        this.progress.update(
+          (step + search.fraction) / steps,
+          t("scaling.running", { step: step + 1, steps, gpus: integer(gpus) }),
+        ),
+      onPartial: (index, result) => {
+        points[index].result = result;
+        this.show(points);
+      },
+    });
+    this.progress.finish();
+    return outcome;
+  }
+
   render(): void {
     const done = this.points.filter((point) => point.result !== null);
     this.prompt.hidden = this.points.length > 0;
@@ -100,7 +134,7 @@ export class ScalingView {
       this.table.replaceChildren();
       return;
     }
-    const best = (point: ScalingPoint) => point.result?.strategies[0]?.estimate;
+    const best = (point: ScalingPoint) => bestOf(point.result)?.estimate;
     const base = done.map(best).find((estimate) => estimate !== undefined);
     const perGpu = this.points.map((point) => best(point)?.tokens_per_s_per_gpu ?? null);
     drawChart(this.chart, {

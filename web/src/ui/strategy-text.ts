@@ -32,6 +32,13 @@ export function recomputeText(ranked: RankedStrategy, separator = " · "): strin
   return gpus.map((gpu, index) => `${gpu} ${texts[index]}`).join(separator);
 }
 
+// Peak memory per GPU in GiB, for each GPU type the strategy uses.
+export function memoryByGpu(ranked: RankedStrategy): [string, number][] {
+  return Object.entries(ranked["max-use-mem-size"]).filter(
+    ([gpu]) => (ranked.gpus_used[gpu] ?? 0) > 0,
+  );
+}
+
 export function gpusText(ranked: RankedStrategy, separator = " + "): string {
   const used = Object.entries(ranked.gpus_used).filter(([, n]) => n > 0);
   return used.map(([gpu, n]) => `${n} ${gpu}`).join(separator);
