@@ -21,3 +21,13 @@ export class ModuleError extends Error implements ErrorFields {
     if (detail !== undefined) this.detail = detail;
   }
 }
+
+// What the worker sends of an error thrown in it: the message, and the module's `path` and
+// `detail` when the error has them as strings.
+export function errorFields(error: unknown): ErrorFields {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const fields: ErrorFields = { message: error.message };
+  if ("path" in error && typeof error.path === "string") fields.path = error.path;
+  if ("detail" in error && typeof error.detail === "string") fields.detail = error.detail;
+  return fields;
+}

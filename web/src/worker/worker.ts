@@ -4,7 +4,8 @@ import createParaplan from "../generated/paraplan.js";
 import wasmUrl from "../generated/paraplan.wasm?url";
 import type { ParaplanModule } from "../paraplan/module";
 import type { SearchProgress, SearchRequest, SearchResult } from "../paraplan/types";
-import type { ErrorFields, Methods, Method, Request, Response } from "./protocol";
+import { errorFields } from "./errors";
+import type { Methods, Method, Request, Response } from "./protocol";
 
 const paraplan = createParaplan({ locateFile: () => wasmUrl });
 
@@ -43,15 +44,6 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
     case "trace":
       return JSON.parse(module.trace(JSON.stringify(request.params)));
   }
-}
-
-// The module throws an Error with the message and, in newer builds, `path` and `detail`.
-function errorFields(error: unknown): ErrorFields {
-  if (!(error instanceof Error)) return { message: String(error) };
-  const fields: ErrorFields = { message: error.message };
-  if ("path" in error && typeof error.path === "string") fields.path = error.path;
-  if ("detail" in error && typeof error.detail === "string") fields.detail = error.detail;
-  return fields;
 }
 
 self.onmessage = async (event: MessageEvent<Request>) => {
