@@ -32,7 +32,7 @@ export function clusterSection(context: FormContext, catalogue: Catalogue): HTML
         state.gpusPerNode = value;
       },
     },
-    { label: "cluster.gpusPerNode", numeric: true },
+    { label: "cluster.gpusPerNode", testid: "gpus-per-node", numeric: true },
   );
   const numGpus = textField(
     context,
