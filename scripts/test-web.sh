@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The web side's tests: the WebAssembly module against the native CLI (node), the
-# production site in Chromium, formatting, and the GitHub workflows' syntax.
+# The web side's tests: the page's TypeScript units (vitest), the WebAssembly module against
+# the native CLI (node), the production site in Chromium, formatting, and the GitHub
+# workflows' syntax.
 # Installs what it needs; safe to run again.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$(repo_root)"
@@ -16,6 +17,7 @@ build_web
 npm_install tests
 
 (cd web && npm run format:check)
+(cd web && npm test)
 (cd tests && ../web/node_modules/.bin/prettier --check package.json wasm browser workflows)
 (cd tests && node --test wasm/*.test.mjs)
 (cd tests && node --test browser/*.test.mjs)

@@ -121,6 +121,11 @@ describe("web page (production build)", () => {
     );
     for (const row of rows) assert.match(row, /a800[\s\S]*h800/);
     assert.equal(await page.locator(byTestId("error-message")).count(), 0);
+    // The status counts the rows listed.
+    assert.match(
+      await page.locator(byTestId("search-status")).innerText(),
+      /^10 of [\d,]+ feasible strategies · /,
+    );
     await screenshot("02-results");
   });
 
@@ -254,6 +259,14 @@ describe("web page (production build)", () => {
     );
     await row(1).locator("button").last().click(); // remove h800
     assert.equal(await cluster(), "a800:128");
+    // GPUs per node defaults, as in the core, to the smallest NVLink domain of the types.
+    const perNode = () =>
+      page.getAttribute(byTestId("gpus-per-node"), "placeholder");
+    await page.fill(byTestId("cluster-input"), "gb200:72");
+    assert.equal(await perNode(), "auto (72)");
+    await page.fill(byTestId("cluster-input"), "gb200:72,h100:64");
+    assert.equal(await perNode(), "auto (8)");
+    await page.fill(byTestId("cluster-input"), "a800:128");
     assert.doesNotMatch(await urlOf(page), /gpu\.h800/);
   });
 

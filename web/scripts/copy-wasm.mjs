@@ -20,8 +20,5 @@ if (missing.length > 0) {
   process.exit(1);
 }
 mkdirSync(generated, { recursive: true });
-for (const file of files)
-  copyFileSync(join(built, file), join(generated, file));
-console.log(
-  `copied ${files.join(" and ")} from ${relative(process.cwd(), built)}`,
-);
+for (const file of files) copyFileSync(join(built, file), join(generated, file));
+console.log(`copied ${files.join(" and ")} from ${relative(process.cwd(), built)}`);

@@ -19,10 +19,6 @@ export function t(key: MessageKey, params: MessageParams = {}): string {
   );
 }
 
-export function isMessageKey(key: string): key is MessageKey {
-  return key in en;
-}
-
 // Switches the language and retranslates the static text under `root`.
 export function setLanguage(lang: Language, root: ParentNode = document): void {
   current = lang;
@@ -33,10 +29,7 @@ export function setLanguage(lang: Language, root: ParentNode = document): void {
   for (const attribute of ["placeholder", "title", "aria-label"]) {
     const data = `data-i18n-${attribute}`;
     for (const element of root.querySelectorAll<HTMLElement>(`[${data}]`)) {
-      element.setAttribute(
-        attribute,
-        t(element.getAttribute(data) as MessageKey),
-      );
+      element.setAttribute(attribute, t(element.getAttribute(data) as MessageKey));
     }
   }
 }

@@ -48,8 +48,7 @@ export const en = {
   "model.defaultGroups": "= heads",
 
   "cluster.gpuInfos": "GPU types and caps",
-  "cluster.gpuInfosHint":
-    "--gpu-infos syntax: TYPE[:MAX],… e.g. a800:128,h800:160",
+  "cluster.gpuInfosHint": "--gpu-infos syntax: TYPE[:MAX],… e.g. a800:128,h800:160",
   "cluster.type": "GPU type",
   "cluster.cap": "At most",
   "cluster.capAll": "all",
@@ -58,8 +57,7 @@ export const en = {
   "cluster.customise": "Change {gpu}'s hardware",
   "cluster.inter_gb_per_s": "Inter-node GB/s",
   "cluster.intra_gb_per_s": "Intra-node GB/s",
-  "cluster.bandwidthHint":
-    "Per GPU and direction; empty keeps the preset's value.",
+  "cluster.bandwidthHint": "Per GPU and direction; empty keeps the preset's value.",
   "cluster.hbm_gib": "Memory, GiB",
   "cluster.customised": "changed",
   "cluster.gpusPerNode": "GPUs per node",
@@ -79,14 +77,14 @@ export const en = {
   "search.run": "Search",
   "search.running": "Searching…",
   "search.cancel": "Cancel",
-  "search.progress":
-    "{percent} · {evaluated} evaluated · best {best} per iteration",
+  "search.progress": "{percent} · {evaluated} evaluated · best {best} per iteration",
   "search.progressNoBest": "{percent} · {evaluated} evaluated",
   "search.cancelled": "Search cancelled.",
   "search.stats":
     "{shown} of {feasible} feasible strategies · {evaluated} evaluated, {pruned} pruned · {seconds}",
-  "search.incomplete":
-    "The search stopped early ({reason}); these are the best found so far.",
+  "search.statsWithInfeasible":
+    "{shown} strategies listed, {infeasible} of them infeasible · {evaluated} evaluated, {pruned} pruned · {seconds}",
+  "search.incomplete": "The search stopped early ({reason}); these are the best found so far.",
   "search.nothingFeasible": "No strategy fits.",
   "search.stale": "The inputs have changed since this search.",
   "search.fixFields": "Correct the highlighted fields.",
@@ -138,8 +136,7 @@ export const en = {
   "share.copied": "Copied",
   "share.copyFailed": "Select the text and copy it",
   "share.embedTitle": "Embed this page",
-  "share.embedHint":
-    "Paste this HTML into a page to show these results in a frame.",
+  "share.embedHint": "Paste this HTML into a page to show these results in a frame.",
   "share.copy": "Copy",
   "share.close": "Close",
 
@@ -157,11 +154,9 @@ export const en = {
   "detail.bottleneck": "Slowest stage",
   "detail.parameters": "Model parameters",
   "detail.timeBreakdown": "Where an iteration's time goes",
-  "detail.timeBreakdownHint":
-    "Exposed time of each part; the parts add up to the iteration time.",
+  "detail.timeBreakdownHint": "Exposed time of each part; the parts add up to the iteration time.",
   "detail.memory": "Memory per GPU, by pipeline stage",
-  "detail.memoryHint":
-    "Peak use of one GPU of each stage against its capacity.",
+  "detail.memoryHint": "Peak use of one GPU of each stage against its capacity.",
   "detail.schedule": "Pipeline schedule",
   "detail.scheduleHint":
     "One row per pipeline stage; time runs left to right. Grey is the bubble: a stage waiting for work.",
@@ -284,8 +279,7 @@ export const zh: Record<MessageKey, string> = {
   "model.defaultGroups": "= 头数",
 
   "cluster.gpuInfos": "GPU 型号与上限",
-  "cluster.gpuInfosHint":
-    "--gpu-infos 语法：型号[:上限],… 例如 a800:128,h800:160",
+  "cluster.gpuInfosHint": "--gpu-infos 语法：型号[:上限],… 例如 a800:128,h800:160",
   "cluster.type": "GPU 型号",
   "cluster.cap": "最多",
   "cluster.capAll": "不限",
@@ -319,6 +313,8 @@ export const zh: Record<MessageKey, string> = {
   "search.cancelled": "搜索已取消。",
   "search.stats":
     "{feasible} 个可行策略中的 {shown} 个 · 评估 {evaluated}，剪枝 {pruned} · 用时 {seconds}",
+  "search.statsWithInfeasible":
+    "列出 {shown} 个策略，其中 {infeasible} 个不可行 · 评估 {evaluated}，剪枝 {pruned} · 用时 {seconds}",
   "search.incomplete": "搜索提前停止（{reason}）；以下是目前找到的最佳策略。",
   "search.nothingFeasible": "没有可行的策略。",
   "search.stale": "输入已在此次搜索后修改。",
@@ -393,8 +389,7 @@ export const zh: Record<MessageKey, string> = {
   "detail.memory": "各流水级的每卡显存",
   "detail.memoryHint": "每个流水级中单卡的峰值显存与其容量的对比。",
   "detail.schedule": "流水线调度",
-  "detail.scheduleHint":
-    "每行一个流水级，时间从左到右。灰色为气泡：流水级在等待。",
+  "detail.scheduleHint": "每行一个流水级，时间从左到右。灰色为气泡：流水级在等待。",
   "detail.scheduleLoading": "正在模拟调度…",
   "detail.flags": "Megatron-LM 参数",
   "detail.infeasible": "此策略不可行",

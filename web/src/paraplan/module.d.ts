@@ -1,11 +1,14 @@
 // The Emscripten module factory built by `cmake --preset wasm` (build/wasm/paraplan.js,
 // copied to src/generated/ by scripts/copy-wasm.mjs). All calls take and return JSON text and
-// throw an Error carrying the CLI's one-line message.
+// throw an Error carrying the CLI's one-line message; newer modules also give the Error
+// `path` (the JSON path of the value, "" for none) and `detail` (the message without it).
+import type { SearchProgress } from "./types";
+
 export interface ParaplanModule {
   estimate(scenarioJson: string): string;
   search(
     requestJson: string,
-    onProgress: ((progress: unknown) => boolean | undefined) | null,
+    onProgress: ((progress: SearchProgress) => boolean | undefined) | null,
   ): string;
   trace(scenarioJson: string): string;
   presets(): string;

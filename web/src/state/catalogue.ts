@@ -1,7 +1,11 @@
-// Looking up presets the way the core does: by id or alias, ignoring case, '_' and '-'.
+// Looking up presets by id or alias with the core's rule (core/src/presets.cpp `normalize`):
+// ASCII letters in any case, '_' the same as '-'. Nothing else is ignored: "h100sxm" is not
+// "h100-sxm", and " h100" is not "h100".
 import type { GpuPreset, ModelPreset, Presets } from "../paraplan/types";
 
-const normalise = (name: string) => name.toLowerCase().replace(/[-_]/g, "");
+export function normalisePresetName(name: string): string {
+  return name.replace(/[A-Z_]/g, (c) => (c === "_" ? "-" : c.toLowerCase()));
+}
 
 export class Catalogue {
   constructor(readonly presets: Presets) {}
@@ -19,9 +23,16 @@ function find<T extends { id: string; aliases?: string[] }>(
   items: T[],
   name: string,
 ): T | undefined {
-  const key = normalise(name.trim());
+  const key = normalisePresetName(name);
   if (key === "") return undefined;
   return items.find((item) =>
-    [item.id, ...(item.aliases ?? [])].some((id) => normalise(id) === key),
+    [item.id, ...(item.aliases ?? [])].some((id) => normalisePresetName(id) === key),
   );
+}
+
+// The GPUs per node the core takes when none is given: the smallest NVLink domain of the
+// cluster's GPU types (core/src/scenario.cpp, docs/model.md §5). Undefined when no type is known.
+export function defaultGpusPerNode(gpus: readonly (GpuPreset | undefined)[]): number | undefined {
+  const domains = gpus.flatMap((gpu) => (gpu === undefined ? [] : [gpu.intra_node.gpus]));
+  return domains.length === 0 ? undefined : Math.min(...domains);
 }

@@ -19,7 +19,5 @@ export function parseGpuInfos(text: string): GpuInfo[] {
 }
 
 export function formatGpuInfos(infos: GpuInfo[]): string {
-  return infos
-    .map(({ type, cap }) => (cap === "" ? type : `${type}:${cap}`))
-    .join(",");
+  return infos.map(({ type, cap }) => (cap === "" ? type : `${type}:${cap}`)).join(",");
 }

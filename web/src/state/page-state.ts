@@ -45,26 +45,13 @@ export const CUSTOM_MODEL_FIELDS = [
   "other_fields",
 ] as const;
 export type CustomModelField = (typeof CUSTOM_MODEL_FIELDS)[number];
-export const ACTIVATIONS = [
-  "swiglu",
-  "gelu",
-  "geglu",
-  "relu",
-  "squared-relu",
-] as const;
+export const ACTIVATIONS = ["swiglu", "gelu", "geglu", "relu", "squared-relu"] as const;
 export const CUSTOM_MODEL = "custom";
 
 // Changes to a GPU preset, e.g. a slower network between nodes.
-export const GPU_OVERRIDE_FIELDS = [
-  "inter_gb_per_s",
-  "intra_gb_per_s",
-  "hbm_gib",
-] as const;
+export const GPU_OVERRIDE_FIELDS = ["inter_gb_per_s", "intra_gb_per_s", "hbm_gib"] as const;
 export type GpuOverrideField = (typeof GPU_OVERRIDE_FIELDS)[number];
-export type GpuOverrides = Record<
-  string,
-  Partial<Record<GpuOverrideField, string>>
->;
+export type GpuOverrides = Record<string, Partial<Record<GpuOverrideField, string>>>;
 
 export interface PageState {
   lang: Language;

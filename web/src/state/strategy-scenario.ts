@@ -6,25 +6,16 @@ function gpuId(type: Scenario["cluster"]["gpus"][number]["type"]): string {
   return typeof type === "string" ? type : String(type.id);
 }
 
-export function scenarioOfStrategy(
-  searched: Scenario,
-  ranked: RankedStrategy,
-): Scenario {
+export function scenarioOfStrategy(searched: Scenario, ranked: RankedStrategy): Scenario {
   const gpus = searched.cluster.gpus
     .filter(({ type }) => (ranked.gpus_used[gpuId(type)] ?? 0) > 0)
     .map(({ type }) => ({ type, count: ranked.gpus_used[gpuId(type)] }));
   const used = new Set(gpus.map(({ type }) => gpuId(type)));
   const strategy: Record<string, unknown> = { ...ranked.strategy };
-  for (const key of [
-    "recompute_granularity",
-    "recompute_method",
-    "recompute_num_layers",
-  ]) {
+  for (const key of ["recompute_granularity", "recompute_method", "recompute_num_layers"]) {
     const value = strategy[key];
     if (typeof value === "object" && value !== null) {
-      strategy[key] = Object.fromEntries(
-        Object.entries(value).filter(([gpu]) => used.has(gpu)),
-      );
+      strategy[key] = Object.fromEntries(Object.entries(value).filter(([gpu]) => used.has(gpu)));
     }
   }
   const cluster: Scenario["cluster"] = { gpus };

@@ -66,64 +66,41 @@ export function encodeState(state: PageState): URLSearchParams {
   const params = new URLSearchParams();
   params.set("lang", state.lang);
   if (state.view !== defaults.view) params.set("view", state.view);
-  for (const [key, name] of Object.entries(TEXT_PARAMS) as [
-    TextKey,
-    string,
-  ][]) {
-    if (ALWAYS_WRITTEN.includes(key) || state[key] !== defaults[key])
-      params.set(name, state[key]);
+  for (const [key, name] of Object.entries(TEXT_PARAMS) as [TextKey, string][]) {
+    if (ALWAYS_WRITTEN.includes(key) || state[key] !== defaults[key]) params.set(name, state[key]);
   }
-  for (const [key, name] of Object.entries(FLAG_PARAMS) as [
-    keyof typeof FLAG_PARAMS,
-    string,
-  ][]) {
+  for (const [key, name] of Object.entries(FLAG_PARAMS) as [keyof typeof FLAG_PARAMS, string][]) {
     if (state[key]) params.set(name, "1");
   }
   for (const field of PINNED_FIELDS) {
     if (state.pinned[field] !== "") params.set(field, state.pinned[field]);
   }
   for (const field of CUSTOM_MODEL_FIELDS) {
-    if (state.custom[field] !== "")
-      params.set(CUSTOM_PREFIX + field, state.custom[field]);
+    if (state.custom[field] !== "") params.set(CUSTOM_PREFIX + field, state.custom[field]);
   }
   for (const [gpu, overrides] of Object.entries(state.gpuOverrides)) {
     for (const [field, value] of Object.entries(overrides)) {
-      if (value !== undefined && value !== "")
-        params.set(`${GPU_PREFIX}${gpu}.${field}`, value);
+      if (value !== undefined && value !== "") params.set(`${GPU_PREFIX}${gpu}.${field}`, value);
     }
   }
   return params;
 }
 
-function oneOf<T extends string>(
-  values: readonly T[],
-  value: string | null,
-  fallback: T,
-): T {
+function oneOf<T extends string>(values: readonly T[], value: string | null, fallback: T): T {
   return values.find((candidate) => candidate === value) ?? fallback;
 }
 
-export function decodeState(
-  params: URLSearchParams,
-  preferredLanguage = "en",
-): PageState {
+export function decodeState(params: URLSearchParams, preferredLanguage = "en"): PageState {
   const state = defaultState();
   state.lang = oneOf(LANGUAGES, params.get("lang") ?? preferredLanguage, "en");
   state.view = oneOf(VIEWS, params.get("view"), state.view);
-  for (const [key, name] of Object.entries(TEXT_PARAMS) as [
-    TextKey,
-    string,
-  ][]) {
+  for (const [key, name] of Object.entries(TEXT_PARAMS) as [TextKey, string][]) {
     state[key] = params.get(name) ?? state[key];
   }
-  for (const [key, name] of Object.entries(FLAG_PARAMS) as [
-    keyof typeof FLAG_PARAMS,
-    string,
-  ][]) {
+  for (const [key, name] of Object.entries(FLAG_PARAMS) as [keyof typeof FLAG_PARAMS, string][]) {
     state[key] = params.get(name) === "1";
   }
-  for (const field of PINNED_FIELDS)
-    state.pinned[field] = params.get(field) ?? "";
+  for (const field of PINNED_FIELDS) state.pinned[field] = params.get(field) ?? "";
   for (const field of CUSTOM_MODEL_FIELDS) {
     state.custom[field] = params.get(CUSTOM_PREFIX + field) ?? "";
   }
@@ -132,9 +109,7 @@ export function decodeState(
     const rest = name.slice(GPU_PREFIX.length);
     const dot = rest.lastIndexOf(".");
     const gpu = rest.slice(0, dot);
-    const field = GPU_OVERRIDE_FIELDS.find(
-      (candidate) => candidate === rest.slice(dot + 1),
-    );
+    const field = GPU_OVERRIDE_FIELDS.find((candidate) => candidate === rest.slice(dot + 1));
     if (!GPU_ID.test(gpu) || field === undefined) continue;
     state.gpuOverrides[gpu] = {
       ...state.gpuOverrides[gpu],

@@ -24,19 +24,14 @@ Chart.register(
   PointElement,
   Tooltip,
 );
-Chart.defaults.font.family = getComputedStyle(
-  document.documentElement,
-).fontFamily;
+Chart.defaults.font.family = getComputedStyle(document.documentElement).fontFamily;
 Chart.defaults.font.size = 12;
 Chart.defaults.color = "#374151";
 Chart.defaults.animation = false;
 Chart.defaults.maintainAspectRatio = false;
 
 // Draws `config` on a fresh canvas in `holder`, replacing any chart there.
-export function drawChart(
-  holder: HTMLElement,
-  config: ChartConfiguration,
-): Chart {
+export function drawChart(holder: HTMLElement, config: ChartConfiguration): Chart {
   const previous = holder.querySelector("canvas");
   if (previous) Chart.getChart(previous)?.destroy();
   const canvas = document.createElement("canvas");

@@ -2,10 +2,7 @@
 import { t } from "../i18n/i18n";
 
 // Copies `text`, then says so on `button` for a moment.
-export async function copyText(
-  text: string,
-  button: HTMLButtonElement,
-): Promise<void> {
+export async function copyText(text: string, button: HTMLButtonElement): Promise<void> {
   const label = button.textContent;
   try {
     await navigator.clipboard.writeText(text);

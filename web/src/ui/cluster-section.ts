@@ -1,16 +1,13 @@
 // The cluster: GPU types with caps (as --gpu-infos text and as an editor),
 // GPUs per node and the number of GPUs to use.
 import { t } from "../i18n/i18n";
-import type { Catalogue } from "../state/catalogue";
+import { defaultGpusPerNode, type Catalogue } from "../state/catalogue";
 import { parseGpuInfos } from "../state/gpu-infos";
 import type { PageState } from "../state/page-state";
 import { section, textField, type FormContext } from "./fields";
 import { gpuEditor } from "./gpu-editor";
 
-export function clusterSection(
-  context: FormContext,
-  catalogue: Catalogue,
-): HTMLElement {
+export function clusterSection(context: FormContext, catalogue: Catalogue): HTMLElement {
   const gpuInfos = textField(
     context,
     {
@@ -35,7 +32,7 @@ export function clusterSection(
         state.gpusPerNode = value;
       },
     },
-    { label: "cluster.gpusPerNode", numeric: true },
+    { label: "cluster.gpusPerNode", testid: "gpus-per-node", numeric: true },
   );
   const numGpus = textField(
     context,
@@ -48,21 +45,14 @@ export function clusterSection(
     },
     { label: "cluster.numGpus", testid: "num-gpus", numeric: true },
   );
-  // The default GPUs per node: the first GPU type's NVLink domain.
+  // The default GPUs per node, as the core takes it: the smallest NVLink domain of the types.
   const perNodeInput = perNode.querySelector("input") as HTMLInputElement;
   const showDefault = (state: PageState) => {
-    const first = catalogue.gpu(parseGpuInfos(state.cluster)[0]?.type ?? "");
-    perNodeInput.placeholder = first
-      ? t("cluster.gpusPerNodeAuto", { n: first.intra_node.gpus })
-      : "";
+    const types = parseGpuInfos(state.cluster).map((info) => catalogue.gpu(info.type));
+    const n = defaultGpusPerNode(types);
+    perNodeInput.placeholder = n === undefined ? "" : t("cluster.gpusPerNodeAuto", { n });
   };
   showDefault(context.store.get());
   context.store.subscribe(showDefault);
-  return section(
-    "section.cluster",
-    gpuInfos,
-    gpuEditor(context, catalogue),
-    perNode,
-    numGpus,
-  );
+  return section("section.cluster", gpuInfos, gpuEditor(context, catalogue), perNode, numGpus);
 }

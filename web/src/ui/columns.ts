@@ -1,10 +1,18 @@
-// The results table's columns: header, cell text, sort key and the order that
-// a first click sorts in (best first).
+// The results' columns, one table for the results table and the CSV export: header, cell
+// text, sort key and the order a first click sorts in (best first), and the CSV column with
+// its raw value.
 import { t } from "../i18n/i18n";
 import type { MessageKey } from "../i18n/messages";
 import type { RankedStrategy } from "../paraplan/types";
 import { gib, number, percent, seconds } from "./format";
-import { gpusText, recomputeText, stagesText, yesNo } from "./strategy-text";
+import { gpusText, memoryByGpu, recomputeText, stagesText, yesNo } from "./strategy-text";
+
+export type CsvValue = string | number | boolean;
+
+export interface CsvColumn {
+  header: string;
+  value: (ranked: RankedStrategy) => CsvValue;
+}
 
 export interface Column {
   id: string;
@@ -13,11 +21,13 @@ export interface Column {
   sortKey: (ranked: RankedStrategy) => number | string;
   descendingFirst?: boolean;
   numeric?: boolean;
+  csv: CsvColumn;
 }
 
 const integerColumn = (
   id: string,
   label: MessageKey,
+  csv: string,
   value: (r: RankedStrategy) => number,
 ): Column => ({
   id,
@@ -25,6 +35,7 @@ const integerColumn = (
   text: (r) => String(value(r)),
   sortKey: value,
   numeric: true,
+  csv: { header: csv, value },
 });
 
 // An infeasible strategy in a ranking (which a search should not return) shows no numbers.
@@ -34,25 +45,22 @@ const feasibleOnly =
     ranked.estimate.feasible ? text(ranked) : "—";
 
 function memoryText(ranked: RankedStrategy): string {
-  const memory = Object.entries(ranked["max-use-mem-size"]).filter(
-    ([gpu]) => (ranked.gpus_used[gpu] ?? 0) > 0,
-  );
+  const memory = memoryByGpu(ranked);
   if (memory.length === 1) return gib(memory[0][1]);
   return memory.map(([gpu, value]) => `${gpu} ${gib(value)}`).join("\n");
 }
 
 export const COLUMNS: Column[] = [
-  integerColumn("rank", "col.rank", (r) => r.rank),
+  integerColumn("rank", "col.rank", "rank", (r) => r.rank),
   {
     id: "tokens",
     label: "col.tokens",
     text: (r) =>
-      r.estimate.feasible
-        ? number(r.estimate.tokens_per_s_per_gpu, 1)
-        : t("table.infeasible"),
+      r.estimate.feasible ? number(r.estimate.tokens_per_s_per_gpu, 1) : t("table.infeasible"),
     sortKey: (r) => r.estimate.tokens_per_s_per_gpu,
     descendingFirst: true,
     numeric: true,
+    csv: { header: "tokens_per_s_per_gpu", value: (r) => r.estimate.tokens_per_s_per_gpu },
   },
   {
     id: "iteration",
@@ -60,6 +68,7 @@ export const COLUMNS: Column[] = [
     text: feasibleOnly((r) => seconds(r.estimate.iteration_time_s)),
     sortKey: (r) => r.estimate.iteration_time_s,
     numeric: true,
+    csv: { header: "iteration_time_s", value: (r) => r.estimate.iteration_time_s },
   },
   {
     id: "mfu",
@@ -68,6 +77,7 @@ export const COLUMNS: Column[] = [
     sortKey: (r) => r.estimate.mfu,
     descendingFirst: true,
     numeric: true,
+    csv: { header: "mfu", value: (r) => r.estimate.mfu },
   },
   {
     id: "memory",
@@ -75,6 +85,13 @@ export const COLUMNS: Column[] = [
     text: feasibleOnly(memoryText),
     sortKey: (r) => r.estimate.memory.peak_gib_per_gpu,
     numeric: true,
+    csv: {
+      header: "memory_gib_per_gpu",
+      value: (r) =>
+        memoryByGpu(r)
+          .map(([gpu, value]) => `${gpu}:${value.toFixed(2)}`)
+          .join(" "),
+    },
   },
   {
     id: "gpus",
@@ -82,51 +99,48 @@ export const COLUMNS: Column[] = [
     text: feasibleOnly((r) => gpusText(r, "\n")),
     sortKey: (r) => r.estimate.num_gpus,
     numeric: true,
+    csv: { header: "gpus", value: (r) => gpusText(r) },
   },
-  integerColumn("tp", "col.tp", (r) => r.strategy.tensor_model_parallel_size),
-  integerColumn("pp", "col.pp", (r) => r.strategy.pipeline_model_parallel_size),
-  integerColumn(
-    "vp",
-    "col.vp",
-    (r) => r.strategy.virtual_pipeline_model_parallel_size,
-  ),
-  integerColumn("cp", "col.cp", (r) => r.strategy.context_parallel_size),
-  integerColumn("ep", "col.ep", (r) => r.strategy.expert_model_parallel_size),
-  integerColumn("dp", "col.dp", (r) => r.estimate.data_parallel_size),
-  integerColumn("mbs", "col.mbs", (r) => r.strategy.micro_batch_size),
+  integerColumn("tp", "col.tp", "tp", (r) => r.strategy.tensor_model_parallel_size),
+  integerColumn("pp", "col.pp", "pp", (r) => r.strategy.pipeline_model_parallel_size),
+  integerColumn("vp", "col.vp", "vp", (r) => r.strategy.virtual_pipeline_model_parallel_size),
+  integerColumn("cp", "col.cp", "cp", (r) => r.strategy.context_parallel_size),
+  integerColumn("ep", "col.ep", "ep", (r) => r.strategy.expert_model_parallel_size),
+  integerColumn("dp", "col.dp", "dp", (r) => r.estimate.data_parallel_size),
+  integerColumn("mbs", "col.mbs", "micro_batch_size", (r) => r.strategy.micro_batch_size),
   {
     id: "sp",
     label: "col.sp",
     text: (r) => yesNo(r.strategy.sequence_parallel),
     sortKey: (r) => Number(r.strategy.sequence_parallel),
+    csv: { header: "sequence_parallel", value: (r) => r.strategy.sequence_parallel },
   },
   {
     id: "recompute",
     label: "col.recompute",
     text: (r) => recomputeText(r, "\n"),
     sortKey: (r) => recomputeText(r),
+    csv: { header: "recompute", value: (r) => recomputeText(r) },
   },
-  integerColumn("zero", "col.zero", (r) => r.strategy.zero_stage),
+  integerColumn("zero", "col.zero", "zero_stage", (r) => r.strategy.zero_stage),
   {
     id: "stages",
     label: "col.stages",
     text: (r) => stagesText(r, "\n"),
     sortKey: (r) => stagesText(r),
+    csv: { header: "stages", value: (r) => stagesText(r) },
   },
 ];
 
-export function parseSort(
-  sort: string,
-): { column: Column; descending: boolean } | null {
+export function parseSort(sort: string): { column: Column; descending: boolean } | null {
   const [id, direction] = sort.split(":");
   const column = COLUMNS.find((candidate) => candidate.id === id);
   return column ? { column, descending: direction === "desc" } : null;
 }
 
-export function sortedStrategies(
-  strategies: RankedStrategy[],
-  sort: string,
-): RankedStrategy[] {
+// The strategies in the order `sort` ("column:asc" or "column:desc") gives; ties keep their rank
+// order, and an unknown or empty `sort` keeps the search's ranking.
+export function sortedStrategies(strategies: RankedStrategy[], sort: string): RankedStrategy[] {
   const order = parseSort(sort);
   if (order === null) return strategies;
   const { column, descending } = order;

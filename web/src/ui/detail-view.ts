@@ -47,10 +47,7 @@ function summary(ranked: RankedStrategy): HTMLElement {
   return h(
     "dl",
     { class: "summary" },
-    ...rows.flatMap(([term, value]) => [
-      h("dt", { text: term }),
-      h("dd", { text: value }),
-    ]),
+    ...rows.flatMap(([term, value]) => [h("dt", { text: term }), h("dd", { text: value })]),
   );
 }
 
@@ -67,9 +64,7 @@ function panel(title: string, hint: string, ...children: Child[]): HTMLElement {
 function flags(ranked: RankedStrategy): HTMLElement {
   const byGpu = Object.entries(ranked.megatron_args_by_gpu ?? {});
   const differ = byGpu.some(([, args]) => args !== ranked.megatron_args);
-  const blocks = differ
-    ? byGpu
-    : [["", ranked.megatron_args] as [string, string]];
+  const blocks = differ ? byGpu : [["", ranked.megatron_args] as [string, string]];
   return h(
     "div",
     {},
@@ -121,10 +116,7 @@ export class DetailView {
       (result) => {
         if (this.shown !== ranked) return;
         this.trace = result;
-        this.schedule?.show(
-          result.trace.traceEvents,
-          stageNames(ranked.estimate),
-        );
+        this.schedule?.show(result.trace.traceEvents, stageNames(ranked.estimate));
         this.element
           .querySelector<HTMLButtonElement>(".download-trace")
           ?.removeAttribute("disabled");
@@ -185,13 +177,7 @@ export class DetailView {
         panel(
           t("detail.infeasible"),
           "",
-          h(
-            "ul",
-            {},
-            ...report.infeasible_reasons.map((reason) =>
-              h("li", { text: reason }),
-            ),
-          ),
+          h("ul", {}, ...report.infeasible_reasons.map((reason) => h("li", { text: reason }))),
         ),
         panel(t("detail.flags"), "", flags(ranked)),
       );
@@ -199,8 +185,7 @@ export class DetailView {
     }
     const memory = h("div", { class: "chart memory-chart" });
     this.schedule = new ScheduleView();
-    if (this.trace)
-      this.schedule.show(this.trace.trace.traceEvents, stageNames(report));
+    if (this.trace) this.schedule.show(this.trace.trace.traceEvents, stageNames(report));
     const downloadTrace = h("button", {
       class: "secondary download-trace",
       text: t("detail.downloadTrace"),
@@ -223,11 +208,7 @@ export class DetailView {
         "div",
         { class: "detail-grid" },
         panel(t("detail.summary"), "", summary(ranked)),
-        panel(
-          t("detail.timeBreakdown"),
-          t("detail.timeBreakdownHint"),
-          timeBreakdown(report),
-        ),
+        panel(t("detail.timeBreakdown"), t("detail.timeBreakdownHint"), timeBreakdown(report)),
       ),
       panel(t("detail.memory"), t("detail.memoryHint"), memory),
       panel(

@@ -13,9 +13,7 @@ export interface Props {
   testid?: string;
   attrs?: Record<string, string>;
   // Attributes holding translated text: {placeholder: "model.filterPlaceholder"}.
-  i18nAttrs?: Partial<
-    Record<"placeholder" | "title" | "aria-label", MessageKey>
-  >;
+  i18nAttrs?: Partial<Record<"placeholder" | "title" | "aria-label", MessageKey>>;
   on?: Partial<{
     [E in keyof HTMLElementEventMap]: (event: HTMLElementEventMap[E]) => void;
   }>;
@@ -29,8 +27,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   const element = document.createElement(tag);
   if (props.class) element.className = props.class;
   if (props.testid) element.dataset.testid = props.testid;
-  for (const [name, value] of Object.entries(props.attrs ?? {}))
-    element.setAttribute(name, value);
+  for (const [name, value] of Object.entries(props.attrs ?? {})) element.setAttribute(name, value);
   for (const [name, key] of Object.entries(props.i18nAttrs ?? {})) {
     element.setAttribute(`data-i18n-${name}`, key);
     element.setAttribute(name, t(key));
@@ -51,9 +48,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 export function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    parent.appendChild(
-      typeof child === "string" ? document.createTextNode(child) : child,
-    );
+    parent.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
   }
 }
 

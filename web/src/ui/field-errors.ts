@@ -1,6 +1,7 @@
 // Messages shown at the field they are about. The first one on the page carries
 // data-testid="error-message"; one not about any field shows in the banner.
-import type { FieldId } from "../state/scenario";
+import { t } from "../i18n/i18n";
+import type { FieldError, FieldId } from "../state/checker";
 import { h } from "./dom";
 
 interface Field {
@@ -11,6 +12,11 @@ interface Field {
 export interface ShownError {
   field: FieldId | null;
   text: string;
+}
+
+// A mistake found by state/checker.ts, in the page's language.
+export function shownError({ field, key, params }: FieldError): ShownError {
+  return { field, text: t(key, params) };
 }
 
 export class FieldErrors {
@@ -34,12 +40,8 @@ export class FieldErrors {
     }
     const unplaced: string[] = [];
     for (const error of errors) {
-      const field =
-        error.field === null ? undefined : this.fields.get(error.field);
-      if (
-        field === undefined ||
-        field.wrapper.querySelector(":scope > .field-error")
-      ) {
+      const field = error.field === null ? undefined : this.fields.get(error.field);
+      if (field === undefined || field.wrapper.querySelector(":scope > .field-error")) {
         if (field === undefined) unplaced.push(error.text);
         continue;
       }
@@ -56,14 +58,9 @@ export class FieldErrors {
     }
     this.banner.replaceChildren(...unplaced.map((text) => h("p", { text })));
     this.banner.hidden = unplaced.length === 0;
-    const messages = [
-      this.banner,
-      ...document.querySelectorAll<HTMLElement>(".field-error"),
-    ];
+    const messages = [this.banner, ...document.querySelectorAll<HTMLElement>(".field-error")];
     for (const message of messages) delete message.dataset.testid;
-    const first = messages.find(
-      (message) => !message.hidden && message.offsetParent !== null,
-    );
+    const first = messages.find((message) => !message.hidden && message.offsetParent !== null);
     if (first) first.dataset.testid = "error-message";
   }
 

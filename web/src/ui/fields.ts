@@ -2,7 +2,7 @@
 // change from elsewhere (the URL, the GPU editor) updates the field.
 import type { MessageKey } from "../i18n/messages";
 import type { PageState } from "../state/page-state";
-import type { FieldId } from "../state/scenario";
+import type { FieldId } from "../state/checker";
 import type { Store } from "../state/store";
 import { h, type Child } from "./dom";
 import type { FieldErrors } from "./field-errors";
@@ -36,12 +36,7 @@ function wrap(
   input.id = `field-${nextId++}`;
   if (options.testid) input.dataset.testid = options.testid;
   const control: Child = options.unit
-    ? h(
-        "div",
-        { class: "with-unit" },
-        input,
-        h("span", { class: "unit", i18n: options.unit }),
-      )
+    ? h("div", { class: "with-unit" }, input, h("span", { class: "unit", i18n: options.unit }))
     : input;
   const wrapper = h(
     "div",
@@ -74,9 +69,7 @@ export function textField(
   if (options.multiline) {
     const area = h("textarea", {
       attrs: { rows: "3", autocomplete: "off", spellcheck: "false" },
-      i18nAttrs: options.placeholder
-        ? { placeholder: options.placeholder }
-        : {},
+      i18nAttrs: options.placeholder ? { placeholder: options.placeholder } : {},
     });
     return wrap(context, binding, options, area);
   }

@@ -43,10 +43,7 @@ export function count(value: number): string {
           [1e6, " M"],
           [1e3, " k"],
         ];
-  const [scale, unit] = units.find(([scale]) => Math.abs(value) >= scale) ?? [
-    1,
-    "",
-  ];
+  const [scale, unit] = units.find(([scale]) => Math.abs(value) >= scale) ?? [1, ""];
   const digits = new Intl.NumberFormat(locale(), {
     maximumSignificantDigits: 3,
   });

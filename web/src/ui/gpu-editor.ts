@@ -2,16 +2,8 @@
 // and optional changes to the preset's hardware. Edits here rewrite the text.
 import { t } from "../i18n/i18n";
 import type { Catalogue } from "../state/catalogue";
-import {
-  formatGpuInfos,
-  parseGpuInfos,
-  type GpuInfo,
-} from "../state/gpu-infos";
-import {
-  GPU_OVERRIDE_FIELDS,
-  type GpuOverrideField,
-  type PageState,
-} from "../state/page-state";
+import { formatGpuInfos, parseGpuInfos, type GpuInfo } from "../state/gpu-infos";
+import { GPU_OVERRIDE_FIELDS, type GpuOverrideField, type PageState } from "../state/page-state";
 import { h } from "./dom";
 import type { FormContext } from "./fields";
 
@@ -36,10 +28,7 @@ function showBadge(button: HTMLButtonElement, changed: boolean): void {
   button.textContent = changed ? `⚙ ${t("cluster.customised")}` : "⚙";
 }
 
-export function gpuEditor(
-  context: FormContext,
-  catalogue: Catalogue,
-): HTMLElement {
+export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLElement {
   const { store } = context;
   const rows = h("div", { class: "gpu-rows" });
   const opened = new Set<string>();
@@ -74,8 +63,7 @@ export function gpuEditor(
         typeIn((_, draft) => {
           const overrides = { ...draft.gpuOverrides[id], [field]: input.value };
           if (input.value === "") delete overrides[field];
-          if (Object.keys(overrides).length === 0)
-            delete draft.gpuOverrides[id];
+          if (Object.keys(overrides).length === 0) delete draft.gpuOverrides[id];
           else draft.gpuOverrides[id] = overrides;
         });
         const badge = badges.get(id);
@@ -105,9 +93,7 @@ export function gpuEditor(
       ),
     );
     if (preset === undefined)
-      type.prepend(
-        h("option", { attrs: { value: info.type }, text: info.type || "?" }),
-      );
+      type.prepend(h("option", { attrs: { value: info.type }, text: info.type || "?" }));
     type.value = preset?.id ?? info.type;
     type.addEventListener("change", () =>
       write((infos, draft) => {
@@ -126,9 +112,7 @@ export function gpuEditor(
     });
     cap.value = info.cap;
     cap.placeholder = t("cluster.capAll");
-    cap.addEventListener("input", () =>
-      typeIn((infos) => (infos[index].cap = cap.value.trim())),
-    );
+    cap.addEventListener("input", () => typeIn((infos) => (infos[index].cap = cap.value.trim())));
     const id = preset?.id ?? info.type;
     const changed = state.gpuOverrides[id] !== undefined;
     const customise = h("button", {
@@ -169,12 +153,7 @@ export function gpuEditor(
       customise,
       remove,
     );
-    return h(
-      "div",
-      {},
-      line,
-      opened.has(id) || changed ? overridePanel(state, id) : null,
-    );
+    return h("div", {}, line, opened.has(id) || changed ? overridePanel(state, id) : null);
   };
 
   const add = h("button", {
@@ -184,9 +163,7 @@ export function gpuEditor(
     on: {
       click: () =>
         write((infos) => {
-          const used = new Set(
-            infos.map((info) => catalogue.gpu(info.type)?.id),
-          );
+          const used = new Set(infos.map((info) => catalogue.gpu(info.type)?.id));
           const next = catalogue.presets.gpus.find((gpu) => !used.has(gpu.id));
           if (next) infos.push({ type: next.id, cap: "" });
         }),
@@ -195,9 +172,7 @@ export function gpuEditor(
 
   const render = (state: PageState) => {
     rows.replaceChildren(
-      ...parseGpuInfos(state.cluster).map((info, index) =>
-        row(state, info, index),
-      ),
+      ...parseGpuInfos(state.cluster).map((info, index) => row(state, info, index)),
     );
   };
   render(store.get());
@@ -205,8 +180,7 @@ export function gpuEditor(
     const changed =
       state.cluster !== previous.cluster ||
       state.lang !== previous.lang ||
-      JSON.stringify(state.gpuOverrides) !==
-        JSON.stringify(previous.gpuOverrides);
+      JSON.stringify(state.gpuOverrides) !== JSON.stringify(previous.gpuOverrides);
     if (changed && !typing) render(state);
   });
   return h("div", { class: "gpu-editor" }, rows, add);

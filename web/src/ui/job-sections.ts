@@ -1,16 +1,11 @@
-// The training job and the search's own options.
+// The training job, the search's own options, and the Search button with its progress.
+import { t } from "../i18n/i18n";
 import { PRECISIONS, type PageState } from "../state/page-state";
 import { h } from "./dom";
-import {
-  checkboxField,
-  section,
-  selectField,
-  textField,
-  type FormContext,
-} from "./fields";
+import { checkboxField, section, selectField, textField, type FormContext } from "./fields";
+import { ProgressBar } from "./progress";
 
-type TextKey =
-  "globalBatchSize" | "seqLength" | "precision" | "top" | "timeBudget";
+type TextKey = "globalBatchSize" | "seqLength" | "precision" | "top" | "timeBudget";
 
 function bind(key: TextKey) {
   return {
@@ -45,10 +40,7 @@ export function trainingSection(context: FormContext): HTMLElement {
 }
 
 // The search options and the button; `controls` holds the progress bar.
-export function searchSection(
-  context: FormContext,
-  controls: HTMLElement,
-): HTMLElement {
+export function searchSection(context: FormContext, controls: HTMLElement): HTMLElement {
   return section(
     "section.search",
     h(
@@ -71,4 +63,26 @@ export function searchSection(
     ),
     controls,
   );
+}
+
+// The form's submit button, "Searching…" and disabled while busy, and the search's progress.
+export class SearchControls {
+  readonly element: HTMLElement;
+  readonly progress: ProgressBar;
+  private readonly button = h("button", {
+    class: "primary search",
+    i18n: "search.run",
+    testid: "search-button",
+    attrs: { type: "submit" },
+  });
+
+  constructor(onCancel: () => void) {
+    this.progress = new ProgressBar(onCancel);
+    this.element = h("div", { class: "search-controls" }, this.button, this.progress.element);
+  }
+
+  setBusy(busy: boolean): void {
+    this.button.disabled = busy;
+    this.button.textContent = t(busy ? "search.running" : "search.run");
+  }
 }

@@ -24,12 +24,7 @@ const MOE_FIELDS: readonly CustomModelField[] = [
 function matches(preset: ModelPreset, filter: string): boolean {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
   const moe = preset.model.moe ? "moe mixture experts" : "";
-  const text = [
-    preset.id,
-    ...(preset.aliases ?? []),
-    String(preset.model.name ?? ""),
-    moe,
-  ]
+  const text = [preset.id, ...(preset.aliases ?? []), String(preset.model.name ?? ""), moe]
     .join(" ")
     .toLowerCase();
   return words.every((word) => text.includes(word));
@@ -40,20 +35,13 @@ function optionText(preset: ModelPreset): string {
 }
 
 // The keys of `object` that are not in `shown`.
-function rest(
-  object: Record<string, unknown>,
-  shown: readonly string[],
-): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(object).filter(([key]) => !shown.includes(key)),
-  );
+function rest(object: Record<string, unknown>, shown: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(object).filter(([key]) => !shown.includes(key)));
 }
 
 // The custom form starts from the preset the user was looking at, every key of it
 // included: those without a field of their own go to other_fields.
-function customFromPreset(
-  preset: ModelPreset | undefined,
-): PageState["custom"] {
+function customFromPreset(preset: ModelPreset | undefined): PageState["custom"] {
   const model = preset?.model ?? {};
   const moe = (model.moe ?? {}) as Record<string, unknown>;
   const other = rest(model, [...CUSTOM_MODEL_FIELDS, "moe"]);
@@ -65,8 +53,7 @@ function customFromPreset(
       return [field, value === undefined ? "" : String(value)];
     }),
   ) as PageState["custom"];
-  custom.other_fields =
-    Object.keys(other).length > 0 ? JSON.stringify(other) : "";
+  custom.other_fields = Object.keys(other).length > 0 ? JSON.stringify(other) : "";
   return custom;
 }
 
@@ -86,8 +73,7 @@ function customForm(context: FormContext): HTMLElement {
         numeric: name !== "name" && name !== "other_fields",
         multiline: name === "other_fields",
         hint: name === "other_fields" ? "model.other_fields_hint" : undefined,
-        placeholder:
-          name === "num_query_groups" ? "model.defaultGroups" : undefined,
+        placeholder: name === "num_query_groups" ? "model.defaultGroups" : undefined,
       },
     );
   const activation = selectField(
@@ -125,14 +111,9 @@ function customForm(context: FormContext): HTMLElement {
   );
 }
 
-export function modelSection(
-  context: FormContext,
-  catalogue: Catalogue,
-): HTMLElement {
+export function modelSection(context: FormContext, catalogue: Catalogue): HTMLElement {
   const { store } = context;
-  const presets = [...catalogue.presets.models].sort(
-    (a, b) => a.parameters - b.parameters,
-  );
+  const presets = [...catalogue.presets.models].sort((a, b) => a.parameters - b.parameters);
   const filter = h("input", {
     class: "filter",
     attrs: { type: "search", autocomplete: "off", spellcheck: "false" },
@@ -172,14 +153,11 @@ export function modelSection(
     custom.hidden = state.model !== CUSTOM_MODEL;
     info.hidden = preset === undefined;
     if (preset === undefined) return;
-    const moe = preset.model.moe as
-      { num_experts: number; top_k: number } | undefined;
+    const moe = preset.model.moe as { num_experts: number; top_k: number } | undefined;
     info.replaceChildren(
       h("strong", { text: String(preset.model.name ?? preset.id) }),
       ` · ${t("model.parameters", { n: count(preset.parameters) })}`,
-      moe
-        ? ` · ${t("model.experts", { experts: moe.num_experts, k: moe.top_k })}`
-        : "",
+      moe ? ` · ${t("model.experts", { experts: moe.num_experts, k: moe.top_k })}` : "",
       h("span", {
         class: "source",
         text: preset.source,

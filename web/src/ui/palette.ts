@@ -13,13 +13,7 @@ export const TIME_PART_COLOURS: Record<TimePart, string> = {
   bubble: "#c9c9c9",
 };
 
-export const MEMORY_PARTS = [
-  "weights",
-  "gradients",
-  "optimizer",
-  "activations",
-  "other",
-] as const;
+export const MEMORY_PARTS = ["weights", "gradients", "optimizer", "activations", "other"] as const;
 export type MemoryPart = (typeof MEMORY_PARTS)[number];
 
 export const MEMORY_COLOURS: Record<MemoryPart, string> = {

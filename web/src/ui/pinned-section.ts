@@ -2,12 +2,7 @@
 import type { MessageKey } from "../i18n/messages";
 import { PINNED_FIELDS, type PinnedField } from "../state/page-state";
 import { h } from "./dom";
-import {
-  selectField,
-  textField,
-  type Choice,
-  type FormContext,
-} from "./fields";
+import { selectField, textField, type Choice, type FormContext } from "./fields";
 
 const AUTO: Choice = { value: "", label: "pinned.auto" };
 const ON_OFF: Choice[] = [
@@ -18,12 +13,7 @@ const ON_OFF: Choice[] = [
 const CHOICES: Partial<Record<PinnedField, Choice[]>> = {
   sp: ON_OFF,
   flash: ON_OFF,
-  recompute: [
-    AUTO,
-    { value: "none" },
-    { value: "selective" },
-    { value: "full" },
-  ],
+  recompute: [AUTO, { value: "none" }, { value: "selective" }, { value: "full" }],
   zero: [AUTO, { value: "0" }, { value: "1" }, { value: "2" }, { value: "3" }],
 };
 
@@ -31,8 +21,7 @@ export function pinnedSection(context: FormContext): HTMLElement {
   const fields = PINNED_FIELDS.map((name) => {
     const binding = {
       field: `pinned.${name}`,
-      get: (state: { pinned: Record<PinnedField, string> }) =>
-        state.pinned[name],
+      get: (state: { pinned: Record<PinnedField, string> }) => state.pinned[name],
       set: (state: { pinned: Record<PinnedField, string> }, value: string) => {
         state.pinned[name] = value;
       },
@@ -54,8 +43,6 @@ export function pinnedSection(context: FormContext): HTMLElement {
     h("p", { class: "hint", i18n: "section.pinnedHint" }),
     h("div", { class: "grid-5" }, ...fields),
   );
-  details.open = PINNED_FIELDS.some(
-    (name) => context.store.get().pinned[name] !== "",
-  );
+  details.open = PINNED_FIELDS.some((name) => context.store.get().pinned[name] !== "");
   return details;
 }

@@ -1,6 +1,9 @@
 // A progress bar with a Cancel button, shown once a computation lasts more
 // than a moment.
+import { t } from "../i18n/i18n";
+import type { Progress } from "../worker/protocol";
 import { h } from "./dom";
+import { integer, percent, seconds } from "./format";
 
 const SHOW_AFTER_MS = 250;
 
@@ -30,10 +33,7 @@ export class ProgressBar {
   start(text: string): void {
     this.update(0, text);
     window.clearTimeout(this.timer);
-    this.timer = window.setTimeout(
-      () => (this.element.hidden = false),
-      SHOW_AFTER_MS,
-    );
+    this.timer = window.setTimeout(() => (this.element.hidden = false), SHOW_AFTER_MS);
   }
 
   update(fraction: number, text: string): void {
@@ -45,4 +45,14 @@ export class ProgressBar {
     window.clearTimeout(this.timer);
     this.element.hidden = true;
   }
+}
+
+// A search's progress: done so far, strategies evaluated, the best iteration time yet.
+export function searchProgressText({ search }: Progress): string {
+  const params = {
+    percent: percent(search.fraction, 0),
+    evaluated: integer(search.evaluated),
+    best: seconds(search.best_iteration_time_s),
+  };
+  return t(search.best_iteration_time_s > 0 ? "search.progress" : "search.progressNoBest", params);
 }

@@ -58,31 +58,20 @@ export class ResultsTable {
               title: t("col.sortHint", { column: t(column.label) }),
             },
             on: {
-              click: () =>
-                this.store.update(
-                  (state) => (state.sort = this.nextSort(column)),
-                ),
+              click: () => this.store.update((state) => (state.sort = this.nextSort(column))),
             },
           }),
         );
-        if (active)
-          th.setAttribute(
-            "aria-sort",
-            sort.descending ? "descending" : "ascending",
-          );
+        if (active) th.setAttribute("aria-sort", sort.descending ? "descending" : "ascending");
         return th;
       }),
     );
   }
 
   private row(ranked: RankedStrategy): HTMLElement {
-    const select = () =>
-      this.store.update((state) => (state.selected = String(ranked.rank)));
+    const select = () => this.store.update((state) => (state.selected = String(ranked.rank)));
     const selected = this.store.get().selected === String(ranked.rank);
-    const classes = [
-      selected ? "selected" : "",
-      ranked.estimate.feasible ? "" : "infeasible",
-    ];
+    const classes = [selected ? "selected" : "", ranked.estimate.feasible ? "" : "infeasible"];
     return h(
       "tr",
       {
@@ -114,13 +103,10 @@ export class ResultsTable {
   }
 
   private render(): void {
-    const rows = sortedStrategies(this.strategies, this.store.get().sort).map(
-      (ranked) => this.row(ranked),
+    const rows = sortedStrategies(this.strategies, this.store.get().sort).map((ranked) =>
+      this.row(ranked),
     );
-    this.table.replaceChildren(
-      h("thead", {}, this.header()),
-      h("tbody", {}, ...rows),
-    );
+    this.table.replaceChildren(h("thead", {}, this.header()), h("tbody", {}, ...rows));
     this.element.hidden = rows.length === 0;
   }
 }

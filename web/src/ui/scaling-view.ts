@@ -1,20 +1,28 @@
 // Best throughput as the number of GPUs grows: a chart and a table, filled in
 // point by point as the worker's searches finish.
 import { t } from "../i18n/i18n";
-import type { SearchResult } from "../paraplan/types";
+import type { RankedStrategy, SearchResult } from "../paraplan/types";
+import type { PageState } from "../state/page-state";
+import type { Outcome, Runs } from "../state/runs";
 import { drawChart } from "./charts";
 import { h } from "./dom";
 import { section, textField, type FormContext } from "./fields";
-import { count, number, percent, seconds } from "./format";
+import { count, integer, number, percent, seconds } from "./format";
 import { ACCENT, MUTED } from "./palette";
+import { ProgressBar } from "./progress";
 
 export interface ScalingPoint {
   numGpus: number;
   result: SearchResult | null; // null until searched
 }
 
+// The best strategy of a point: its first feasible one.
+function bestOf(result: SearchResult | null): RankedStrategy | undefined {
+  return result?.strategies.find((ranked) => ranked.estimate.feasible);
+}
+
 function strategyText(result: SearchResult): string {
-  const best = result.strategies[0];
+  const best = bestOf(result);
   if (best === undefined) return t("scaling.none");
   const s = best.strategy;
   const sizes: [string, number][] = [
@@ -25,9 +33,7 @@ function strategyText(result: SearchResult): string {
     ["EP", s.expert_model_parallel_size],
     ["DP", best.estimate.data_parallel_size],
   ];
-  const shown = sizes.filter(
-    ([name, size]) => size > 1 || name === "TP" || name === "DP",
-  );
+  const shown = sizes.filter(([name, size]) => size > 1 || name === "TP" || name === "DP");
   return `${shown.map(([name, size]) => `${name}${size}`).join(" ")} · mbs ${s.micro_batch_size}`;
 }
 
@@ -37,9 +43,11 @@ export class ScalingView {
   private readonly chart = h("div", { class: "chart scaling-chart" });
   private readonly table = h("div", { class: "table-scroll" });
   private readonly prompt = h("p", { class: "muted", i18n: "scaling.prompt" });
+  private readonly progress: ProgressBar;
   private points: ScalingPoint[] = [];
 
-  constructor(context: FormContext, onRun: () => void, progress: HTMLElement) {
+  constructor(context: FormContext, onRun: () => void, onCancel: () => void) {
+    this.progress = new ProgressBar(onCancel);
     const bind = (key: "scaleFrom" | "scaleTo" | "scaleBudget") => ({
       field: key,
       get: (state: { [k in typeof key]: string }) => state[key],
@@ -80,7 +88,7 @@ export class ScalingView {
           }),
           this.runButton,
         ),
-        progress,
+        this.progress.element,
         this.prompt,
         this.chart,
         this.table,
@@ -94,6 +102,30 @@ export class ScalingView {
     this.render();
   }
 
+  // Runs the series of the state's job through `runs`, filling in the chart and the table
+  // point by point.
+  async run(runs: Runs, state: PageState): Promise<Outcome> {
+    let points: ScalingPoint[] = [];
+    const outcome = await runs.scaling(state, {
+      onStart: (counts) => {
+        points = counts.map((numGpus) => ({ numGpus, result: null }));
+        this.show(points);
+        this.progress.start(t("search.running"));
+      },
+      onProgress: ({ step, steps, search }, gpus) =>
+        this.progress.update(
+          (step + search.fraction) / steps,
+          t("scaling.running", { step: step + 1, steps, gpus: integer(gpus) }),
+        ),
+      onPartial: (index, result) => {
+        points[index].result = result;
+        this.show(points);
+      },
+    });
+    this.progress.finish();
+    return outcome;
+  }
+
   render(): void {
     const done = this.points.filter((point) => point.result !== null);
     this.prompt.hidden = this.points.length > 0;
@@ -102,11 +134,9 @@ export class ScalingView {
       this.table.replaceChildren();
       return;
     }
-    const best = (point: ScalingPoint) => point.result?.strategies[0]?.estimate;
+    const best = (point: ScalingPoint) => bestOf(point.result)?.estimate;
     const base = done.map(best).find((estimate) => estimate !== undefined);
-    const perGpu = this.points.map(
-      (point) => best(point)?.tokens_per_s_per_gpu ?? null,
-    );
+    const perGpu = this.points.map((point) => best(point)?.tokens_per_s_per_gpu ?? null);
     drawChart(this.chart, {
       type: "line",
       data: {
@@ -123,9 +153,7 @@ export class ScalingView {
             label: t("scaling.tokensTotal"),
             data: this.points.map((point) => {
               const estimate = best(point);
-              return estimate
-                ? estimate.tokens_per_s_per_gpu * estimate.num_gpus
-                : null;
+              return estimate ? estimate.tokens_per_s_per_gpu * estimate.num_gpus : null;
             }),
             borderColor: MUTED,
             backgroundColor: MUTED,
@@ -178,25 +206,16 @@ export class ScalingView {
                 number(estimate.tokens_per_s_per_gpu, 1),
                 count(estimate.tokens_per_s_per_gpu * estimate.num_gpus),
                 percent(estimate.mfu),
-                base
-                  ? percent(
-                      estimate.tokens_per_s_per_gpu / base.tokens_per_s_per_gpu,
-                      0,
-                    )
-                  : "",
+                base ? percent(estimate.tokens_per_s_per_gpu / base.tokens_per_s_per_gpu, 0) : "",
                 seconds(estimate.iteration_time_s),
                 strategyText(point.result) +
-                  (point.result.stats.complete
-                    ? ""
-                    : ` (${t("scaling.incomplete")})`),
+                  (point.result.stats.complete ? "" : ` (${t("scaling.incomplete")})`),
               ];
       return h(
         "tr",
         { testid: "scaling-row" },
         h("td", { class: "numeric", text: number(point.numGpus) }),
-        ...cells.map((text, index) =>
-          h("td", { class: index < 5 ? "numeric" : "", text }),
-        ),
+        ...cells.map((text, index) => h("td", { class: index < 5 ? "numeric" : "", text })),
       );
     });
     this.table.replaceChildren(

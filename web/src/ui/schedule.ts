@@ -47,8 +47,7 @@ function slicesOf(events: TraceEvent[]): { slices: Slice[]; end_s: number } {
         kind: kindOf(event.name, lane),
         name: event.name,
       };
-      if (typeof event.args?.micro_batch === "number")
-        slice.microBatch = event.args.micro_batch;
+      if (typeof event.args?.micro_batch === "number") slice.microBatch = event.args.micro_batch;
       slices.push(slice);
       end_s = Math.max(end_s, slice.end_s);
     }
@@ -67,8 +66,7 @@ export class ScheduleView {
   readonly element: HTMLElement;
   private readonly canvas = h("canvas", { testid: "schedule" });
   private readonly tooltip = h("div", { class: "tooltip" });
-  private data:
-    (ReturnType<typeof slicesOf> & { stageNames: string[] }) | null = null;
+  private data: (ReturnType<typeof slicesOf> & { stageNames: string[] }) | null = null;
   private readonly resize = new ResizeObserver(() => this.draw());
 
   constructor() {
@@ -89,10 +87,7 @@ export class ScheduleView {
       legend,
     );
     this.canvas.addEventListener("mousemove", (event) => this.hover(event));
-    this.canvas.addEventListener(
-      "mouseleave",
-      () => (this.tooltip.hidden = true),
-    );
+    this.canvas.addEventListener("mouseleave", () => (this.tooltip.hidden = true));
     this.resize.observe(this.element);
   }
 
@@ -133,25 +128,14 @@ export class ScheduleView {
 
     stageNames.forEach((name, stage) => {
       context.fillStyle = "#374151";
-      context.fillText(
-        name,
-        4,
-        stage * ROW_HEIGHT + COMPUTE_HEIGHT / 2,
-        LABEL_WIDTH - 8,
-      );
+      context.fillText(name, 4, stage * ROW_HEIGHT + COMPUTE_HEIGHT / 2, LABEL_WIDTH - 8);
     });
     for (const slice of slices) {
       const left = x(slice.start_s);
       const sliceWidth = Math.max(0.5, x(slice.end_s) - left);
-      const top =
-        slice.stage * ROW_HEIGHT + (slice.lane === 0 ? 0 : COMPUTE_HEIGHT + 2);
+      const top = slice.stage * ROW_HEIGHT + (slice.lane === 0 ? 0 : COMPUTE_HEIGHT + 2);
       context.fillStyle = SLICE_COLOURS[slice.kind];
-      context.fillRect(
-        left,
-        top,
-        sliceWidth,
-        slice.lane === 0 ? COMPUTE_HEIGHT : COMM_HEIGHT,
-      );
+      context.fillRect(left, top, sliceWidth, slice.lane === 0 ? COMPUTE_HEIGHT : COMM_HEIGHT);
       if (
         slice.lane === 0 &&
         slice.microBatch !== undefined &&
@@ -170,10 +154,7 @@ export class ScheduleView {
       }
     }
     const axisTop = stageNames.length * ROW_HEIGHT;
-    const step = tickStep(
-      end_s,
-      Math.max(2, Math.floor((width - LABEL_WIDTH) / 90)),
-    );
+    const step = tickStep(end_s, Math.max(2, Math.floor((width - LABEL_WIDTH) / 90)));
     context.strokeStyle = "#9ca3af";
     context.fillStyle = "#4b5563";
     context.textAlign = "center";
@@ -182,11 +163,7 @@ export class ScheduleView {
       context.moveTo(x(tick), axisTop);
       context.lineTo(x(tick), axisTop + 5);
       context.stroke();
-      context.fillText(
-        seconds(tick),
-        Math.min(x(tick), width - 24),
-        axisTop + 14,
-      );
+      context.fillText(seconds(tick), Math.min(x(tick), width - 24), axisTop + 14);
     }
     context.textAlign = "start";
   }
@@ -199,11 +176,7 @@ export class ScheduleView {
     const stage = Math.floor(py / ROW_HEIGHT);
     const within = py - stage * ROW_HEIGHT;
     const lane =
-      within < COMPUTE_HEIGHT + 1
-        ? 0
-        : within < COMPUTE_HEIGHT + COMM_HEIGHT + 3
-          ? 1
-          : -1;
+      within < COMPUTE_HEIGHT + 1 ? 0 : within < COMPUTE_HEIGHT + COMM_HEIGHT + 3 ? 1 : -1;
     const { x } = this.scale();
     const slice = this.data.slices.find(
       (s) =>

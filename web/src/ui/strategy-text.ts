@@ -14,16 +14,11 @@ export function stagesText(ranked: RankedStrategy, separator = "  "): string {
     if (last?.gpu === gpu) last.layers.push(layers[index]);
     else groups.push({ gpu, layers: [layers[index]] });
   });
-  return groups
-    .map((group) => `${group.gpu}: ${group.layers.join("·")}`)
-    .join(separator);
+  return groups.map((group) => `${group.gpu}: ${group.layers.join("·")}`).join(separator);
 }
 
 // "selective", or "a800 full/uniform/1 · h800 none" when GPU types differ.
-export function recomputeText(
-  ranked: RankedStrategy,
-  separator = " · ",
-): string {
+export function recomputeText(ranked: RankedStrategy, separator = " · "): string {
   const granularity = ranked["recompute-granularity"];
   const describe = (gpu: string) => {
     const value = granularity[gpu];
@@ -31,12 +26,17 @@ export function recomputeText(
       ? `full/${ranked["recompute-method"][gpu]}/${ranked["recompute-num-layers"][gpu]}`
       : value;
   };
-  const gpus = Object.keys(granularity).filter(
-    (gpu) => (ranked.gpus_used[gpu] ?? 0) > 0,
-  );
+  const gpus = Object.keys(granularity).filter((gpu) => (ranked.gpus_used[gpu] ?? 0) > 0);
   const texts = gpus.map(describe);
   if (texts.every((text) => text === texts[0])) return texts[0] ?? "";
   return gpus.map((gpu, index) => `${gpu} ${texts[index]}`).join(separator);
+}
+
+// Peak memory per GPU in GiB, for each GPU type the strategy uses.
+export function memoryByGpu(ranked: RankedStrategy): [string, number][] {
+  return Object.entries(ranked["max-use-mem-size"]).filter(
+    ([gpu]) => (ranked.gpus_used[gpu] ?? 0) > 0,
+  );
 }
 
 export function gpusText(ranked: RankedStrategy, separator = " + "): string {

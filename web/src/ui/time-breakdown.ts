@@ -37,10 +37,7 @@ export function timeBreakdown(report: Report): HTMLElement {
   bar.setAttribute(
     "aria-label",
     parts
-      .map(
-        ({ part, value }) =>
-          `${t(`part.${part}` as MessageKey)} ${seconds(value)}`,
-      )
+      .map(({ part, value }) => `${t(`part.${part}` as MessageKey)} ${seconds(value)}`)
       .join(", "),
   );
   return h("div", { class: "time-breakdown" }, bar, legend);

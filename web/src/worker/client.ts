@@ -3,14 +3,8 @@
 // the worker is busy inside the WebAssembly call); the next request starts a
 // fresh one.
 import type { SearchResult } from "../paraplan/types";
-import type { Method, Methods, Progress, Request, Response } from "./protocol";
-
-export class CancelledError extends Error {
-  constructor() {
-    super("cancelled");
-    this.name = "CancelledError";
-  }
-}
+import { CancelledError, ModuleError } from "./errors";
+import type { Method, MethodRequest, Methods, Progress, Response } from "./protocol";
 
 export interface Listeners {
   onProgress?: (progress: Progress) => void;
@@ -18,15 +12,26 @@ export interface Listeners {
 }
 
 interface Pending extends Listeners {
-  resolve: (result: unknown) => void;
+  resolve: (result: Methods[Method]["result"]) => void;
   reject: (error: Error) => void;
 }
 
-export class ParaplanClient {
+// What the page needs of a client; the tests give their own.
+export interface Client {
+  call<M extends Method>(
+    method: M,
+    params: Methods[M]["params"],
+    listeners?: Listeners,
+  ): Promise<Methods[M]["result"]>;
+  cancel(): void;
+}
+
+export class ParaplanClient implements Client {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
+  // Rejects with CancelledError when cancelled, and with ModuleError when the module refuses.
   call<M extends Method>(
     method: M,
     params: Methods[M]["params"],
@@ -34,12 +39,9 @@ export class ParaplanClient {
   ): Promise<Methods[M]["result"]> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, {
-        ...listeners,
-        resolve: resolve as (r: unknown) => void,
-        reject,
-      });
-      const request: Request<M> = { id, method, params };
+      // The worker answers a request for M with M's result.
+      this.pending.set(id, { ...listeners, resolve: resolve as Pending["resolve"], reject });
+      const request: MethodRequest<M> = { id, method, params };
       this.ensureWorker().postMessage(request);
     });
   }
@@ -54,13 +56,10 @@ export class ParaplanClient {
       this.worker = new Worker(new URL("./worker.ts", import.meta.url), {
         type: "module",
       });
-      this.worker.onmessage = (event: MessageEvent<Response>) =>
-        this.receive(event.data);
+      this.worker.onmessage = (event: MessageEvent<Response>) => this.receive(event.data);
       this.worker.onerror = (event) => {
         event.preventDefault();
-        this.stop(
-          new Error(event.message || "the calculator's worker failed to start"),
-        );
+        this.stop(new Error(event.message || "the calculator's worker failed to start"));
       };
     }
     return this.worker;
@@ -88,10 +87,12 @@ export class ParaplanClient {
         this.pending.delete(response.id);
         call.resolve(response.result);
         break;
-      case "error":
+      case "error": {
         this.pending.delete(response.id);
-        call.reject(new Error(response.message));
+        const { message, path, detail } = response;
+        call.reject(new ModuleError({ message, path, detail }));
         break;
+      }
     }
   }
 }

@@ -10,9 +10,14 @@ import type {
   TraceResult,
 } from "../paraplan/types";
 
+// The module's version and its preset catalogue.
+export interface ModuleInfo {
+  version: string;
+  presets: Presets;
+}
+
 export interface Methods {
-  // The module's version and its preset catalogue.
-  info: { params: null; result: { version: string; presets: Presets } };
+  info: { params: null; result: ModuleInfo };
   search: { params: SearchRequest; result: SearchResult };
   // Searches one after another (the scaling view); each result also comes as a "partial".
   searchSeries: { params: SearchRequest[]; result: SearchResult[] };
@@ -21,11 +26,14 @@ export interface Methods {
 }
 export type Method = keyof Methods;
 
-export interface Request<M extends Method = Method> {
+export interface MethodRequest<M extends Method> {
   id: number;
   method: M;
   params: Methods[M]["params"];
 }
+
+// Any request: a union with one member per method, so that checking `method` narrows `params`.
+export type Request = { [M in Method]: MethodRequest<M> }[Method];
 
 // `step` counts the searches of a series (0 for a single search).
 export interface Progress {
@@ -34,8 +42,17 @@ export interface Progress {
   search: SearchProgress;
 }
 
+// What the worker reports of an error the module threw: the whole one-line message, and,
+// from modules that give them, the JSON path of the value ("" for none) and the message
+// without the path.
+export interface ErrorFields {
+  message: string;
+  path?: string;
+  detail?: string;
+}
+
 export type Response =
   | { id: number; type: "progress"; progress: Progress }
   | { id: number; type: "partial"; index: number; result: SearchResult }
-  | { id: number; type: "result"; result: unknown }
-  | { id: number; type: "error"; message: string };
+  | { id: number; type: "result"; result: Methods[Method]["result"] }
+  | ({ id: number; type: "error" } & ErrorFields);

@@ -3,12 +3,9 @@
 import createParaplan from "../generated/paraplan.js";
 import wasmUrl from "../generated/paraplan.wasm?url";
 import type { ParaplanModule } from "../paraplan/module";
-import type {
-  SearchProgress,
-  SearchRequest,
-  SearchResult,
-} from "../paraplan/types";
-import type { Methods, Request, Response } from "./protocol";
+import type { SearchProgress, SearchRequest, SearchResult } from "../paraplan/types";
+import { errorFields } from "./errors";
+import type { Methods, Method, Request, Response } from "./protocol";
 
 const paraplan = createParaplan({ locateFile: () => wasmUrl });
 
@@ -22,39 +19,24 @@ function search(
   onProgress: (progress: SearchProgress) => void,
 ): SearchResult {
   const text = module.search(JSON.stringify(request), (progress) => {
-    onProgress(progress as SearchProgress);
+    onProgress(progress);
     return true;
   });
-  return JSON.parse(text) as SearchResult;
+  return JSON.parse(text);
 }
 
-function handle(module: ParaplanModule, request: Request): unknown {
+function handle(module: ParaplanModule, request: Request): Methods[Method]["result"] {
   const progress = (step: number, steps: number) => (search: SearchProgress) =>
-    post({
-      id: request.id,
-      type: "progress",
-      progress: { step, steps, search },
-    });
+    post({ id: request.id, type: "progress", progress: { step, steps, search } });
   switch (request.method) {
     case "info":
-      return {
-        version: module.version(),
-        presets: JSON.parse(module.presets()),
-      };
+      return { version: module.version(), presets: JSON.parse(module.presets()) };
     case "search":
-      return search(
-        module,
-        request.params as Methods["search"]["params"],
-        progress(0, 1),
-      );
+      return search(module, request.params, progress(0, 1));
     case "searchSeries": {
-      const requests = request.params as Methods["searchSeries"]["params"];
+      const requests = request.params;
       return requests.map((searchRequest, index) => {
-        const result = search(
-          module,
-          searchRequest,
-          progress(index, requests.length),
-        );
+        const result = search(module, searchRequest, progress(index, requests.length));
         post({ id: request.id, type: "partial", index, result });
         return result;
       });
@@ -70,10 +52,6 @@ self.onmessage = async (event: MessageEvent<Request>) => {
     const module = await paraplan;
     post({ id, type: "result", result: handle(module, event.data) });
   } catch (error) {
-    post({
-      id,
-      type: "error",
-      message: error instanceof Error ? error.message : String(error),
-    });
+    post({ id, type: "error", ...errorFields(error) });
   }
 };

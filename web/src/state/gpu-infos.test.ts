@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { catalogue } from "../testing/presets";
+import { formatGpuInfos, parseGpuInfos } from "./gpu-infos";
+import { moduleSchema } from "./module-schema";
+import { defaultState } from "./page-state";
+import { buildSearchRequest } from "./scenario";
+
+// The cluster the module is sent for --gpu-infos `text` and `numGpus`, or the cluster's error.
+function cluster(text: string, numGpus = "256") {
+  const state = { ...defaultState(), cluster: text, numGpus };
+  const built = buildSearchRequest(state, catalogue, moduleSchema());
+  return built.ok ? built.value.scenario.cluster.gpus : built.errors;
+}
+
+describe("--gpu-infos", () => {
+  it("reads types with and without caps", () => {
+    expect(parseGpuInfos("a800:128,h800:160")).toEqual([
+      { type: "a800", cap: "128" },
+      { type: "h800", cap: "160" },
+    ]);
+    expect(parseGpuInfos(" a800 : 128 , h800")).toEqual([
+      { type: "a800", cap: "128" },
+      { type: "h800", cap: "" },
+    ]);
+    expect(parseGpuInfos("")).toEqual([]);
+    expect(parseGpuInfos("   ")).toEqual([]);
+  });
+
+  it("writes back what it read", () => {
+    for (const text of ["a800:128,h800:160", "h100", "a800:1:2,,<b>"])
+      expect(formatGpuInfos(parseGpuInfos(text))).toBe(text);
+  });
+
+  it("becomes the scenario's GPU types, under their preset ids", () => {
+    expect(cluster("a800:128,h800:160")).toEqual([
+      { type: "a800", count: 128 },
+      { type: "h800", count: 160 },
+    ]);
+    expect(cluster("H100,ascend_910b:64")).toEqual([
+      { type: "h100", count: 256 },
+      { type: "ascend-910b", count: 64 },
+    ]);
+  });
+
+  it("reports syntax errors", () => {
+    for (const text of ["a800:1:2", "a800,,h800", ":8", "a800:abc", "a800:-1", "a800:1.5"])
+      expect(cluster(text), text).toEqual([{ field: "cluster", key: "error.clusterSyntax" }]);
+    expect(cluster("")).toEqual([{ field: "cluster", key: "error.clusterEmpty" }]);
+  });
+
+  it("reports unknown and repeated types, zero caps, and too few GPUs", () => {
+    const [unknown] = cluster("a800:128,v100:8") as { key: string; params: object }[];
+    expect(unknown.key).toBe("error.unknownGpu");
+    expect(unknown.params).toMatchObject({ value: "v100" });
+    expect(cluster("h100sxm:8")).toMatchObject([{ key: "error.unknownGpu" }]);
+    expect(cluster("a800:8,A800:8")).toEqual([
+      { field: "cluster", key: "error.duplicateGpu", params: { value: "a800" } },
+    ]);
+    expect(cluster("a800:0")).toEqual([
+      { field: "cluster", key: "error.integer", params: { min: 1, max: 2 ** 24 } },
+    ]);
+    expect(cluster("a800:128,h800:64", "256")).toEqual([
+      { field: "numGpus", key: "error.tooManyGpus", params: { n: 256, caps: 192 } },
+    ]);
+  });
+});

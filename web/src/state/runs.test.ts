@@ -1,0 +1,246 @@
+import { describe, expect, it } from "vitest";
+import type { SearchRequest, SearchResult } from "../paraplan/types";
+import { catalogue } from "../testing/presets";
+import { rankedStrategy, searchResult } from "../testing/strategies";
+import type { Client, Listeners } from "../worker/client";
+import { CancelledError, ModuleError } from "../worker/errors";
+import type { Method, Methods } from "../worker/protocol";
+import { moduleSchema } from "./module-schema";
+import { defaultState, type PageState } from "./page-state";
+import { jobChanged, Runs, summarise } from "./runs";
+
+interface Call {
+  method: Method;
+  params: unknown;
+  listeners: Listeners;
+  resolve: (result: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+// A worker client whose calls the test answers.
+class FakeClient implements Client {
+  readonly calls: Call[] = [];
+
+  call<M extends Method>(
+    method: M,
+    params: Methods[M]["params"],
+    listeners: Listeners = {},
+  ): Promise<Methods[M]["result"]> {
+    return new Promise((resolve, reject) => {
+      this.calls.push({ method, params, listeners, resolve: resolve as Call["resolve"], reject });
+    });
+  }
+
+  cancel(): void {
+    for (const call of this.calls.splice(0)) call.reject(new CancelledError());
+  }
+
+  last(): Call {
+    return this.calls[this.calls.length - 1];
+  }
+}
+
+function setUp() {
+  const client = new FakeClient();
+  const runs = new Runs(client, catalogue, moduleSchema());
+  let changes = 0;
+  runs.subscribe(() => changes++);
+  return { client, runs, changes: () => changes };
+}
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function withState(change: (state: PageState) => void): PageState {
+  const state = defaultState();
+  change(state);
+  return state;
+}
+
+const RESULT = searchResult([rankedStrategy({ rank: 1 }), rankedStrategy({ rank: 2 })], 7);
+
+describe("Runs", () => {
+  it("runs a search, busy until the worker answers, and keeps it as the last run", async () => {
+    const { client, runs, changes } = setUp();
+    const searching = runs.search(defaultState());
+    expect(runs.busy).toBe(true);
+    expect(changes()).toBe(1);
+    expect(client.calls.map((call) => call.method)).toEqual(["search"]);
+    const request = client.last().params as SearchRequest;
+    expect(request.scenario.cluster).toEqual({
+      num_gpus: 256,
+      gpus: [{ type: "a800", count: 256 }],
+    });
+    expect(await runs.search(defaultState())).toEqual({ status: "busy" });
+    client.last().resolve(RESULT);
+    expect(await searching).toEqual({ status: "done" });
+    expect(runs.busy).toBe(false);
+    expect(runs.last).toEqual({ request, result: RESULT });
+    expect(runs.isStale(defaultState())).toBe(false);
+    expect(runs.isStale(withState((s) => (s.numGpus = "128")))).toBe(true);
+    expect(runs.isStale(withState((s) => (s.numGpus = "12x")))).toBe(true);
+    expect(runs.isStale(withState((s) => (s.sort = "mfu:desc")))).toBe(false);
+  });
+
+  it("runs nothing when the input has mistakes, and says which", async () => {
+    const { client, runs } = setUp();
+    const outcome = await runs.search(withState((s) => (s.numGpus = "25x")));
+    expect(outcome).toEqual({
+      status: "invalid",
+      errors: [{ field: "numGpus", key: "error.integer", params: { min: 1, max: 2 ** 24 } }],
+    });
+    expect(client.calls).toEqual([]);
+    expect(runs.busy).toBe(false);
+  });
+
+  it("keeps the last run when a search is cancelled, and says so until the next", async () => {
+    const { client, runs } = setUp();
+    const first = runs.search(defaultState());
+    client.last().resolve(RESULT);
+    await first;
+    const second = runs.search(defaultState());
+    runs.cancel();
+    expect(await second).toEqual({ status: "cancelled" });
+    expect(runs.cancelled).toBe(true);
+    expect(runs.last?.result).toBe(RESULT);
+    const third = runs.search(defaultState());
+    expect(runs.cancelled).toBe(false);
+    client.last().resolve(RESULT);
+    await third;
+  });
+
+  it("places the module's error at its field, and clears it", async () => {
+    const { client, runs } = setUp();
+    const searching = runs.search(defaultState());
+    client.last().reject(
+      new ModuleError({
+        message: "training.seq_length: expected an integer from 1 to 67108864, got 0",
+        path: "training.seq_length",
+        detail: "expected an integer from 1 to 67108864, got 0",
+      }),
+    );
+    expect(await searching).toEqual({ status: "failed" });
+    expect(runs.moduleError).toEqual({
+      field: "seqLength",
+      text: "training.seq_length: expected an integer from 1 to 67108864, got 0",
+    });
+    runs.clearModuleError();
+    expect(runs.moduleError).toBeNull();
+  });
+
+  it("traces a strategy of the last run on the GPUs it uses", async () => {
+    const { client, runs } = setUp();
+    const searching = runs.search(withState((s) => (s.cluster = "a800:256,h800:64")));
+    client.last().resolve(RESULT);
+    await searching;
+    const traced = runs.trace(RESULT.strategies[0]);
+    expect(client.last().method).toBe("trace");
+    expect(client.last().params).toMatchObject({
+      cluster: { gpus: [{ type: "a800", count: 8 }] },
+      strategy: { tensor_model_parallel_size: 1 },
+    });
+    client.last().reject(new ModuleError({ message: "strategy: bad", path: "strategy" }));
+    await expect(traced).rejects.toThrow("strategy: bad");
+    await flush();
+    expect(runs.moduleError?.field).toBe("pinned.tp");
+
+    runs.clearModuleError();
+    const cancelled = runs.trace(RESULT.strategies[0]);
+    runs.cancel();
+    await expect(cancelled).rejects.toBeInstanceOf(CancelledError);
+    await flush();
+    expect(runs.moduleError).toBeNull();
+  });
+});
+
+describe("scaling series", () => {
+  const scaling = (change: (state: PageState) => void) => {
+    const { client, runs } = setUp();
+    const counts: number[][] = [];
+    const outcome = runs.scaling(withState(change), { onStart: (c) => counts.push(c) });
+    return { client, runs, outcome, counts };
+  };
+
+  it("checks the range and the budget with the form's Checker", async () => {
+    const errors = async (change: (state: PageState) => void) => {
+      const { outcome, client } = scaling(change);
+      const result = await outcome;
+      expect(client.calls).toEqual([]);
+      return result.status === "invalid" ? result.errors.map((e) => `${e.field} ${e.key}`) : [];
+    };
+    expect(await errors((s) => ((s.scaleFrom = "512"), (s.scaleTo = "256")))).toEqual([
+      "scaleTo error.scaleRange",
+    ]);
+    expect(await errors((s) => (s.scaleFrom = ""))).toEqual(["scaleFrom error.required"]);
+    expect(await errors((s) => (s.scaleTo = String(2 ** 20 + 1)))).toEqual([
+      "scaleTo error.integer",
+    ]);
+    expect(await errors((s) => (s.scaleBudget = "0.4"))).toEqual(["scaleBudget error.number"]);
+    expect(await errors((s) => ((s.numGpus = "x"), (s.scaleBudget = "121")))).toEqual([
+      "numGpus error.integer",
+      "scaleBudget error.number",
+    ]);
+  });
+
+  it("searches each power of two in the range, each type's cap in proportion", async () => {
+    const { client, outcome, counts } = scaling((s) => {
+      s.cluster = "a800:128,h800:160";
+      s.scaleFrom = "100";
+      s.scaleTo = "1024";
+      s.scaleBudget = "2";
+    });
+    expect(counts).toEqual([[128, 256, 512, 1024]]);
+    expect(client.last().method).toBe("searchSeries");
+    const requests = client.last().params as SearchRequest[];
+    expect(requests.map((r) => r.scenario.cluster.num_gpus)).toEqual([128, 256, 512, 1024]);
+    expect(requests[0].scenario.cluster.gpus.map((gpu) => gpu.count)).toEqual([64, 80]);
+    expect(requests[3].options).toEqual({ top: 1, time_budget_s: 2, tp_across_nodes: false });
+    client.last().resolve([]);
+    expect(await outcome).toEqual({ status: "done" });
+  });
+});
+
+describe("the counts the status line states", () => {
+  const feasible = (rank: number) => rankedStrategy({ rank });
+  const infeasible = (rank: number) => rankedStrategy({ rank, feasible: false });
+
+  it("counts the listed strategies", () => {
+    expect(summarise(searchResult([feasible(1), feasible(2)], 3211))).toEqual({
+      listed: 2,
+      feasible: 2,
+      infeasible: 0,
+      feasibleFound: 3211,
+    });
+    expect(summarise(searchResult([], 0))).toEqual({
+      listed: 0,
+      feasible: 0,
+      infeasible: 0,
+      feasibleFound: 0,
+    });
+  });
+
+  it("never claims fewer feasible strategies than it lists, nor infeasible rows as feasible", () => {
+    const result: SearchResult = searchResult(
+      [infeasible(1), infeasible(2), feasible(3)],
+      2, // the search's own count, which counted the infeasible rows
+    );
+    expect(summarise(result)).toEqual({
+      listed: 3,
+      feasible: 1,
+      infeasible: 2,
+      feasibleFound: 2,
+    });
+    expect(summarise(searchResult([feasible(1), feasible(2)], 1)).feasibleFound).toBe(2);
+  });
+});
+
+describe("a change of job", () => {
+  it("is any change but the language, the view, the order and the open strategy", () => {
+    const base = defaultState();
+    const after = (change: (state: PageState) => void) => jobChanged(withState(change), base);
+    expect(after((s) => ((s.lang = "zh"), (s.view = "scaling")))).toBe(false);
+    expect(after((s) => ((s.sort = "mfu:asc"), (s.selected = "2"), (s.ran = true)))).toBe(false);
+    expect(after((s) => (s.numGpus = "128"))).toBe(true);
+    expect(after((s) => (s.pinned.tp = "8"))).toBe(true);
+    expect(after((s) => (s.gpuOverrides = { a800: { hbm_gib: "40" } }))).toBe(true);
+  });
+});

@@ -1,0 +1,176 @@
+// The searches the page runs, without the page: the last search and its result, whether a
+// call is under way, and how the last one ended. Listeners hear of every change; nothing
+// here touches the DOM.
+import type { RankedStrategy, SearchRequest, SearchResult, TraceResult } from "../paraplan/types";
+import { CancelledError } from "../worker/errors";
+import type { Client } from "../worker/client";
+import type { Progress } from "../worker/protocol";
+import type { Catalogue } from "./catalogue";
+import type { Built, FieldError } from "./checker";
+import { placeModuleError, type PlacedError } from "./module-errors";
+import type { ModuleSchema } from "./module-schema";
+import type { PageState } from "./page-state";
+import { buildScalingSeries } from "./scaling";
+import { buildSearchRequest } from "./scenario";
+import { scenarioOfStrategy } from "./strategy-scenario";
+
+export interface Run {
+  request: SearchRequest;
+  result: SearchResult;
+}
+
+export type Outcome =
+  | { status: "invalid"; errors: FieldError[] } // nothing ran: the input has mistakes
+  | { status: "busy" } // nothing ran: another call is under way
+  | { status: "done" | "cancelled" | "failed" };
+
+export interface ScalingListeners {
+  onStart?: (counts: number[]) => void;
+  onProgress?: (progress: Progress, numGpus: number) => void;
+  onPartial?: (index: number, result: SearchResult) => void;
+}
+
+// The counts the page states about a result, all taken from the strategies it lists.
+export interface RunSummary {
+  listed: number;
+  feasible: number; // listed and feasible
+  infeasible: number; // listed but infeasible (a search should not rank them)
+  feasibleFound: number; // feasible strategies the search found, never fewer than it lists
+}
+
+export function summarise(result: SearchResult): RunSummary {
+  const listed = result.strategies.length;
+  const feasible = result.strategies.filter((ranked) => ranked.estimate.feasible).length;
+  return {
+    listed,
+    feasible,
+    infeasible: listed - feasible,
+    feasibleFound: Math.max(result.stats.feasible, feasible),
+  };
+}
+
+// Whether the job differs: anything but the language, the view, the table's order and the
+// open strategy.
+export function jobChanged(state: PageState, previous: PageState): boolean {
+  const job = (s: PageState) =>
+    JSON.stringify({ ...s, lang: "", view: "", sort: "", selected: "", ran: false });
+  return job(state) !== job(previous);
+}
+
+export class Runs {
+  last: Run | null = null;
+  busy = false;
+  cancelled = false; // the last search was cancelled
+  moduleError: PlacedError | null = null; // the module refused the last call
+  private readonly listeners: (() => void)[] = [];
+
+  constructor(
+    private readonly client: Client,
+    private readonly catalogue: Catalogue,
+    private readonly schema: ModuleSchema,
+  ) {}
+
+  subscribe(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  // The search request of the page's state, or what is wrong with it.
+  request(state: PageState): Built<SearchRequest> {
+    return buildSearchRequest(state, this.catalogue, this.schema);
+  }
+
+  // Whether the inputs have changed since the last search.
+  isStale(state: PageState): boolean {
+    if (this.last === null) return false;
+    const current = this.request(state);
+    return !current.ok || JSON.stringify(current.value) !== JSON.stringify(this.last.request);
+  }
+
+  clearModuleError(): void {
+    if (this.moduleError === null) return;
+    this.moduleError = null;
+    this.notify();
+  }
+
+  cancel(): void {
+    this.client.cancel();
+  }
+
+  async search(state: PageState, onProgress?: (progress: Progress) => void): Promise<Outcome> {
+    if (this.busy) return { status: "busy" };
+    const request = this.request(state);
+    if (!request.ok) return this.refuse(request.errors);
+    this.cancelled = false;
+    const outcome = await this.running(async () => {
+      const result = await this.client.call("search", request.value, { onProgress });
+      this.last = { request: request.value, result };
+    });
+    if (outcome.status === "cancelled") {
+      this.cancelled = true;
+      this.notify();
+    }
+    return outcome;
+  }
+
+  // A search at each cluster size of the scaling view, one after another.
+  async scaling(state: PageState, listeners: ScalingListeners = {}): Promise<Outcome> {
+    if (this.busy) return { status: "busy" };
+    const series = buildScalingSeries(state, this.catalogue, this.schema);
+    if (!series.ok) return this.refuse(series.errors);
+    const { counts, requests } = series.value;
+    listeners.onStart?.(counts);
+    return this.running(async () => {
+      await this.client.call("searchSeries", requests, {
+        onProgress: (progress) => listeners.onProgress?.(progress, counts[progress.step]),
+        onPartial: listeners.onPartial,
+      });
+    });
+  }
+
+  // The report and simulated schedule of a strategy of the last search. A failure other
+  // than cancelling becomes the module error; the promise rejects either way.
+  trace(ranked: RankedStrategy): Promise<TraceResult> {
+    if (this.last === null) return Promise.reject(new Error("no search has run"));
+    const traced = this.client.call(
+      "trace",
+      scenarioOfStrategy(this.last.request.scenario, ranked),
+    );
+    traced.catch((error: unknown) => {
+      if (!(error instanceof CancelledError)) this.fail(error);
+    });
+    return traced;
+  }
+
+  private refuse(errors: FieldError[]): Outcome {
+    this.moduleError = null;
+    this.notify();
+    return { status: "invalid", errors };
+  }
+
+  private async running(call: () => Promise<void>): Promise<Outcome> {
+    this.busy = true;
+    this.moduleError = null;
+    this.notify();
+    try {
+      await call();
+      return { status: "done" };
+    } catch (error) {
+      if (error instanceof CancelledError) return { status: "cancelled" };
+      this.fail(error);
+      return { status: "failed" };
+    } finally {
+      this.busy = false;
+      this.notify();
+    }
+  }
+
+  private fail(error: unknown): void {
+    const fields = error instanceof Error ? error : { message: String(error) };
+    this.moduleError = placeModuleError(fields, this.schema);
+    this.notify();
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { rankedStrategy } from "../testing/strategies";
+import { COLUMNS, parseSort, sortedStrategies } from "./columns";
+
+const strategies = [
+  rankedStrategy({ rank: 1, tokens: 900, mfu: 0.5, tp: 2 }),
+  rankedStrategy({ rank: 2, tokens: 880, mfu: 0.55, tp: 1 }),
+  rankedStrategy({ rank: 3, tokens: 880, mfu: 0.45, tp: 4 }),
+  rankedStrategy({ rank: 4, tokens: 700, mfu: 0.55, tp: 2 }),
+];
+const ranks = (sort: string) => sortedStrategies(strategies, sort).map((s) => s.rank);
+
+describe("sorting the results table", () => {
+  it("keeps the search's ranking without an order, or with one it does not know", () => {
+    expect(ranks("")).toEqual([1, 2, 3, 4]);
+    expect(ranks("nope:up")).toEqual([1, 2, 3, 4]);
+    expect(sortedStrategies(strategies, "")).toBe(strategies);
+  });
+
+  it("sorts by a column either way, ties in rank order", () => {
+    expect(ranks("mfu:desc")).toEqual([2, 4, 1, 3]);
+    expect(ranks("mfu:asc")).toEqual([3, 1, 2, 4]);
+    expect(ranks("tokens:asc")).toEqual([4, 2, 3, 1]);
+    expect(ranks("tokens:desc")).toEqual([1, 2, 3, 4]);
+    expect(ranks("tp:asc")).toEqual([2, 1, 4, 3]);
+    expect(ranks("rank:desc")).toEqual([4, 3, 2, 1]);
+  });
+
+  it("does not change the strategies it sorts", () => {
+    ranks("mfu:desc");
+    expect(strategies.map((s) => s.rank)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("reads the order from the URL's text", () => {
+    expect(parseSort("memory:asc")).toMatchObject({ column: { id: "memory" }, descending: false });
+    expect(parseSort("tokens:desc")).toMatchObject({ column: { id: "tokens" }, descending: true });
+    expect(parseSort("")).toBeNull();
+  });
+
+  it("has one column per id, the better end first for throughput and MFU", () => {
+    const ids = COLUMNS.map((column) => column.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const first = (id: string) => COLUMNS.find((column) => column.id === id)?.descendingFirst;
+    expect([first("tokens"), first("mfu"), first("iteration"), first("memory")]).toEqual([
+      true,
+      true,
+      undefined,
+      undefined,
+    ]);
+  });
+});
