@@ -54,6 +54,12 @@ struct MemoryReserveSpec {
   int64_t nvls_channels = 16;               // NVLink SHARP channels (0: no NVLS)
 };
 
+// The host memory a GPU can offload to, and the link to it (PCIe, or NVLink-C2C to a Grace CPU).
+struct HostMemory {
+  double bytes = 0;                  // per GPU
+  double bandwidth_bytes_per_s = 0;  // per direction, as pinned copies achieve it
+};
+
 struct GpuSpec {
   std::string id;
   std::string name;
@@ -73,6 +79,7 @@ struct GpuSpec {
   double kernel_overhead_s = 0;                   // fixed cost of each kernel
   double overlap_slowdown = 0;  // compute lost per second of communication hidden under it
   MemoryReserveSpec memory_reserve;
+  HostMemory host;  // for activation offloading
 
   double tensor_flops(Precision precision) const {
     return tensor_flops_per_s[static_cast<int>(precision)];

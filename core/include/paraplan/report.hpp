@@ -20,10 +20,11 @@ struct TimeBreakdown {
   double ep_comm_s = 0;
   double optimizer_s = 0;
   double bubble_s = 0;
+  double offload_s = 0;  // activation copies to and from host memory, exposed
 
   double total_s() const {
     return compute_s + recompute_s + tp_comm_s + pp_comm_s + dp_comm_s + cp_comm_s + ep_comm_s +
-           optimizer_s + bubble_s;
+           optimizer_s + bubble_s + offload_s;
   }
 };
 
@@ -48,6 +49,7 @@ struct StageMemory {
   double optimizer_bytes = 0;
   double activations_bytes = 0;
   MemoryReserve reserve;
+  double host_bytes = 0;  // activations offloaded to host memory (not on the GPU)
 
   // The reserve: CUDA context, workspaces, communication buffers, fragmentation.
   double other_bytes() const { return reserve.total_bytes(); }

@@ -94,6 +94,9 @@ struct Strategy {
     return std::max<int64_t>(
         1, gpus_per_stage(data_parallel_size) / std::max<int64_t>(1, expert_model));
   }
+  // Layers whose activations go to host memory during the forward pass (Megatron-LM
+  // --cpu-offloading-num-layers; 0: none).
+  int64_t cpu_offloading_num_layers = 0;
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
@@ -135,6 +138,7 @@ enum class StrategyKeyId : uint8_t {
   exp_avg_dtype,
   exp_avg_sq_dtype,
   cross_entropy_loss_fusion,
+  cpu_offloading_num_layers,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count

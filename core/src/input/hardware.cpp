@@ -141,6 +141,17 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
     r.reject_unknown_keys();
   }
 
+  // Host memory for activation offloading; a GPU without "host" gets a PCIe Gen5 server's 256 GB
+  // per GPU at 55 GB/s (h100.json's values).
+  gpu.host = {256 * kGiga, 55 * kGiga};
+  if (const nlohmann::json* host = object.find("host")) {
+    ObjectReader h(*host, object.path_of("host"));
+    h.optional_string("name");
+    gpu.host.bytes = h.number("memory_gb_per_gpu", 0, 1e6) * kGiga;
+    gpu.host.bandwidth_bytes_per_s = h.number("gb_per_s", 1e-3, 1e5) * kGiga;
+    h.reject_unknown_keys();
+  }
+
   // Documentation fields, checked by the preset tests.
   object.find("aliases");
   object.find("sources");

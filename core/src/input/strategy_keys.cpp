@@ -223,6 +223,13 @@ const StrategyKey kKeys[] = {
      "Fused vocabulary-parallel cross-entropy: fewer passes over the logits.",
      get_field<&Strategy::cross_entropy_loss_fusion>,
      set_field<&Strategy::cross_entropy_loss_fusion>},
+    {K::cpu_offloading_num_layers, "cpu_offloading_num_layers", KeyType::integer,
+     false, false, {}, 0, 0, true,
+     MegatronFlag::value_unless_default, "--cpu-offloading-num-layers",
+     "Layers whose activations are offloaded to host memory in the forward pass and brought "
+     "back for the backward (no pipeline parallelism or recompute).",
+     get_field<&Strategy::cpu_offloading_num_layers>,
+     set_field<&Strategy::cpu_offloading_num_layers>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",

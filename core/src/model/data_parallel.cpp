@@ -130,11 +130,11 @@ SyncTime iteration_sync(const StageSync& in) {
   // fp8_param_gather), averaged over the stage's layer and edge parameters.
   const ParameterBytes& bytes = *in.bytes;
   const double grad_bytes = bytes.gradient;
-  const double param_bytes =
-      in.parameters > 0 ? (bytes.layer_gather * (in.parameters - in.edge_parameters) +
-                           bytes.edge_gather * in.edge_parameters) /
-                              in.parameters
-                        : bytes.layer_gather;
+  const double param_bytes = in.parameters > 0
+                                 ? (bytes.layer_gather * (in.parameters - in.edge_parameters) +
+                                    bytes.edge_gather * in.edge_parameters) /
+                                       in.parameters
+                                 : bytes.layer_gather;
 
   // Gradients: DDP all-reduces them, the distributed optimizer reduce-scatters them; ZeRO-2
   // (Megatron-FSDP optim_grads) already reduce-scattered them with every micro-batch.

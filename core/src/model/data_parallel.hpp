@@ -18,7 +18,7 @@ struct StageSync {
   const GpuSpec* gpu = nullptr;
   const Strategy* strategy = nullptr;
   const ParameterBytes* bytes = nullptr;  // what each element moves (parameter_bytes.hpp)
-  int64_t data_parallel = 1;     // data x context parallel ranks (dense parameters)
+  int64_t data_parallel = 1;              // data x context parallel ranks (dense parameters)
   int64_t stages = 1;            // pipeline size: the interleaved schedule's micro-batch group
   bool first_stage = true;       // Megatron-LM buckets only the first stage's gradients
   double parameters = 0;         // dense, on this GPU

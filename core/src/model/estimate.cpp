@@ -133,6 +133,12 @@ Report Estimator::Impl::estimate(const Strategy& s) {
             " of its " + gib(stage.capacity_bytes) + " free, less than the default " + gib(margin) +
             " memory margin: it may run out of memory");
       }
+      if (stage.memory.host_bytes > gpu.host.bytes) {
+        report.feasible = false;
+        report.infeasible_reasons.push_back(where + " offloads " + gib(stage.memory.host_bytes) +
+                                            " of activations per GPU, more than the " +
+                                            gib(gpu.host.bytes) + " of host memory per GPU");
+      }
       report.stages.push_back(std::move(stage));
     }
   }

@@ -13,9 +13,28 @@
 namespace paraplan::detail {
 namespace {
 
-
 bool is_first(const StageGroup& g) { return g.first == 0; }
 bool is_last(const StageGroup& g, int64_t stages) { return g.first + g.count == stages; }
+
+// Megatron-LM activation offloading (--cpu-offloading-num-layers, TransformerConfig
+// cpu_offloading, cpu_offload.py): the first N layers' saved activations go to host memory after
+// their forward and come back for their backward over the host link, each copy overlapped with
+// those layers' compute on a side stream; one layer's activations stay on the GPU while in transit
+// (no double buffering). Needs no pipeline parallelism and no recompute (rules.cpp).
+void offload_activations(const PipelineInput& in, const StageGroup& group, double activation,
+                         StageWork& work) {
+  const double layers = static_cast<double>(group.layers);
+  const double offloaded =
+      std::min(static_cast<double>(in.strategy->cpu_offloading_num_layers), layers - 1);
+  if (offloaded <= 0) return;
+  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  const double fraction = offloaded / layers;
+  work.offloaded_bytes = fraction * activation;
+  work.stored_activation_bytes -= work.offloaded_bytes - activation / layers;
+  const double copy_s = work.offloaded_bytes / gpu.host.bandwidth_bytes_per_s;
+  work.offload_s = exposed_s(gpu, copy_s, fraction * work.forward.compute_s) +
+                   exposed_s(gpu, copy_s, fraction * work.backward.compute_s);
+}
 
 }  // namespace
 
@@ -101,6 +120,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       break;
     }
   }
+  if (s.cpu_offloading_num_layers > 0) offload_activations(in, group, activation, work);
 
   // Megatron-FSDP: ZeRO-2 reduce-scatters each unit's gradients with every micro-batch, ZeRO-3
   // also gathers its parameters before the forward and the backward, prefetched under the
@@ -118,8 +138,8 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       return unit(l.parameters + l.expert_parameters, bytes.layer_gather, l.forward, l.backward);
     });
     if (is_first(group)) {
-      work.zero3_comm_s +=
-          unit(c.embedding.parameters, bytes.edge_gather, c.embedding.forward, c.embedding.backward);
+      work.zero3_comm_s += unit(c.embedding.parameters, bytes.edge_gather, c.embedding.forward,
+                                c.embedding.backward);
     }
     if (is_last(group, in.stages)) {
       work.zero3_comm_s +=
@@ -254,6 +274,10 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
           work.stored_activation_bytes +
       work.working_bytes;
   memory.reserve = memory_reserve(in, group, memory.activations_bytes);
+  memory.host_bytes =
+      in_flight_micro_batches(index, in.stages, s.virtual_pipeline_model_parallel_size,
+                              in.micro_batches) *
+      work.offloaded_bytes;
   return memory;
 }
 
@@ -346,6 +370,8 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     r.in_flight = in_flight_micro_batches(groups[g].first, in.stages,
                                           s.virtual_pipeline_model_parallel_size, in.micro_batches);
     r.memory = stage_memory(in, groups[g], w, groups[g].first);
+    const GpuSpec& host_gpu = in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu;
+    out.host_fits &= r.memory.host_bytes <= host_gpu.host.bytes;
     const double capacity =
         in.usable_bytes(in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu.hbm_bytes);
     const double peak = r.memory.peak_bytes();
@@ -354,7 +380,7 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     out.recompute_flops +=
         m * w.recompute_flops * count * static_cast<double>(s.gpus_per_stage(in.data_parallel));
   }
-  out.fits = out.overflow_bytes <= 0;
+  out.fits = out.overflow_bytes <= 0 && out.host_fits;
   // Tied embeddings: the first stage's embedding and the last stage's LM head are copies whose
   // fp32 gradients Megatron-LM all-reduces after the data-parallel sync.
   if (!in.model->untie_embeddings_and_output_weights && in.stages > 1) {
@@ -377,6 +403,7 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   time.dp_comm_s = m * b.zero3_comm_s + grad_tail_s + param_tail_s;
   time.optimizer_s = optimizer_s;
   time.bubble_s = fill_drain_s;
+  time.offload_s = m * b.offload_s;
   return out;
 }
 

@@ -60,15 +60,18 @@ struct StageWork {
   PassTime recompute;
   double pp_comm_s = 0;
   double zero3_comm_s = 0;  // Megatron-FSDP (ZeRO-2/3): exposed per micro-batch gathers, scatters
-  double parameters = 0;       // dense ones, edges included
+  double parameters = 0;    // dense ones, edges included
   double edge_parameters = 0;  // of which the embedding, LM head and final norm
   double expert_parameters = 0;
   double stored_activation_bytes = 0;  // per micro-batch in flight
   double working_bytes = 0;            // held once: recompute working set, logits
+  double offloaded_bytes = 0;          // per micro-batch in flight, in host memory
+  double offload_s = 0;                // activation copies to and from the host, exposed
   double recompute_flops = 0;
 
   double per_micro_batch_s() const {
-    return forward.total_s() + backward.total_s() + recompute.total_s() + pp_comm_s + zero3_comm_s;
+    return forward.total_s() + backward.total_s() + recompute.total_s() + pp_comm_s + zero3_comm_s +
+           offload_s;
   }
 };
 
@@ -87,7 +90,8 @@ struct PipelineResult {
   double iteration_time_s = 0;
   TimeBreakdown breakdown;
   size_t bottleneck_group = 0;
-  bool fits = true;
+  bool fits = true;  // in GPU memory and in host memory
+  bool host_fits = true;
   double peak_bytes = 0;       // largest peak over the stages
   double overflow_bytes = 0;   // largest peak minus usable memory (<= 0 when everything fits)
   double recompute_flops = 0;  // whole cluster, one iteration

@@ -401,6 +401,39 @@ const Rule kRules[] = {
            "accumulate_allreduce_grads_in_fp32 needs main_grads_dtype fp32 in bf16 training");
      }},
 
+    // --- Activation offloading.
+    {"CPU offloading leaves a layer on the GPU",
+     "megatron/core/transformer/transformer_config.py: CPU offloading can be done only for "
+     "layers less than num_layers",
+     {K::cpu_offloading_num_layers},
+     [](C c, S s) { return s.cpu_offloading_num_layers < c.model.num_layers; },
+     [](C c, S s) {
+       return "cpu_offloading_num_layers (" + str(s.cpu_offloading_num_layers) +
+              ") must be below num_layers (" + str(c.model.num_layers) + ")";
+     }},
+    {"CPU offloading runs without pipeline parallelism",
+     "megatron/core/transformer/transformer_config.py: Currently there is no support for "
+     "Pipeline parallelism with CPU offloading",
+     {K::cpu_offloading_num_layers, K::pipeline_model_parallel_size},
+     [](C, S s) { return s.cpu_offloading_num_layers == 0 || s.pipeline_model_parallel_size == 1; },
+     [](C, S s) {
+       return "cpu_offloading_num_layers needs pipeline_model_parallel_size 1 (got " +
+              str(s.pipeline_model_parallel_size) + ")";
+     }},
+    {"CPU offloading runs without recompute",
+     "megatron/core/transformer/transformer_config.py: CPU offloading does not work when "
+     "activation recomputation is enabled",
+     {K::cpu_offloading_num_layers, K::recompute_granularity},
+     [](C, S s) {
+       return s.cpu_offloading_num_layers == 0 ||
+              std::all_of(s.recompute.begin(), s.recompute.end(), [](const Recompute& r) {
+                return r.granularity == RecomputeGranularity::none;
+              });
+     },
+     [](C, S) {
+       return std::string("cpu_offloading_num_layers needs recompute_granularity none");
+     }},
+
     // --- The GPUs.
     {"every stage's GPU has tensor cores for the precision",
      "the GPU preset's tensor_tflops",

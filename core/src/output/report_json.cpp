@@ -12,7 +12,8 @@ using units::kGiB;
 nlohmann::json breakdown_json(const TimeBreakdown& t) {
   return {{"compute", t.compute_s}, {"recompute", t.recompute_s}, {"tp_comm", t.tp_comm_s},
           {"pp_comm", t.pp_comm_s}, {"dp_comm", t.dp_comm_s},     {"cp_comm", t.cp_comm_s},
-          {"ep_comm", t.ep_comm_s}, {"optimizer", t.optimizer_s}, {"bubble", t.bubble_s}};
+          {"ep_comm", t.ep_comm_s}, {"optimizer", t.optimizer_s}, {"bubble", t.bubble_s},
+          {"offload", t.offload_s}};
 }
 
 nlohmann::json stage_memory_json(const StageReport& stage) {
@@ -29,6 +30,7 @@ nlohmann::json stage_memory_json(const StageReport& stage) {
           {"optimizer_gib", m.optimizer_bytes / kGiB},
           {"activations_gib", m.activations_bytes / kGiB},
           {"other_gib", m.other_bytes() / kGiB},
+          {"host_gib", m.host_bytes / kGiB},
           {"reserve_gib",
            {{"cuda_context", r.cuda_context_bytes / kGiB},
             {"workspaces", r.workspaces_bytes / kGiB},

@@ -65,7 +65,8 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::main_grads_dtype,
               K::main_params_dtype,
               K::exp_avg_dtype,
-              K::exp_avg_sq_dtype};
+              K::exp_avg_sq_dtype,
+              K::cpu_offloading_num_layers};
     case Level::leaf:
     case Level::count:
       break;
@@ -412,10 +413,11 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     s_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce).value_or(sharded);
     s_.overlap_param_gather = pins_.flag(K::overlap_param_gather).value_or(sharded && zero >= 1);
     s_.fp8_param_gather = pins_.flag(K::fp8_param_gather).value_or(false);
-    // Gradient and optimizer dtypes change the numerics: as pinned, else Megatron-LM's defaults.
+    // Gradient and optimizer dtypes change the numerics, offloading needs host memory and a host
+    // link the search does not weigh: as pinned, else Megatron-LM's defaults.
     for (const K key : {K::grad_reduce_in_bf16, K::accumulate_allreduce_grads_in_fp32,
                         K::use_precision_aware_optimizer, K::main_grads_dtype, K::main_params_dtype,
-                        K::exp_avg_dtype, K::exp_avg_sq_dtype}) {
+                        K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers}) {
       const StrategyKey& row = strategy_key(key);
       row.set(s_, 0, pins_.get(key).value_or(row.default_value()));
     }

@@ -72,9 +72,8 @@ TEST_CASE("Megatron-FSDP sends gradients and parameters in the parameter dtype")
     return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, bytes.layer_gather, 64, parameters,
                             forward_s, backward_s);
   };
-  CHECK(unit_s() ==
-        doctest::Approx(exposed_s(gpu, gather, forward_s) +
-                        exposed_s(gpu, gather + scatter, backward_s)));
+  CHECK(unit_s() == doctest::Approx(exposed_s(gpu, gather, forward_s) +
+                                    exposed_s(gpu, gather + scatter, backward_s)));
   s.zero_stage = 2;  // gradients only
   CHECK(unit_s() == doctest::Approx(exposed_s(gpu, scatter, backward_s)));
 }

@@ -276,3 +276,39 @@ TEST_CASE("feasible compares the reserved peak with capacity; a thin margin warn
   CHECK_FALSE(roomy.memory_tight);
   CHECK(roomy.memory_warnings.empty());
 }
+
+TEST_CASE("activation offloading moves N layers' activations to host memory over the host link") {
+  const std::string model = R"("llama2-7b")";  // 32 layers
+  const std::string training = R"({"global_batch_size": 8, "seq_length": 4096})";
+  const auto with = [&](int layers) {
+    return run(model, training, kNode,
+               R"({"tensor_model_parallel_size": 8, "use_flash_attn": true,
+                   "cpu_offloading_num_layers": )" +
+                   std::to_string(layers) + "}");
+  };
+  const Report none = with(0), sixteen = with(16);
+  REQUIRE(none.feasible);
+  REQUIRE(sixteen.feasible);
+  const StageMemory& a = none.stages.front().memory;
+  const StageMemory& b = sixteen.stages.front().memory;
+  CHECK(a.host_bytes == 0);
+  CHECK(none.time_breakdown.offload_s == 0);
+  // Half the layers' activations leave the GPU, less the one layer kept while in transit.
+  CHECK(b.host_bytes > 0);
+  CHECK(a.activations_bytes - b.activations_bytes ==
+        doctest::Approx(b.host_bytes * (1 - 1.0 / 16)).epsilon(1e-6));
+  CHECK(sixteen.iteration_time_s >= none.iteration_time_s);
+  CHECK(sixteen.time_breakdown.offload_s ==
+        doctest::Approx(sixteen.iteration_time_s - none.iteration_time_s).epsilon(1e-6));
+
+  // A host too small for what is offloaded makes the strategy infeasible, with the reason.
+  const Report small = run(model, training,
+                           R"({"gpus": [{"type": {"base": "h100", "id": "h100-small-host",
+                               "host": {"memory_gb_per_gpu": 0.001, "gb_per_s": 55}},
+                               "count": 8}]})",
+                           R"({"tensor_model_parallel_size": 8, "use_flash_attn": true,
+                               "cpu_offloading_num_layers": 16})");
+  CHECK_FALSE(small.feasible);
+  REQUIRE_FALSE(small.infeasible_reasons.empty());
+  CHECK(small.infeasible_reasons.back().find("of host memory per GPU") != std::string::npos);
+}

@@ -180,6 +180,18 @@ std::vector<Case> cases() {
        }},
       {"every stage's GPU has tensor cores for the precision", job(kLlama, 8, 64, 4096, "fp8"),
        [](Strategy&) {}},
+      {"CPU offloading leaves a layer on the GPU", job(kLlama, 8),
+       [](Strategy& s) { s.cpu_offloading_num_layers = 32; }},
+      {"CPU offloading runs without pipeline parallelism", job(kLlama, 8),
+       [](Strategy& s) {
+         s.cpu_offloading_num_layers = 4;
+         s.pipeline_model_parallel_size = 2;
+       }},
+      {"CPU offloading runs without recompute", job(kLlama, 8),
+       [](Strategy& s) {
+         s.cpu_offloading_num_layers = 4;
+         s.recompute[0].granularity = RecomputeGranularity::selective;
+       }},
   };
 }
 
