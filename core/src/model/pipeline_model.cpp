@@ -284,7 +284,6 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
 PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResult>& results) {
   const Strategy& s = *in.strategy;
   const std::span<const StageGroup> groups = in.groups;
-  const double v = static_cast<double>(s.virtual_pipeline_model_parallel_size);
   const double m = static_cast<double>(in.micro_batches);
   results.resize(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) results[g].work = stage_work(in, groups[g]);

@@ -12,6 +12,8 @@ export interface ParaplanModule {
   ): string;
   trace(scenarioJson: string): string;
   presets(): string;
+  // The input schema: limits and the strategy-key table (core/src/input/request.cpp).
+  schema(): string;
   version(): string;
 }
 

@@ -1,11 +1,10 @@
 // What the page must know of the module's input rules before it calls the module: the
 // numeric limits it checks as the user types, and the strategy keys the form can pin.
 //
-// The core owns both. Its `info` does not report them yet, so `moduleSchema()` returns the
-// copies below (the core's values, from core/src/scenario.cpp, model.cpp and hardware.cpp,
-// and the page's own search and scaling options). When the module's info() gains its limits
-// and strategy-key schema, read them in `moduleSchema()` and nowhere else.
-import type { ModuleInfo } from "../worker/protocol";
+// The core owns both: `moduleSchema()` reads them from the module's `info` (the core's input
+// schema, `paraplan schema`), and nowhere else reads them. The values below are the page's own
+// search and scaling options, and the fallbacks for limits the core does not report.
+import type { CoreSchema, ModuleInfo, StrategyKeySchema } from "../worker/protocol";
 import type { PinnedField } from "./page-state";
 
 export interface Range {
@@ -94,7 +93,46 @@ const CURRENT_SCHEMA: ModuleSchema = {
   },
 };
 
-// The module's input rules. Takes the module's `info` answer, which does not carry them yet.
-export function moduleSchema(_info?: ModuleInfo): ModuleSchema {
-  return CURRENT_SCHEMA;
+function keyRow(schema: CoreSchema, name: string): StrategyKeySchema {
+  const row = schema.strategy_keys.find((key) => key.name === name);
+  if (!row) throw new Error(`the module's schema has no strategy key ${name}`);
+  return row;
+}
+
+// A pinned field's key as the core's table defines it.
+function pinnedKey(schema: CoreSchema, field: PinnedKey): PinnedKey {
+  const row = keyRow(schema, field.key);
+  switch (row.type) {
+    case "boolean":
+      return { key: row.name, kind: "flag" };
+    case "choice":
+      return { key: row.name, kind: "choice", values: row.choices ?? [] };
+    default: {
+      const max = row.max_is_num_layers ? schema.limits.max_layers : (row.max ?? MAX_PARALLEL);
+      return { key: row.name, kind: "integer", range: { min: row.min ?? 0, max } };
+    }
+  }
+}
+
+// The module's input rules, from its `info` answer (the copies above without one).
+export function moduleSchema(info?: ModuleInfo): ModuleSchema {
+  const schema = info?.schema;
+  if (!schema) return CURRENT_SCHEMA;
+  const l = schema.limits;
+  const pinned = Object.fromEntries(
+    Object.entries(CURRENT_SCHEMA.pinned).map(([field, key]) => [field, pinnedKey(schema, key)]),
+  ) as Record<PinnedField, PinnedKey>;
+  return {
+    limits: {
+      ...CURRENT_SCHEMA.limits,
+      numGpus: { min: 1, max: l.max_gpus },
+      gpusPerNode: { min: 1, max: l.max_gpus_per_node },
+      globalBatchSize: { min: 1, max: l.max_global_batch_size },
+      seqLength: { min: 1, max: l.max_seq_length },
+      numLayers: { min: 1, max: l.max_layers },
+      dimension: { min: 1, max: l.max_model_dimension },
+      vocabSize: { min: 1, max: l.max_vocab },
+    },
+    pinned,
+  };
 }

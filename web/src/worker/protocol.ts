@@ -11,9 +11,34 @@ import type {
 } from "../paraplan/types";
 
 // The module's version and its preset catalogue.
+// One row of the core's strategy-key table, as `paraplan schema` prints it.
+export interface StrategyKeySchema {
+  name: string;
+  type: "integer" | "boolean" | "choice" | "gpu_list" | "integer_list";
+  min?: number;
+  max?: number;
+  max_is_num_layers?: boolean;
+  choices?: string[];
+}
+
+// The core's input schema (`paraplan schema`): the limits it checks and its strategy keys.
+export interface CoreSchema {
+  limits: {
+    max_gpus: number;
+    max_gpus_per_node: number;
+    max_global_batch_size: number;
+    max_seq_length: number;
+    max_layers: number;
+    max_model_dimension: number;
+    max_vocab: number;
+  };
+  strategy_keys: StrategyKeySchema[];
+}
+
 export interface ModuleInfo {
   version: string;
   presets: Presets;
+  schema: CoreSchema;
 }
 
 export interface Methods {

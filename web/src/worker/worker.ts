@@ -30,7 +30,11 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
     post({ id: request.id, type: "progress", progress: { step, steps, search } });
   switch (request.method) {
     case "info":
-      return { version: module.version(), presets: JSON.parse(module.presets()) };
+      return {
+        version: module.version(),
+        presets: JSON.parse(module.presets()),
+        schema: JSON.parse(module.schema()),
+      };
     case "search":
       return search(module, request.params, progress(0, 1));
     case "searchSeries": {
