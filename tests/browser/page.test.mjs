@@ -144,6 +144,26 @@ describe("web page (production build)", () => {
     await page.click(`${byTestId("results-table")} th:nth-child(1) button`); // back to rank order
   });
 
+  it("keeps the memory margin free on every ranked strategy", async () => {
+    const headrooms = () =>
+      page
+        .locator(byTestId("result-row"))
+        .evaluateAll((rows) =>
+          rows.map((row) => Number(row.dataset.headroomGib)),
+        );
+    for (const headroom of await headrooms()) assert.ok(headroom >= 0);
+    await page.fill(byTestId("memory-margin"), "25%");
+    await search(page);
+    const wide = await headrooms();
+    assert.ok(wide.length > 0);
+    // A800 and H800 hold 79.6 GiB each: a quarter is 19.9 GiB.
+    for (const headroom of wide)
+      assert.ok(headroom >= 19.9, `${headroom} GiB free`);
+    assert.match(await urlOf(page), /memory-margin=25%25/);
+    await page.fill(byTestId("memory-margin"), "");
+    await search(page);
+  });
+
   it("opens a strategy's details: charts, schedule, flags, timeline", async () => {
     await page.locator(byTestId("result-row")).first().click();
     await page.waitForSelector(`${byTestId("schedule")}[data-state="ready"]`, {
@@ -157,6 +177,11 @@ describe("web page (production build)", () => {
     assert.ok(
       await page.locator(`${byTestId("detail-view")} .stacked-bar`).isVisible(),
     );
+    // The memory chart's numbers as a table: one row per pipeline stage.
+    const stages = await page
+      .locator(`${byTestId("memory-table")} tbody tr`)
+      .count();
+    assert.ok(stages >= 1);
     const box = await page.locator(byTestId("schedule")).boundingBox();
     assert.ok(box.width > 600 && box.height > 100, JSON.stringify(box));
     assert.match(

@@ -97,6 +97,8 @@ export interface RankedStrategy {
   "recompute-method": Record<string, string>;
   "recompute-num-layers": Record<string, number>;
   gpus_used: Record<string, number>;
+  headroom_gib: number; // the smallest capacity minus peak_gib over the stages
+  tight: boolean; // less than twice the default margin free
 }
 
 export interface SearchStats {
@@ -182,5 +184,10 @@ export interface Scenario {
 
 export interface SearchRequest {
   scenario: Scenario;
-  options: { top: number; time_budget_s: number; tp_across_nodes: boolean };
+  options: {
+    top: number;
+    time_budget_s: number;
+    tp_across_nodes: boolean;
+    memory_margin?: string; // GiB, or "N%" of each GPU's memory; the core's default without
+  };
 }

@@ -29,6 +29,8 @@ export interface InputLimits {
   // the page's own options: the search and the scaling view
   top: Range;
   timeBudgetS: Range;
+  memoryMarginGiB: Range;
+  memoryMarginPercent: Range;
   scaleGpus: Range;
   scaleBudgetS: Range;
 }
@@ -60,6 +62,8 @@ const CURRENT_SCHEMA: ModuleSchema = {
     gpuOverride: { min: 0.001, max: 1e6 },
     top: { min: 1, max: 100 },
     timeBudgetS: { min: 1, max: 600 },
+    memoryMarginGiB: { min: 0, max: 1024 },
+    memoryMarginPercent: { min: 0, max: 90 },
     scaleGpus: { min: 1, max: 1 << 20 },
     scaleBudgetS: { min: 0.5, max: 120 },
   },

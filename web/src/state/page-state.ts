@@ -75,6 +75,7 @@ export interface PageState {
   precision: string;
   top: string;
   timeBudget: string;
+  memoryMargin: string; // GiB, or "N%"; "" leaves the core's default (4%)
   tpAcrossNodes: boolean;
   pinned: Record<PinnedField, string>; // "" leaves the key to the search
 
@@ -107,6 +108,7 @@ export function defaultState(): PageState {
     precision: "bf16",
     top: "10",
     timeBudget: "30",
+    memoryMargin: "",
     tpAcrossNodes: false,
     pinned: blank(PINNED_FIELDS),
     scaleFrom: "64",

@@ -224,6 +224,21 @@ export function buildScenario(
   return built(scenario, check.errors);
 }
 
+// The search's memory margin as the core reads it (`--memory-margin`): GiB, or "N%" of each
+// GPU's memory; empty leaves the core's default.
+function memoryMargin(check: Checker, text: string, schema: ModuleSchema): string | undefined {
+  const value = text.trim();
+  if (value === "") return undefined;
+  const percent = value.endsWith("%");
+  const number = percent ? value.slice(0, -1) : value;
+  const range = percent ? schema.limits.memoryMarginPercent : schema.limits.memoryMarginGiB;
+  if (!/^\d+(\.\d+)?$/.test(number) || Number(number) > range.max) {
+    check.fail("memoryMargin", "error.memoryMargin", { max: range.max });
+    return undefined;
+  }
+  return value;
+}
+
 export function buildSearchRequest(
   state: PageState,
   catalogue: Catalogue,
@@ -232,9 +247,15 @@ export function buildSearchRequest(
   const check = new Checker();
   const top = check.integer("top", state.top, schema.limits.top);
   const budget = check.decimal("timeBudget", state.timeBudget, schema.limits.timeBudgetS);
+  const margin = memoryMargin(check, state.memoryMargin, schema);
   const scenario = buildScenario(state, catalogue, schema);
   const errors = [...(scenario.ok ? [] : scenario.errors), ...check.errors];
   if (!scenario.ok) return { ok: false, errors };
-  const options = { top, time_budget_s: budget, tp_across_nodes: state.tpAcrossNodes };
+  const options = {
+    top,
+    time_budget_s: budget,
+    tp_across_nodes: state.tpAcrossNodes,
+    ...(margin === undefined ? {} : { memory_margin: margin }),
+  };
   return built({ scenario: scenario.value, options }, errors);
 }

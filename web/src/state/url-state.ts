@@ -23,6 +23,7 @@ type TextKey =
   | "precision"
   | "top"
   | "timeBudget"
+  | "memoryMargin"
   | "scaleFrom"
   | "scaleTo"
   | "scaleBudget";
@@ -37,6 +38,7 @@ const TEXT_PARAMS: Record<TextKey, string> = {
   precision: "precision",
   top: "top",
   timeBudget: "time-budget",
+  memoryMargin: "memory-margin",
   sort: "sort",
   selected: "selected",
   scaleFrom: "scale-from",

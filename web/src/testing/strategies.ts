@@ -71,6 +71,8 @@ export function rankedStrategy(changes: StrategyChanges): RankedStrategy {
     "recompute-method": { a800: "uniform" },
     "recompute-num-layers": { a800: 1 },
     gpus_used: { a800: 8, h800: 0 },
+    headroom_gib: 20 - rank,
+    tight: false,
   };
 }
 

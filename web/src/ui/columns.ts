@@ -94,6 +94,15 @@ export const COLUMNS: Column[] = [
     },
   },
   {
+    id: "headroom",
+    label: "col.headroom",
+    text: feasibleOnly((r) => (r.tight ? "⚠ " : "") + gib(r.headroom_gib)),
+    sortKey: (r) => r.headroom_gib,
+    descendingFirst: true,
+    numeric: true,
+    csv: { header: "headroom_gib", value: (r) => r.headroom_gib },
+  },
+  {
     id: "gpus",
     label: "col.gpus",
     text: feasibleOnly((r) => gpusText(r, "\n")),

@@ -6,7 +6,7 @@ import type { RankedStrategy, Report, TraceResult } from "../paraplan/types";
 import { copyText, download } from "./clipboard";
 import { h, type Child } from "./dom";
 import { count, number, percent, seconds } from "./format";
-import { drawMemoryChart } from "./memory-chart";
+import { drawMemoryChart, memoryTable } from "./memory-chart";
 import { ScheduleView } from "./schedule";
 import { gpusText } from "./strategy-text";
 import { timeBreakdown } from "./time-breakdown";
@@ -210,7 +210,7 @@ export class DetailView {
         panel(t("detail.summary"), "", summary(ranked)),
         panel(t("detail.timeBreakdown"), t("detail.timeBreakdownHint"), timeBreakdown(report)),
       ),
-      panel(t("detail.memory"), t("detail.memoryHint"), memory),
+      panel(t("detail.memory"), t("detail.memoryHint"), memory, memoryTable(report)),
       panel(
         t("detail.schedule"),
         t("detail.scheduleHint"),

@@ -5,7 +5,8 @@ import { h } from "./dom";
 import { checkboxField, section, selectField, textField, type FormContext } from "./fields";
 import { ProgressBar } from "./progress";
 
-type TextKey = "globalBatchSize" | "seqLength" | "precision" | "top" | "timeBudget";
+type TextKey =
+  "globalBatchSize" | "seqLength" | "precision" | "top" | "timeBudget" | "memoryMargin";
 
 function bind(key: TextKey) {
   return {
@@ -51,6 +52,12 @@ export function searchSection(context: FormContext, controls: HTMLElement): HTML
         label: "search.timeBudget",
         unit: "search.seconds",
         numeric: true,
+      }),
+      textField(context, bind("memoryMargin"), {
+        label: "search.memoryMargin",
+        testid: "memory-margin",
+        unit: "search.memoryMarginUnit",
+        placeholder: "search.memoryMarginPlaceholder",
       }),
     ),
     checkboxField(

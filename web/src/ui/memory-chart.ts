@@ -1,10 +1,12 @@
-// Memory of one GPU of each pipeline stage, by kind, against the GPU's capacity.
+// Memory of one GPU of each pipeline stage, by kind, against the GPU's capacity: a chart and the
+// same numbers as a table.
 import type { Chart } from "chart.js";
 import { t } from "../i18n/i18n";
 import type { MessageKey } from "../i18n/messages";
 import type { Report } from "../paraplan/types";
 import { drawChart } from "./charts";
 import { gib } from "./format";
+import { h } from "./dom";
 import { CAPACITY, MEMORY_COLOURS, MEMORY_PARTS } from "./palette";
 
 export function drawMemoryChart(holder: HTMLElement, report: Report): Chart {
@@ -36,7 +38,8 @@ export function drawMemoryChart(holder: HTMLElement, report: Report): Chart {
           backgroundColor: CAPACITY,
           borderDash: [6, 4],
           borderWidth: 2,
-          pointRadius: 0,
+          // One stage has no segment to draw: its point is drawn as a line across the bar.
+          pointRadius: stages.length === 1 ? 60 : 0,
           pointStyle: "line" as const,
           stepped: "middle" as const,
         },
@@ -71,4 +74,39 @@ export function drawMemoryChart(holder: HTMLElement, report: Report): Chart {
       },
     },
   });
+}
+
+// Each stage's memory by kind, its peak, capacity and what is left free, in GiB.
+export function memoryTable(report: Report): HTMLElement {
+  const headers = [
+    t("detail.stageColumn"),
+    ...MEMORY_PARTS.map((part) => t(`memory.${part}` as MessageKey)),
+    t("detail.peak"),
+    t("detail.capacity"),
+    t("detail.free"),
+  ];
+  return h(
+    "table",
+    { class: "memory-table", testid: "memory-table" },
+    h("thead", {}, h("tr", {}, ...headers.map((text) => h("th", { text })))),
+    h(
+      "tbody",
+      {},
+      ...report.memory.per_stage.map((stage, index) =>
+        h(
+          "tr",
+          {},
+          h("td", {
+            text: t("detail.stageLabel", { n: index, gpu: stage.gpu, layers: stage.layers }),
+          }),
+          ...[
+            ...MEMORY_PARTS.map((part) => stage[`${part}_gib`]),
+            stage.peak_gib,
+            stage.capacity_gib,
+            stage.capacity_gib - stage.peak_gib,
+          ].map((value) => h("td", { class: "numeric", text: gib(value) })),
+        ),
+      ),
+    ),
+  );
 }

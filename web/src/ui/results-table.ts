@@ -71,7 +71,11 @@ export class ResultsTable {
   private row(ranked: RankedStrategy): HTMLElement {
     const select = () => this.store.update((state) => (state.selected = String(ranked.rank)));
     const selected = this.store.get().selected === String(ranked.rank);
-    const classes = [selected ? "selected" : "", ranked.estimate.feasible ? "" : "infeasible"];
+    const classes = [
+      selected ? "selected" : "",
+      ranked.estimate.feasible ? "" : "infeasible",
+      ranked.tight ? "tight" : "",
+    ];
     return h(
       "tr",
       {
@@ -81,7 +85,11 @@ export class ResultsTable {
           tabindex: "0",
           "aria-selected": String(selected),
           "data-rank": String(ranked.rank),
-          title: ranked.estimate.infeasible_reasons.join("\n"),
+          "data-headroom-gib": String(ranked.headroom_gib),
+          title: [
+            ...ranked.estimate.infeasible_reasons,
+            ...(ranked.tight ? [t("table.tight")] : []),
+          ].join("\n"),
         },
         on: {
           click: select,
