@@ -267,17 +267,12 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   // get_pp_rank_microbatches): one more model chunk in flight.
   const double a2a_overlap_chunk =
       s.overlap_moe_expert_parallel_comm ? 1.0 / s.virtual_pipeline_model_parallel_size : 0.0;
+  const double in_flight = in_flight_micro_batches(
+      index, in.stages, s.virtual_pipeline_model_parallel_size, in.micro_batches);
   memory.activations_bytes =
-      (in_flight_micro_batches(index, in.stages, s.virtual_pipeline_model_parallel_size,
-                               in.micro_batches) +
-       a2a_overlap_chunk) *
-          work.stored_activation_bytes +
-      work.working_bytes;
+      (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
   memory.reserve = memory_reserve(in, group, memory.activations_bytes);
-  memory.host_bytes =
-      in_flight_micro_batches(index, in.stages, s.virtual_pipeline_model_parallel_size,
-                              in.micro_batches) *
-      work.offloaded_bytes;
+  memory.host_bytes = in_flight * work.offloaded_bytes;
   return memory;
 }
 
@@ -369,10 +364,8 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     r.in_flight = in_flight_micro_batches(groups[g].first, in.stages,
                                           s.virtual_pipeline_model_parallel_size, in.micro_batches);
     r.memory = stage_memory(in, groups[g], w, groups[g].first);
-    const GpuSpec& host_gpu = in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu;
-    out.host_fits &= r.memory.host_bytes <= host_gpu.host.bytes;
-    const double capacity =
-        in.usable_bytes(in.cluster->pools[static_cast<size_t>(groups[g].pool)].gpu.hbm_bytes);
+    out.host_fits &= r.memory.host_bytes <= gpu.host.bytes;
+    const double capacity = in.usable_bytes(gpu.hbm_bytes);
     const double peak = r.memory.peak_bytes();
     out.peak_bytes = std::max(out.peak_bytes, peak);
     out.overflow_bytes = g == 0 ? peak - capacity : std::max(out.overflow_bytes, peak - capacity);
