@@ -34,6 +34,8 @@ job (AIAK-compatible):
   --global-batch-size B      sequences per iteration
   --sequence-length S        tokens per sequence
   --precision P              bf16 (default), fp16, fp8 or fp32
+  --framework NAME           what launches it: megatron (default), megatron-bridge,
+                             mindspeed-llm, deepspeed, colossalai or torchtitan
 options:
   --top N                    strategies to return (default 10)
   --memory-margin M          memory kept free on every GPU: GiB, or N% of each GPU's memory
@@ -92,7 +94,7 @@ Options parse_options(const std::vector<std::string>& args) {
   Options options;
   const std::vector<std::string> job_flags = {
       "--model-name",        "--num-gpus",        "--nproc-per-node", "--gpu-infos",
-      "--global-batch-size", "--sequence-length", "--precision"};
+      "--global-batch-size", "--sequence-length", "--precision",      "--framework"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     const auto value = [&]() -> const std::string& {
@@ -179,7 +181,10 @@ nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job
       {"seq_length",
        integer_flag("--sequence-length", job.at("--sequence-length"), 1, limits::kMaxSeqLength)}};
   if (job.count("--precision")) training["precision"] = job.at("--precision");
-  return {{"model", job.at("--model-name")}, {"training", training}, {"cluster", cluster}};
+  nlohmann::json scenario = {
+      {"model", job.at("--model-name")}, {"training", training}, {"cluster", cluster}};
+  if (job.count("--framework")) scenario["framework"] = job.at("--framework");
+  return scenario;
 }
 
 // Errors about a scenario built from flags name the flag, not the JSON path.
@@ -192,7 +197,8 @@ Scenario parse_flag_scenario(const nlohmann::json& document) {
         {"cluster.gpus", "--gpu-infos"},
         {"cluster.num_gpus", "--num-gpus"},
         {"cluster.gpus_per_node", "--nproc-per-node"},
-        {"training.precision", "--precision"}};
+        {"training.precision", "--precision"},
+        {"framework", "--framework"}};
     for (const auto& [path, flag] : flags) {
       if (error.path().rfind(path, 0) == 0) throw InputError(flag, error.message());
     }

@@ -26,6 +26,7 @@ struct SearchRequest {
 SearchRequest parse_search_request(const nlohmann::json& request);
 
 // The inputs as the core checks them: {"version", "limits", "precisions", "activations",
+// "frameworks",
 // "strategy_keys": [{"name", "type", "per_gpu", "layer_cost", "default", "min", "max",
 // "max_is_num_layers", "choices", "description"}, ...]}.
 nlohmann::json input_schema();

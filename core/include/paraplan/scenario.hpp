@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "paraplan/framework.hpp"
 #include "paraplan/hardware.hpp"
 #include "paraplan/model.hpp"
 #include "paraplan/strategy.hpp"
@@ -38,7 +39,8 @@ struct Scenario {
   ModelSpec model;
   Training training;
   Cluster cluster;
-  StrategyPins strategy;  // the strategy keys the scenario gives
+  StrategyPins strategy;                      // the strategy keys the scenario gives
+  Framework framework = Framework::megatron;  // what launches it ("framework", optional)
 };
 
 // Parses and validates a scenario document. Throws InputError naming the JSON path.

@@ -180,6 +180,7 @@ nlohmann::json input_schema() {
           {"limits", limits::limits_json()},
           {"precisions", names(precision_names())},
           {"activations", names(activation_names())},
+          {"frameworks", names(framework_names())},
           {"strategy_keys", keys}};
 }
 

@@ -180,6 +180,8 @@ Scenario parse_scenario(const nlohmann::json& document) {
     ObjectReader strategy_object(*strategy, "strategy");
     scenario.strategy = parse_strategy(strategy_object, scenario.model, scenario.cluster);
   }
+  scenario.framework =
+      static_cast<Framework>(root.optional_choice("framework", framework_names()).value_or(0));
   root.reject_unknown_keys();
   return scenario;
 }

@@ -44,6 +44,15 @@ TEST_CASE("unknown keys are errors, with a suggestion for near misses") {
                     R"(, "extra": 1})") == "extra: unknown key");
 }
 
+TEST_CASE("the framework is one of the launch targets") {
+  const std::string job = std::string(R"({"model": "llama2-7b", )") + kTraining + ", " + kCluster;
+  CHECK(input_error(job + R"(, "framework": "deepspeed"})") == "");
+  CHECK(input_error(job + R"(, "framework": "megatron-bridge"})") == "");
+  CHECK(input_error(job + R"(, "framework": "fairseq"})") ==
+        "framework: expected one of \"megatron\", \"megatron-bridge\", \"mindspeed-llm\", "
+        "\"deepspeed\", \"colossalai\", \"torchtitan\", got the string \"fairseq\"");
+}
+
 TEST_CASE("unknown presets list the known ones") {
   const std::string message =
       input_error(std::string(R"({"model": "llama9", )") + kTraining + ", " + kCluster + "}");
