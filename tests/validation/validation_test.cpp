@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -121,6 +122,17 @@ void with_bridge_moe(nlohmann::json& scenario) {
         strategy.value("virtual_pipeline_model_parallel_size", 1) == 4) {
       strategy["pipeline_stage_layers"] = {16, 16, 16, 13};
     }
+    // scripts/performance/configs/deepseek/deepseek_llm_pretrain.py (v0.2.1):
+    // `cfg.model.recompute_granularity = "selective"`; workload_base_configs.py: GB200, B200
+    // `recompute_modules=["mla_up_proj"]`, H100 `["mla_up_proj", "mlp"]`, GB300 `["moe_act"]`.
+    strategy["recompute_granularity"] = "selective";
+    if (gpu == "gb300") {
+      strategy["recompute_modules"] = {"moe_act"};
+    } else if (gpu == "h100") {
+      strategy["recompute_modules"] = {"mla_up_proj", "mlp"};
+    } else {
+      strategy["recompute_modules"] = {"mla_up_proj"};
+    }
   }
 }
 
@@ -234,8 +246,13 @@ std::vector<Row> run_published() {
     row.moe = entry["model"].is_object() && entry["model"].contains("moe");
     row.measured = entry["measured"]["tokens_per_s_per_gpu"];
     row.as_given = estimate(parse_scenario(scenario_of(entry))).tokens_per_s_per_gpu;
-    const Report stated =
-        estimate(parse_scenario(with_stated_settings(scenario_of(entry), source)));
+    const nlohmann::json stated_scenario = with_stated_settings(scenario_of(entry), source);
+    // PARAPLAN_DUMP_SCENARIO=R120 writes that run's scenario, with its stated settings, to
+    // stdout: `paraplan estimate` then shows its whole report.
+    if (const char* dump = std::getenv("PARAPLAN_DUMP_SCENARIO"); dump && row.id == dump) {
+      std::printf("%s\n", stated_scenario.dump(1).c_str());
+    }
+    const Report stated = estimate(parse_scenario(stated_scenario));
     row.predicted = stated.tokens_per_s_per_gpu;
     row.feasible = stated.feasible;
     row.free_fraction = stated.stages.empty() ? 0 : 1;

@@ -15,6 +15,10 @@ namespace paraplan {
 
 enum class RecomputeGranularity { none, selective, full };
 enum class RecomputeMethod { uniform, block };
+// Megatron-LM --recompute-modules: the submodules selective recompute runs again (those
+// Paraplan models; transformer_config.py also lists layernorm and others).
+enum class RecomputeModule { core_attn, moe_act, mla_up_proj, mlp, moe, shared_experts };
+inline constexpr size_t kNumRecomputeModules = 6;
 // Transformer Engine's fp8 scaling recipes (Megatron-LM --fp8-recipe).
 enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 // Storage dtypes of gradients and optimizer state (Megatron-LM --main-grads-dtype,
@@ -39,7 +43,12 @@ struct Recompute {
   RecomputeGranularity granularity = RecomputeGranularity::none;
   RecomputeMethod method = RecomputeMethod::uniform;
   int64_t num_layers = 1;
+  uint32_t modules = 1u << static_cast<unsigned>(RecomputeModule::core_attn);  // a bit each
 
+  bool recomputes(RecomputeModule module) const {
+    return granularity == RecomputeGranularity::selective &&
+           (modules & (1u << static_cast<unsigned>(module))) != 0;
+  }
   bool operator==(const Recompute&) const = default;
 };
 
@@ -123,6 +132,7 @@ enum class StrategyKeyId : uint8_t {
   recompute_granularity,
   recompute_method,
   recompute_num_layers,
+  recompute_modules,
   zero_stage,
   use_flash_attn,
   overlap_grad_reduce,
@@ -168,7 +178,8 @@ class KeySet {
 };
 static_assert(kNumStrategyKeys < 64, "KeySet holds 63 keys");
 
-enum class KeyType { integer, boolean, choice, gpu_list, integer_list };
+// choice_set: a subset of the choices, a bit each (JSON: an array of their names).
+enum class KeyType { integer, boolean, choice, choice_set, gpu_list, integer_list };
 
 // How output/megatron.cpp writes a key: `--flag VALUE` always, `--flag VALUE` unless it is the
 // default, `--flag` when true, or by a rule of its own (the layout, recompute and ZeRO flags).
@@ -198,6 +209,9 @@ struct StrategyKey {
 
 std::span<const StrategyKey> strategy_keys();
 const StrategyKey& strategy_key(StrategyKeyId id);
+
+// The names of the choices a choice_set key's value holds, in the table's order.
+std::vector<std::string_view> choice_set_names(const StrategyKey& key, int64_t bits);
 
 // The keys a scenario gives; for a search, the ones it fixes. Per-GPU keys may be given for
 // some GPU types only.

@@ -43,8 +43,8 @@ void check_json_shape(std::string_view text, const std::string& what) {
 }
 
 nlohmann::json key_schema(const StrategyKey& key) {
-  static constexpr const char* kTypes[] = {"integer", "boolean", "choice", "gpu_list",
-                                           "integer_list"};
+  static constexpr const char* kTypes[] = {"integer",    "boolean",  "choice",
+                                           "choice_set", "gpu_list", "integer_list"};
   nlohmann::json out = {{"name", key.name},
                         {"type", kTypes[static_cast<int>(key.type)]},
                         {"per_gpu", key.per_gpu},
@@ -69,6 +69,12 @@ nlohmann::json key_schema(const StrategyKey& key) {
           nlohmann::json(std::vector<std::string_view>(key.choices.begin(), key.choices.end()));
       out["default"] = key.choices[static_cast<size_t>(value)];
       break;
+    case KeyType::choice_set: {
+      out["choices"] =
+          nlohmann::json(std::vector<std::string_view>(key.choices.begin(), key.choices.end()));
+      out["default"] = choice_set_names(key, value);
+      break;
+    }
     default:
       out["default"] = value;
   }

@@ -69,6 +69,18 @@ int64_t read_key_value(const StrategyKey& key, const nlohmann::json& value, cons
       return detail::read_boolean(value, path) ? 1 : 0;
     case KeyType::choice:
       return read_choice(value, path, key.choices);
+    case KeyType::choice_set: {
+      if (!value.is_array() || value.size() > key.choices.size()) {
+        throw InputError(
+            path, "expected an array of names from the choices, got " + detail::describe(value));
+      }
+      int64_t bits = 0;
+      for (size_t i = 0; i < value.size(); ++i) {
+        bits |=
+            int64_t{1} << read_choice(value[i], path + "[" + std::to_string(i) + "]", key.choices);
+      }
+      return bits;
+    }
     default:
       return read_integer(value, path, key.min, key.max_is_num_layers ? model.num_layers : key.max);
   }
@@ -211,6 +223,8 @@ nlohmann::json to_json(const Strategy& s, const Cluster& cluster) {
           return v != 0;
         case KeyType::choice:
           return key.choices[static_cast<size_t>(v)];
+        case KeyType::choice_set:
+          return choice_set_names(key, v);
         default:
           return v;
       }

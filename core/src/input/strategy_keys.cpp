@@ -14,6 +14,8 @@ using K = StrategyKeyId;
 
 constexpr std::array<std::string_view, 3> kGranularities = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 2> kMethods = {"uniform", "block"};
+constexpr std::array<std::string_view, kNumRecomputeModules> kRecomputeModules = {
+    "core_attn", "moe_act", "mla_up_proj", "mlp", "moe", "shared_experts"};
 constexpr std::array<std::string_view, 4> kFp8Recipes = {"delayed", "tensorwise", "mxfp8",
                                                          "blockwise"};
 // Megatron-LM's choices (arguments.py: --main-grads-dtype, --main-params-dtype, --exp-avg-dtype).
@@ -143,6 +145,13 @@ const StrategyKey kKeys[] = {
      MegatronFlag::composite, "--recompute-num-layers",
      "Layers per recomputed group (uniform) or recomputed per chunk (block).",
      get_recompute<&Recompute::num_layers>, set_recompute<&Recompute::num_layers>},
+    {K::recompute_modules, "recompute_modules", KeyType::choice_set,
+     true, false, kRecomputeModules, 0, (1 << kNumRecomputeModules) - 1, false,
+     MegatronFlag::composite, "--recompute-modules",
+     "What selective recompute runs again: core_attn (core attention), moe_act (the experts' "
+     "activation function), mla_up_proj (MLA's up-projections), mlp (dense MLPs), moe (whole MoE "
+     "layers), shared_experts.",
+     get_recompute<&Recompute::modules>, set_recompute<&Recompute::modules>},
     {K::zero_stage, "zero_stage", KeyType::integer,
      false, false, {}, 0, 3, false,
      MegatronFlag::composite, "",
@@ -250,6 +259,14 @@ std::string_view to_string(RecomputeGranularity granularity) {
 }
 
 std::string_view to_string(RecomputeMethod method) { return kMethods[static_cast<size_t>(method)]; }
+
+std::vector<std::string_view> choice_set_names(const StrategyKey& key, int64_t bits) {
+  std::vector<std::string_view> names;
+  for (size_t i = 0; i < key.choices.size(); ++i) {
+    if ((bits >> i & 1) != 0) names.push_back(key.choices[i]);
+  }
+  return names;
+}
 
 std::string_view to_string(Fp8Recipe recipe) { return kFp8Recipes[static_cast<size_t>(recipe)]; }
 

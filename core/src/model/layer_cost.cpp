@@ -282,6 +282,7 @@ class CostBuilder {
     double qk_head_dim = static_cast<double>(model_.kv_channels);
     double v_head_dim = qk_head_dim;
     LinearTime column;
+    RecomputeUnit up_projections;           // the split (up-)projections' forward GEMMs
     double replicated_parameters = 2 * h_;  // norms
     double split_parameters = 0;            // this GPU's share of the tensor-parallel ones
     double projection_flops = 0;            // forward FLOPs of the projections on this GPU
@@ -292,6 +293,10 @@ class CostBuilder {
       column.wgrad_s += time.wgrad_s;
       (split ? split_parameters : replicated_parameters) += g.n * g.k;
       projection_flops += g.flops();
+      if (split) {
+        up_projections.forward.compute_s += time.forward_s;
+        up_projections.forward_flops += g.flops();
+      }
     };
     double qkv_bytes = 0;      // Q, K, V kept for the attention backward
     double column_bytes = -1;  // what the column-parallel side gathers (default: hidden state)
@@ -322,6 +327,11 @@ class CostBuilder {
       // Kept: the latents before their norms and the normed inputs of the up-projections.
       cost.activation_bytes += (e_ + saved_input_bytes_) * latents;
       qkv_bytes = e_ * tokens_ * heads * (2 * qk_head_dim + v_head_dim);
+      // --recompute-modules mla_up_proj: Q, K and V are not kept but made again from the kept
+      // latents before the attention backward (multi_latent_attention.py, CheckpointWithoutOutput
+      // around the up-projections and rotary embedding).
+      up_projections.saved_bytes = qkv_bytes;
+      cost.unit(RecomputeModule::mla_up_proj) = up_projections;
     } else {
       add_column({tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
       qkv_bytes = e_ * tokens_ * (heads + 2 * groups) * qk_head_dim;
@@ -384,13 +394,11 @@ class CostBuilder {
     }
     cost.forward += core_forward;
     cost.backward += core_backward;
-    cost.attention_forward = core_forward;
-    cost.attention_forward_flops = score_flops;
 
     // Q, K, V; the core's own; the output projection's input.
     cost.activation_bytes +=
         qkv_bytes + core_bytes + saved_input_bytes_ * tokens_ * heads * v_head_dim;
-    cost.selective_saved_bytes = core_bytes;
+    cost.unit(RecomputeModule::core_attn) = {core_bytes, core_forward, score_flops};
     cost.parameters += split_parameters + replicated_parameters;
     cost.forward_flops += projection_flops + out_proj.flops() + score_flops;
   }
@@ -406,10 +414,15 @@ class CostBuilder {
     return (is_gated(model_.activation) ? 3.0 : 2.0) * h_ * ffn;
   }
 
+  struct MlpTime {
+    LinearTime fc1, fc2;       // for the block's communication
+    RecomputeUnit activation;  // the activation function alone (--recompute-modules moe_act)
+  };
+
   // FC1, activation, FC2 of width `ffn` split over `tp` GPUs, on `rows` token rows spread evenly
-  // over `groups` experts; returns the two linears' times for the block's communication.
-  std::pair<LinearTime, LinearTime> mlp(LayerCost& cost, double rows, double ffn, double groups,
-                                        double tp, bool grouped_gemm = false) {
+  // over `groups` experts.
+  MlpTime mlp(LayerCost& cost, double rows, double ffn, double groups, double tp,
+              bool grouped_gemm = false) {
     const double gate = is_gated(model_.activation) ? 2.0 : 1.0;
     const double rows_per_group = rows / groups;
     const LinearTime fc1 =
@@ -418,19 +431,31 @@ class CostBuilder {
     add_linear(cost, fc1);
     add_linear(cost, fc2);
     const double activation_elements = rows * ffn / tp;
-    cost.forward.compute_s += kernels_.memory_s(e_ * (gate + 1) * activation_elements);
+    const double activation_s = kernels_.memory_s(e_ * (gate + 1) * activation_elements);
+    cost.forward.compute_s += activation_s;
     cost.backward.compute_s += kernels_.memory_s(e_ * (2 * gate + 1) * activation_elements);
-    // FC1 output (the activation's input) and the activation's output (FC2's input).
+    // FC1 output (the activation's input) and the activation's output (FC2's input), which
+    // recomputing the activation does not keep.
     cost.activation_bytes += (e_ * gate + saved_input_bytes_) * activation_elements;
-    return {fc1, fc2};
+    MlpTime time{fc1, fc2, {}};
+    time.activation.saved_bytes = saved_input_bytes_ * activation_elements;
+    time.activation.forward.compute_s = activation_s;
+    return time;
   }
 
   // A dense MLP on all tokens, with its TP communication.
+  // --recompute-modules mlp runs the whole MLP again from its (kept) input.
   void dense_mlp_block(LayerCost& cost, double ffn) {
-    const auto [fc1, fc2] = mlp(cost, tokens_, ffn, 1.0, t_);
-    block_tp_comm(cost, fc1, fc2);
+    LayerCost block;
+    const MlpTime time = mlp(block, tokens_, ffn, 1.0, t_);
+    block_tp_comm(block, time.fc1, time.fc2);
+    const double flops = 2 * tokens_ * mlp_weights(ffn) / t_;
+    cost.unit(RecomputeModule::mlp) = {block.activation_bytes, block.forward, flops};
+    cost.forward += block.forward;
+    cost.backward += block.backward;
+    cost.activation_bytes += block.activation_bytes;
     cost.parameters += mlp_weights(ffn) / t_;
-    cost.forward_flops += 2 * tokens_ * mlp_weights(ffn) / t_;
+    cost.forward_flops += flops;
     block_elementwise(cost);
   }
 
@@ -446,6 +471,7 @@ class CostBuilder {
     const double n = norm_tokens_;  // this GPU's tokens at the MoE input
     const MoeDispatch d = moe_dispatch(gpu_, model_, s_, gpus_per_node_, n, e_);
     LayerCost block;  // the block's own forward and backward, for the overlaps below
+    const double flops_before = cost.forward_flops;
 
     // Router on this GPU's tokens: gating GEMM, fp32 softmax and top-k over the experts.
     const Gemm router{n, experts, h_};
@@ -477,7 +503,9 @@ class CostBuilder {
         s_.expert_model_parallel_size > 1 ? block.backward.ep_comm_s : block.backward.tp_comm_s;
 
     // Routed experts on the rows the busiest GPU receives, width split by expert tensor parallel.
-    mlp(block, d.expert_rows, expert_ffn, local_experts, et, s_.moe_grouped_gemm);
+    const MlpTime routed =
+        mlp(block, d.expert_rows, expert_ffn, local_experts, et, s_.moe_grouped_gemm);
+    cost.unit(RecomputeModule::moe_act) = routed.activation;
     cost.expert_parameters += local_experts * mlp_weights(expert_ffn) / et;
     cost.forward_flops += 2 * n * top_k * et * mlp_weights(expert_ffn) / et;
 
@@ -487,10 +515,12 @@ class CostBuilder {
     LayerCost shared;
     if (moe.num_shared_experts > 0) {
       const double shared_ffn = static_cast<double>(moe.num_shared_experts) * expert_ffn;
-      const auto [fc1, fc2] = mlp(shared, tokens_, shared_ffn, 1.0, t_);
-      block_tp_comm(shared, fc1, fc2);
+      const MlpTime time = mlp(shared, tokens_, shared_ffn, 1.0, t_);
+      block_tp_comm(shared, time.fc1, time.fc2);
+      const double flops = 2 * tokens_ * mlp_weights(shared_ffn) / t_;
+      cost.unit(RecomputeModule::shared_experts) = {shared.activation_bytes, shared.forward, flops};
       cost.parameters += mlp_weights(shared_ffn) / t_;
-      cost.forward_flops += 2 * tokens_ * mlp_weights(shared_ffn) / t_;
+      cost.forward_flops += flops;
     }
     const bool shared_overlap = s_.moe_shared_expert_overlap && moe.num_shared_experts > 0 &&
                                 s_.moe_token_dispatcher_type != MoeDispatcher::allgather;
@@ -525,8 +555,11 @@ class CostBuilder {
 
     // Kept for backward: the experts' own (in mlp) and their fc1 input; the unpermute's input,
     // for the gradient of the probs; the router's fp32 scores and its routing map.
-    cost.activation_bytes += block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows +
-                             row * d.unpermute_in_rows + (4 + 1) * n * experts;
+    const double kept = block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows +
+                        row * d.unpermute_in_rows + (4 + 1) * n * experts;
+    cost.activation_bytes += kept;
+    // --recompute-modules moe: the whole layer, dispatch included, again from its input.
+    cost.unit(RecomputeModule::moe) = {kept, block.forward, cost.forward_flops - flops_before};
   }
 
   // Vocabulary-parallel embedding: look-up, then a reduction over tensor parallelism.

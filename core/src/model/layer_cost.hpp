@@ -4,6 +4,7 @@
 // them for every pipeline, data-parallel, ZeRO and recompute choice.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "paraplan/hardware.hpp"
@@ -24,17 +25,29 @@ struct PassTime {
   PassTime operator*(double factor) const;
 };
 
+// What selective recompute of one --recompute-modules module does not keep, and runs again.
+struct RecomputeUnit {
+  double saved_bytes = 0;
+  PassTime forward;
+  double forward_flops = 0;
+};
+
 struct LayerCost {
   PassTime forward;
   PassTime backward;
-  PassTime attention_forward;        // core attention, what selective recompute runs again
-  double activation_bytes = 0;       // kept for backward without recompute
-  double selective_saved_bytes = 0;  // of which selective recompute does not keep
-  double checkpoint_bytes = 0;       // the layer input, kept under full recompute
-  double parameters = 0;             // on this GPU, reduced over data parallel
-  double expert_parameters = 0;      // on this GPU, reduced over expert-data parallel
-  double forward_flops = 0;          // model FLOPs of the forward pass on this GPU
-  double attention_forward_flops = 0;
+  double activation_bytes = 0;   // kept for backward without recompute
+  double checkpoint_bytes = 0;   // the layer input, kept under full recompute
+  double parameters = 0;         // on this GPU, reduced over data parallel
+  double expert_parameters = 0;  // on this GPU, reduced over expert-data parallel
+  double forward_flops = 0;      // model FLOPs of the forward pass on this GPU
+  std::array<RecomputeUnit, kNumRecomputeModules> recompute_units{};  // zero where absent
+
+  RecomputeUnit& unit(RecomputeModule module) {
+    return recompute_units[static_cast<size_t>(module)];
+  }
+  const RecomputeUnit& unit(RecomputeModule module) const {
+    return recompute_units[static_cast<size_t>(module)];
+  }
 };
 
 // The embedding (first stage) or the final norm, LM head and loss (last stage).

@@ -84,7 +84,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     work.edge_parameters += c.embedding.parameters;
   }
 
-  // Recompute (Korthikanti et al. 2022 §5): selective redoes core attention; full keeps only
+  // Recompute (Korthikanti et al. 2022 §5): selective redoes the chosen modules; full keeps only
   // checkpoints, per group of num_layers (uniform) or for the first num_layers of each
   // virtual chunk (block), and redoes their forward.
   const Recompute& recompute = s.recompute[static_cast<size_t>(group.pool)];
@@ -97,10 +97,24 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       work.stored_activation_bytes += activation;
       break;
     case RecomputeGranularity::selective:
-      work.recompute = c.dense.attention_forward * layers;
-      work.recompute_flops = layers * c.dense.attention_forward_flops;
-      work.stored_activation_bytes +=
-          activation - sum([](const LayerCost& l) { return l.selective_saved_bytes; });
+      // --recompute-modules; whole MoE layers include their experts' activation and the shared
+      // experts.
+      work.stored_activation_bytes += activation;
+      for (size_t m = 0; m < kNumRecomputeModules; ++m) {
+        const auto module = static_cast<RecomputeModule>(m);
+        const bool within_moe =
+            module == RecomputeModule::moe_act || module == RecomputeModule::shared_experts;
+        if (!recompute.recomputes(module) ||
+            (within_moe && recompute.recomputes(RecomputeModule::moe))) {
+          continue;
+        }
+        work.recompute += c.dense.unit(module).forward * dense_layers;
+        work.recompute += c.moe.unit(module).forward * moe_layers;
+        work.recompute_flops +=
+            sum([&](const LayerCost& l) { return l.unit(module).forward_flops; });
+        work.stored_activation_bytes -=
+            sum([&](const LayerCost& l) { return l.unit(module).saved_bytes; });
+      }
       break;
     case RecomputeGranularity::full: {
       const double checkpoint = c.dense.checkpoint_bytes;

@@ -9,6 +9,12 @@ using K = StrategyKeyId;
 using C = const RuleContext&;
 using S = const Strategy&;
 
+// Whether selective recompute of `module` is on for some GPU type.
+bool any_recomputes(S s, RecomputeModule module) {
+  return std::any_of(s.recompute.begin(), s.recompute.end(),
+                     [&](const Recompute& r) { return r.recomputes(module); });
+}
+
 std::string str(int64_t value) { return std::to_string(value); }
 
 std::string does_not_divide(std::string_view divisor_name, int64_t divisor,
@@ -432,6 +438,45 @@ const Rule kRules[] = {
      },
      [](C, S) {
        return std::string("cpu_offloading_num_layers needs recompute_granularity none");
+     }},
+    {"recomputing the experts' activation needs grouped GEMM",
+     "megatron/core/transformer/transformer_config.py: moe_act in recompute_modules is only "
+     "supported with moe_grouped_gemm",
+     {K::recompute_modules, K::recompute_granularity, K::moe_grouped_gemm},
+     [](C, S s) { return s.moe_grouped_gemm || !any_recomputes(s, RecomputeModule::moe_act); },
+     [](C, S) { return std::string("recompute_modules moe_act needs moe_grouped_gemm"); }},
+    {"recomputing MLA's up-projections needs multi-latent attention",
+     "megatron/core/transformer/transformer_config.py: mla_up_proj in recompute_modules is only "
+     "supported with multi_latent_attention",
+     {K::recompute_modules, K::recompute_granularity},
+     [](C c, S s) {
+       return c.model.mla.has_value() || !any_recomputes(s, RecomputeModule::mla_up_proj);
+     },
+     [](C, S) {
+       return std::string("recompute_modules mla_up_proj needs a multi-latent-attention model");
+     }},
+    {"recomputing the shared experts excludes their overlap",
+     "megatron/core/transformer/transformer_config.py: shared_experts recompute cannot work "
+     "with --moe-shared-expert-overlap",
+     {K::recompute_modules, K::recompute_granularity, K::moe_shared_expert_overlap},
+     [](C, S s) {
+       return !s.moe_shared_expert_overlap ||
+              !any_recomputes(s, RecomputeModule::shared_experts);
+     },
+     [](C, S) {
+       return std::string(
+           "recompute_modules shared_experts needs moe_shared_expert_overlap off");
+     }},
+    {"recomputing the experts' activation in fp8 needs current scaling",
+     "megatron/core/transformer/transformer_config.py: Delayed scaling does not support moe_act "
+     "and layernorm recompute for fp8",
+     {K::recompute_modules, K::recompute_granularity, K::fp8_recipe},
+     [](C c, S s) {
+       return c.training.precision != Precision::fp8 || s.fp8_recipe != Fp8Recipe::delayed ||
+              !any_recomputes(s, RecomputeModule::moe_act);
+     },
+     [](C, S) {
+       return std::string("recompute_modules moe_act in fp8 needs an fp8_recipe other than delayed");
      }},
 
     // --- The GPUs.

@@ -147,6 +147,17 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
                                           : std::to_string(recompute.num_layers));
         }
         break;
+      case StrategyKeyId::recompute_modules:
+        if (recompute.granularity == RecomputeGranularity::selective &&
+            recompute.modules != Recompute{}.modules) {
+          std::string names;
+          for (const std::string_view name : choice_set_names(key, recompute.modules)) {
+            if (!names.empty()) names += ' ';
+            names += name;
+          }
+          value(key.megatron_flag, names);
+        }
+        break;
       case StrategyKeyId::zero_stage:
         if (s.zero_stage == 1) flag("--use-distributed-optimizer");
         if (s.zero_stage >= 2) {  // Megatron-FSDP (its user guide's required flags)

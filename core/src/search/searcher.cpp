@@ -53,7 +53,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::overlap_moe_expert_parallel_comm,
               K::moe_router_force_load_balancing};
     case Level::recompute:
-      return {K::recompute_granularity, K::recompute_method};
+      return {K::recompute_granularity, K::recompute_method, K::recompute_modules};
     case Level::zero:
       return {K::zero_stage,
               K::overlap_grad_reduce,
@@ -362,16 +362,29 @@ std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
   const std::optional<int64_t> granularity = pins_.get(K::recompute_granularity, pool);
   const std::optional<int64_t> method = pins_.get(K::recompute_method, pool);
   const std::optional<int64_t> num_layers = pins_.get(K::recompute_num_layers, pool);
-  // Pinned method and layer count are kept even where they do not act (none, selective).
+  const std::optional<int64_t> modules = pins_.get(K::recompute_modules, pool);
+  // Pinned method, layer count and modules are kept even where they do not act.
   const auto pinned_method = static_cast<RecomputeMethod>(method.value_or(0));
+  const uint32_t default_modules = Recompute{}.modules;
   std::vector<RecomputeOption> options;
-  const auto add = [&](RecomputeGranularity g, RecomputeMethod m, bool fit_block) {
+  const auto add = [&](RecomputeGranularity g, RecomputeMethod m, bool fit_block,
+                       uint32_t chosen_modules = Recompute{}.modules) {
     if (granularity && *granularity != static_cast<int64_t>(g)) return;
     if (method && *method != static_cast<int64_t>(m)) return;
-    options.push_back({{g, m, num_layers.value_or(1)}, fit_block && !num_layers});
+    const auto kept = modules ? static_cast<uint32_t>(*modules) : chosen_modules;
+    options.push_back({{g, m, num_layers.value_or(1), kept}, fit_block && !num_layers});
   };
   add(RecomputeGranularity::none, pinned_method, false);
   add(RecomputeGranularity::selective, pinned_method, false);
+  // Selective recompute of the cheap, large MoE and MLA tensors too (Megatron-Bridge's DeepSeek
+  // and Qwen3 recipes: recompute_modules ["mla_up_proj"], ["moe_act"]).
+  const auto bit = [](RecomputeModule m) { return 1u << static_cast<unsigned>(m); };
+  uint32_t lean = default_modules;
+  if (model_.mla) lean |= bit(RecomputeModule::mla_up_proj);
+  if (model_.moe && s_.moe_grouped_gemm) lean |= bit(RecomputeModule::moe_act);
+  if (!modules && lean != default_modules) {
+    add(RecomputeGranularity::selective, pinned_method, false, lean);
+  }
   add(RecomputeGranularity::full, RecomputeMethod::uniform, false);
   // Block recompute of the fewest layers that fit; on a mixed cluster only with a given count.
   if (!mixed_ || num_layers) add(RecomputeGranularity::full, RecomputeMethod::block, true);

@@ -45,8 +45,9 @@ TEST_CASE("sequence parallel: sbh(34/t + 5as/(ht)), eq. 4") {
 TEST_CASE("selective recompute drops exactly the 5as^2b/t attention term, eq. 6") {
   const Case c;
   const detail::LayerCost layer = costs(c, true).dense;
-  CHECK(layer.selective_saved_bytes == doctest::Approx(5 * c.a * c.s * c.s * c.b / c.t));
-  CHECK(layer.activation_bytes - layer.selective_saved_bytes ==
+  CHECK(layer.unit(RecomputeModule::core_attn).saved_bytes ==
+        doctest::Approx(5 * c.a * c.s * c.s * c.b / c.t));
+  CHECK(layer.activation_bytes - layer.unit(RecomputeModule::core_attn).saved_bytes ==
         doctest::Approx(c.sbh() * 34 / c.t));
 }
 

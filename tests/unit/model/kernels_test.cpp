@@ -76,14 +76,15 @@ TEST_CASE("context parallel attention: one kernel per ring step, at that step's 
     const double expected =
         executed / (gpu.tensor_flops(Precision::bf16) *
                     gpu.attention_forward_efficiency.at(executed / static_cast<double>(cp)));
-    CHECK(l.attention_forward.compute_s == doctest::Approx(expected).epsilon(1e-12));
+    CHECK(l.unit(RecomputeModule::core_attn).forward.compute_s ==
+          doctest::Approx(expected).epsilon(1e-12));
   }
   // The same work split into more, smaller launches runs at a lower efficiency: per FLOP,
   // cp = 8 is slower than cp = 1.
   strategy.context_parallel_size = 1;
-  const double whole = layer(s, strategy).attention_forward.compute_s;
+  const double whole = layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s;
   strategy.context_parallel_size = 8;
-  CHECK(layer(s, strategy).attention_forward.compute_s * 8 > whole * 1.2);
+  CHECK(layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s * 8 > whole * 1.2);
 }
 
 TEST_CASE("the fused cross-entropy moves 22 + 6 bytes per logit instead of 38 + 14") {

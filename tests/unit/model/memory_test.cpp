@@ -235,7 +235,9 @@ TEST_CASE("fp8 keeps the attention output in 16 bits for the fused kernel's back
   const detail::LayerCost fp8 = layer("fp8"), bf16 = layer("bf16");
   // The output projection's input: 2 bytes in bf16, 1 in fp8, plus the kernel's 2-byte O.
   const double out = 4096.0 * 32 * 128;  // tokens x heads x head dim
-  CHECK(fp8.selective_saved_bytes - bf16.selective_saved_bytes == doctest::Approx(2 * out));
+  CHECK(fp8.unit(RecomputeModule::core_attn).saved_bytes -
+            bf16.unit(RecomputeModule::core_attn).saved_bytes ==
+        doctest::Approx(2 * out));
 }
 
 TEST_CASE("bf16 gradients and fp8 weights free memory and shorten the data-parallel sync") {
@@ -311,4 +313,52 @@ TEST_CASE("activation offloading moves N layers' activations to host memory over
   CHECK_FALSE(small.feasible);
   REQUIRE_FALSE(small.infeasible_reasons.empty());
   CHECK(small.infeasible_reasons.back().find("of host memory per GPU") != std::string::npos);
+}
+
+TEST_CASE("recompute modules: MLA's Q, K, V and the experts' activation output made again") {
+  // A small MLA MoE model (DeepSeek-V3's shapes, fewer layers and experts), TP 1.
+  const Scenario sc = test::scenario(R"({"model": {"name": "mla-moe", "num_layers": 4,
+      "hidden_size": 7168, "ffn_hidden_size": 18432, "num_attention_heads": 128,
+      "num_query_groups": 128, "vocab_size": 129280, "activation": "swiglu", "kv_channels": 128,
+      "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 2048},
+      "multi_latent_attention": {"q_lora_rank": 1536, "kv_lora_rank": 512, "qk_head_dim": 128,
+                                 "qk_pos_emb_head_dim": 64, "v_head_dim": 128}},
+      "training": {"global_batch_size": 8, "seq_length": 4096},
+      "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 8}]}})");
+  Strategy s = complete_strategy(sc.strategy, sc.cluster);
+  s.use_flash_attn = true;
+  s.moe_grouped_gemm = true;
+  s.expert_model_parallel_size = 8;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  const detail::LayerCost layer =
+      detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, s).moe;
+  // Q and K of 128 + 64 and V of 128 per head, bf16, over 4096 tokens.
+  CHECK(layer.unit(RecomputeModule::mla_up_proj).saved_bytes ==
+        doctest::Approx(2.0 * 4096 * 128 * (192 + 192 + 128)));
+  CHECK(layer.unit(RecomputeModule::mla_up_proj).forward.compute_s > 0);
+  CHECK(layer.unit(RecomputeModule::moe_act).saved_bytes > 0);
+  CHECK(layer.unit(RecomputeModule::mlp).saved_bytes == 0);  // no dense MLP in a MoE layer
+
+  Estimator estimator(sc.model, sc.training, sc.cluster);
+  s.recompute[0].granularity = RecomputeGranularity::selective;
+  const Report core = estimator.estimate(s);
+  const auto bit = [](RecomputeModule m) { return 1u << static_cast<unsigned>(m); };
+  s.recompute[0].modules = bit(RecomputeModule::core_attn) | bit(RecomputeModule::mla_up_proj) |
+                           bit(RecomputeModule::moe_act);
+  const Report lean = estimator.estimate(s);
+  REQUIRE(core.feasible);
+  REQUIRE(lean.feasible);
+  const double saved = 4 * (layer.unit(RecomputeModule::mla_up_proj).saved_bytes +
+                            layer.unit(RecomputeModule::moe_act).saved_bytes);
+  const double in_flight = core.stages[0].in_flight_micro_batches;
+  CHECK(core.stages[0].memory.activations_bytes - lean.stages[0].memory.activations_bytes ==
+        doctest::Approx(in_flight * saved));
+  CHECK(lean.stages[0].recompute_s > core.stages[0].recompute_s);
+  // The whole MoE layer recomputed keeps less still, and includes the experts' activation.
+  s.recompute[0].modules = bit(RecomputeModule::moe) | bit(RecomputeModule::moe_act);
+  const Report whole = estimator.estimate(s);
+  s.recompute[0].modules = bit(RecomputeModule::moe);
+  CHECK(estimator.estimate(s).stages[0].memory.activations_bytes ==
+        doctest::Approx(whole.stages[0].memory.activations_bytes));
+  CHECK(whole.stages[0].memory.activations_bytes < core.stages[0].memory.activations_bytes);
 }

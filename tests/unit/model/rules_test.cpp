@@ -28,6 +28,15 @@ std::string job(const std::string& model, int gpus, int batch = 64, int seq = 40
          R"(", "count": )" + std::to_string(gpus) + "}]}}";
 }
 
+// Selective recompute of `modules` on every GPU type.
+void recompute_modules(Strategy& s, std::initializer_list<RecomputeModule> modules) {
+  for (Recompute& r : s.recompute) {
+    r.granularity = RecomputeGranularity::selective;
+    r.modules = 0;
+    for (const RecomputeModule m : modules) r.modules |= 1u << static_cast<unsigned>(m);
+  }
+}
+
 std::string custom(int heads, int groups, int ffn, int moe_ffn = 0, int experts = 8) {
   std::string model = R"({"name": "m", "num_layers": 8, "hidden_size": 1024, "ffn_hidden_size": )" +
                       std::to_string(ffn) + R"(, "num_attention_heads": )" + std::to_string(heads) +
@@ -191,6 +200,23 @@ std::vector<Case> cases() {
        [](Strategy& s) {
          s.cpu_offloading_num_layers = 4;
          s.recompute[0].granularity = RecomputeGranularity::selective;
+       }},
+      {"recomputing the experts' activation needs grouped GEMM", job(kSharedMoe, 8),
+       [](Strategy& s) { recompute_modules(s, {RecomputeModule::moe_act}); }},
+      {"recomputing MLA's up-projections needs multi-latent attention", job(kLlama, 8),
+       [](Strategy& s) { recompute_modules(s, {RecomputeModule::mla_up_proj}); }},
+      {"recomputing the shared experts excludes their overlap", job(kSharedMoe, 8),
+       [](Strategy& s) {
+         s.expert_model_parallel_size = 2;
+         s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+         s.moe_shared_expert_overlap = true;
+         recompute_modules(s, {RecomputeModule::shared_experts});
+       }},
+      {"recomputing the experts' activation in fp8 needs current scaling",
+       job(kSharedMoe, 8, 64, 4096, "fp8", "h100"),
+       [](Strategy& s) {
+         s.moe_grouped_gemm = true;
+         recompute_modules(s, {RecomputeModule::moe_act});
        }},
   };
 }

@@ -19,6 +19,7 @@ nlohmann::json default_json(const StrategyKey& key) {
   const int64_t value = key.default_value();
   if (key.type == KeyType::boolean) return value != 0;
   if (key.type == KeyType::choice) return key.choices[static_cast<size_t>(value)];
+  if (key.type == KeyType::choice_set) return choice_set_names(key, value);
   return value;
 }
 

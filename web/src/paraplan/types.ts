@@ -73,6 +73,7 @@ export interface Strategy {
   recompute_granularity: PerGpu<string>;
   recompute_method: PerGpu<string>;
   recompute_num_layers: PerGpu<number>;
+  recompute_modules?: PerGpu<string[]>;
   zero_stage: number;
   use_flash_attn: boolean;
   overlap_grad_reduce: boolean;
