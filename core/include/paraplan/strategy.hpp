@@ -29,6 +29,9 @@ enum class MomentDtype { fp32, fp16, bf16, fp8 };
 // Megatron-LM --moe-token-dispatcher-type: all-gather over tensor x expert parallel, all-to-all
 // over expert parallel, or the fused node-aware all-to-all (DeepEP/HybridEP).
 enum class MoeDispatcher { allgather, alltoall, flex };
+// Megatron-LM --cp-comm-type (Transformer Engine's context-parallel attention): K and V around a
+// ring (p2p), all-to-all of the heads (a2a, as DeepSpeed Ulysses) or all-gathered K and V.
+enum class CpCommType { p2p, a2a, allgather };
 
 std::string_view to_string(RecomputeGranularity granularity);
 std::string_view to_string(RecomputeMethod method);
@@ -59,6 +62,7 @@ struct Strategy {
   int64_t pipeline_model_parallel_size = 1;
   int64_t virtual_pipeline_model_parallel_size = 1;
   int64_t context_parallel_size = 1;
+  CpCommType cp_comm_type = CpCommType::p2p;
   int64_t expert_model_parallel_size = 1;
   int64_t expert_tensor_parallel_size = 0;  // 0: Megatron-LM's None, equal to tensor parallel
   MoeDispatcher moe_token_dispatcher_type = MoeDispatcher::allgather;
@@ -119,6 +123,7 @@ enum class StrategyKeyId : uint8_t {
   pipeline_model_parallel_size,
   virtual_pipeline_model_parallel_size,
   context_parallel_size,
+  cp_comm_type,
   expert_model_parallel_size,
   expert_tensor_parallel_size,
   moe_token_dispatcher_type,

@@ -23,6 +23,8 @@ constexpr std::array<std::string_view, 2> kMainGradsDtypes = {"fp32", "bf16"};
 constexpr std::array<std::string_view, 2> kMainParamsDtypes = {"fp32", "fp16"};
 constexpr std::array<std::string_view, 4> kMomentDtypes = {"fp32", "fp16", "bf16", "fp8"};
 constexpr std::array<std::string_view, 3> kDispatchers = {"allgather", "alltoall", "flex"};
+// Megatron-LM's --cp-comm-type choices Paraplan models (the hierarchical a2a+p2p is not).
+constexpr std::array<std::string_view, 3> kCpCommTypes = {"p2p", "a2a", "allgather"};
 
 template <auto Member>
 int64_t get_field(const Strategy& s, size_t /*pool*/) {
@@ -73,6 +75,12 @@ const StrategyKey kKeys[] = {
      MegatronFlag::value_unless_default, "--context-parallel-size",
      "Context parallel size: each sequence split over this many GPUs (ring attention).",
      get_field<&Strategy::context_parallel_size>, set_field<&Strategy::context_parallel_size>},
+    {K::cp_comm_type, "cp_comm_type", KeyType::choice,
+     false, true, kCpCommTypes, 0, 2, false,
+     MegatronFlag::value_unless_default, "--cp-comm-type",
+     "Context-parallel attention: p2p (K and V around a ring, under the attention), a2a (heads "
+     "scattered by all-to-all, as DeepSpeed Ulysses) or allgather (K and V gathered first).",
+     get_field<&Strategy::cp_comm_type>, set_field<&Strategy::cp_comm_type>},
     {K::expert_model_parallel_size, "expert_model_parallel_size", KeyType::integer,
      false, true, {}, 1, kMaxParallel, false,
      MegatronFlag::value_unless_default, "--expert-model-parallel-size",

@@ -254,6 +254,25 @@ const Rule kRules[] = {
        return does_not_divide("2 x context_parallel_size", 2 * s.context_parallel_size,
                               "seq_length", c.training.seq_length);
      }},
+    {"all-to-all context parallelism divides the heads",
+     "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py: "
+     "cp_comm_type='a2a' requires num_heads % cp_size == 0 for Q, K, V",
+     {K::cp_comm_type, K::context_parallel_size, K::tensor_model_parallel_size},
+     [](C c, S s) {
+       if (s.cp_comm_type != CpCommType::a2a || s.context_parallel_size == 1) return true;
+       const int64_t t = s.tensor_model_parallel_size;
+       const int64_t groups = std::max<int64_t>(1, c.model.num_query_groups / t);
+       return divides(s.context_parallel_size, c.model.num_attention_heads / t) &&
+              divides(s.context_parallel_size, groups);
+     },
+     [](C c, S s) {
+       return "cp_comm_type a2a needs context_parallel_size (" + str(s.context_parallel_size) +
+              ") to divide the attention heads (" +
+              str(c.model.num_attention_heads / s.tensor_model_parallel_size) +
+              ") and query groups (" +
+              str(std::max<int64_t>(1, c.model.num_query_groups / s.tensor_model_parallel_size)) +
+              ") of a tensor-parallel rank";
+     }},
     {"context parallel needs fused attention",
      "megatron/core/extensions/transformer_engine.py: TEDotProductAttention implements context "
      "parallelism; the unfused path does not",

@@ -27,7 +27,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
     case Level::tensor:
       return {K::tensor_model_parallel_size};
     case Level::context:
-      return {K::context_parallel_size};
+      return {K::context_parallel_size, K::cp_comm_type};
     case Level::expert:
       return {K::expert_model_parallel_size, K::expert_tensor_parallel_size,
               K::moe_token_dispatcher_type};
@@ -157,9 +157,16 @@ void Searcher::context_level() {
   for (const int64_t cp :
        pinned_or(pins_.get(K::context_parallel_size),
                  divisors_of_quotient(cluster_.num_gpus, s_.tensor_model_parallel_size))) {
-    if (stopped_) return;
     s_.context_parallel_size = cp;
-    if (rules_hold(Level::context)) expert_level();
+    // The ring and the all-to-all (all-gathered K and V only when pinned: it never hides its
+    // communication).
+    const std::vector<int64_t> types =
+        cp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0};
+    for (const int64_t type : pinned_or(pins_.get(K::cp_comm_type), types)) {
+      if (stopped_) return;
+      s_.cp_comm_type = static_cast<CpCommType>(type);
+      if (rules_hold(Level::context)) expert_level();
+    }
   }
 }
 

@@ -201,6 +201,14 @@ std::vector<Case> cases() {
          s.cpu_offloading_num_layers = 4;
          s.recompute[0].granularity = RecomputeGranularity::selective;
        }},
+      {"all-to-all context parallelism divides the heads", job(R"("llama3-8b")", 16),
+       [](Strategy& s) {
+         s.use_flash_attn = true;
+         s.tensor_model_parallel_size = 2;
+         s.sequence_parallel = true;
+         s.context_parallel_size = 8;  // 4 query groups on a tensor-parallel rank
+         s.cp_comm_type = CpCommType::a2a;
+       }},
       {"recomputing the experts' activation needs grouped GEMM", job(kSharedMoe, 8),
        [](Strategy& s) { recompute_modules(s, {RecomputeModule::moe_act}); }},
       {"recomputing MLA's up-projections needs multi-latent attention", job(kLlama, 8),

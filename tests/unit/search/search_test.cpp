@@ -101,38 +101,41 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
   s.cross_entropy_loss_fusion = true;
   for (const int64_t t : {1, 2, 4, 8})
     for (const int64_t cp : {1, 2, 4, 8, 16})
-      for (const int64_t p : {1, 2, 4, 8, 16})
-        for (int64_t v = 1; v <= 17; ++v)
-          for (const int64_t mbs : {1, 2, 4, 8, 16, 32})
-            for (const bool sp : {false, true})
-              for (const bool flash : {false, true})
-                for (const auto granularity :
-                     {RecomputeGranularity::none, RecomputeGranularity::selective,
-                      RecomputeGranularity::full})
-                  for (const int zero : {0, 1, 2, 3}) {
-                    if (sp && t == 1) continue;  // the same strategy as without
-                    s.tensor_model_parallel_size = t;
-                    s.context_parallel_size = cp;
-                    s.pipeline_model_parallel_size = p;
-                    s.virtual_pipeline_model_parallel_size = v;
-                    s.micro_batch_size = mbs;
-                    s.sequence_parallel = sp;
-                    s.use_flash_attn = flash;
-                    s.recompute[0] = {granularity, RecomputeMethod::uniform, 1};
-                    s.zero_stage = zero;
-                    const int64_t dp = 16 / (t * cp * p);
-                    if (dp * t * cp * p != 16) continue;
-                    if (dp * cp == 1 && zero > 0) continue;  // nothing to shard
-                    s.overlap_grad_reduce = dp * cp > 1;
-                    s.overlap_param_gather = dp * cp > 1 && zero >= 1;
-                    // The search keeps the default memory margin free on every GPU.
-                    const Report r = estimator.estimate(s);
-                    const double margin =
-                        MemoryMargin{}.of(r.stages.empty() ? 0 : r.stages.front().capacity_bytes);
-                    if (r.feasible && r.headroom_bytes() >= margin) {
-                      times.push_back(r.iteration_time_s);
+      for (const auto cp_type : {CpCommType::p2p, CpCommType::a2a})
+        for (const int64_t p : {1, 2, 4, 8, 16})
+          for (int64_t v = 1; v <= 17; ++v)
+            for (const int64_t mbs : {1, 2, 4, 8, 16, 32})
+              for (const bool sp : {false, true})
+                for (const bool flash : {false, true})
+                  for (const auto granularity :
+                       {RecomputeGranularity::none, RecomputeGranularity::selective,
+                        RecomputeGranularity::full})
+                    for (const int zero : {0, 1, 2, 3}) {
+                      if (sp && t == 1) continue;  // the same strategy as without
+                      if (cp == 1 && cp_type != CpCommType::p2p) continue;  // no context parallel
+                      s.tensor_model_parallel_size = t;
+                      s.context_parallel_size = cp;
+                      s.cp_comm_type = cp_type;
+                      s.pipeline_model_parallel_size = p;
+                      s.virtual_pipeline_model_parallel_size = v;
+                      s.micro_batch_size = mbs;
+                      s.sequence_parallel = sp;
+                      s.use_flash_attn = flash;
+                      s.recompute[0] = {granularity, RecomputeMethod::uniform, 1};
+                      s.zero_stage = zero;
+                      const int64_t dp = 16 / (t * cp * p);
+                      if (dp * t * cp * p != 16) continue;
+                      if (dp * cp == 1 && zero > 0) continue;  // nothing to shard
+                      s.overlap_grad_reduce = dp * cp > 1;
+                      s.overlap_param_gather = dp * cp > 1 && zero >= 1;
+                      // The search keeps the default memory margin free on every GPU.
+                      const Report r = estimator.estimate(s);
+                      const double margin =
+                          MemoryMargin{}.of(r.stages.empty() ? 0 : r.stages.front().capacity_bytes);
+                      if (r.feasible && r.headroom_bytes() >= margin) {
+                        times.push_back(r.iteration_time_s);
+                      }
                     }
-                  }
   std::sort(times.begin(), times.end());
   const SearchResult result = run(scenario, 10);
   REQUIRE(result.strategies.size() == 10);

@@ -67,6 +67,7 @@ export interface Strategy {
   pipeline_model_parallel_size: number;
   virtual_pipeline_model_parallel_size: number;
   context_parallel_size: number;
+  cp_comm_type?: "p2p" | "a2a" | "allgather";
   expert_model_parallel_size: number;
   micro_batch_size: number;
   sequence_parallel: boolean;
