@@ -168,7 +168,7 @@ const StrategyKey kKeys[] = {
      get_field<&Strategy::zero_stage>, set_field<&Strategy::zero_stage>},
     {K::use_flash_attn, "use_flash_attn", KeyType::boolean,
      false, true, {}, 0, 1, false,
-     MegatronFlag::switch_on, "--use-flash-attn",
+     MegatronFlag::composite, "--attention-backend",
      "Fused (flash) attention instead of the unfused softmax path.",
      get_field<&Strategy::use_flash_attn>, set_field<&Strategy::use_flash_attn>},
     {K::overlap_grad_reduce, "overlap_grad_reduce", KeyType::boolean,

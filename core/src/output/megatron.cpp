@@ -1,6 +1,7 @@
 #include "paraplan/megatron.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <string_view>
 
 #include "model/rules.hpp"
@@ -166,7 +167,14 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
                 s.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
           flag("--no-gradient-accumulation-fusion");
           flag("--use-distributed-optimizer");
+          // arguments.py asserts Megatron-FSDP checkpoints in fsdp_dtensor format.
+          value("--ckpt-format", "fsdp_dtensor");
         }
+        break;
+      case StrategyKeyId::use_flash_attn:
+        // --use-flash-attn parses but nothing reads it; the backend is chosen by
+        // --attention-backend (transformer/enums.py AttnBackend; default auto).
+        if (s.use_flash_attn) value(key.megatron_flag, "flash");
         break;
       case StrategyKeyId::fp8_recipe:
         if (training.precision == Precision::fp8) {
@@ -196,11 +204,87 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
       break;
     case Precision::fp8:
       flag("--bf16");
-      value("--fp8-format", "hybrid");
+      value("--fp8-format", "hybrid");  // the recipe: --fp8-recipe with the strategy keys
       break;
     case Precision::fp32:
       break;
   }
+  return args;
+}
+
+std::vector<std::string> megatron_model_arguments(const ModelSpec& model,
+                                                  const Training& training) {
+  std::vector<std::string> args;
+  const auto flag = [&](std::string_view name) { args.emplace_back(name); };
+  const auto number = [&](std::string_view name, int64_t v) {
+    args.emplace_back(name);
+    args.push_back(std::to_string(v));
+  };
+  const auto text = [&](std::string_view name, std::string v) {
+    args.emplace_back(name);
+    args.push_back(std::move(v));
+  };
+  number("--num-layers", model.num_layers);
+  number("--hidden-size", model.hidden_size);
+  number("--ffn-hidden-size", model.ffn_hidden_size);
+  number("--num-attention-heads", model.num_attention_heads);
+  if (model.num_query_groups > 0 && model.num_query_groups != model.num_attention_heads) {
+    flag("--group-query-attention");
+    number("--num-query-groups", model.num_query_groups);
+  }
+  if (model.kv_channels > 0 && model.kv_channels * model.num_attention_heads != model.hidden_size) {
+    number("--kv-channels", model.kv_channels);
+  }
+  number("--max-position-embeddings", training.seq_length);
+  switch (model.position_embedding_type) {
+    case PositionEmbedding::learned_absolute:
+      break;
+    case PositionEmbedding::rope:
+      text("--position-embedding-type", "rope");
+      break;
+    case PositionEmbedding::none:
+      text("--position-embedding-type", "none");
+      break;
+  }
+  if (is_gated(model.activation)) text("--normalization", "RMSNorm");  // the Llama family's
+  if (model.activation == Activation::swiglu) flag("--swiglu");
+  if (model.activation == Activation::squared_relu) flag("--squared-relu");
+  if (!model.add_bias_linear) flag("--disable-bias-linear");
+  if (model.untie_embeddings_and_output_weights) flag("--untie-embeddings-and-output-weights");
+  const auto dropout = [&](std::string_view name, double value) {
+    if (value == 0.1) return;  // Megatron-LM's default
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", value);
+    text(name, buffer);
+  };
+  dropout("--hidden-dropout", model.hidden_dropout);
+  dropout("--attention-dropout", model.attention_dropout);
+  if (model.moe) {
+    const MoeSpec& moe = *model.moe;
+    number("--num-experts", moe.num_experts);
+    number("--moe-router-topk", moe.top_k);
+    number("--moe-ffn-hidden-size", moe.moe_ffn_hidden_size);
+    if (moe.num_shared_experts > 0) {
+      number("--moe-shared-expert-intermediate-size",
+             moe.num_shared_experts * moe.moe_ffn_hidden_size);
+    }
+    if (moe.first_k_dense_layers > 0) {  // a Python list expression (arguments.py moe_freq_type)
+      text("--moe-layer-freq", "\"([0]*" + std::to_string(moe.first_k_dense_layers) + "+[1]*" +
+                                   std::to_string(model.num_layers - moe.first_k_dense_layers) +
+                                   ")\"");
+    }
+    if (moe.moe_router_enable_expert_bias) flag("--moe-router-enable-expert-bias");
+  }
+  if (model.mla) {
+    const MlaSpec& mla = *model.mla;
+    flag("--multi-latent-attention");
+    if (mla.q_lora_rank > 0) number("--q-lora-rank", mla.q_lora_rank);
+    number("--kv-lora-rank", mla.kv_lora_rank);
+    number("--qk-head-dim", mla.qk_head_dim);
+    number("--qk-pos-emb-head-dim", mla.qk_pos_emb_head_dim);
+    number("--v-head-dim", mla.v_head_dim);
+  }
+  if (model.mtp_num_layers > 0) number("--mtp-num-layers", model.mtp_num_layers);
   return args;
 }
 

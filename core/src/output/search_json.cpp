@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/rules.hpp"
+#include "paraplan/launch.hpp"
 #include "paraplan/megatron.hpp"
 #include "paraplan/search.hpp"
 #include "paraplan/units.hpp"
@@ -73,6 +74,7 @@ nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scen
   out["recompute-num-layers"] = num_layers;
   out["gpus_used"] = gpus;
   if (peak_gib.size() > 1) out["megatron_args_by_gpu"] = by_gpu;
+  out["launch"] = launches_json(s, scenario, report.data_parallel_size);
   return out;
 }
 

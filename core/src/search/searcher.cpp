@@ -85,6 +85,8 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       leaf_splits_layers_(!pins_.pipeline_stage_layers),
       rule_context_{model_, training_, cluster_, cluster_.num_gpus},
       rules_at_(kNumLevels),
+      framework_rules_at_(kNumLevels),
+      framework_rules_(framework_rules(scenario.framework)),
       costs_(model_, training_, cluster_),
       top_(static_cast<size_t>(std::max(1, options.top))),
       start_(std::chrono::steady_clock::now()) {
@@ -98,6 +100,11 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
         rules_at_[level].push_back(&rule);
       }
     }
+    for (const FrameworkRule* rule : framework_rules_) {
+      if (rule->reads.subset_of(decided) && !rule->reads.subset_of(before)) {
+        framework_rules_at_[level].push_back(rule);
+      }
+    }
   }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
 }
@@ -109,7 +116,24 @@ bool Searcher::rules_hold(Level level) {
     if (rejection.count++ == 0) rejection.example = rule->reason(rule_context_, s_);
     return false;
   }
+  for (const FrameworkRule* rule : framework_rules_at_[static_cast<size_t>(level)]) {
+    if (rule->expressible(rule_context_, s_)) continue;
+    Rejection& rejection = rejections_[rule->why];
+    if (rejection.count++ == 0) rejection.example = rule->reason();
+    return false;
+  }
   return true;
+}
+
+void Searcher::fit_switch_to_framework(StrategyKeyId key) {
+  const StrategyKey& row = strategy_key(key);
+  if (pins_.given(key) || row.get(s_, 0) == 0) return;
+  for (const FrameworkRule* rule : framework_rules_) {
+    if (rule->reads.contains(key) && !rule->expressible(rule_context_, s_)) {
+      row.set(s_, 0, 0);
+      return;
+    }
+  }
 }
 
 void Searcher::reject(std::string_view why, const std::string& example) {
@@ -343,6 +367,10 @@ bool Searcher::layer_shape_level(Walk walk) {
                                            .value_or(shared_experts && all_to_all && overlap == 0);
         s_.moe_router_force_load_balancing =
             pins_.flag(K::moe_router_force_load_balancing).value_or(false);
+        for (const K key : {K::cross_entropy_loss_fusion, K::moe_grouped_gemm,
+                            K::moe_permute_fusion, K::moe_shared_expert_overlap}) {
+          fit_switch_to_framework(key);
+        }
         if (!rules_hold(Level::layer_shape)) continue;
         if (walk == Walk::count) {
           recompute_level(0, Walk::count, -1);
@@ -433,6 +461,8 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     s_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce).value_or(sharded);
     s_.overlap_param_gather = pins_.flag(K::overlap_param_gather).value_or(sharded && zero >= 1);
     s_.fp8_param_gather = pins_.flag(K::fp8_param_gather).value_or(false);
+    fit_switch_to_framework(K::overlap_grad_reduce);
+    fit_switch_to_framework(K::overlap_param_gather);
     // Gradient and optimizer dtypes change the numerics, offloading needs host memory and a host
     // link the search does not weigh: as pinned, else Megatron-LM's defaults.
     for (const K key : {K::grad_reduce_in_bf16, K::accumulate_allreduce_grads_in_fp32,

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "model/cost_cache.hpp"
+#include "model/framework_rules.hpp"
 #include "model/pipeline_model.hpp"
 #include "model/rules.hpp"
 #include "paraplan/search.hpp"
@@ -119,6 +120,9 @@ class Searcher {
   // Candidates and rules.
   std::vector<RecomputeOption> recompute_options(size_t pool) const;
   bool rules_hold(Level level);
+  // Turns off a switch the search turns on by default where it is not pinned and the scenario's
+  // framework cannot express it on (model/framework_rules.cpp).
+  void fit_switch_to_framework(StrategyKeyId key);
   void reject(std::string_view why, const std::string& example);
   void tick();
 
@@ -133,6 +137,9 @@ class Searcher {
   const bool leaf_splits_layers_;  // stage layers not pinned: the leaf may split them
   const RuleContext rule_context_;
   std::vector<std::vector<const Rule*>> rules_at_;  // per level: the rules its keys complete
+  // per level: the rules of the scenario's framework its keys complete
+  std::vector<std::vector<const FrameworkRule*>> framework_rules_at_;
+  std::vector<const FrameworkRule*> framework_rules_;  // all of them
   CostCache costs_;
   TopStrategies top_;
   SearchStats stats_;

@@ -1,0 +1,320 @@
+#include "model/framework_rules.hpp"
+
+#include <algorithm>
+
+namespace paraplan::detail {
+namespace {
+
+using K = StrategyKeyId;
+using C = const RuleContext&;
+using S = const Strategy&;
+using F = Framework;
+
+bool any_recompute(S s, RecomputeGranularity granularity) {
+  return std::any_of(s.recompute.begin(), s.recompute.end(),
+                     [&](const Recompute& r) { return r.granularity == granularity; });
+}
+bool recompute_differs(S s) {
+  return std::any_of(s.recompute.begin(), s.recompute.end(),
+                     [&](const Recompute& r) { return !(r == s.recompute.front()); });
+}
+bool fp8(C c) { return c.training.precision == Precision::fp8; }
+bool sequence_parallel_on(S s) { return s.sequence_parallel && s.tensor_model_parallel_size > 1; }
+// The stages hold equal layer counts (or the split is left to the framework's even one).
+bool even_layers(C c, S s) {
+  if (s.pipeline_stage_layers.empty()) {
+    return c.model.num_layers % (s.pipeline_model_parallel_size) == 0;
+  }
+  return std::all_of(s.pipeline_stage_layers.begin(), s.pipeline_stage_layers.end(),
+                     [&](int64_t l) { return l == s.pipeline_stage_layers.front(); });
+}
+bool micro_batches_per_stage_multiple(C c, S s) {
+  const int64_t m = num_micro_batches(c, s);
+  return m == 0 || m % s.pipeline_model_parallel_size == 0;
+}
+// Megatron-LM features a framework has no switch for: false when `s` turns any on.
+bool no_megatron_moe_extras(S s) {
+  return !s.moe_grouped_gemm && !s.moe_permute_fusion && !s.moe_shared_expert_overlap &&
+         !s.overlap_moe_expert_parallel_comm && !s.moe_router_force_load_balancing;
+}
+bool default_optimizer_dtypes(S s) {
+  const Strategy d;
+  return !s.use_precision_aware_optimizer && s.main_grads_dtype == d.main_grads_dtype &&
+         s.main_params_dtype == d.main_params_dtype && s.exp_avg_dtype == d.exp_avg_dtype &&
+         s.exp_avg_sq_dtype == d.exp_avg_sq_dtype;
+}
+bool only_core_attn(S s) {
+  return std::all_of(s.recompute.begin(), s.recompute.end(), [](const Recompute& r) {
+    return r.granularity != RecomputeGranularity::selective || r.modules == Recompute{}.modules;
+  });
+}
+
+const KeySet kRecompute{K::recompute_granularity, K::recompute_method, K::recompute_num_layers,
+                        K::recompute_modules};
+const KeySet kMoeExtras{K::moe_grouped_gemm, K::moe_permute_fusion, K::moe_shared_expert_overlap,
+                        K::overlap_moe_expert_parallel_comm, K::moe_router_force_load_balancing};
+const KeySet kOptimizerDtypes{K::use_precision_aware_optimizer, K::main_grads_dtype,
+                              K::main_params_dtype, K::exp_avg_dtype, K::exp_avg_sq_dtype};
+
+// clang-format off
+const FrameworkRule kRules[] = {
+    // --- MindSpeed-LLM: Megatron-LM core_v0.12.1 (a845aa7e12b3) with MindSpeed's features.
+    {F::mindspeed_llm, "zero_stage",
+     "ZeRO-2/3 needs --use-custom-fsdp, which MindSpeed-LLM's feature list does not register, "
+     "or torch FSDP2 (PP 1, EP 1) (launch-targets.md section 3)",
+     {K::zero_stage}, [](C, S s) { return s.zero_stage <= 1; }},
+    {F::mindspeed_llm, "tp_comm_overlap",
+     "CUDA userbuffers (--tp-comm-overlap) do not apply on Ascend; MindSpeed's mc2/coc are other "
+     "kernels (launch-targets.md section 3)",
+     {K::tp_comm_overlap}, [](C, S s) { return !s.tp_comm_overlap; }},
+    {F::mindspeed_llm, "overlap_moe_expert_parallel_comm",
+     "--overlap-moe-expert-parallel-comm is not in Megatron-LM core_v0.12.1's arguments.py",
+     {K::overlap_moe_expert_parallel_comm}, [](C, S s) { return !s.overlap_moe_expert_parallel_comm; }},
+    {F::mindspeed_llm, "moe_router_force_load_balancing",
+     "--moe-router-force-load-balancing is not in Megatron-LM core_v0.12.1's arguments.py",
+     {K::moe_router_force_load_balancing}, [](C, S s) { return !s.moe_router_force_load_balancing; }},
+    {F::mindspeed_llm, "cpu_offloading_num_layers",
+     "Megatron-LM core_v0.12.1's arguments.py has no --cpu-offloading-num-layers",
+     {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
+
+    // --- DeepSpeed: Megatron-DeepSpeed 4efb479d5317 with a ds_config for DeepSpeed 0.19.6.
+    {F::deepspeed, "virtual_pipeline_model_parallel_size",
+     "DeepSpeed's pipe engine (PipelineModule) has no interleaved schedule",
+     {K::virtual_pipeline_model_parallel_size},
+     [](C, S s) { return s.virtual_pipeline_model_parallel_size == 1; }},
+    {F::deepspeed, "pipeline_stage_layers",
+     "Megatron-DeepSpeed fixes partition_method to type:transformer, an even split "
+     "(megatron/model/gpt_model.py)",
+     {K::pipeline_model_parallel_size, K::pipeline_stage_layers},
+     [](C c, S s) { return even_layers(c, s); }},
+    {F::deepspeed, "cp_comm_type",
+     "no ring or all-gather context parallelism; only Ulysses (--ds-sequence-parallel-size)",
+     {K::context_parallel_size, K::cp_comm_type},
+     [](C, S s) { return s.context_parallel_size == 1 || s.cp_comm_type == CpCommType::a2a; }},
+    {F::deepspeed, "context_parallel_size",
+     "Ulysses sequence parallelism is incompatible with tensor and pipeline parallelism and "
+     "with --sequence-parallel (examples_deepspeed/sequence_parallel/README.md, "
+     "megatron/initialize.py)",
+     {K::context_parallel_size, K::tensor_model_parallel_size, K::pipeline_model_parallel_size},
+     [](C, S s) {
+       return s.context_parallel_size == 1 ||
+              (s.tensor_model_parallel_size == 1 && s.pipeline_model_parallel_size == 1);
+     }},
+    {F::deepspeed, "expert_tensor_parallel_size",
+     "--enable-expert-tensor-parallelism is a switch: experts use the tensor-parallel size or 1",
+     {K::tensor_model_parallel_size, K::expert_tensor_parallel_size},
+     [](C, S s) {
+       return s.expert_tensor_parallel() == 1 ||
+              s.expert_tensor_parallel() == s.tensor_model_parallel_size;
+     }},
+    {F::deepspeed, "zero_stage",
+     "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism (deepspeed/runtime/pipe/engine.py)",
+     {K::zero_stage, K::pipeline_model_parallel_size},
+     [](C, S s) { return s.zero_stage <= 1 || s.pipeline_model_parallel_size == 1; }},
+    {F::deepspeed, "overlap_param_gather",
+     "only ZeRO-3 prefetches parameters; ZeRO-1/2 have no parameter-gather overlap "
+     "(docs/_pages/config-json.md)",
+     {K::overlap_param_gather, K::zero_stage},
+     [](C, S s) { return !s.overlap_param_gather || s.zero_stage == 3; }},
+    {F::deepspeed, "tp_comm_overlap", "Megatron-DeepSpeed has no tensor-parallel comm overlap",
+     {K::tp_comm_overlap}, [](C, S s) { return !s.tp_comm_overlap; }},
+    {F::deepspeed, "fp8_recipe",
+     "Megatron-DeepSpeed's --fp8-e4m3/--fp8-hybrid use delayed scaling only",
+     {K::fp8_recipe}, [](C c, S s) { return !fp8(c) || s.fp8_recipe == Fp8Recipe::delayed; }},
+    {F::deepspeed, "recompute_granularity",
+     "selective recompute checkpoints core attention only on the non-flash path "
+     "(megatron/model/transformer.py): a no-op with flash attention",
+     kRecompute | KeySet{K::use_flash_attn},
+     [](C, S s) { return !s.use_flash_attn || !any_recompute(s, RecomputeGranularity::selective); }},
+    {F::deepspeed, "recompute_method",
+     "DeepSpeed's pipeline does not support the block recompute method (megatron/training.py)",
+     kRecompute | KeySet{K::pipeline_model_parallel_size},
+     [](C, S s) {
+       return s.pipeline_model_parallel_size == 1 ||
+              std::none_of(s.recompute.begin(), s.recompute.end(), [](const Recompute& r) {
+                return r.granularity == RecomputeGranularity::full &&
+                       r.method == RecomputeMethod::block;
+              });
+     }},
+    {F::deepspeed, "recompute_modules", "Megatron-DeepSpeed has no --recompute-modules",
+     kRecompute, [](C, S s) { return only_core_attn(s); }},
+    {F::deepspeed, "recompute_granularity",
+     "one ds_config and one argument list hold one recompute setting for all GPU types",
+     kRecompute, [](C, S s) { return !recompute_differs(s); }},
+    {F::deepspeed, "moe_grouped_gemm",
+     "Megatron-DeepSpeed's MoE (deepspeed.moe) has none of Megatron-Core's MoE switches "
+     "(grouped GEMM, permute fusion, shared-expert overlap, EP comm overlap, forced balancing)",
+     kMoeExtras, [](C, S s) { return no_megatron_moe_extras(s); }},
+    {F::deepspeed, "moe_token_dispatcher_type",
+     "deepspeed.moe dispatches tokens by all-to-all only",
+     {K::moe_token_dispatcher_type, K::expert_model_parallel_size},
+     [](C, S s) {
+       return s.expert_model_parallel_size == 1 || s.moe_token_dispatcher_type == MoeDispatcher::alltoall;
+     }},
+    {F::deepspeed, "use_precision_aware_optimizer",
+     "Megatron-DeepSpeed has no precision-aware optimizer or optimizer-state dtypes",
+     kOptimizerDtypes, [](C, S s) { return default_optimizer_dtypes(s); }},
+    {F::deepspeed, "fp8_param_gather", "Megatron-DeepSpeed has no --fp8-param-gather",
+     {K::fp8_param_gather}, [](C c, S s) { return !fp8(c) || !s.fp8_param_gather; }},
+    {F::deepspeed, "cpu_offloading_num_layers",
+     "Megatron-DeepSpeed has no --cpu-offloading-num-layers",
+     {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
+    {F::deepspeed, "cross_entropy_loss_fusion", "Megatron-DeepSpeed has no --cross-entropy-loss-fusion",
+     {K::cross_entropy_loss_fusion}, [](C, S s) { return !s.cross_entropy_loss_fusion; }},
+    {F::deepspeed, "model", "Megatron-DeepSpeed has no multi-latent attention",
+     {K::tensor_model_parallel_size}, [](C c, S) { return !c.model.mla.has_value(); }},
+
+    // --- Colossal-AI 0.5.0 (4f9953be335e): HybridParallelPlugin / MoeHybridParallelPlugin.
+    {F::colossalai, "sequence_parallel",
+     "TP-region sequence parallelism (split_gather) and ring/all-to-all context parallelism "
+     "are one sequence_parallelism_mode, never both (shardformer/layer/linear.py)",
+     {K::sequence_parallel, K::tensor_model_parallel_size, K::context_parallel_size},
+     [](C, S s) { return !sequence_parallel_on(s) || s.context_parallel_size == 1; }},
+    {F::colossalai, "cp_comm_type",
+     "sequence_parallelism_mode has ring_attn and all_to_all, no all-gather of K and V",
+     {K::context_parallel_size, K::cp_comm_type},
+     [](C, S s) { return s.context_parallel_size == 1 || s.cp_comm_type != CpCommType::allgather; }},
+    {F::colossalai, "expert_tensor_parallel_size",
+     "MoeHybridParallelPlugin has no expert tensor-parallel size: experts are not TP-sharded",
+     {K::tensor_model_parallel_size, K::expert_tensor_parallel_size},
+     [](C c, S s) { return !c.model.moe || s.expert_tensor_parallel() == 1; }},
+    {F::colossalai, "zero_stage",
+     "HybridParallelPlugin has zero_stage 0-2 and at most 1 with pipeline parallelism",
+     {K::zero_stage, K::pipeline_model_parallel_size},
+     [](C, S s) {
+       return s.zero_stage <= 1 || (s.zero_stage == 2 && s.pipeline_model_parallel_size == 1);
+     }},
+    {F::colossalai, "recompute_granularity",
+     "no selective (core-attention) recompute: gradient checkpointing is of whole layers",
+     kRecompute, [](C, S s) { return !any_recompute(s, RecomputeGranularity::selective); }},
+    {F::colossalai, "recompute_method",
+     "PipelineGradientCheckpointConfig checkpoints the first N layers of each stage (block) or "
+     "every layer, not N-layer units",
+     kRecompute, [](C, S s) {
+       return std::none_of(s.recompute.begin(), s.recompute.end(), [](const Recompute& r) {
+         return r.granularity == RecomputeGranularity::full &&
+                r.method == RecomputeMethod::uniform && r.num_layers != 1;
+       });
+     }},
+    {F::colossalai, "recompute_granularity",
+     "one plugin holds one gradient-checkpoint setting for all GPU types",
+     kRecompute, [](C, S s) { return !recompute_differs(s); }},
+    {F::colossalai, "tp_comm_overlap", "no tensor-parallel comm overlap",
+     {K::tp_comm_overlap}, [](C, S s) { return !s.tp_comm_overlap; }},
+    {F::colossalai, "fp8_recipe", "use_fp8 has no recipe choice",
+     {K::fp8_recipe}, [](C c, S) { return !fp8(c); }},
+    {F::colossalai, "pipeline_stage_layers",
+     "num_layers_per_stage has one entry per pipeline rank: uneven layers cannot be interleaved "
+     "(pipeline/stage_manager.py)",
+     {K::pipeline_model_parallel_size, K::virtual_pipeline_model_parallel_size,
+      K::pipeline_stage_layers},
+     [](C c, S s) { return s.virtual_pipeline_model_parallel_size == 1 || even_layers(c, s); }},
+    {F::colossalai, "micro_batch_size",
+     "the interleaved schedule needs micro-batches divisible by pp_size "
+     "(pipeline/schedule/interleaved_pp.py)",
+     {K::micro_batch_size, K::pipeline_model_parallel_size, K::virtual_pipeline_model_parallel_size,
+      K::tensor_model_parallel_size, K::context_parallel_size},
+     [](C c, S s) {
+       return s.virtual_pipeline_model_parallel_size == 1 || micro_batches_per_stage_multiple(c, s);
+     }},
+    {F::colossalai, "moe_grouped_gemm",
+     "Shardformer's MoE models have none of Megatron-Core's MoE switches",
+     kMoeExtras, [](C, S s) { return no_megatron_moe_extras(s); }},
+    {F::colossalai, "use_precision_aware_optimizer",
+     "no precision-aware optimizer or optimizer-state dtypes",
+     kOptimizerDtypes, [](C, S s) { return default_optimizer_dtypes(s); }},
+    {F::colossalai, "cpu_offloading_num_layers", "no activation offloading by layer",
+     {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
+    {F::colossalai, "fp8_param_gather", "no fp8 parameter gather",
+     {K::fp8_param_gather}, [](C c, S s) { return !fp8(c) || !s.fp8_param_gather; }},
+
+    // --- torchtitan v0.2.2 (73a0e6979dd1): TOML job file.
+    {F::torchtitan, "zero_stage",
+     "no optimizer-only sharding: data parallelism is DDP (ZeRO-0) or FSDP2 (ZeRO-2/3)",
+     {K::zero_stage}, [](C, S s) { return s.zero_stage != 1; }},
+    {F::torchtitan, "cp_comm_type",
+     "context parallelism is ring attention only; no Ulysses all-to-all of heads",
+     {K::context_parallel_size, K::cp_comm_type},
+     [](C, S s) { return s.context_parallel_size == 1 || s.cp_comm_type != CpCommType::a2a; }},
+    {F::torchtitan, "sequence_parallel",
+     "v0.2.2 always applies sequence parallelism with tensor parallelism",
+     {K::sequence_parallel, K::tensor_model_parallel_size},
+     [](C, S s) { return s.tensor_model_parallel_size == 1 || s.sequence_parallel; }},
+    {F::torchtitan, "expert_tensor_parallel_size",
+     "expert_tensor_parallel_degree is 1 or the tensor-parallel degree",
+     {K::tensor_model_parallel_size, K::expert_tensor_parallel_size},
+     [](C, S s) {
+       return s.expert_tensor_parallel() == 1 ||
+              s.expert_tensor_parallel() == s.tensor_model_parallel_size;
+     }},
+    {F::torchtitan, "recompute_granularity",
+     "selective is per-op (matmul outputs), not Megatron-LM's module recompute",
+     kRecompute, [](C, S s) { return !any_recompute(s, RecomputeGranularity::selective); }},
+    {F::torchtitan, "recompute_method",
+     "full recompute is of every layer or every Nth layer (selective_ac_option = N), not "
+     "N-layer units or the first N layers of a stage",
+     kRecompute, [](C, S s) {
+       return std::none_of(s.recompute.begin(), s.recompute.end(), [](const Recompute& r) {
+         return r.granularity == RecomputeGranularity::full &&
+                (r.method == RecomputeMethod::block || r.num_layers != 1);
+       });
+     }},
+    {F::torchtitan, "recompute_granularity",
+     "one job file holds one activation-checkpoint setting for all GPU types",
+     kRecompute, [](C, S s) { return !recompute_differs(s); }},
+    {F::torchtitan, "fp8_recipe",
+     "Float8 training has the tensorwise and rowwise recipes (and MX); no delayed or blockwise "
+     "scaling (components/quantization/float8.py)",
+     {K::fp8_recipe}, [](C c, S s) {
+       return !fp8(c) || s.fp8_recipe == Fp8Recipe::tensorwise || s.fp8_recipe == Fp8Recipe::mxfp8;
+     }},
+    {F::torchtitan, "fp8_param_gather",
+     "enable_fsdp_float8_all_gather needs tensorwise scaling and FSDP",
+     {K::fp8_param_gather, K::fp8_recipe, K::zero_stage},
+     [](C c, S s) {
+       return !fp8(c) || !s.fp8_param_gather ||
+              (s.fp8_recipe == Fp8Recipe::tensorwise && s.zero_stage >= 2);
+     }},
+    {F::torchtitan, "moe_token_dispatcher_type",
+     "expert parallelism dispatches tokens by all-to-all",
+     {K::moe_token_dispatcher_type, K::expert_model_parallel_size},
+     [](C, S s) {
+       return s.expert_model_parallel_size == 1 || s.moe_token_dispatcher_type == MoeDispatcher::alltoall;
+     }},
+    {F::torchtitan, "moe_permute_fusion",
+     "none of Megatron-Core's MoE switches (permute fusion, shared-expert overlap, EP comm "
+     "overlap, forced balancing)",
+     {K::moe_permute_fusion, K::moe_shared_expert_overlap, K::overlap_moe_expert_parallel_comm,
+      K::moe_router_force_load_balancing},
+     [](C, S s) {
+       return !s.moe_permute_fusion && !s.moe_shared_expert_overlap &&
+              !s.overlap_moe_expert_parallel_comm && !s.moe_router_force_load_balancing;
+     }},
+    {F::torchtitan, "use_precision_aware_optimizer",
+     "no precision-aware optimizer or optimizer-state dtypes",
+     kOptimizerDtypes, [](C, S s) { return default_optimizer_dtypes(s); }},
+    {F::torchtitan, "cpu_offloading_num_layers", "no activation offloading by layer",
+     {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
+};
+// clang-format on
+
+}  // namespace
+
+std::vector<const FrameworkRule*> framework_rules(Framework framework) {
+  std::vector<const FrameworkRule*> out;
+  for (const FrameworkRule& rule : kRules) {
+    if (rule.framework == framework) out.push_back(&rule);
+  }
+  return out;
+}
+
+std::vector<std::string> unsupported(Framework framework, const RuleContext& context,
+                                     const Strategy& strategy) {
+  std::vector<std::string> reasons;
+  for (const FrameworkRule* rule : framework_rules(framework)) {
+    if (!rule->expressible(context, strategy)) reasons.push_back(rule->reason());
+  }
+  return reasons;
+}
+
+}  // namespace paraplan::detail

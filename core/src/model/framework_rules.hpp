@@ -1,0 +1,34 @@
+// What each launch target cannot express (../shared/reference/launch-targets.md, "Cannot
+// express" of each target), one table. A launch lists the rules a strategy breaks as
+// "unsupported"; a search for one framework (Scenario::framework) skips the strategies that break
+// one, at the first level of its loop where every key the rule reads is decided.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/rules.hpp"
+#include "paraplan/framework.hpp"
+
+namespace paraplan::detail {
+
+struct FrameworkRule {
+  Framework framework;
+  std::string_view field;  // the strategy key (or "model") the framework cannot express
+  std::string_view why;    // what the framework lacks, and where that is stated
+  KeySet reads;            // the strategy keys `expressible` depends on
+  bool (*expressible)(const RuleContext& context, const Strategy& strategy);
+
+  std::string reason() const { return std::string(field) + ": " + std::string(why); }
+};
+
+// The rules of `framework`.
+std::vector<const FrameworkRule*> framework_rules(Framework framework);
+
+// "field: why" for every rule of `framework` that `strategy` breaks.
+std::vector<std::string> unsupported(Framework framework, const RuleContext& context,
+                                     const Strategy& strategy);
+
+}  // namespace paraplan::detail

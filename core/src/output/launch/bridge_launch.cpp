@@ -1,0 +1,258 @@
+// Megatron-Bridge 067f987df03b (main, 2026-08-22; Megatron-LM 2a75ac12c54b as its submodule):
+// a ConfigContainer from a recipe, with the model and strategy set on it (launch-targets.md
+// section 6; src/megatron/bridge/training/config.py).
+#include "output/launch/writers.hpp"
+
+namespace paraplan::detail {
+namespace {
+
+std::string py_bool(bool value) { return value ? "True" : "False"; }
+
+std::string model_lines(const ModelSpec& model, const Training& training) {
+  std::string t;
+  const auto set = [&](const std::string& name, const std::string& value) {
+    t += "m." + name + " = " + value + "\n";
+  };
+  const auto num = [&](const std::string& name, int64_t v) { set(name, std::to_string(v)); };
+  num("num_layers", model.num_layers);
+  num("hidden_size", model.hidden_size);
+  num("ffn_hidden_size", model.ffn_hidden_size);
+  num("num_attention_heads", model.num_attention_heads);
+  num("num_query_groups",
+      model.num_query_groups > 0 ? model.num_query_groups : model.num_attention_heads);
+  if (model.kv_channels > 0) num("kv_channels", model.kv_channels);
+  set("vocab_size", std::to_string(model.vocab_size));
+  num("seq_length", training.seq_length);
+  set("position_embedding_type",
+      model.position_embedding_type == PositionEmbedding::rope   ? "\"rope\""
+      : model.position_embedding_type == PositionEmbedding::none ? "\"none\""
+                                                                 : "\"learned_absolute\"");
+  set("add_bias_linear", py_bool(model.add_bias_linear));
+  set("share_embeddings_and_output_weights", py_bool(!model.untie_embeddings_and_output_weights));
+  set("hidden_dropout", number(model.hidden_dropout));
+  set("attention_dropout", number(model.attention_dropout));
+  if (model.moe) {
+    num("num_moe_experts", model.moe->num_experts);
+    num("moe_router_topk", model.moe->top_k);
+    num("moe_ffn_hidden_size", model.moe->moe_ffn_hidden_size);
+    if (model.moe->num_shared_experts > 0) {
+      num("moe_shared_expert_intermediate_size",
+          model.moe->num_shared_experts * model.moe->moe_ffn_hidden_size);
+    }
+    if (model.moe->first_k_dense_layers > 0) {
+      set("moe_layer_freq", "[0] * " + std::to_string(model.moe->first_k_dense_layers) +
+                                " + [1] * " +
+                                std::to_string(model.num_layers - model.moe->first_k_dense_layers));
+    }
+    set("moe_router_enable_expert_bias", py_bool(model.moe->moe_router_enable_expert_bias));
+  }
+  if (model.mla) {
+    num("q_lora_rank", model.mla->q_lora_rank);
+    num("kv_lora_rank", model.mla->kv_lora_rank);
+    num("qk_head_dim", model.mla->qk_head_dim);
+    num("qk_pos_emb_head_dim", model.mla->qk_pos_emb_head_dim);
+    num("v_head_dim", model.mla->v_head_dim);
+  }
+  if (model.mtp_num_layers > 0) num("mtp_num_layers", model.mtp_num_layers);
+  return t;
+}
+
+std::string mixed_precision(const Training& training, const Strategy& s) {
+  switch (training.precision) {
+    case Precision::bf16:
+      return "\"bf16_mixed\"";
+    case Precision::fp16:
+      return "\"fp16_mixed\"";
+    case Precision::fp32:
+      return "None";
+    case Precision::fp8:
+      switch (s.fp8_recipe) {  // the recipes registered in training/mixed_precision.py
+        case Fp8Recipe::delayed:
+          return "\"bf16_with_fp8_mixed\"";
+        case Fp8Recipe::tensorwise:
+          return "\"bf16_with_fp8_current_scaling_mixed\"";
+        case Fp8Recipe::mxfp8:
+          return "\"bf16_with_mxfp8_mixed\"";
+        case Fp8Recipe::blockwise:
+          return "\"bf16_with_fp8_subchannel_scaling_mixed\"";
+      }
+  }
+  return "\"bf16_mixed\"";
+}
+
+std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
+  const Strategy& s = in.strategy;
+  std::string t;
+  const auto set = [&](const std::string& name, const std::string& value) {
+    t += name + " = " + value + "\n";
+  };
+  const auto num = [&](const std::string& name, int64_t v) { set(name, std::to_string(v)); };
+  num("m.tensor_model_parallel_size", s.tensor_model_parallel_size);
+  num("m.pipeline_model_parallel_size", s.pipeline_model_parallel_size);
+  // The layer split as Megatron-LM's flags spell it, under Megatron-Core's attribute names
+  // (the same TransformerConfig fields, launch-targets.md section 6).
+  const std::vector<std::string> args = megatron_program_arguments(in, 0);
+  bool layout = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    const std::string next = i + 1 < args.size() ? args[i + 1] : "";
+    if (word == "--pipeline-model-parallel-layout") {
+      set("m.pipeline_model_parallel_layout", next);
+      layout = true;
+    }
+    if (word == "--decoder-first-pipeline-num-layers")
+      set("m.num_layers_in_first_pipeline_stage", next);
+    if (word == "--decoder-last-pipeline-num-layers")
+      set("m.num_layers_in_last_pipeline_stage", next);
+    if (word == "--account-for-embedding-in-pipeline-split") {
+      set("m.account_for_embedding_in_pipeline_split", "True");
+    }
+    if (word == "--account-for-loss-in-pipeline-split")
+      set("m.account_for_loss_in_pipeline_split", "True");
+  }
+  set("m.virtual_pipeline_model_parallel_size",
+      !layout && s.virtual_pipeline_model_parallel_size > 1
+          ? std::to_string(s.virtual_pipeline_model_parallel_size)
+          : "None");
+  num("m.context_parallel_size", s.context_parallel_size);
+  set("m.cp_comm_type", s.cp_comm_type == CpCommType::p2p   ? "\"p2p\""
+                        : s.cp_comm_type == CpCommType::a2a ? "\"a2a\""
+                                                            : "\"all_gather\"");
+  num("m.expert_model_parallel_size", s.expert_model_parallel_size);
+  set("m.expert_tensor_parallel_size",
+      s.expert_tensor_parallel_size > 0 ? std::to_string(s.expert_tensor_parallel_size) : "None");
+  set("m.sequence_parallel", py_bool(s.sequence_parallel && s.tensor_model_parallel_size > 1));
+  if (in.scenario.model.moe) {
+    set("m.moe_token_dispatcher_type",
+        "\"" + std::string(to_string(s.moe_token_dispatcher_type)) + "\"");
+    set("m.moe_grouped_gemm", py_bool(s.moe_grouped_gemm));
+    set("m.moe_permute_fusion", py_bool(s.moe_permute_fusion));
+    set("m.moe_shared_expert_overlap", py_bool(s.moe_shared_expert_overlap));
+    set("m.overlap_moe_expert_parallel_comm", py_bool(s.overlap_moe_expert_parallel_comm));
+  }
+  if (r.granularity == RecomputeGranularity::none) {
+    set("m.recompute_granularity", "None");
+  } else {
+    set("m.recompute_granularity", "\"" + std::string(to_string(r.granularity)) + "\"");
+  }
+  if (r.granularity == RecomputeGranularity::full) {
+    set("m.recompute_method", "\"" + std::string(to_string(r.method)) + "\"");
+    num("m.recompute_num_layers", r.num_layers);
+  }
+  if (r.granularity == RecomputeGranularity::selective) {
+    std::string modules;
+    for (const std::string_view name :
+         choice_set_names(strategy_key(StrategyKeyId::recompute_modules), r.modules)) {
+      modules += (modules.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+    }
+    set("m.recompute_modules", "[" + modules + "]");
+  }
+  if (s.cpu_offloading_num_layers > 0) {
+    set("m.cpu_offloading", "True");
+    num("m.cpu_offloading_num_layers", s.cpu_offloading_num_layers);
+  }
+  set("m.attention_backend", s.use_flash_attn ? "AttnBackend.flash" : "AttnBackend.auto");
+  set("m.cross_entropy_loss_fusion", py_bool(s.cross_entropy_loss_fusion));
+  num("cfg.train.micro_batch_size", s.micro_batch_size);
+  num("cfg.train.global_batch_size", in.scenario.training.global_batch_size);
+  num("cfg.dataset.seq_length", in.scenario.training.seq_length);
+  const bool fsdp = s.zero_stage >= 2;
+  set("cfg.ddp.use_distributed_optimizer", py_bool(s.zero_stage >= 1));
+  set("cfg.optimizer.use_distributed_optimizer", py_bool(s.zero_stage >= 1));
+  set("cfg.ddp.use_megatron_fsdp", py_bool(fsdp));
+  if (fsdp) {
+    set("cfg.ddp.data_parallel_sharding_strategy",
+        s.zero_stage == 2 ? "\"optim_grads\"" : "\"optim_grads_params\"");
+    set("cfg.checkpoint.ckpt_format", "\"fsdp_dtensor\"");
+  }
+  set("cfg.ddp.overlap_grad_reduce", py_bool(s.overlap_grad_reduce));
+  set("cfg.ddp.overlap_param_gather", py_bool(s.overlap_param_gather));
+  set("cfg.ddp.grad_reduce_in_fp32", py_bool(!s.grad_reduce_in_bf16));
+  if (s.use_precision_aware_optimizer) {
+    set("cfg.optimizer.use_precision_aware_optimizer", "True");
+    set("cfg.optimizer.main_grads_dtype",
+        std::string("torch.") +
+            (s.main_grads_dtype == MainGradsDtype::bf16 ? "bfloat16" : "float32"));
+    set("cfg.optimizer.main_params_dtype",
+        std::string("torch.") +
+            (s.main_params_dtype == MainParamsDtype::fp16 ? "float16" : "float32"));
+    const auto moment = [](MomentDtype d) {
+      return std::string(d == MomentDtype::fp16   ? "torch.float16"
+                         : d == MomentDtype::bf16 ? "torch.bfloat16"
+                         : d == MomentDtype::fp8  ? "torch.uint8"
+                                                  : "torch.float32");
+    };
+    set("cfg.optimizer.exp_avg_dtype", moment(s.exp_avg_dtype));
+    set("cfg.optimizer.exp_avg_sq_dtype", moment(s.exp_avg_sq_dtype));
+  }
+  if (s.tp_comm_overlap) {
+    set("cfg.comm_overlap", "CommOverlapConfig(tp_comm_overlap=True)");
+  }
+  set("cfg.mixed_precision", mixed_precision(in.scenario.training, s));
+  if (in.scenario.training.precision == Precision::fp8 && s.fp8_param_gather) {
+    set("cfg.mixed_precision", "get_mixed_precision_config(cfg.mixed_precision)");
+    set("cfg.mixed_precision.fp8_param_gather", "True");
+  }
+  return t;
+}
+
+}  // namespace
+
+Launch bridge_launch(const LaunchInput& in) {
+  Launch launch;
+  const ModelSpec& model = in.scenario.model;
+  const bool mla = model.mla.has_value();
+  const std::string recipe = mla ? "deepseek_v3_pretrain_config" : "llama3_8b_pretrain_config";
+  const std::string module =
+      mla ? "megatron.bridge.recipes.deepseek" : "megatron.bridge.recipes.llama";
+  std::string script =
+      "# Megatron-Bridge 067f987df03b (main, 2026-08-22): pretrain " + model.name +
+      " with the strategy Paraplan found.\n"
+      "# Run with torchrun (the command); PARAPLAN_GPU_TYPE picks the GPU type's recompute.\n"
+      "import os\n\nimport torch\n"
+      "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n"
+      "from megatron.bridge.training.gpt_step import forward_step\n"
+      "from megatron.bridge.training.mixed_precision import get_mixed_precision_config\n"
+      "from megatron.bridge.training.pretrain import pretrain\n"
+      "from megatron.core.transformer.enums import AttnBackend\nfrom " +
+      module + " import " + recipe + "\n\n" + "cfg = " + recipe +
+      "()  # data, optimizer and scheduler from the recipe; the model below\n"
+      "m = cfg.model\n" +
+      model_lines(model, in.scenario.training);
+  const bool mixed = in.hosts.groups.size() > 1;
+  if (!mixed) {
+    script += strategy_lines(in, in.strategy.recompute.front());
+  } else {
+    script += "gpu_type = os.environ[\"PARAPLAN_GPU_TYPE\"]\n";
+    for (size_t g = 0; g < in.hosts.groups.size(); ++g) {
+      const HostGroup& group = in.hosts.groups[g];
+      std::string body = strategy_lines(in, in.strategy.recompute[static_cast<size_t>(group.pool)]);
+      std::string indented;
+      size_t start = 0;
+      while (start < body.size()) {
+        const size_t end = body.find('\n', start);
+        indented += "    " + body.substr(start, end - start) + "\n";
+        start = end + 1;
+      }
+      script +=
+          std::string(g == 0 ? "if" : "elif") + " gpu_type == \"" + group.gpu + "\":\n" + indented;
+    }
+  }
+  script += "\npretrain(cfg, forward_step)\n";
+  launch.files["pretrain_paraplan.py"] = script;
+  std::string text = "# Megatron-Bridge 067f987df03b (main, 2026-08-22).\n";
+  if (in.strategy.zero_stage < 2 &&
+      (in.strategy.tensor_model_parallel_size > 1 || in.strategy.context_parallel_size > 1)) {
+    text += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
+  }
+  text += rendezvous_environment(in.hosts);
+  text += torchrun_lines(
+      in.hosts, [](const HostGroup&) { return std::string("pretrain_paraplan.py"); },
+      [&](const HostGroup& group) {
+        return mixed ? "PARAPLAN_GPU_TYPE=" + group.gpu + " " : std::string();
+      });
+  launch.command = text;
+  return launch;
+}
+
+}  // namespace paraplan::detail

@@ -1,0 +1,177 @@
+// Colossal-AI 0.5.0 (4f9953be335e): a training script around HybridParallelPlugin or
+// MoeHybridParallelPlugin and a Hugging Face model (launch-targets.md section 5).
+#include "output/launch/writers.hpp"
+
+namespace paraplan::detail {
+namespace {
+
+std::string py_bool(bool value) { return value ? "True" : "False"; }
+
+// The Hugging Face config of the model (transformers' LlamaConfig, MixtralConfig,
+// DeepseekV3Config), as Shardformer's policies shard it.
+std::string model_config(const ModelSpec& m, const Training& t) {
+  const std::string common =
+      "hidden_size=" + std::to_string(m.hidden_size) +
+      ", num_hidden_layers=" + std::to_string(m.num_layers) +
+      ", num_attention_heads=" + std::to_string(m.num_attention_heads) + ", num_key_value_heads=" +
+      std::to_string(m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads) +
+      ", vocab_size=" + std::to_string(m.vocab_size) +
+      ", max_position_embeddings=" + std::to_string(t.seq_length) +
+      ", tie_word_embeddings=" + py_bool(!m.untie_embeddings_and_output_weights);
+  if (m.mla) {
+    return "from transformers import DeepseekV3Config as ModelConfig, DeepseekV3ForCausalLM as "
+           "Model\nconfig = ModelConfig(" +
+           common + ", intermediate_size=" + std::to_string(m.ffn_hidden_size) +
+           ", moe_intermediate_size=" +
+           std::to_string(m.moe ? m.moe->moe_ffn_hidden_size : m.ffn_hidden_size) +
+           ", n_routed_experts=" + std::to_string(m.moe ? m.moe->num_experts : 0) +
+           ", num_experts_per_tok=" + std::to_string(m.moe ? m.moe->top_k : 0) +
+           ", n_shared_experts=" + std::to_string(m.moe ? m.moe->num_shared_experts : 0) +
+           ", first_k_dense_replace=" + std::to_string(m.moe ? m.moe->first_k_dense_layers : 0) +
+           ", q_lora_rank=" +
+           (m.mla->q_lora_rank > 0 ? std::to_string(m.mla->q_lora_rank) : "None") +
+           ", kv_lora_rank=" + std::to_string(m.mla->kv_lora_rank) +
+           ", qk_nope_head_dim=" + std::to_string(m.mla->qk_head_dim) +
+           ", qk_rope_head_dim=" + std::to_string(m.mla->qk_pos_emb_head_dim) +
+           ", v_head_dim=" + std::to_string(m.mla->v_head_dim) + ")\n";
+  }
+  if (m.moe) {
+    return "from transformers import MixtralConfig as ModelConfig, MixtralForCausalLM as Model\n"
+           "config = ModelConfig(" +
+           common + ", intermediate_size=" + std::to_string(m.moe->moe_ffn_hidden_size) +
+           ", num_local_experts=" + std::to_string(m.moe->num_experts) +
+           ", num_experts_per_tok=" + std::to_string(m.moe->top_k) + ")\n";
+  }
+  return "from transformers import LlamaConfig as ModelConfig, LlamaForCausalLM as Model\n"
+         "config = ModelConfig(" +
+         common + ", intermediate_size=" + std::to_string(m.ffn_hidden_size) +
+         ", attention_bias=" + py_bool(m.add_bias_linear) +
+         ", mlp_bias=" + py_bool(m.add_bias_linear) + ")\n";
+}
+
+std::string precision(Precision p) {
+  switch (p) {
+    case Precision::fp16:
+      return "fp16";
+    case Precision::fp32:
+      return "fp32";
+    default:
+      return "bf16";
+  }
+}
+
+}  // namespace
+
+Launch colossalai_launch(const LaunchInput& in) {
+  const Strategy& s = in.strategy;
+  const ModelSpec& model = in.scenario.model;
+  const Training& training = in.scenario.training;
+  Launch launch;
+  const int64_t pp = s.pipeline_model_parallel_size;
+  const int64_t v = s.virtual_pipeline_model_parallel_size;
+  const bool moe = model.moe.has_value();
+  std::string plugin =
+      std::string(moe ? "MoeHybridParallelPlugin" : "HybridParallelPlugin") + "(\n";
+  const auto arg = [&](const std::string& name, const std::string& value) {
+    plugin += "    " + name + "=" + value + ",\n";
+  };
+  arg("tp_size", std::to_string(s.tensor_model_parallel_size));
+  arg("pp_size", std::to_string(pp));
+  if (moe) arg("ep_size", std::to_string(s.expert_model_parallel_size));
+  if (s.context_parallel_size > 1) {
+    arg("sp_size", std::to_string(s.context_parallel_size));
+    arg("enable_sequence_parallelism", "True");
+    arg("sequence_parallelism_mode",
+        s.cp_comm_type == CpCommType::a2a ? "\"all_to_all\"" : "\"ring_attn\"");
+  } else if (s.sequence_parallel && s.tensor_model_parallel_size > 1) {
+    arg("enable_sequence_parallelism", "True");
+    arg("sequence_parallelism_mode", "\"split_gather\"");
+  }
+  if (pp > 1) {
+    arg("pp_style", v > 1 ? "\"interleaved\"" : "\"1f1b\"");
+    arg("num_model_chunks", std::to_string(v));
+    arg("microbatch_size", std::to_string(s.micro_batch_size));
+    const std::vector<int64_t>& layers = s.pipeline_stage_layers;
+    if (v == 1 && !layers.empty() &&
+        std::any_of(layers.begin(), layers.end(), [&](int64_t l) { return l != layers.front(); })) {
+      std::string list;
+      for (const int64_t l : layers) list += (list.empty() ? "" : ", ") + std::to_string(l);
+      arg("num_layers_per_stage", "[" + list + "]");
+    }
+  }
+  arg("zero_stage", std::to_string(s.zero_stage));
+  arg("overlap_communication", py_bool(s.overlap_grad_reduce));
+  if (s.zero_stage >= 1) arg("overlap_allgather", py_bool(s.overlap_param_gather));
+  arg("precision", "\"" + precision(training.precision) + "\"");
+  if (training.precision == Precision::fp8) arg("use_fp8", "True");
+  arg("enable_flash_attention", py_bool(s.use_flash_attn));
+  const Recompute& r = s.recompute.front();
+  if (r.granularity == RecomputeGranularity::full) {
+    if (r.method == RecomputeMethod::block && pp > 1) {
+      std::string list;
+      for (int64_t i = 0; i < pp * v; ++i) {
+        list += (list.empty() ? "" : ", ") + std::to_string(r.num_layers);
+      }
+      arg("gradient_checkpoint_config",
+          "PipelineGradientCheckpointConfig(num_ckpt_layers_per_stage=[" + list + "])");
+    } else if (pp > 1) {
+      arg("gradient_checkpoint_config",
+          r.method == RecomputeMethod::block
+              ? "PipelineGradientCheckpointConfig(num_ckpt_layers_per_stage=[" +
+                    std::to_string(r.num_layers) + "])"
+              : std::string("PipelineGradientCheckpointConfig(gradient_checkpointing_ratio=1.0)"));
+    }
+  }
+  plugin += "    # pipeline stages on the slowest rank axis, as the host order assumes\n";
+  arg("dp_outside", "False");
+  plugin += ")\n";
+  const int64_t dp_batch = training.global_batch_size / std::max<int64_t>(1, in.data_parallel_size);
+  std::string script =
+      "# Colossal-AI 0.5.0 (4f9953be335e): train " + model.name +
+      " with the strategy Paraplan found.\nimport colossalai\nimport torch\n"
+      "from colossalai.booster import Booster\nfrom colossalai.booster.plugin import " +
+      (moe ? "MoeHybridParallelPlugin" : "HybridParallelPlugin") +
+      "\nfrom colossalai.nn.optimizer import HybridAdam\n" +
+      (plugin.find("PipelineGradientCheckpointConfig") != std::string::npos
+           ? "from colossalai.shardformer import PipelineGradientCheckpointConfig\n"
+           : "") +
+      model_config(model, training) + "\ncolossalai.launch_from_torch()\nplugin = " + plugin +
+      "model = Model(config)\n" +
+      (r.granularity == RecomputeGranularity::full ? "model.gradient_checkpointing_enable()\n"
+                                                   : "") +
+      "optimizer = HybridAdam(model.parameters(), lr=1.5e-4)\n"
+      "dataset = ...  # your tokenized dataset of " +
+      std::to_string(training.seq_length) +
+      "-token sequences\n"
+      "loader = plugin.prepare_dataloader(dataset, batch_size=" +
+      std::to_string(pp > 1 ? dp_batch : s.micro_batch_size) +
+      ", shuffle=True, drop_last=True)  # global batch " +
+      std::to_string(training.global_batch_size) + " over data parallel " +
+      std::to_string(in.data_parallel_size) +
+      "\n"
+      "booster = Booster(plugin=plugin)\n"
+      "model, optimizer, _, loader, _ = booster.boost(model, optimizer, dataloader=loader)\n"
+      "data_iter = iter(loader)\n"
+      "for step in range(1000):\n";
+  if (pp > 1) {
+    script +=
+        "    booster.execute_pipeline(data_iter, model, criterion=lambda outputs, inputs: "
+        "outputs[0], optimizer=optimizer, return_loss=True)\n";
+  } else {
+    const int64_t accumulation = dp_batch / std::max<int64_t>(1, s.micro_batch_size);
+    script += "    for _ in range(" + std::to_string(accumulation) + "):  # micro-batches of " +
+              std::to_string(s.micro_batch_size) +
+              "\n        batch = next(data_iter)\n"
+              "        loss = model(**batch).loss / " +
+              std::to_string(accumulation) + "\n        booster.backward(loss, optimizer)\n";
+  }
+  script += "    optimizer.step()\n    optimizer.zero_grad()\n";
+  launch.files["train.py"] = script;
+  std::string text = "# Colossal-AI 0.5.0 (4f9953be335e), with train.py beside it.\n";
+  text += rendezvous_environment(in.hosts);
+  text += torchrun_lines(in.hosts, [](const HostGroup&) { return std::string("train.py"); });
+  launch.command = text;
+  return launch;
+}
+
+}  // namespace paraplan::detail

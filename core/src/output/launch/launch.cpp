@@ -1,0 +1,58 @@
+// The launch of a strategy on each framework: the framework's writer, or the fields it cannot
+// express (model/framework_rules.cpp).
+#include "paraplan/launch.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "model/framework_rules.hpp"
+#include "output/launch/writers.hpp"
+
+namespace paraplan {
+
+Launch make_launch(Framework framework, const Strategy& strategy, const Scenario& scenario,
+                   int64_t data_parallel_size) {
+  const int64_t num_gpus = strategy.pipeline_model_parallel_size *
+                           strategy.gpus_per_stage(std::max<int64_t>(1, data_parallel_size));
+  const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, num_gpus};
+  Launch launch;
+  launch.unsupported = detail::unsupported(framework, context, strategy);
+  if (!launch.unsupported.empty()) return launch;
+  const detail::LaunchInput in{strategy, scenario, data_parallel_size,
+                               detail::num_micro_batches(context, strategy),
+                               detail::plan_hosts(strategy, scenario, data_parallel_size)};
+  switch (framework) {
+    case Framework::megatron:
+      return detail::megatron_launch(in);
+    case Framework::megatron_bridge:
+      return detail::bridge_launch(in);
+    case Framework::mindspeed_llm:
+      return detail::mindspeed_launch(in);
+    case Framework::deepspeed:
+      return detail::deepspeed_launch(in);
+    case Framework::colossalai:
+      return detail::colossalai_launch(in);
+    case Framework::torchtitan:
+      return detail::torchtitan_launch(in);
+  }
+  return launch;
+}
+
+nlohmann::json to_json(const Launch& launch) {
+  if (!launch.unsupported.empty()) return {{"unsupported", launch.unsupported}};
+  nlohmann::json files = nlohmann::json::object();
+  for (const auto& [name, text] : launch.files) files[name] = text;
+  return {{"command", launch.command}, {"files", files}};
+}
+
+nlohmann::json launches_json(const Strategy& strategy, const Scenario& scenario,
+                             int64_t data_parallel_size) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t i = 0; i < framework_names().size(); ++i) {
+    const auto framework = static_cast<Framework>(i);
+    out[std::string(to_string(framework))] =
+        to_json(make_launch(framework, strategy, scenario, data_parallel_size));
+  }
+  return out;
+}
+
+}  // namespace paraplan

@@ -1,0 +1,61 @@
+// MindSpeed-LLM c77308a14bfc on Megatron-LM core_v0.12.1 (a845aa7e12b3): launch-targets.md
+// section 3. Megatron-LM's flags with MindSpeed's spelling of flash attention and of the
+// context-parallel algorithm.
+#include "output/launch/writers.hpp"
+
+namespace paraplan::detail {
+namespace {
+
+std::string cp_algorithm(CpCommType type) {
+  switch (type) {
+    case CpCommType::p2p:
+      return "megatron_cp_algo";
+    case CpCommType::a2a:
+      return "ulysses_cp_algo";
+    case CpCommType::allgather:
+      return "kvallgather_cp_algo";
+  }
+  return "megatron_cp_algo";
+}
+
+std::vector<std::string> mindspeed_arguments(const LaunchInput& in, int pool) {
+  const Strategy& s = in.strategy;
+  std::vector<std::string> megatron = megatron_program_arguments(in, pool);
+  std::vector<std::string> args = {"--use-mcore-models", "--transformer-impl",
+                                   in.scenario.training.precision == Precision::fp8
+                                       ? "transformer_engine"  // "FP8 just support TE implement"
+                                       : "local"};
+  for (size_t i = 0; i < megatron.size(); ++i) {
+    const std::string& word = megatron[i];
+    if (word == "--attention-backend") {  // MindSpeed patches --use-flash-attn to NPU FA
+      args.emplace_back("--use-flash-attn");
+      ++i;
+    } else if (word == "--cp-comm-type") {
+      ++i;  // written below, always (the docs and the code disagree on its default)
+    } else {
+      args.push_back(word);
+    }
+  }
+  if (s.context_parallel_size > 1) {
+    args.emplace_back("--context-parallel-algo");
+    args.push_back(cp_algorithm(s.cp_comm_type));
+  }
+  return args;
+}
+
+}  // namespace
+
+Launch mindspeed_launch(const LaunchInput& in) {
+  Launch launch;
+  std::string text =
+      "# MindSpeed-LLM c77308a14bfc (master, 2026-08-21) on Megatron-LM core_v0.12.1, run from "
+      "its repository root.\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\n";
+  text += rendezvous_environment(in.hosts);
+  text += torchrun_lines(in.hosts, [&](const HostGroup& group) {
+    return "pretrain_gpt.py " + join(mindspeed_arguments(in, group.pool));
+  });
+  launch.command = text;
+  return launch;
+}
+
+}  // namespace paraplan::detail

@@ -1,0 +1,27 @@
+// One launch writer per framework (launch-targets.md names each one's flags and sources).
+#pragma once
+
+#include "output/launch/hosts.hpp"
+#include "paraplan/launch.hpp"
+
+namespace paraplan::detail {
+
+struct LaunchInput {
+  const Strategy& strategy;
+  const Scenario& scenario;
+  int64_t data_parallel_size;
+  int64_t num_micro_batches;
+  Hosts hosts;
+};
+
+Launch megatron_launch(const LaunchInput& in);
+Launch bridge_launch(const LaunchInput& in);
+Launch mindspeed_launch(const LaunchInput& in);
+Launch deepspeed_launch(const LaunchInput& in);
+Launch colossalai_launch(const LaunchInput& in);
+Launch torchtitan_launch(const LaunchInput& in);
+
+// Megatron-LM's arguments for GPU type `pool`: the model's, the strategy's, and mock data.
+std::vector<std::string> megatron_program_arguments(const LaunchInput& in, int pool);
+
+}  // namespace paraplan::detail

@@ -1,0 +1,384 @@
+// Launches on each framework (docs/contract.md section 5, "launch"). The golden files under
+// tests/unit/data/launch-golden/ were each read by hand against the argument definitions that
+// ../shared/reference/launch-targets.md names (Megatron-LM arguments.py at d98e8a64ddf3,
+// MindSpeed-LLM on core_v0.12.1, Megatron-DeepSpeed arguments.py and DeepSpeed's
+// config-json.md, Colossal-AI's hybrid_parallel_plugin.py, Megatron-Bridge's config.py,
+// torchtitan v0.2.2's job_config.py). A change that moves them rewrites the files with
+// PARAPLAN_REGENERATE_GOLDEN=1 and says why in its commit.
+#include "paraplan/launch.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "model/rules.hpp"
+#include "paraplan/megatron.hpp"
+#include "paraplan/search.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+// The scenario's strategy, complete, with its stages spelled out as the search writes them.
+struct Pinned {
+  Scenario scenario;
+  Strategy strategy;
+  int64_t data_parallel_size = 0;
+};
+
+Pinned pinned(const nlohmann::json& document) {
+  Pinned p{parse_scenario(document), {}, 0};
+  Strategy& s = p.strategy;
+  s = complete_strategy(p.scenario.strategy, p.scenario.cluster);
+  if (s.pipeline_stage_gpus.empty()) {
+    s.pipeline_stage_gpus.assign(static_cast<size_t>(s.pipeline_model_parallel_size), 0);
+  }
+  if (s.pipeline_stage_layers.empty()) {
+    s.pipeline_stage_layers =
+        detail::standard_split(p.scenario.model.num_layers, s.pipeline_model_parallel_size,
+                               s.virtual_pipeline_model_parallel_size);
+  }
+  p.data_parallel_size =
+      p.scenario.cluster.num_gpus /
+      (s.tensor_model_parallel_size * s.context_parallel_size * s.pipeline_model_parallel_size);
+  return p;
+}
+
+nlohmann::json launches(const nlohmann::json& document) {
+  const Pinned p = pinned(document);
+  return launches_json(p.strategy, p.scenario, p.data_parallel_size);
+}
+
+// launch-targets.md's reference strategy: Llama-2-70B on 256 GPUs, TP4 PP4 VP5 CP2 DP8,
+// micro-batch 1, global batch 512, sequence 4096, SP, selective recompute, ZeRO-1, flash, bf16.
+nlohmann::json reference(nlohmann::json strategy_changes = nlohmann::json::object()) {
+  nlohmann::json d = nlohmann::json::parse(R"({
+    "model": "llama2-70b",
+    "training": {"global_batch_size": 512, "seq_length": 4096, "precision": "bf16"},
+    "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 256}]},
+    "strategy": {"tensor_model_parallel_size": 4, "pipeline_model_parallel_size": 4,
+      "virtual_pipeline_model_parallel_size": 5, "context_parallel_size": 2,
+      "micro_batch_size": 1, "sequence_parallel": true, "recompute_granularity": "selective",
+      "zero_stage": 1, "use_flash_attn": true, "overlap_grad_reduce": true,
+      "overlap_param_gather": true}})");
+  d["strategy"].update(strategy_changes);
+  return d;
+}
+
+// The golden cases: the reference; a mixed cluster with uneven stages and recompute per GPU
+// type; DeepSeek-V3 (MoE, MLA, MTP) in fp8 with expert parallelism; Ulysses without TP/PP under
+// ZeRO-3; and ZeRO-2 with full recompute and no pipeline.
+std::vector<std::pair<std::string, nlohmann::json>> golden_cases() {
+  std::vector<std::pair<std::string, nlohmann::json>> cases;
+  cases.emplace_back("reference", reference());
+  cases.emplace_back("mixed", nlohmann::json::parse(R"({
+    "model": "llama2-70b",
+    "training": {"global_batch_size": 512, "seq_length": 4096, "precision": "bf16"},
+    "cluster": {"gpus_per_node": 8, "gpus": [{"type": "a800", "count": 128},
+                                             {"type": "h800", "count": 128}]},
+    "strategy": {"tensor_model_parallel_size": 8, "pipeline_model_parallel_size": 4,
+      "micro_batch_size": 1, "sequence_parallel": true,
+      "recompute_granularity": {"a800": "full", "h800": "selective"},
+      "recompute_method": "block", "recompute_num_layers": 4,
+      "zero_stage": 1, "use_flash_attn": true, "overlap_grad_reduce": true,
+      "overlap_param_gather": true, "pipeline_stage_gpus": ["a800", "a800", "h800", "h800"],
+      "pipeline_stage_layers": [16, 16, 24, 24]}})"));
+  cases.emplace_back("deepseek-v3-fp8", nlohmann::json::parse(R"({
+    "model": "deepseek-v3",
+    "training": {"global_batch_size": 1024, "seq_length": 4096, "precision": "fp8"},
+    "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h800", "count": 1024}]},
+    "strategy": {"tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 16,
+      "virtual_pipeline_model_parallel_size": 1, "expert_model_parallel_size": 64,
+      "expert_tensor_parallel_size": 1, "moe_token_dispatcher_type": "alltoall",
+      "moe_grouped_gemm": true, "moe_permute_fusion": true, "micro_batch_size": 1,
+      "sequence_parallel": true, "recompute_granularity": "selective",
+      "recompute_modules": ["core_attn", "mla_up_proj", "moe_act"], "zero_stage": 1,
+      "use_flash_attn": true, "overlap_grad_reduce": true, "overlap_param_gather": true,
+      "fp8_recipe": "blockwise"}})"));
+  cases.emplace_back("ulysses-zero3", nlohmann::json::parse(R"({
+    "model": "llama2-7b",
+    "training": {"global_batch_size": 64, "seq_length": 32768, "precision": "bf16"},
+    "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 16}]},
+    "strategy": {"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 1,
+      "context_parallel_size": 4, "cp_comm_type": "a2a", "micro_batch_size": 1,
+      "recompute_granularity": "full", "recompute_method": "uniform", "recompute_num_layers": 1,
+      "zero_stage": 3, "use_flash_attn": true, "overlap_grad_reduce": true,
+      "overlap_param_gather": true}})"));
+  cases.emplace_back("zero2-full", nlohmann::json::parse(R"({
+    "model": "llama2-13b",
+    "training": {"global_batch_size": 256, "seq_length": 4096, "precision": "bf16"},
+    "cluster": {"gpus_per_node": 8, "gpus": [{"type": "a100", "count": 32}]},
+    "strategy": {"tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 1,
+      "micro_batch_size": 2, "sequence_parallel": true, "recompute_granularity": "full",
+      "recompute_method": "uniform", "recompute_num_layers": 1, "zero_stage": 2,
+      "use_flash_attn": true, "overlap_grad_reduce": true}})"));
+  return cases;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// Every word starting with "--" after `program` on each torchrun line of `command`.
+std::vector<std::string> program_flags(const std::string& command, const std::string& program) {
+  std::vector<std::string> flags;
+  std::istringstream lines(command);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t at = line.find(" " + program + " ");
+    if (line.rfind("torchrun", 0) != 0 || at == std::string::npos) continue;
+    std::istringstream words(line.substr(at + program.size() + 2));
+    std::string word;
+    while (words >> word) {
+      if (word.rfind("--", 0) == 0) flags.push_back(word);
+    }
+  }
+  return flags;
+}
+
+}  // namespace
+
+TEST_CASE("launches on every framework match the hand-checked golden files") {
+  const bool regenerate = std::getenv("PARAPLAN_REGENERATE_GOLDEN") != nullptr;
+  for (const auto& [name, document] : golden_cases()) {
+    CAPTURE(name);
+    const std::string path =
+        std::string(PARAPLAN_UNIT_DATA_DIR) + "/launch-golden/" + name + ".json";
+    const nlohmann::json actual = launches(document);
+    if (regenerate) {
+      std::ofstream(path) << actual.dump(1) << '\n';
+      continue;
+    }
+    const std::string text = read_file(path);
+    REQUIRE(!text.empty());
+    const nlohmann::json expected = nlohmann::json::parse(text);
+    for (const std::string_view framework : framework_names()) {
+      CAPTURE(framework);
+      CHECK(actual[std::string(framework)] == expected[std::string(framework)]);
+    }
+  }
+}
+
+TEST_CASE("a launch is a command with files, or the fields the framework cannot express") {
+  for (const auto& [name, document] : golden_cases()) {
+    CAPTURE(name);
+    const nlohmann::json all = launches(document);
+    REQUIRE(all.size() == framework_names().size());
+    for (const auto& [framework, launch] : all.items()) {
+      CAPTURE(framework);
+      if (launch.contains("unsupported")) {
+        CHECK(launch.size() == 1);
+        CHECK(!launch["unsupported"].empty());
+        for (const auto& reason : launch["unsupported"]) {
+          const std::string why = reason;
+          CHECK(why.find(": ") != std::string::npos);  // "field: why"
+        }
+      } else {
+        CHECK(launch.size() == 2);
+        CHECK(launch["command"].get<std::string>().find("torchrun --nnodes $NNODES") !=
+              std::string::npos);
+        CHECK(launch["files"].is_object());
+      }
+    }
+  }
+}
+
+TEST_CASE("Megatron-LM's launch of the reference strategy is launch-targets.md's example") {
+  const std::string command = launches(reference())["megatron"]["command"];
+  // The flags of launch-targets.md section 2's example, verified there against d98e8a6.
+  for (const char* expected :
+       {"export CUDA_DEVICE_MAX_CONNECTIONS=1", "--nproc-per-node 8", "export NNODES=32",
+        "--num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672 --num-attention-heads 64 "
+        "--group-query-attention --num-query-groups 8",
+        "--position-embedding-type rope", "--normalization RMSNorm --swiglu",
+        "--disable-bias-linear --untie-embeddings-and-output-weights",
+        "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 4 "
+        "--num-layers-per-virtual-pipeline-stage 4 --context-parallel-size 2",
+        "--micro-batch-size 1 --sequence-parallel --recompute-granularity selective",
+        "--use-distributed-optimizer --attention-backend flash --overlap-grad-reduce "
+        "--overlap-param-gather",
+        "--global-batch-size 512 --seq-length 4096 --bf16", "--vocab-size 32000"}) {
+    CAPTURE(expected);
+    CHECK(command.find(expected) != std::string::npos);
+  }
+  CHECK(command.find("--use-flash-attn") == std::string::npos);  // a no-op on d98e8a6
+}
+
+TEST_CASE("Megatron-LM: ZeRO-2/3 checkpoint in fsdp_dtensor and leave the connections unset") {
+  for (const int zero : {2, 3}) {
+    const std::string command =
+        launches(reference({{"zero_stage", zero},
+                            {"pipeline_model_parallel_size", 1},
+                            {"virtual_pipeline_model_parallel_size", 1}}))["megatron"]["command"];
+    CHECK(command.find("--use-megatron-fsdp") != std::string::npos);
+    CHECK(command.find("--ckpt-format fsdp_dtensor") != std::string::npos);
+    CHECK(command.find("export CUDA_DEVICE_MAX_CONNECTIONS=1") == std::string::npos);
+  }
+}
+
+TEST_CASE("Megatron-LM: fp8 names its recipe") {
+  nlohmann::json d = reference({{"fp8_recipe", "tensorwise"}});
+  d["training"]["precision"] = "fp8";
+  const std::string command = launches(d)["megatron"]["command"];
+  CHECK(command.find("--fp8-format hybrid") != std::string::npos);
+  CHECK(command.find("--fp8-recipe tensorwise") != std::string::npos);
+}
+
+TEST_CASE("a mixed cluster gives each host type its ranks and its own recompute") {
+  const nlohmann::json all = launches(golden_cases()[1].second);
+  const std::string command = all["megatron"]["command"];
+  // Stages 0-1 (a800, 16 layers each) own ranks 0-127 = nodes 0-15; stages 2-3 (h800) the rest.
+  const size_t a800 =
+      command.find("# a800 hosts: NODE_RANK 0-15 of 32 (global ranks 0-127, pipeline stages 0-1)");
+  const size_t h800 = command.find(
+      "# h800 hosts: NODE_RANK 16-31 of 32 (global ranks 128-255, pipeline stages 2-3)");
+  REQUIRE(a800 != std::string::npos);
+  REQUIRE(h800 != std::string::npos);
+  const std::string a800_line = command.substr(a800, h800 - a800);
+  const std::string h800_line = command.substr(h800);
+  CHECK(a800_line.find("--recompute-granularity full --recompute-method block") !=
+        std::string::npos);
+  CHECK(h800_line.find("--recompute-granularity selective") != std::string::npos);
+  CHECK(program_flags(command, "pretrain_gpt.py").size() > 20);
+  // One config file holds one recompute setting.
+  CHECK(all["torchtitan"].contains("unsupported"));
+}
+
+TEST_CASE("what a framework cannot express is unsupported, naming the field") {
+  const auto reasons = [](const nlohmann::json& launch) {
+    std::string all;
+    for (const auto& r : launch.value("unsupported", nlohmann::json::array())) {
+      all += r.get<std::string>() + "\n";
+    }
+    return all;
+  };
+  const nlohmann::json ref = launches(reference());
+  // DeepSpeed's pipe engine: no interleaving, no ring CP.
+  CHECK(reasons(ref["deepspeed"]).find("virtual_pipeline_model_parallel_size: ") == 0);
+  CHECK(reasons(ref["deepspeed"]).find("cp_comm_type: ") != std::string::npos);
+  // Colossal-AI: split_gather SP and ring-attention CP are one mode.
+  CHECK(reasons(ref["colossalai"]).find("sequence_parallel: ") == 0);
+  // torchtitan: no ZeRO-1; and selective is per-op there.
+  CHECK(reasons(ref["torchtitan"]).find("zero_stage: ") == 0);
+  CHECK(reasons(ref["torchtitan"]).find("recompute_granularity: ") != std::string::npos);
+  // The Megatron family expresses all of it.
+  for (const char* framework : {"megatron", "megatron-bridge", "mindspeed-llm"}) {
+    CHECK(ref[framework].contains("command"));
+  }
+  // Without what breaks them, DeepSpeed and Colossal-AI launch it.
+  const nlohmann::json plain = launches(reference({{"virtual_pipeline_model_parallel_size", 1},
+                                                   {"context_parallel_size", 1},
+                                                   {"overlap_param_gather", false},
+                                                   {"recompute_granularity", "none"}}));
+  CHECK(plain["deepspeed"].contains("command"));
+  CHECK(plain["colossalai"].contains("command"));
+}
+
+TEST_CASE("every flag Paraplan emits for Megatron-LM is in its arguments.py (d98e8a64ddf3)") {
+  // tests/unit/data/megatron-lm-flags.txt: scripts/megatron_lm_flags.py over
+  // NVIDIA/Megatron-LM d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron/training/arguments.py
+  // (its add_argument flags and those ArgumentGroupFactory generates from the config dataclasses).
+  std::set<std::string> known;
+  {
+    std::istringstream lines(
+        read_file(std::string(PARAPLAN_UNIT_DATA_DIR) + "/megatron-lm-flags.txt"));
+    std::string line;
+    while (std::getline(lines, line)) {
+      if (line.rfind("--", 0) == 0) known.insert(line);
+    }
+  }
+  REQUIRE(known.size() > 500);
+  REQUIRE(known.count("--tensor-model-parallel-size") == 1);
+  REQUIRE(known.count("--no-such-flag") == 0);
+  // A grid over the strategy keys and the model kinds.
+  std::vector<nlohmann::json> documents;
+  for (const auto& [name, document] : golden_cases()) documents.push_back(document);
+  const std::vector<nlohmann::json> changes = {
+      {{"pipeline_model_parallel_size", 4},
+       {"virtual_pipeline_model_parallel_size", 2},
+       {"pipeline_stage_layers", {24, 16, 16, 24}}},  // uneven with VP: the layout
+      {{"pipeline_model_parallel_size", 4},
+       {"virtual_pipeline_model_parallel_size", 2},
+       {"pipeline_stage_layers", {18, 20, 20, 22}}},
+      {{"pipeline_model_parallel_size", 4},
+       {"virtual_pipeline_model_parallel_size", 1},
+       {"pipeline_stage_layers", {18, 20, 20, 22}}},  // first/last flags
+      {{"cp_comm_type", "a2a"}},
+      {{"cp_comm_type", "allgather"}},
+      {{"recompute_granularity", "full"},
+       {"recompute_method", "block"},
+       {"recompute_num_layers", 2}},
+      {{"recompute_modules", {"core_attn", "mlp"}}},
+      {{"zero_stage", 0}, {"overlap_param_gather", false}},
+      {{"zero_stage", 3},
+       {"pipeline_model_parallel_size", 1},
+       {"virtual_pipeline_model_parallel_size", 1}},
+      {{"tp_comm_overlap", true}, {"cross_entropy_loss_fusion", true}},
+      {{"grad_reduce_in_bf16", true},
+       {"use_precision_aware_optimizer", true},
+       {"main_grads_dtype", "bf16"},
+       {"exp_avg_dtype", "bf16"},
+       {"exp_avg_sq_dtype", "bf16"},
+       {"main_params_dtype", "fp16"}},
+      {{"accumulate_allreduce_grads_in_fp32", true}, {"cpu_offloading_num_layers", 2}},
+  };
+  for (const nlohmann::json& change : changes) documents.push_back(reference(change));
+  for (const char* precision : {"fp16", "fp8", "fp32"}) {
+    for (const char* recipe : {"delayed", "tensorwise", "mxfp8", "blockwise"}) {
+      nlohmann::json d = reference({{"fp8_recipe", recipe}, {"fp8_param_gather", true}});
+      d["training"]["precision"] = precision;
+      documents.push_back(d);
+    }
+  }
+  nlohmann::json moe = golden_cases()[2].second;
+  for (const char* dispatcher : {"allgather", "flex"}) {
+    moe["strategy"]["moe_token_dispatcher_type"] = dispatcher;
+    moe["strategy"]["moe_shared_expert_overlap"] = true;
+    moe["strategy"]["overlap_moe_expert_parallel_comm"] = true;
+    moe["strategy"]["moe_router_force_load_balancing"] = true;
+    moe["strategy"]["expert_tensor_parallel_size"] = 2;
+    documents.push_back(moe);
+  }
+  int checked = 0;
+  for (const nlohmann::json& document : documents) {
+    CAPTURE(document.dump());
+    const Pinned p = pinned(document);
+    const Launch launch =
+        make_launch(Framework::megatron, p.strategy, p.scenario, p.data_parallel_size);
+    REQUIRE(launch.unsupported.empty());
+    const std::vector<std::string> flags = program_flags(launch.command, "pretrain_gpt.py");
+    REQUIRE(!flags.empty());
+    for (const std::string& flag : flags) {
+      CAPTURE(flag);
+      CHECK(known.count(flag) == 1);
+      ++checked;
+    }
+  }
+  CHECK(checked > 1000);
+}
+
+TEST_CASE("a search for one framework returns only strategies it can express") {
+  for (const std::string_view framework : framework_names()) {
+    CAPTURE(framework);
+    nlohmann::json d = nlohmann::json::parse(R"({
+      "model": "llama2-13b",
+      "training": {"global_batch_size": 128, "seq_length": 4096, "precision": "bf16"},
+      "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 32}]}})");
+    d["framework"] = framework;
+    const Scenario scenario = parse_scenario(d);
+    SearchOptions options;
+    options.top = 20;
+    const nlohmann::json result = to_json(search(scenario, options), scenario);
+    REQUIRE(!result["strategies"].empty());
+    for (const nlohmann::json& strategy : result["strategies"]) {
+      CHECK(strategy["launch"][std::string(framework)].contains("command"));
+    }
+  }
+}
