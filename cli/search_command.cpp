@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "commands.hpp"
 #include "input.hpp"
 #include "paraplan/errors.hpp"
+#include "paraplan/framework.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/megatron.hpp"
 #include "paraplan/search.hpp"
@@ -45,6 +47,10 @@ options:
   --trace-dir DIR            where --mode analytic writes (default: paraplan-traces)
   --time-budget SECONDS      stop and return the best found after this long (default 30)
   --tp-across-nodes          allow tensor parallelism to span nodes
+  --launch NAME              print how NAME (a --framework name) launches rank 1: its command
+                             (environment, one torchrun line per GPU type) and files
+  --launch-dir DIR           with --launch: also write the files and the command (launch.sh)
+                             to DIR
 )";
 
 struct Options {
@@ -57,6 +63,8 @@ struct Options {
   double time_budget_s = limits::kDefaultTimeBudgetS;
   bool tp_across_nodes = false;
   MemoryMargin memory_margin;
+  std::optional<std::string> launch;  // a framework name
+  std::optional<std::string> launch_dir;
 };
 
 int64_t integer_flag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
@@ -90,6 +98,32 @@ double number_flag(const std::string& flag, const std::string& text, double min,
   return value;
 }
 
+// Rank 1's launch on `framework`: to stdout (stderr after --json), and into `directory`.
+void print_launch(const nlohmann::json& launch, const std::string& framework,
+                  const std::optional<std::string>& directory, bool json) {
+  FILE* out = json ? stderr : stdout;
+  if (launch.contains("unsupported")) {
+    std::fprintf(out, "\n%s cannot launch rank 1:\n", framework.c_str());
+    for (const nlohmann::json& reason : launch["unsupported"]) {
+      std::fprintf(out, "  %s\n", reason.get<std::string>().c_str());
+    }
+    return;
+  }
+  std::fprintf(out, "\n%s launch of rank 1:\n%s", framework.c_str(),
+               launch["command"].get<std::string>().c_str());
+  for (const auto& [name, text] : launch["files"].items()) {
+    std::fprintf(out, "\n--- %s\n%s", name.c_str(), text.get<std::string>().c_str());
+  }
+  if (!directory) return;
+  std::filesystem::create_directories(*directory);
+  std::ofstream(*directory + "/launch.sh") << "#!/bin/bash\n"
+                                           << launch["command"].get<std::string>();
+  for (const auto& [name, text] : launch["files"].items()) {
+    std::ofstream(*directory + "/" + name) << text.get<std::string>();
+  }
+  std::fprintf(out, "\nwritten to %s\n", directory->c_str());
+}
+
 Options parse_options(const std::vector<std::string>& args) {
   Options options;
   const std::vector<std::string> job_flags = {
@@ -119,11 +153,25 @@ Options parse_options(const std::vector<std::string>& args) {
       options.memory_margin = parse_memory_margin(value(), arg);
     } else if (arg == "--tp-across-nodes") {
       options.tp_across_nodes = true;
+    } else if (arg == "--launch") {
+      const std::string& name = value();
+      const auto names = framework_names();
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        std::string expected = "expected one of";
+        for (const std::string_view n : names) expected += " " + std::string(n);
+        throw InputError(arg, expected + ", got \"" + name + "\"");
+      }
+      options.launch = name;
+    } else if (arg == "--launch-dir") {
+      options.launch_dir = value();
     } else if (!arg.empty() && (arg[0] != '-' || arg == "-") && !options.scenario_path) {
       options.scenario_path = arg;
     } else {
       throw InputError(arg, "unknown option for search (see paraplan search --help)");
     }
+  }
+  if (options.launch_dir && !options.launch) {
+    throw InputError("--launch-dir", "needs --launch NAME");
   }
   if (options.scenario_path && !options.job.empty()) {
     throw InputError(options.job.begin()->first, "cannot be combined with a scenario file");
@@ -326,6 +374,10 @@ int run_search(const std::vector<std::string>& args) {
     print_table(output);
   }
   if (options.analytic) write_traces(result, options.trace_dir);
+  if (options.launch && !output["strategies"].empty()) {
+    print_launch(output["strategies"][0]["launch"][*options.launch], *options.launch,
+                 options.launch_dir, options.json);
+  }
   return 0;
 }
 

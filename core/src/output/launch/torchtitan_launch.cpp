@@ -1,5 +1,7 @@
 // torchtitan v0.2.2 (73a0e6979dd1, the last release with TOML job files; launch-targets.md
 // section 7): a job file and `torchrun -m torchtitan.train`.
+#include <cctype>
+
 #include "model/stage_split.hpp"
 #include "output/launch/writers.hpp"
 
@@ -7,6 +9,16 @@ namespace paraplan::detail {
 namespace {
 
 std::string toml_bool(bool value) { return value ? "true" : "false"; }
+
+// "Llama 2 13B" -> "llama-2-13b": a directory name.
+std::string slug(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_';
+    out += keep ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : '-';
+  }
+  return out;
+}
 
 // The model parts of each virtual stage in model order (stage i on pipeline rank i % PP, as
 // the looped schedules place them): embedding, layers, final norm and output.
@@ -55,16 +67,22 @@ Launch torchtitan_launch(const LaunchInput& in) {
        (model.moe ? ", " + std::to_string(model.moe->num_experts) + " experts (top " +
                         std::to_string(model.moe->top_k) + ")"
                   : std::string()) +
-       "\nflavor = \"paraplan\"\nhf_assets_path = \"./assets/hf/" + model.name + "\"\n";
+       "\nflavor = \"paraplan\"\nhf_assets_path = \"./assets/hf/" + slug(model.name) + "\"\n";
   if (training.precision == Precision::fp8) {
     t += std::string("converters = [\"") +
          (s.fp8_recipe == Fp8Recipe::mxfp8 ? "quantize.linear.mx" : "quantize.linear.float8") +
          "\"]\n";
   }
+  // local_batch_size is what one data-parallel rank runs at once: with a pipeline, all its
+  // micro-batches (split by pipeline_parallel_microbatch_size); without one, one micro-batch,
+  // and global_batch_size / (local x DP) of them accumulate (v0.2.2 train.py).
   const int64_t micro_batches = in.num_micro_batches;
-  t += "\n[training]\nlocal_batch_size = " + std::to_string(s.micro_batch_size * micro_batches) +
-       "  # per data-parallel rank: micro-batch " + std::to_string(s.micro_batch_size) + " x " +
-       std::to_string(micro_batches) +
+  const bool piped = s.pipeline_model_parallel_size > 1;
+  t += "\n[training]\nlocal_batch_size = " +
+       std::to_string(piped ? s.micro_batch_size * micro_batches : s.micro_batch_size) +
+       (piped ? "  # per data-parallel rank: micro-batch " + std::to_string(s.micro_batch_size) +
+                    " x " + std::to_string(micro_batches)
+              : "  # one micro-batch; " + std::to_string(micro_batches) + " accumulate") +
        "\nglobal_batch_size = " + std::to_string(training.global_batch_size) +
        "\nseq_len = " + std::to_string(training.seq_length) + "\nsteps = 1000\n";
   t += std::string("mixed_precision_param = \"") +
@@ -83,7 +101,7 @@ Launch torchtitan_launch(const LaunchInput& in) {
          (s.zero_stage == 2 ? "never\"  # ZeRO-2" : "always\"  # ZeRO-3") + "\n";
   }
   t += "tensor_parallel_degree = " + std::to_string(s.tensor_model_parallel_size) +
-       "  # with sequence parallelism\n";
+       (s.tensor_model_parallel_size > 1 ? "  # with sequence parallelism\n" : "\n");
   if (s.tp_comm_overlap) t += "enable_async_tensor_parallel = true  # needs [compile]\n";
   const int64_t p = s.pipeline_model_parallel_size, v = s.virtual_pipeline_model_parallel_size;
   t += "pipeline_parallel_degree = " + std::to_string(p) + "\n";
