@@ -84,12 +84,17 @@ export interface Strategy {
   pipeline_stage_layers?: number[];
 }
 
+// A framework's launch of a strategy: its command and files, or what it cannot express.
+export type Launch = { command: string; files: Record<string, string> } | { unsupported: string[] };
+
 export interface RankedStrategy {
   rank: number;
   strategy: Strategy;
   estimate: Report;
   megatron_args: string;
   megatron_args_by_gpu?: Record<string, string>;
+  // How each framework launches it (docs/contract.md section 5).
+  launch?: Record<string, Launch>;
   sim_throughput: number;
   sim_total_time_s: number;
   "max-use-mem-size": Record<string, number>;
@@ -182,6 +187,7 @@ export interface Scenario {
     gpus: { type: string | Record<string, unknown>; count: number }[];
   };
   strategy?: Record<string, unknown>;
+  framework?: string;
 }
 
 export interface SearchRequest {

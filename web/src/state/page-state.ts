@@ -10,6 +10,17 @@ export type View = (typeof VIEWS)[number];
 
 export const PRECISIONS = ["bf16", "fp16", "fp8", "fp32"] as const;
 
+// The launch targets (docs/contract.md section 5); the search keeps to what the chosen one can
+// express.
+export const FRAMEWORKS = [
+  "megatron",
+  "megatron-bridge",
+  "mindspeed-llm",
+  "deepspeed",
+  "colossalai",
+  "torchtitan",
+] as const;
+
 // Strategy keys a user may fix; the search explores the others.
 export const PINNED_FIELDS = [
   "tp",
@@ -73,6 +84,7 @@ export interface PageState {
   globalBatchSize: string;
   seqLength: string;
   precision: string;
+  framework: string; // one of FRAMEWORKS
   top: string;
   timeBudget: string;
   memoryMargin: string; // GiB, or "N%"; "" leaves the core's default (4%)
@@ -106,6 +118,7 @@ export function defaultState(): PageState {
     globalBatchSize: "512",
     seqLength: "4096",
     precision: "bf16",
+    framework: "megatron",
     top: "10",
     timeBudget: "30",
     memoryMargin: "",

@@ -9,6 +9,7 @@ import { parseInteger } from "./numbers";
 import {
   ACTIVATIONS,
   CUSTOM_MODEL,
+  FRAMEWORKS,
   PINNED_FIELDS,
   PRECISIONS,
   type GpuOverrides,
@@ -221,6 +222,9 @@ export function buildScenario(
   };
   const strategy = pinnedStrategy(check, state.pinned, schema);
   if (Object.keys(strategy).length > 0) scenario.strategy = strategy;
+  // Megatron-LM is the core's default; any other framework restricts the search.
+  const framework = check.choice("framework", state.framework, FRAMEWORKS);
+  if (framework !== FRAMEWORKS[0]) scenario.framework = framework;
   return built(scenario, check.errors);
 }
 

@@ -21,6 +21,7 @@ type TextKey =
   | "globalBatchSize"
   | "seqLength"
   | "precision"
+  | "framework"
   | "top"
   | "timeBudget"
   | "memoryMargin"
@@ -36,6 +37,7 @@ const TEXT_PARAMS: Record<TextKey, string> = {
   globalBatchSize: "global-batch-size",
   seqLength: "seq-length",
   precision: "precision",
+  framework: "framework",
   top: "top",
   timeBudget: "time-budget",
   memoryMargin: "memory-margin",

@@ -8,6 +8,7 @@ import { h, type Child } from "./dom";
 import { count, number, percent, seconds } from "./format";
 import { drawMemoryChart, memoryTable } from "./memory-chart";
 import { ScheduleView } from "./schedule";
+import { launchView } from "./launch-view";
 import { gpusText } from "./strategy-text";
 import { timeBreakdown } from "./time-breakdown";
 
@@ -229,6 +230,7 @@ export class DetailView {
         ),
       ),
       panel(t("detail.flags"), "", flags(ranked)),
+      panel(t("launch.title"), t("launch.hint"), launchView(ranked)),
     );
     this.memoryChart = drawMemoryChart(memory, report);
   }

@@ -1,12 +1,18 @@
 // The training job, the search's own options, and the Search button with its progress.
 import { t } from "../i18n/i18n";
-import { PRECISIONS, type PageState } from "../state/page-state";
+import { FRAMEWORKS, PRECISIONS, type PageState } from "../state/page-state";
 import { h } from "./dom";
 import { checkboxField, section, selectField, textField, type FormContext } from "./fields";
 import { ProgressBar } from "./progress";
 
 type TextKey =
-  "globalBatchSize" | "seqLength" | "precision" | "top" | "timeBudget" | "memoryMargin";
+  | "globalBatchSize"
+  | "seqLength"
+  | "precision"
+  | "framework"
+  | "top"
+  | "timeBudget"
+  | "memoryMargin";
 
 function bind(key: TextKey) {
   return {
@@ -36,6 +42,12 @@ export function trainingSection(context: FormContext): HTMLElement {
     selectField(context, bind("precision"), {
       label: "training.precision",
       choices: PRECISIONS.map((value) => ({ value })),
+    }),
+    selectField(context, bind("framework"), {
+      label: "training.framework",
+      testid: "framework-select",
+      hint: "training.frameworkHint",
+      choices: FRAMEWORKS.map((value) => ({ value })),
     }),
   );
 }

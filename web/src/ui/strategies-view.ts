@@ -6,6 +6,7 @@ import type { Store } from "../state/store";
 import { CancelledError } from "../worker/errors";
 import { DetailView } from "./detail-view";
 import { h } from "./dom";
+import { setPreferredFramework } from "./launch-view";
 import { ResultsTable } from "./results-table";
 import { StatusView } from "./status-view";
 
@@ -51,6 +52,7 @@ export class StrategiesView {
     const rank = this.store.get().selected;
     const ranked = this.runs.last?.result.strategies.find((r) => String(r.rank) === rank);
     if (ranked === undefined) return this.detail.hide();
+    setPreferredFramework(this.runs.last?.request.scenario.framework ?? "megatron");
     if (this.detail.rank !== ranked.rank)
       this.detail.show(ranked, ranked.estimate.feasible ? this.trace(ranked) : null);
   }
