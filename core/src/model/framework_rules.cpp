@@ -20,13 +20,15 @@ bool recompute_differs(S s) {
 }
 bool fp8(C c) { return c.training.precision == Precision::fp8; }
 bool sequence_parallel_on(S s) { return s.sequence_parallel && s.tensor_model_parallel_size > 1; }
-// The stages hold equal layer counts (or the split is left to the framework's even one).
+// The stages hold equal layer counts (Megatron-LM's even split where the strategy gives none).
 bool even_layers(C c, S s) {
-  if (s.pipeline_stage_layers.empty()) {
-    return c.model.num_layers % (s.pipeline_model_parallel_size) == 0;
-  }
-  return std::all_of(s.pipeline_stage_layers.begin(), s.pipeline_stage_layers.end(),
-                     [&](int64_t l) { return l == s.pipeline_stage_layers.front(); });
+  const std::vector<int64_t> layers =
+      s.pipeline_stage_layers.empty()
+          ? standard_split(c.model.num_layers, s.pipeline_model_parallel_size,
+                           s.virtual_pipeline_model_parallel_size)
+          : s.pipeline_stage_layers;
+  return !layers.empty() && std::all_of(layers.begin(), layers.end(),
+                                        [&](int64_t l) { return l == layers.front(); });
 }
 bool micro_batches_per_stage_multiple(C c, S s) {
   const int64_t m = num_micro_batches(c, s);

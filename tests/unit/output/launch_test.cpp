@@ -143,6 +143,70 @@ std::vector<std::string> program_flags(const std::string& command, const std::st
   return flags;
 }
 
+// A grid over the strategy keys and the model kinds: the golden cases and changes to the
+// reference strategy.
+std::vector<nlohmann::json> strategy_grid() {
+  std::vector<nlohmann::json> documents;
+  for (const auto& [name, document] : golden_cases()) documents.push_back(document);
+  const std::vector<nlohmann::json> changes = {
+      {{"pipeline_model_parallel_size", 4},
+       {"virtual_pipeline_model_parallel_size", 2},
+       {"pipeline_stage_layers", {24, 16, 16, 24}}},  // uneven with VP: the layout
+      {{"pipeline_model_parallel_size", 4},
+       {"virtual_pipeline_model_parallel_size", 2},
+       {"pipeline_stage_layers", {18, 20, 20, 22}}},
+      {{"pipeline_model_parallel_size", 4},
+       {"virtual_pipeline_model_parallel_size", 1},
+       {"pipeline_stage_layers", {18, 20, 20, 22}}},  // first/last flags
+      {{"cp_comm_type", "a2a"}},
+      {{"cp_comm_type", "allgather"}},
+      {{"recompute_granularity", "full"},
+       {"recompute_method", "block"},
+       {"recompute_num_layers", 2}},
+      {{"recompute_modules", {"core_attn", "mlp"}}},
+      {{"zero_stage", 0}, {"overlap_param_gather", false}},
+      {{"zero_stage", 3},
+       {"pipeline_model_parallel_size", 1},
+       {"virtual_pipeline_model_parallel_size", 1}},
+      {{"tp_comm_overlap", true}, {"cross_entropy_loss_fusion", true}},
+      {{"grad_reduce_in_bf16", true},
+       {"use_precision_aware_optimizer", true},
+       {"main_grads_dtype", "bf16"},
+       {"exp_avg_dtype", "bf16"},
+       {"exp_avg_sq_dtype", "bf16"},
+       {"main_params_dtype", "fp16"}},
+      {{"accumulate_allreduce_grads_in_fp32", true}, {"cpu_offloading_num_layers", 2}},
+  };
+  for (const nlohmann::json& change : changes) documents.push_back(reference(change));
+  for (const char* precision : {"fp16", "fp8", "fp32"}) {
+    for (const char* recipe : {"delayed", "tensorwise", "mxfp8", "blockwise"}) {
+      nlohmann::json d = reference({{"fp8_recipe", recipe}, {"fp8_param_gather", true}});
+      d["training"]["precision"] = precision;
+      documents.push_back(d);
+    }
+  }
+  nlohmann::json moe = golden_cases()[2].second;
+  for (const char* dispatcher : {"allgather", "flex"}) {
+    moe["strategy"]["moe_token_dispatcher_type"] = dispatcher;
+    moe["strategy"]["moe_shared_expert_overlap"] = true;
+    moe["strategy"]["overlap_moe_expert_parallel_comm"] = true;
+    moe["strategy"]["moe_router_force_load_balancing"] = true;
+    moe["strategy"]["expert_tensor_parallel_size"] = 2;
+    documents.push_back(moe);
+  }
+  return documents;
+}
+
+std::set<std::string> flag_list(const std::string& name) {
+  std::set<std::string> known;
+  std::istringstream lines(read_file(std::string(PARAPLAN_UNIT_DATA_DIR) + "/" + name));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("--", 0) == 0) known.insert(line);
+  }
+  return known;
+}
+
 }  // namespace
 
 TEST_CASE("launches on every framework match the hand-checked golden files") {
@@ -297,55 +361,7 @@ TEST_CASE("every flag Paraplan emits for Megatron-LM is in its arguments.py (d98
   REQUIRE(known.size() > 500);
   REQUIRE(known.count("--tensor-model-parallel-size") == 1);
   REQUIRE(known.count("--no-such-flag") == 0);
-  // A grid over the strategy keys and the model kinds.
-  std::vector<nlohmann::json> documents;
-  for (const auto& [name, document] : golden_cases()) documents.push_back(document);
-  const std::vector<nlohmann::json> changes = {
-      {{"pipeline_model_parallel_size", 4},
-       {"virtual_pipeline_model_parallel_size", 2},
-       {"pipeline_stage_layers", {24, 16, 16, 24}}},  // uneven with VP: the layout
-      {{"pipeline_model_parallel_size", 4},
-       {"virtual_pipeline_model_parallel_size", 2},
-       {"pipeline_stage_layers", {18, 20, 20, 22}}},
-      {{"pipeline_model_parallel_size", 4},
-       {"virtual_pipeline_model_parallel_size", 1},
-       {"pipeline_stage_layers", {18, 20, 20, 22}}},  // first/last flags
-      {{"cp_comm_type", "a2a"}},
-      {{"cp_comm_type", "allgather"}},
-      {{"recompute_granularity", "full"},
-       {"recompute_method", "block"},
-       {"recompute_num_layers", 2}},
-      {{"recompute_modules", {"core_attn", "mlp"}}},
-      {{"zero_stage", 0}, {"overlap_param_gather", false}},
-      {{"zero_stage", 3},
-       {"pipeline_model_parallel_size", 1},
-       {"virtual_pipeline_model_parallel_size", 1}},
-      {{"tp_comm_overlap", true}, {"cross_entropy_loss_fusion", true}},
-      {{"grad_reduce_in_bf16", true},
-       {"use_precision_aware_optimizer", true},
-       {"main_grads_dtype", "bf16"},
-       {"exp_avg_dtype", "bf16"},
-       {"exp_avg_sq_dtype", "bf16"},
-       {"main_params_dtype", "fp16"}},
-      {{"accumulate_allreduce_grads_in_fp32", true}, {"cpu_offloading_num_layers", 2}},
-  };
-  for (const nlohmann::json& change : changes) documents.push_back(reference(change));
-  for (const char* precision : {"fp16", "fp8", "fp32"}) {
-    for (const char* recipe : {"delayed", "tensorwise", "mxfp8", "blockwise"}) {
-      nlohmann::json d = reference({{"fp8_recipe", recipe}, {"fp8_param_gather", true}});
-      d["training"]["precision"] = precision;
-      documents.push_back(d);
-    }
-  }
-  nlohmann::json moe = golden_cases()[2].second;
-  for (const char* dispatcher : {"allgather", "flex"}) {
-    moe["strategy"]["moe_token_dispatcher_type"] = dispatcher;
-    moe["strategy"]["moe_shared_expert_overlap"] = true;
-    moe["strategy"]["overlap_moe_expert_parallel_comm"] = true;
-    moe["strategy"]["moe_router_force_load_balancing"] = true;
-    moe["strategy"]["expert_tensor_parallel_size"] = 2;
-    documents.push_back(moe);
-  }
+  const std::vector<nlohmann::json> documents = strategy_grid();
   int checked = 0;
   for (const nlohmann::json& document : documents) {
     CAPTURE(document.dump());
@@ -381,4 +397,31 @@ TEST_CASE("a search for one framework returns only strategies it can express") {
       CHECK(strategy["launch"][std::string(framework)].contains("command"));
     }
   }
+}
+
+TEST_CASE("every flag Paraplan emits for MindSpeed-LLM is Megatron-LM core_v0.12.1's or its own") {
+  // tests/unit/data/megatron-lm-core_v0.12.1-flags.txt: scripts/megatron_lm_flags.py over
+  // NVIDIA/Megatron-LM a845aa7e12b3a117e24c2352b9e3e60bad2e3a17 (tag core_v0.12.1, which
+  // MindSpeed-LLM's docs/en/release_notes_llm.md pins), plus the flags MindSpeed adds
+  // (launch-targets.md section 3: context_parallel_feature.py, and the layout backported by
+  // pipeline_model_parallel_layout_feature.py).
+  std::set<std::string> known = flag_list("megatron-lm-core_v0.12.1-flags.txt");
+  REQUIRE(known.size() > 400);
+  REQUIRE(known.count("--attention-backend") == 1);
+  CHECK(known.count("--pipeline-model-parallel-layout") == 0);  // not upstream in 0.12.1
+  known.insert({"--context-parallel-algo", "--pipeline-model-parallel-layout"});
+  int checked = 0;
+  for (const nlohmann::json& document : strategy_grid()) {
+    CAPTURE(document.dump());
+    const Pinned p = pinned(document);
+    const Launch launch =
+        make_launch(Framework::mindspeed_llm, p.strategy, p.scenario, p.data_parallel_size);
+    if (!launch.unsupported.empty()) continue;
+    for (const std::string& flag : program_flags(launch.command, "pretrain_gpt.py")) {
+      CAPTURE(flag);
+      CHECK(known.count(flag) == 1);
+      ++checked;
+    }
+  }
+  CHECK(checked > 500);
 }
