@@ -14,9 +14,12 @@ bool any_recompute(S s, RecomputeGranularity granularity) {
   return std::any_of(s.recompute.begin(), s.recompute.end(),
                      [&](const Recompute& r) { return r.granularity == granularity; });
 }
+// The GPU types the stages run on disagree on recompute.
 bool recompute_differs(S s) {
-  return std::any_of(s.recompute.begin(), s.recompute.end(),
-                     [&](const Recompute& r) { return !(r == s.recompute.front()); });
+  if (s.pipeline_stage_gpus.empty()) return false;
+  const Recompute& first = s.recompute[static_cast<size_t>(s.pipeline_stage_gpus.front())];
+  return std::any_of(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(),
+                     [&](int pool) { return !(s.recompute[static_cast<size_t>(pool)] == first); });
 }
 bool fp8(C c) { return c.training.precision == Precision::fp8; }
 bool sequence_parallel_on(S s) { return s.sequence_parallel && s.tensor_model_parallel_size > 1; }
@@ -27,8 +30,8 @@ bool even_layers(C c, S s) {
           ? standard_split(c.model.num_layers, s.pipeline_model_parallel_size,
                            s.virtual_pipeline_model_parallel_size)
           : s.pipeline_stage_layers;
-  return !layers.empty() && std::all_of(layers.begin(), layers.end(),
-                                        [&](int64_t l) { return l == layers.front(); });
+  return !layers.empty() &&
+         std::all_of(layers.begin(), layers.end(), [&](int64_t l) { return l == layers.front(); });
 }
 bool micro_batches_per_stage_multiple(C c, S s) {
   const int64_t m = num_micro_batches(c, s);

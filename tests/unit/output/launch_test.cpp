@@ -425,3 +425,22 @@ TEST_CASE("every flag Paraplan emits for MindSpeed-LLM is Megatron-LM core_v0.12
   }
   CHECK(checked > 500);
 }
+
+TEST_CASE("a GPU type no stage runs on does not count: its recompute is not the config's") {
+  const nlohmann::json d = nlohmann::json::parse(R"({
+    "model": "llama2-7b",
+    "training": {"global_batch_size": 64, "seq_length": 4096, "precision": "bf16"},
+    "cluster": {"gpus_per_node": 8, "num_gpus": 16, "gpus": [{"type": "a800", "count": 16},
+                                                             {"type": "h100", "count": 16}]},
+    "strategy": {"tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 2,
+      "micro_batch_size": 1, "sequence_parallel": true, "zero_stage": 2,
+      "recompute_granularity": {"a800": "none", "h100": "full"}, "recompute_method": "uniform",
+      "recompute_num_layers": 1, "pipeline_stage_gpus": ["h100", "h100"]}})");
+  const nlohmann::json all = launches(d);
+  REQUIRE(all["torchtitan"].contains("files"));
+  const std::string toml = all["torchtitan"]["files"]["job.toml"];
+  CHECK(toml.find("mode = \"full\"") != std::string::npos);
+  const std::string command = all["megatron"]["command"];
+  CHECK(command.find("# h100 hosts: NODE_RANK 0-1 of 2") != std::string::npos);
+  CHECK(command.find("a800 hosts") == std::string::npos);
+}

@@ -1,6 +1,8 @@
 // Megatron-Bridge 067f987df03b (main, 2026-08-22; Megatron-LM 2a75ac12c54b as its submodule):
 // a ConfigContainer from a recipe, with the model and strategy set on it (launch-targets.md
 // section 6; src/megatron/bridge/training/config.py).
+#include <algorithm>
+
 #include "output/launch/writers.hpp"
 
 namespace paraplan::detail {
@@ -219,9 +221,15 @@ Launch bridge_launch(const LaunchInput& in) {
       "()  # data, optimizer and scheduler from the recipe; the model below\n"
       "m = cfg.model\n" +
       model_lines(model, in.scenario.training);
-  const bool mixed = in.hosts.groups.size() > 1;
+  // One branch per GPU type only where their recompute differs.
+  const bool mixed =
+      std::any_of(in.hosts.groups.begin(), in.hosts.groups.end(), [&](const HostGroup& g) {
+        return !(in.strategy.recompute[static_cast<size_t>(g.pool)] ==
+                 in.strategy.recompute[static_cast<size_t>(in.hosts.groups.front().pool)]);
+      });
   if (!mixed) {
-    script += strategy_lines(in, in.strategy.recompute.front());
+    script += strategy_lines(
+        in, in.strategy.recompute[static_cast<size_t>(in.hosts.groups.front().pool)]);
   } else {
     script += "gpu_type = os.environ[\"PARAPLAN_GPU_TYPE\"]\n";
     for (size_t g = 0; g < in.hosts.groups.size(); ++g) {

@@ -105,7 +105,7 @@ Launch colossalai_launch(const LaunchInput& in) {
   arg("precision", "\"" + precision(training.precision) + "\"");
   if (training.precision == Precision::fp8) arg("use_fp8", "True");
   arg("enable_flash_attention", py_bool(s.use_flash_attn));
-  const Recompute& r = s.recompute.front();
+  const Recompute& r = stage_recompute(in);
   if (r.granularity == RecomputeGranularity::full) {
     if (r.method == RecomputeMethod::block && pp > 1) {
       std::string list;

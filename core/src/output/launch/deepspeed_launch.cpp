@@ -70,7 +70,7 @@ Launch deepspeed_launch(const LaunchInput& in) {
   } else if (training.precision != Precision::fp32) {
     config["bf16"] = {{"enabled", true}};
   }
-  const Recompute& r = s.recompute.front();
+  const Recompute& r = stage_recompute(in);
   if (r.granularity == RecomputeGranularity::full) {
     config["activation_checkpointing"] = {{"partition_activations", false},
                                           {"contiguous_memory_optimization", false}};

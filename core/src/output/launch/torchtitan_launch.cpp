@@ -130,7 +130,7 @@ Launch torchtitan_launch(const LaunchInput& in) {
     t += "expert_parallel_degree = " + std::to_string(s.expert_model_parallel_size) + "\n";
     t += "expert_tensor_parallel_degree = " + std::to_string(s.expert_tensor_parallel()) + "\n";
   }
-  const Recompute& r = s.recompute.front();
+  const Recompute& r = stage_recompute(in);
   t += std::string("\n[activation_checkpoint]\nmode = \"") +
        (r.granularity == RecomputeGranularity::full ? "full" : "none") + "\"\n";
   if (s.tp_comm_overlap) t += "\n[compile]\nenable = true\ncomponents = [\"model\"]\n";

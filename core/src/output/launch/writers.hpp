@@ -21,6 +21,12 @@ Launch deepspeed_launch(const LaunchInput& in);
 Launch colossalai_launch(const LaunchInput& in);
 Launch torchtitan_launch(const LaunchInput& in);
 
+// The recompute of the GPU types the stages run on (one config file holds one; the framework
+// rules make the types agree).
+inline const Recompute& stage_recompute(const LaunchInput& in) {
+  return in.strategy.recompute.at(static_cast<size_t>(in.hosts.groups.front().pool));
+}
+
 // Megatron-LM's arguments for GPU type `pool`: the model's, the strategy's, and mock data.
 std::vector<std::string> megatron_program_arguments(const LaunchInput& in, int pool);
 
