@@ -80,6 +80,8 @@ export interface Strategy {
   overlap_grad_reduce: boolean;
   overlap_param_gather: boolean;
   tp_comm_overlap: boolean;
+  optimizer_cpu_offload?: boolean;
+  optimizer_offload_fraction?: number;
   pipeline_stage_gpus?: string[];
   pipeline_stage_layers?: number[];
 }
