@@ -238,6 +238,10 @@ void print_table(const nlohmann::json& output) {
       }
       append(recompute, r);
     }
+    // Activations of N layers offloaded to host memory, the search's other answer to memory.
+    if (const int64_t offloaded = s["cpu_offloading_num_layers"].get<int64_t>(); offloaded > 0) {
+      append(recompute, "+offload:" + std::to_string(offloaded));
+    }
     const nlohmann::json& chips = row["pipeline-stage-chips"];
     const nlohmann::json& layers = row["pipeline-stage-layers"];
     for (size_t i = 0; i < chips.size(); ++i) {

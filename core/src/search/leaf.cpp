@@ -31,23 +31,61 @@ bool Searcher::evaluate() {
   bool fits = false;
   const double time_s = evaluate_time(fits);
   if (fits) return offer(time_s);
-  // Where GPU memory binds, the same strategy with its optimizer stepped on the CPU (Megatron-LM's
-  // HybridDeviceOptimizer, all of it, copies overlapped), unless its keys are pinned.
-  if (!can_offload_optimizer()) return false;
+  // Where GPU memory binds, the same strategy with Megatron-LM's offloading to host memory,
+  // unless its keys are pinned: the optimizer stepped on the CPU (HybridDeviceOptimizer, all of
+  // it, copies overlapped), and the fewest layers' activations offloaded that fit.
+  bool any = false;
+  if (s_.zero_stage >= 1 && !pins_.given(StrategyKeyId::optimizer_cpu_offload) &&
+      pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    any |= offer_variant([&] {
+      s_.optimizer_cpu_offload = true;
+      s_.use_precision_aware_optimizer = true;
+      s_.overlap_cpu_optimizer_d2h_h2d =
+          pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+    });
+  }
+  if (!pins_.given(StrategyKeyId::cpu_offloading_num_layers) &&
+      s_.pipeline_model_parallel_size == 1) {
+    any |= offer_variant([&] {
+      s_.cpu_offloading_num_layers = 1;
+      if (!zero_rules_hold()) return;                 // recompute, or a model of one layer
+      int64_t low = 1, high = model_.num_layers - 1;  // memory falls as more layers go
+      while (low < high) {
+        s_.cpu_offloading_num_layers = (low + high) / 2;
+        bool fit = false;
+        evaluate_time(fit);
+        if (fit) {
+          high = s_.cpu_offloading_num_layers;
+        } else {
+          low = s_.cpu_offloading_num_layers + 1;
+        }
+      }
+      s_.cpu_offloading_num_layers = low;
+    });
+  }
+  return any;
+}
+
+// The strategy changed by `change` (keys decided at the ZeRO level), ranked if its rules hold and
+// it fits; the strategy is restored after.
+template <typename Change>
+bool Searcher::offer_variant(Change change) {
   const Strategy kept = s_;
-  s_.optimizer_cpu_offload = true;
-  s_.use_precision_aware_optimizer = true;
-  s_.overlap_cpu_optimizer_d2h_h2d =
-      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
-  const auto& rules = rules_at_[static_cast<size_t>(Level::zero)];
-  const bool allowed =
-      std::all_of(rules.begin(), rules.end(),
-                  [&](const Rule* rule) { return rule->holds(rule_context_, s_); }) &&
-      (!split_at_leaf_ || split_layers());  // the split the estimate would give
-  const double offloaded_s = allowed ? evaluate_time(fits) : 0.0;
-  if (allowed && fits) offer(offloaded_s);
+  change();
+  bool fits = false;
+  if (zero_rules_hold() && (!split_at_leaf_ || split_layers())) {  // the estimate's split
+    const double time_s = evaluate_time(fits);
+    if (fits) offer(time_s);
+  }
   s_ = kept;
-  return allowed && fits;
+  return fits;
+}
+
+// The rules of the keys decided at the ZeRO level, checked without counting a rejection.
+bool Searcher::zero_rules_hold() const {
+  const auto& rules = rules_at_[static_cast<size_t>(Level::zero)];
+  return std::all_of(rules.begin(), rules.end(),
+                     [&](const Rule* rule) { return rule->holds(rule_context_, s_); });
 }
 
 // A strategy that fits: counted, and ranked where its time is a number.
@@ -57,12 +95,6 @@ bool Searcher::offer(double time_s) {
     top_.offer(s_, time_s);
   }
   return true;
-}
-
-bool Searcher::can_offload_optimizer() const {
-  return s_.zero_stage >= 1 && !s_.optimizer_cpu_offload &&
-         !pins_.given(StrategyKeyId::optimizer_cpu_offload) &&
-         pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true);
 }
 
 // Layers per stage where the leaf decides them (a mixed cluster, or layers that do not split

@@ -105,8 +105,10 @@ class Searcher {
   bool recompute_level(size_t pool, Walk walk, int fit_pool);
   bool zero_level(Walk walk, int fit_pool);
   bool leaf(Walk walk, int fit_pool);
-  bool can_offload_optimizer() const;
+  template <typename Change>
+  bool offer_variant(Change change);
   bool offer(double time_s);
+  bool zero_rules_hold() const;
 
   // The leaf's work (leaf.cpp).
   bool evaluate();

@@ -96,6 +96,7 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                                 R"(, "strategy": {"recompute_method": "uniform"})");
   Estimator estimator(scenario.model, scenario.training, scenario.cluster);
   std::vector<double> times;
+  int offloaded_optimizers = 0, offloaded_activations = 0;
   Strategy s;
   s.recompute.resize(1);
   s.cross_entropy_loss_fusion = true;
@@ -137,14 +138,27 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                       const Report r = estimator.estimate(s);
                       if (fits(r)) {
                         times.push_back(r.iteration_time_s);
-                      } else if (zero >= 1) {
-                        // Where memory binds, the search steps the optimizer on the CPU.
-                        Strategy offloaded = s;
-                        offloaded.optimizer_cpu_offload = true;
-                        offloaded.use_precision_aware_optimizer = true;
-                        offloaded.overlap_cpu_optimizer_d2h_h2d = true;
-                        const Report o = estimator.estimate(offloaded);
-                        if (fits(o)) times.push_back(o.iteration_time_s);
+                      } else {
+                        // Where memory binds, the search steps the optimizer on the CPU, and
+                        // offloads the fewest layers' activations that fit.
+                        if (zero >= 1) {
+                          Strategy offloaded = s;
+                          offloaded.optimizer_cpu_offload = true;
+                          offloaded.use_precision_aware_optimizer = true;
+                          offloaded.overlap_cpu_optimizer_d2h_h2d = true;
+                          const Report o = estimator.estimate(offloaded);
+                          if (fits(o)) times.push_back(o.iteration_time_s);
+                          offloaded_optimizers += fits(o);
+                        }
+                        for (int64_t n = 1; p == 1 && n < 32; ++n) {
+                          Strategy offloaded = s;
+                          offloaded.cpu_offloading_num_layers = n;
+                          const Report o = estimator.estimate(offloaded);
+                          if (!fits(o)) continue;
+                          times.push_back(o.iteration_time_s);
+                          ++offloaded_activations;
+                          break;
+                        }
                       }
                     }
   std::sort(times.begin(), times.end());
@@ -157,6 +171,8 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
   }
   const SearchResult all = run(scenario, 10, true);
   CHECK(all.stats.feasible == static_cast<int64_t>(times.size()));
+  CHECK(offloaded_optimizers > 0);  // the grid reaches both kinds of offloading
+  CHECK(offloaded_activations > 0);
 }
 
 TEST_CASE("where GPU memory binds, the search steps the optimizer on the CPU") {

@@ -132,6 +132,7 @@ export const en = {
   "col.sortHint": "Sort by {column}",
   "table.yes": "yes",
   "table.optimizerOnCpu": "optimizer on CPU",
+  "table.offloadedLayers": "{n} layers' activations on the host",
   "table.no": "no",
   "table.infeasible": "infeasible",
 
@@ -373,6 +374,7 @@ export const zh: Record<MessageKey, string> = {
   "col.sortHint": "按{column}排序",
   "table.yes": "是",
   "table.optimizerOnCpu": "优化器在 CPU",
+  "table.offloadedLayers": "{n} 层激活卸载到主机",
   "table.no": "否",
   "table.infeasible": "不可行",
 

@@ -81,6 +81,7 @@ export interface Strategy {
   overlap_param_gather: boolean;
   tp_comm_overlap: boolean;
   optimizer_cpu_offload?: boolean;
+  cpu_offloading_num_layers?: number;
   optimizer_offload_fraction?: number;
   pipeline_stage_gpus?: string[];
   pipeline_stage_layers?: number[];
