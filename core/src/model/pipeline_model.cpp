@@ -5,6 +5,7 @@
 
 #include "model/collectives.hpp"
 #include "model/data_parallel.hpp"
+#include "model/deepspeed_zero.hpp"
 #include "model/memory_reserve.hpp"
 #include "model/parameter_bytes.hpp"
 #include "model/rules.hpp"
@@ -140,8 +141,31 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   // also gathers its parameters before the forward and the backward, prefetched under the
   // neighbouring unit's compute (model-review P1, P8).
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
-  if (s.zero_stage >= 2 && dp_cp > 1) {
-    const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  if (deepspeed_zero3(in.framework, s) && dp_cp > 1) {
+    // DeepSpeed ZeRO-3 (deepspeed_zero.hpp): one gather per submodule, gradients in buckets, in
+    // the model's 16-bit dtype.
+    const double element = parameter_bytes(in.training->precision, s).edge_weight;
+    const auto unit = [&](double parameters, double fetches, const PassTime& forward,
+                          const PassTime& backward) {
+      return deepspeed_zero3_unit_comm_s(gpu, s, element, dp_cp, parameters, fetches,
+                                         forward.total_s(), backward.total_s());
+    };
+    const double dense_fetches = zero3_fetches_per_layer(*in.model, s, false);
+    const double moe_fetches = zero3_fetches_per_layer(*in.model, s, true);
+    const auto layer = [&](const LayerCost& l, double fetches) {
+      return unit(l.parameters + l.expert_parameters, fetches, l.forward, l.backward);
+    };
+    work.zero3_comm_s =
+        layer(c.dense, dense_fetches) * dense_layers + layer(c.moe, moe_fetches) * moe_layers;
+    if (is_first(group)) {
+      work.zero3_comm_s +=
+          unit(c.embedding.parameters, 1, c.embedding.forward, c.embedding.backward);
+    }
+    if (is_last(group, in.stages)) {
+      work.zero3_comm_s += unit(c.head.parameters, 1, c.head.forward, c.head.backward);
+    }
+  } else if (s.zero_stage >= 2 && dp_cp > 1) {
     const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
     const auto unit = [&](double parameters, double gather_bytes, const PassTime& forward,
                           const PassTime& backward) {
@@ -159,6 +183,10 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       work.zero3_comm_s +=
           unit(c.head.parameters, bytes.edge_gather, c.head.forward, c.head.backward);
     }
+  }
+  if (deepspeed_bf16_optimizer(in.framework, in.training->precision, s) && dp_cp > 1) {
+    work.grad_accumulate_s =
+        deepspeed_bf16_accumulate_s(gpu, work.parameters + work.expert_parameters);
   }
   return work;
 }
@@ -260,7 +288,19 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   // One layer's parameters (what Megatron-FSDP gathers, and reduces, at a time).
   const double unit = layers / static_cast<double>(std::max<int64_t>(1, group.layers));
   StageMemory memory;
-  if (zero == 3) {
+  const bool ds_zero3 = zero == 3 && deepspeed_zero3(in.framework, s);
+  if (ds_zero3) {
+    // DeepSpeed ZeRO-3: this GPU's 16-bit shard, the submodule being used and the one
+    // prefetched, as far as stage3_max_live_parameters lets prefetch go (the one in use is
+    // always gathered); the gradient shard in the model dtype (grad_accum_dtype defaults to it
+    // under ZeRO, engine.py get_data_types) and the contiguous reduce bucket (stage3.py
+    // __ipg_bucket_flat_buffer, reduce_bucket_size elements).
+    const double element = bytes.edge_weight;
+    const double fetch = unit / zero3_fetches_per_layer(*in.model, s, group.moe_layers > 0);
+    const double live = std::max(fetch, std::min(kDeepSpeed.max_live_parameters, 2 * fetch));
+    memory.weights_bytes = element * (sharded + live);
+    memory.gradients_bytes = element * (sharded + kDeepSpeed.reduce_bucket_elements);
+  } else if (zero == 3) {
     // Megatron-FSDP: this GPU's shard of the weights, plus the layers gathered for compute and
     // prefetch (double buffer).
     memory.weights_bytes = bytes.layer_weight * ((work.parameters - edges) * shard +
@@ -269,7 +309,14 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   } else {
     memory.weights_bytes = bytes.layer_weight * layers + bytes.edge_weight * edges;
   }
-  if (zero >= 2) {
+  if (ds_zero3) {
+    // set above
+  } else if (deepspeed_bf16_optimizer(in.framework, in.training->precision, s) && zero == 1) {
+    // BF16_Optimizer: the fp32 gradient copies of every parameter (fp32_groups_gradients_flat),
+    // and the bf16 gradients autograd makes in each backward, set to None only before the next
+    // (clear_lp_grads, set_to_none unless graph_harvesting).
+    memory.gradients_bytes = (4 + bytes.edge_weight) * all;
+  } else if (zero >= 2) {
     // Megatron-FSDP shards the main gradients in the weights' dtype; one layer's gradients are
     // whole until they are reduce-scattered.
     memory.gradients_bytes = bytes.fsdp_gradient * (sharded + unit);
@@ -358,7 +405,9 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     sync.backward_s = w.backward.total_s() + w.recompute.total_s();
     sync.forward_before_s = forward_before;
     sync.backward_before_s = backward_before;
-    const SyncTime time = iteration_sync(sync);
+    const bool bf16_optimizer = deepspeed_bf16_optimizer(in.framework, in.training->precision, s);
+    const SyncTime time =
+        bf16_optimizer ? deepspeed_bf16_sync(sync, bytes.edge_weight) : iteration_sync(sync);
     r.grad_exposed_s = time.grad_exposed_s;
     r.param_exposed_s = time.param_exposed_s;
     const double count = static_cast<double>(groups[g].count);

@@ -1,0 +1,81 @@
+// DeepSpeed's data parallelism where it differs from Megatron-LM's, for scenarios whose framework
+// is "deepspeed" (docs/model.md, "Frameworks"): ZeRO-3 gathers each submodule's parameters on
+// its own and reduce-scatters gradients in buckets; Megatron-DeepSpeed's bf16 ZeRO-1 (DeepSpeed's
+// BF16_Optimizer) all-reduces fp32-accumulated gradients after the pipeline and gathers the
+// updated parameters, neither overlapped. Sources: microsoft/DeepSpeed v0.16.5 (commit 38327e0)
+// unless a line says otherwise.
+#pragma once
+
+#include <cstdint>
+
+#include "model/data_parallel.hpp"
+#include "paraplan/framework.hpp"
+#include "paraplan/model.hpp"
+#include "paraplan/strategy.hpp"
+
+namespace paraplan::detail {
+
+// DeepSpeed's defaults, in elements (parameters).
+struct DeepSpeedDefaults {
+  // zero/config.py: reduce_bucket_size = Field(pp_int(5e8)); stage3.py allocates the contiguous
+  // gradient buffer (__ipg_bucket_flat_buffer) of that many elements in the model dtype.
+  double reduce_bucket_elements = 5e8;
+  // zero/config.py: allgather_bucket_size = Field(pp_int(5e8)), what BF16_Optimizer's
+  // all_gather_dp_groups (runtime/utils.py) shards the parameter all-gather by.
+  double allgather_bucket_elements = 5e8;
+  // runtime/engine.py: MEMORY_OPT_ALLREDUCE_SIZE = 500000000, the pipeline engine's bucket
+  // (pipe/engine.py _bf16_reduce_grads).
+  double allreduce_bucket_elements = 5e8;
+  // zero/config.py: stage3_max_live_parameters = Field(pp_int(1e9)): gathered parameters held.
+  double max_live_parameters = 1e9;
+};
+inline constexpr DeepSpeedDefaults kDeepSpeed{};
+
+// DeepSpeed ZeRO-3 prices this strategy (framework deepspeed, zero_stage 3).
+bool deepspeed_zero3(Framework framework, const Strategy& s);
+// DeepSpeed's BF16_Optimizer prices it: Megatron-DeepSpeed's bf16 ZeRO-1 ("ZERO_STAGE=0 #
+// important: bf16 must use z0! it implements its own zero stage 1 equivalent", bigscience
+// tr11-176B-ml; engine.py _do_optimizer_sanity_check returns BFLOAT16 for bf16 + stage 1 with
+// fp32 gradient accumulation).
+bool deepspeed_bf16_optimizer(Framework framework, Precision precision, const Strategy& s);
+
+// Submodules of one layer whose parameters ZeRO-3 gathers, each with one coalesced all-gather
+// (partitioned_param_coordinator.py fetch_sub_module -> __all_gather_params ->
+// all_gather_coalesced, partition_parameters.py): Megatron-DeepSpeed's attention
+// query_key_value and dense, the MLP's dense_h_to_4h and dense_4h_to_h; an MoE layer's router
+// and two per local expert. Norms and biases (under stage3_param_persistence_threshold, 1e5
+// elements) stay whole and are not gathered.
+double zero3_fetches_per_layer(const ModelSpec& model, const Strategy& s, bool moe_layer);
+
+// ZeRO-3's collectives of one unit (a layer, the embedding, the LM head) per micro-batch.
+struct Zero3UnitTraffic {
+  double gathers = 0;               // all-gathers per pass (forward, and again backward)
+  double gather_bytes = 0;          // each, full size
+  double reduce_scatters = 0;       // reduce-scatter buckets of the unit's gradients (fraction)
+  double reduce_scatter_bytes = 0;  // each, full size
+};
+Zero3UnitTraffic zero3_unit_traffic(double parameters, double fetches, double element_bytes);
+
+// The exposed time of a unit's ZeRO-3 traffic per micro-batch: each pass gathers its
+// submodules one prefetch ahead (stage3_prefetch_bucket_size 5e7: at least the next
+// submodule) under the unit's compute, and the backward reduce-scatters its gradients in
+// reduce_bucket_size buckets on a side stream (overlap_comm, True for stage 3:
+// config.py overlap_comm_valid) in the model dtype (engine.py communication_data_type).
+double deepspeed_zero3_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double element_bytes,
+                                   int64_t data_parallel_cp, double parameters, double fetches,
+                                   double forward_s, double backward_s);
+
+// BF16_Optimizer under the pipeline engine: ReduceGrads after the schedule's last backward
+// (pipe/schedule.py TrainSchedule) all-reduces the fp32 gradients cast to bf16
+// (engine.py allreduce_bucket, communication_data_type) in MEMORY_OPT_ALLREDUCE_SIZE buckets;
+// after the step, all_gather_dp_groups gathers the bf16 parameters in allgather_bucket_size
+// shards. Neither overlaps compute.
+SyncTime deepspeed_bf16_sync(const StageSync& in, double element_bytes);
+
+// BF16_Optimizer's update_hp_grads after every micro-batch's backward (pipe/engine.py
+// _exec_backward_pass; bf16_optimizer.py): each bf16 gradient added into its fp32 copy,
+// reading 2 + 4 and writing 4 bytes per parameter.
+constexpr double kBf16AccumulateBytesPerParameter = 2 + 4 + 4;
+double deepspeed_bf16_accumulate_s(const GpuSpec& gpu, double parameters);
+
+}  // namespace paraplan::detail
