@@ -1,0 +1,161 @@
+// DeepSpeed's data parallelism where it differs from Megatron-LM's (framework "deepspeed"):
+// ZeRO-3's per-submodule gathers and bucketed reduce-scatters, the BF16_Optimizer's
+// all-reduce, gather and per-micro-batch fp32 accumulation; other frameworks priced as
+// Megatron-LM.
+#include "model/deepspeed_zero.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/layer_cost.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+using namespace paraplan::detail;
+
+namespace {
+
+GpuSpec a100() { return parse_gpu(nlohmann::json("a100"), "gpu"); }
+
+// SC21 Table 2's GPT-3 175B without model parallelism (R019's shape), ZeRO-3.
+Scenario gpt3_zero3(const std::string& framework, int gpus) {
+  return test::scenario(R"({"model": "gpt3-175b", "framework": ")" + framework +
+                        R"(", "training": {"global_batch_size": 1536, "seq_length": 2048},
+      "cluster": {"gpus": [{"type": "a100", "count": )" +
+                        std::to_string(gpus) + R"(}]},
+      "strategy": {"micro_batch_size": 1, "recompute_granularity": "full", "zero_stage": 3}})");
+}
+
+// BLOOM-176B's layout (R079): TP 4, PP 12, DP 8, bf16, ZeRO-1.
+Scenario bloom(const std::string& framework) {
+  return test::scenario(R"({"model": {"name": "bloom", "num_layers": 70, "hidden_size": 14336,
+      "ffn_hidden_size": 57344, "num_attention_heads": 112, "vocab_size": 250880,
+      "activation": "gelu"}, "framework": ")" +
+                        framework + R"(",
+      "training": {"global_batch_size": 2048, "seq_length": 2048, "precision": "bf16"},
+      "cluster": {"gpus": [{"type": "a100", "count": 384}]},
+      "strategy": {"tensor_model_parallel_size": 4, "pipeline_model_parallel_size": 12,
+                   "micro_batch_size": 2, "recompute_granularity": "full", "zero_stage": 1}})");
+}
+
+}  // namespace
+
+TEST_CASE("DeepSpeed ZeRO-3 traffic of one unit: a gather per submodule, 5e8-element buckets") {
+  const Zero3UnitTraffic t = zero3_unit_traffic(1.8e9, 4, 2);
+  CHECK(t.gathers == 4);
+  CHECK(t.gather_bytes == doctest::Approx(9e8));  // 1.8e9 x 2 B / 4 submodules
+  CHECK(t.reduce_scatters == doctest::Approx(3.6));
+  CHECK(t.reduce_scatter_bytes == doctest::Approx(1e9));  // reduce_bucket_size x 2 B
+  CHECK(zero3_unit_traffic(0, 4, 2).gathers == 0);
+  CHECK(zero3_unit_traffic(1e6, 0, 2).gathers == 1);  // an edge unit: one fetch
+
+  ModelSpec dense;
+  Strategy s;
+  CHECK(zero3_fetches_per_layer(dense, s, false) == 4);
+  ModelSpec moe;
+  moe.moe = MoeSpec{};
+  moe.moe->num_experts = 64;
+  moe.moe->num_shared_experts = 1;
+  s.expert_model_parallel_size = 8;
+  // Attention's two, the router, two per local expert (8), the shared expert's two.
+  CHECK(zero3_fetches_per_layer(moe, s, true) == 2 + 1 + 16 + 2);
+  CHECK(zero3_fetches_per_layer(moe, s, false) == 4);
+}
+
+TEST_CASE("DeepSpeed ZeRO-3 unit time: the gathers under each pass, the buckets under backward") {
+  const GpuSpec gpu = a100();
+  Strategy s;
+  s.zero_stage = 3;
+  const Group dp = data_parallel_group(gpu, s, 1536);
+  const double forward_s = 0.04, backward_s = 0.08;
+  const double gather = 4 * all_gather_s(gpu, dp, 9e8);
+  const double scatter = 3.6 * reduce_scatter_s(gpu, dp, 1e9);
+  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1536, 1.8e9, 4, forward_s, backward_s) ==
+        doctest::Approx(exposed_s(gpu, gather, forward_s) +
+                        exposed_s(gpu, gather + scatter, backward_s)));
+  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1, 1.8e9, 4, forward_s, backward_s) == 0);
+  // Four gathers of a quarter each pay four ring latencies: more than one of the whole layer.
+  CHECK(gather > all_gather_s(gpu, dp, 3.6e9));
+}
+
+TEST_CASE("DeepSpeed BF16_Optimizer: all-reduce in 5e8 buckets, gather in floor(P/5e8) shards") {
+  const GpuSpec gpu = a100();
+  Strategy s;
+  s.tensor_model_parallel_size = 4;
+  s.zero_stage = 1;
+  const ParameterBytes bytes = parameter_bytes(Precision::bf16, s);
+  StageSync in;
+  in.gpu = &gpu;
+  in.strategy = &s;
+  in.bytes = &bytes;
+  in.data_parallel = 8;
+  in.parameters = 3.7e9;
+  const Group dp = data_parallel_group(gpu, s, 8);
+  CHECK(dp.spans_nodes);
+  const SyncTime t = deepspeed_bf16_sync(in, 2);
+  CHECK(t.grad_exposed_s == doctest::Approx(8 * all_reduce_s(gpu, dp, 2 * 3.7e9 / 8)));
+  CHECK(t.param_exposed_s == doctest::Approx(7 * all_gather_s(gpu, dp, 2 * 3.7e9 / 7)));
+  in.backward_before_s = 1e3;  // an earlier stage reduces under the later stages' drain
+  CHECK(deepspeed_bf16_sync(in, 2).grad_exposed_s == 0);
+  in.data_parallel = 1;
+  CHECK(deepspeed_bf16_sync(in, 2).param_exposed_s == 0);
+  CHECK(deepspeed_bf16_accumulate_s(gpu, 3.7e9) == doctest::Approx(memory_bound_s(gpu, 3.7e10)));
+}
+
+TEST_CASE("DeepSpeed ZeRO-3 is slower than Megatron-FSDP where per-submodule gathers add up") {
+  const Report megatron = estimate(gpt3_zero3("megatron", 1536));
+  const Report deepspeed = estimate(gpt3_zero3("deepspeed", 1536));
+  REQUIRE(megatron.feasible);
+  REQUIRE(deepspeed.feasible);
+  CHECK(deepspeed.iteration_time_s > 1.1 * megatron.iteration_time_s);
+  CHECK(deepspeed.time_breakdown.dp_comm_s > megatron.time_breakdown.dp_comm_s);
+  // Memory: a 16-bit gradient shard plus the 1 GB contiguous reduce bucket, against
+  // Megatron-FSDP's shard plus one whole layer's gradients.
+  const StageMemory& ds = deepspeed.stages.front().memory;
+  const StageMemory& mf = megatron.stages.front().memory;
+  const double shard = 2 * 174.6e9 / 1536;
+  CHECK(ds.gradients_bytes == doctest::Approx(shard + 2 * 5e8).epsilon(0.01));
+  CHECK(ds.gradients_bytes < mf.gradients_bytes);
+  // Gathered: the submodule in use and the one prefetched, two quarters of a layer (12 h^2 + 13 h
+  // parameters), 0.9e9 together: under stage3_max_live_parameters (1e9).
+  const double h = 12288;
+  const double layer = 12 * h * h + 13 * h;
+  CHECK(ds.weights_bytes == doctest::Approx(shard + 2 * (2 * layer / 4)).epsilon(0.001));
+}
+
+TEST_CASE("Megatron-DeepSpeed's bf16 ZeRO-1 reduces after the pipeline and keeps two gradients") {
+  const Report megatron = estimate(bloom("megatron"));
+  const Report deepspeed = estimate(bloom("deepspeed"));
+  REQUIRE(megatron.feasible);
+  REQUIRE(deepspeed.feasible);
+  CHECK(deepspeed.iteration_time_s > megatron.iteration_time_s);
+  const StageMemory& ds = deepspeed.stages.front().memory;
+  const StageMemory& mf = megatron.stages.front().memory;
+  CHECK(ds.gradients_bytes == doctest::Approx(1.5 * mf.gradients_bytes));  // fp32 + bf16
+  CHECK(ds.optimizer_bytes == doctest::Approx(mf.optimizer_bytes));
+}
+
+TEST_CASE("frameworks without their own mechanisms here price as Megatron-LM") {
+  for (const char* framework : {"megatron-bridge", "mindspeed-llm", "colossalai", "torchtitan"}) {
+    CAPTURE(framework);
+    CHECK(estimate(gpt3_zero3(framework, 1536)).iteration_time_s ==
+          estimate(gpt3_zero3("megatron", 1536)).iteration_time_s);
+  }
+  // DeepSpeed with ZeRO 0 or 2 keeps Megatron-LM's pricing (not modelled apart).
+  for (int zero : {0, 2}) {
+    CAPTURE(zero);
+    const auto with = [&](const std::string& framework) {
+      return estimate(test::scenario(R"({"model": "llama2-7b", "framework": ")" + framework +
+                                     R"(", "training": {"global_batch_size": 256,
+          "seq_length": 4096}, "cluster": {"gpus": [{"type": "a100", "count": 32}]},
+          "strategy": {"micro_batch_size": 1, "recompute_granularity": "full",
+                       "zero_stage": )" +
+                                     std::to_string(zero) + "}}"))
+          .iteration_time_s;
+    };
+    CHECK(with("deepspeed") == with("megatron"));
+  }
+}
