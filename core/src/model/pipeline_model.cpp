@@ -10,6 +10,7 @@
 #include "model/parameter_bytes.hpp"
 #include "model/rules.hpp"
 #include "model/stage_split.hpp"
+#include "model/torchtitan_fsdp.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -167,8 +168,16 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     }
   } else if (s.zero_stage >= 2 && dp_cp > 1) {
     const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
+    // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters, and with pipelines no
+    // second gather; its norm and LM head unit is never resharded after forward.
+    const bool fsdp2 = torchtitan_fsdp2(in.framework, s);
+    const bool reshard = fsdp2_reshards_after_forward(in.stages);
     const auto unit = [&](double parameters, double gather_bytes, const PassTime& forward,
-                          const PassTime& backward) {
+                          const PassTime& backward, bool head = false) {
+      if (fsdp2) {
+        return fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, reshard && !head,
+                                 forward.total_s(), backward.total_s());
+      }
       return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters,
                               forward.total_s(), backward.total_s());
     };
@@ -181,7 +190,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     }
     if (is_last(group, in.stages)) {
       work.zero3_comm_s +=
-          unit(c.head.parameters, bytes.edge_gather, c.head.forward, c.head.backward);
+          unit(c.head.parameters, bytes.edge_gather, c.head.forward, c.head.backward, true);
     }
   }
   if (deepspeed_bf16_optimizer(in.framework, in.training->precision, s) && dp_cp > 1) {
@@ -300,6 +309,17 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     const double live = std::max(fetch, std::min(kDeepSpeed.max_live_parameters, 2 * fetch));
     memory.weights_bytes = element * (sharded + live);
     memory.gradients_bytes = element * (sharded + kDeepSpeed.reduce_bucket_elements);
+  } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
+    // FSDP2: the sharded parameters are the fp32 masters (counted with the optimizer state);
+    // held in 16 bits are the block in use and the one prefetched, or with pipelines (no
+    // reshard after forward) every block between a micro-batch's forward and backward, and the
+    // last stage's norm and LM head, never resharded after forward.
+    const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
+    const double head =
+        group.first + group.count == in.stages ? std::min(c.head.parameters, edges) : 0;
+    const double held =
+        fsdp2_reshards_after_forward(in.stages) ? std::min(layers, 2 * unit) : layers;
+    memory.weights_bytes = bytes.edge_weight * (held + head);
   } else if (zero == 3) {
     // Megatron-FSDP: this GPU's shard of the weights, plus the layers gathered for compute and
     // prefetch (double buffer).
@@ -316,6 +336,11 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     // and the bf16 gradients autograd makes in each backward, set to None only before the next
     // (clear_lp_grads, set_to_none unless graph_harvesting).
     memory.gradients_bytes = (4 + bytes.edge_weight) * all;
+  } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
+    // FSDP2: fp32 gradient shards (reduce_dtype); one block's 16-bit gradients and their fp32
+    // copy for the reduce-scatter are whole until it is done.
+    memory.gradients_bytes =
+        kFsdp2ReduceBytes * sharded + (bytes.edge_weight + kFsdp2ReduceBytes) * unit;
   } else if (zero >= 2) {
     // Megatron-FSDP shards the main gradients in the weights' dtype; one layer's gradients are
     // whole until they are reduce-scattered.

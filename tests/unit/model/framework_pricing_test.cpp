@@ -1,16 +1,16 @@
-// DeepSpeed's data parallelism where it differs from Megatron-LM's (framework "deepspeed"):
-// ZeRO-3's per-submodule gathers and bucketed reduce-scatters, the BF16_Optimizer's
-// all-reduce, gather and per-micro-batch fp32 accumulation; other frameworks priced as
-// Megatron-LM.
-#include "model/deepspeed_zero.hpp"
-
+// Frameworks priced by their own mechanisms where they differ from Megatron-LM's: DeepSpeed's
+// ZeRO-3 per-submodule gathers and bucketed reduce-scatters, its BF16_Optimizer's all-reduce,
+// gather and per-micro-batch fp32 accumulation; torchtitan's FSDP2 fp32 reduce-scatters; the other
+// frameworks priced as Megatron-LM.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "model/deepspeed_zero.hpp"
 #include "model/layer_cost.hpp"
+#include "model/torchtitan_fsdp.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
@@ -139,7 +139,7 @@ TEST_CASE("Megatron-DeepSpeed's bf16 ZeRO-1 reduces after the pipeline and keeps
 }
 
 TEST_CASE("frameworks without their own mechanisms here price as Megatron-LM") {
-  for (const char* framework : {"megatron-bridge", "mindspeed-llm", "colossalai", "torchtitan"}) {
+  for (const char* framework : {"megatron-bridge", "mindspeed-llm", "colossalai"}) {
     CAPTURE(framework);
     CHECK(estimate(gpt3_zero3(framework, 1536)).iteration_time_s ==
           estimate(gpt3_zero3("megatron", 1536)).iteration_time_s);
@@ -158,4 +158,33 @@ TEST_CASE("frameworks without their own mechanisms here price as Megatron-LM") {
     };
     CHECK(with("deepspeed") == with("megatron"));
   }
+}
+
+TEST_CASE("torchtitan's FSDP2 reduce-scatters in fp32 and, with pipelines, gathers once") {
+  const GpuSpec gpu = a100();
+  Strategy s;
+  s.zero_stage = 3;
+  const Group dp = data_parallel_group(gpu, s, 64);
+  const double forward_s = 0.01, backward_s = 0.02;
+  const double gather = all_gather_s(gpu, dp, 2 * 1e9);
+  const double scatter = reduce_scatter_s(gpu, dp, 4 * 1e9);  // fp32, not bf16
+  CHECK(fsdp2_unit_comm_s(gpu, s, 2, 64, 1e9, true, forward_s, backward_s) ==
+        doctest::Approx(exposed_s(gpu, gather, forward_s) +
+                        exposed_s(gpu, gather + scatter, backward_s)));
+  CHECK(fsdp2_unit_comm_s(gpu, s, 2, 64, 1e9, false, forward_s, backward_s) ==
+        doctest::Approx(exposed_s(gpu, gather, forward_s) + exposed_s(gpu, scatter, backward_s)));
+  CHECK(fsdp2_reshards_after_forward(1));
+  CHECK(!fsdp2_reshards_after_forward(2));
+  CHECK(torchtitan_fsdp2(Framework::torchtitan, s));
+  CHECK(!torchtitan_fsdp2(Framework::megatron, s));
+
+  // Whole models: the fp32 gradients cost time where the traffic is exposed, and the fp32
+  // gradient shard memory.
+  const Report megatron = estimate(gpt3_zero3("megatron", 1536));
+  const Report titan = estimate(gpt3_zero3("torchtitan", 1536));
+  REQUIRE(titan.feasible);
+  CHECK(titan.iteration_time_s > megatron.iteration_time_s);
+  const double shard = 174.6e9 / 1536;
+  CHECK(titan.stages.front().memory.gradients_bytes >
+        megatron.stages.front().memory.gradients_bytes + 1.9 * shard);
 }
