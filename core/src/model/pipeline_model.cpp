@@ -481,7 +481,8 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   time.ep_comm_s = m * (b.forward.ep_comm_s + b.backward.ep_comm_s);
   time.pp_comm_s = m * b.pp_comm_s;
   time.dp_comm_s = m * b.zero3_comm_s + grad_tail_s + param_tail_s;
-  time.optimizer_s = optimizer_s;
+  // BF16_Optimizer's fp32 gradient accumulation after each micro-batch is optimizer work.
+  time.optimizer_s = optimizer_s + m * b.grad_accumulate_s;
   time.bubble_s = fill_drain_s;
   time.offload_s = m * b.offload_s;
   return out;

@@ -136,6 +136,11 @@ TEST_CASE("Megatron-DeepSpeed's bf16 ZeRO-1 reduces after the pipeline and keeps
   const StageMemory& mf = megatron.stages.front().memory;
   CHECK(ds.gradients_bytes == doctest::Approx(1.5 * mf.gradients_bytes));  // fp32 + bf16
   CHECK(ds.optimizer_bytes == doctest::Approx(mf.optimizer_bytes));
+  // The per-micro-batch accumulation is in the breakdown, which still sums to the iteration.
+  CHECK(deepspeed.time_breakdown.optimizer_s > 2 * megatron.time_breakdown.optimizer_s);
+  for (const Report* r : {&megatron, &deepspeed}) {
+    CHECK(r->time_breakdown.total_s() == doctest::Approx(r->iteration_time_s).epsilon(1e-9));
+  }
 }
 
 TEST_CASE("frameworks without their own mechanisms here price as Megatron-LM") {
@@ -184,6 +189,7 @@ TEST_CASE("torchtitan's FSDP2 reduce-scatters in fp32 and, with pipelines, gathe
   const Report titan = estimate(gpt3_zero3("torchtitan", 1536));
   REQUIRE(titan.feasible);
   CHECK(titan.iteration_time_s > megatron.iteration_time_s);
+  CHECK(titan.time_breakdown.total_s() == doctest::Approx(titan.iteration_time_s).epsilon(1e-9));
   const double shard = 174.6e9 / 1536;
   CHECK(titan.stages.front().memory.gradients_bytes >
         megatron.stages.front().memory.gradients_bytes + 1.9 * shard);
