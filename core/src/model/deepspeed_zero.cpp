@@ -15,6 +15,11 @@ bool deepspeed_bf16_optimizer(Framework framework, Precision precision, const St
   return framework == Framework::deepspeed && precision == Precision::bf16 && s.zero_stage == 1;
 }
 
+bool deepspeed_zero_optimizer(Framework framework, Precision precision, const Strategy& s) {
+  return framework == Framework::deepspeed &&
+         (s.zero_stage == 2 || (s.zero_stage == 1 && precision != Precision::bf16));
+}
+
 double zero3_fetches_per_layer(const ModelSpec& model, const Strategy& s, bool moe_layer) {
   constexpr double kAttentionFetches = 2;  // query_key_value, dense
   constexpr double kMlpFetches = 2;        // dense_h_to_4h, dense_4h_to_h
@@ -49,35 +54,46 @@ double deepspeed_zero3_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double
   return exposed_s(gpu, gather, forward_s) + exposed_s(gpu, gather + scatter, backward_s);
 }
 
-SyncTime deepspeed_bf16_sync(const StageSync& in, double element_bytes) {
+double deepspeed_bucketed_all_reduce_s(const GpuSpec& gpu, const Group& group, double parameters,
+                                       double element_bytes) {
+  if (parameters <= 0 || group.size <= 1) return 0;
+  const double buckets =
+      std::max(1.0, std::ceil(parameters / kDeepSpeed.allreduce_bucket_elements));
+  return buckets * all_reduce_s(gpu, group, element_bytes * parameters / buckets);
+}
+
+double deepspeed_zero2_micro_batch_s(const GpuSpec& gpu, const Strategy& s,
+                                     int64_t data_parallel_cp, double parameters,
+                                     double expert_parameters, double element_bytes) {
+  if (data_parallel_cp <= 1) return 0;
+  return deepspeed_bucketed_all_reduce_s(gpu, data_parallel_group(gpu, s, data_parallel_cp),
+                                         parameters, element_bytes) +
+         deepspeed_bucketed_all_reduce_s(gpu, expert_data_parallel_group(gpu, s, data_parallel_cp),
+                                         expert_parameters, element_bytes);
+}
+
+SyncTime deepspeed_iteration_sync(const StageSync& in, double element_bytes,
+                                  bool gradients_per_micro_batch) {
   SyncTime out;
   if (in.data_parallel <= 1) return out;
   const Strategy& s = *in.strategy;
   const GpuSpec& gpu = *in.gpu;
   const Group dp = data_parallel_group(gpu, s, in.data_parallel);
   const Group edp = expert_data_parallel_group(gpu, s, in.data_parallel);
-  // `parameters` in buckets of `bucket` elements, one collective after the other.
-  const auto bucketed = [&](auto collective, const Group& group, double parameters,
-                            double buckets) {
-    if (parameters <= 0 || group.size <= 1) return 0.0;
-    return buckets * collective(gpu, group, element_bytes * parameters / buckets);
-  };
-  // allreduce_no_retain: a bucket closes once it holds more than MEMORY_OPT_ALLREDUCE_SIZE.
-  const auto reduce_buckets = [](double parameters) {
-    return std::max(1.0, std::ceil(parameters / kDeepSpeed.allreduce_bucket_elements));
-  };
+  if (!gradients_per_micro_batch) {
+    const double reduce =
+        deepspeed_bucketed_all_reduce_s(gpu, dp, in.parameters, element_bytes) +
+        deepspeed_bucketed_all_reduce_s(gpu, edp, in.expert_parameters, element_bytes);
+    out.grad_exposed_s = std::max(0.0, reduce - in.backward_before_s);
+  }
   // all_gather_dp_groups: num_shards = max(1, partition numel x dp // allgather_bucket_size).
-  const auto gather_shards = [](double parameters) {
-    return std::max(1.0, std::floor(parameters / kDeepSpeed.allgather_bucket_elements));
+  const auto gather = [&](const Group& group, double parameters) {
+    if (parameters <= 0 || group.size <= 1) return 0.0;
+    const double shards =
+        std::max(1.0, std::floor(parameters / kDeepSpeed.allgather_bucket_elements));
+    return shards * all_gather_s(gpu, group, element_bytes * parameters / shards);
   };
-  const double dense = in.parameters;
-  const double experts = in.expert_parameters;
-  const double reduce = bucketed(all_reduce_s, dp, dense, reduce_buckets(dense)) +
-                        bucketed(all_reduce_s, edp, experts, reduce_buckets(experts));
-  // Earlier stages reach ReduceGrads sooner, by the drain of the stages before them.
-  out.grad_exposed_s = std::max(0.0, reduce - in.backward_before_s);
-  out.param_exposed_s = bucketed(all_gather_s, dp, dense, gather_shards(dense)) +
-                        bucketed(all_gather_s, edp, experts, gather_shards(experts));
+  out.param_exposed_s = gather(dp, in.parameters) + gather(edp, in.expert_parameters);
   return out;
 }
 

@@ -1,8 +1,9 @@
 // DeepSpeed's data parallelism where it differs from Megatron-LM's, for scenarios whose framework
 // is "deepspeed" (docs/model.md, "Frameworks"): ZeRO-3 gathers each submodule's parameters on
-// its own and reduce-scatters gradients in buckets; Megatron-DeepSpeed's bf16 ZeRO-1 (DeepSpeed's
-// BF16_Optimizer) all-reduces fp32-accumulated gradients after the pipeline and gathers the
-// updated parameters, neither overlapped. Sources: microsoft/DeepSpeed v0.16.5 (commit 38327e0)
+// its own and reduce-scatters gradients in buckets; ZeRO-1 and 2 all-reduce gradient buckets
+// (ZeRO-2 with every micro-batch) and gather the updated parameters, none of it overlapped;
+// Megatron-DeepSpeed's bf16 ZeRO-1 (DeepSpeed's BF16_Optimizer) does the same with gradients
+// accumulated in fp32. Sources: microsoft/DeepSpeed v0.16.5 (commit 38327e0)
 // unless a line says otherwise.
 #pragma once
 
@@ -24,7 +25,8 @@ struct DeepSpeedDefaults {
   // all_gather_dp_groups (runtime/utils.py) shards the parameter all-gather by.
   double allgather_bucket_elements = 5e8;
   // runtime/engine.py: MEMORY_OPT_ALLREDUCE_SIZE = 500000000, the pipeline engine's bucket
-  // (pipe/engine.py _bf16_reduce_grads).
+  // (pipe/engine.py _bf16_reduce_grads); the ZeRO optimizer all-reduces reduce_bucket_size
+  // (5e8) at a time.
   double allreduce_bucket_elements = 5e8;
   // zero/config.py: stage3_max_live_parameters = Field(pp_int(1e9)): gathered parameters held.
   double max_live_parameters = 1e9;
@@ -38,6 +40,9 @@ bool deepspeed_zero3(Framework framework, const Strategy& s);
 // tr11-176B-ml; engine.py _do_optimizer_sanity_check returns BFLOAT16 for bf16 + stage 1 with
 // fp32 gradient accumulation).
 bool deepspeed_bf16_optimizer(Framework framework, Precision precision, const Strategy& s);
+// DeepSpeed's ZeRO optimizer (zero/stage_1_and_2.py DeepSpeedZeroOptimizer) prices it: ZeRO-2,
+// and ZeRO-1 outside the BF16_Optimizer.
+bool deepspeed_zero_optimizer(Framework framework, Precision precision, const Strategy& s);
 
 // Submodules of one layer whose parameters ZeRO-3 gathers, each with one coalesced all-gather
 // (partitioned_param_coordinator.py fetch_sub_module -> __all_gather_params ->
@@ -65,12 +70,29 @@ double deepspeed_zero3_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double
                                    int64_t data_parallel_cp, double parameters, double fetches,
                                    double forward_s, double backward_s);
 
-// BF16_Optimizer under the pipeline engine: ReduceGrads after the schedule's last backward
-// (pipe/schedule.py TrainSchedule) all-reduces the fp32 gradients cast to bf16
-// (engine.py allreduce_bucket, communication_data_type) in MEMORY_OPT_ALLREDUCE_SIZE buckets;
-// after the step, all_gather_dp_groups gathers the bf16 parameters in allgather_bucket_size
-// shards. Neither overlaps compute.
-SyncTime deepspeed_bf16_sync(const StageSync& in, double element_bytes);
+// `parameters` gradients all-reduced in `element_bytes` in buckets of 5e8 elements, one after
+// the other: a bucket goes out once it holds more than that (engine.py allreduce_no_retain;
+// stage_1_and_2.py allreduce_and_scatter, which with use_multi_rank_bucket_allreduce (default
+// True) all-reduces the whole bucket rather than reducing each rank's slice to it).
+double deepspeed_bucketed_all_reduce_s(const GpuSpec& gpu, const Group& group, double parameters,
+                                       double element_bytes);
+
+// ZeRO-2's gradients with every micro-batch (stage_1_and_2.py: the gradient hooks reduce
+// whenever partition_gradients, else only at the accumulation boundary), on the compute stream
+// (overlap_comm False unless stage 3: config.py overlap_comm_valid): exposed.
+double deepspeed_zero2_micro_batch_s(const GpuSpec& gpu, const Strategy& s,
+                                     int64_t data_parallel_cp, double parameters,
+                                     double expert_parameters, double element_bytes);
+
+// Once per iteration. Gradients (unless `gradients_per_micro_batch`): the BF16_Optimizer under
+// the pipeline engine all-reduces them at ReduceGrads, after the schedule's last backward
+// (pipe/schedule.py TrainSchedule), cast to bf16 (engine.py allreduce_bucket,
+// communication_data_type); ZeRO-1 at the accumulation boundary; both exposed, earlier stages
+// under the later ones' drain. Parameters: after the step all_gather_dp_groups
+// (runtime/utils.py; BF16_Optimizer.step, DeepSpeedZeroOptimizer.step) gathers the 16-bit
+// parameters in floor(P / allgather_bucket_size) shards, exposed.
+SyncTime deepspeed_iteration_sync(const StageSync& in, double element_bytes,
+                                  bool gradients_per_micro_batch);
 
 // BF16_Optimizer's update_hp_grads after every micro-batch's backward (pipe/engine.py
 // _exec_backward_pass; bf16_optimizer.py): each bf16 gradient added into its fp32 copy,

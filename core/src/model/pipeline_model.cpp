@@ -166,6 +166,12 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     if (is_last(group, in.stages)) {
       work.zero3_comm_s += unit(c.head.parameters, 1, c.head.forward, c.head.backward);
     }
+  } else if (s.zero_stage == 2 && dp_cp > 1 &&
+             deepspeed_zero_optimizer(in.framework, in.training->precision, s)) {
+    // DeepSpeed ZeRO-2: every micro-batch's gradients all-reduced in buckets, exposed.
+    work.zero3_comm_s =
+        deepspeed_zero2_micro_batch_s(gpu, s, dp_cp, work.parameters, work.expert_parameters,
+                                      parameter_bytes(in.training->precision, s).edge_weight);
   } else if (s.zero_stage >= 2 && dp_cp > 1) {
     const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
     // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters, and with pipelines no
@@ -336,6 +342,13 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     // and the bf16 gradients autograd makes in each backward, set to None only before the next
     // (clear_lp_grads, set_to_none unless graph_harvesting).
     memory.gradients_bytes = (4 + bytes.edge_weight) * all;
+  } else if (zero >= 1 && deepspeed_zero_optimizer(in.framework, in.training->precision, s)) {
+    // DeepSpeed's ZeRO optimizer: 16-bit gradients (grad_accum_dtype defaults to the model
+    // dtype under ZeRO), whole under ZeRO-1 and reduced into this rank's partition under
+    // ZeRO-2, and the contiguous reduce bucket (stage_1_and_2.py ipg_buffer, reduce_bucket_size
+    // elements).
+    memory.gradients_bytes =
+        bytes.edge_weight * ((zero == 2 ? sharded : all) + kDeepSpeed.reduce_bucket_elements);
   } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: fp32 gradient shards (reduce_dtype); one block's 16-bit gradients and their fp32
     // copy for the reduce-scatter are whole until it is done.
@@ -430,9 +443,10 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     sync.backward_s = w.backward.total_s() + w.recompute.total_s();
     sync.forward_before_s = forward_before;
     sync.backward_before_s = backward_before;
-    const bool bf16_optimizer = deepspeed_bf16_optimizer(in.framework, in.training->precision, s);
-    const SyncTime time =
-        bf16_optimizer ? deepspeed_bf16_sync(sync, bytes.edge_weight) : iteration_sync(sync);
+    const bool deepspeed = deepspeed_bf16_optimizer(in.framework, in.training->precision, s) ||
+                           deepspeed_zero_optimizer(in.framework, in.training->precision, s);
+    const SyncTime time = deepspeed ? deepspeed_iteration_sync(sync, bytes.edge_weight, zero == 2)
+                                    : iteration_sync(sync);
     r.grad_exposed_s = time.grad_exposed_s;
     r.param_exposed_s = time.param_exposed_s;
     const double count = static_cast<double>(groups[g].count);
