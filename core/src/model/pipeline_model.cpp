@@ -303,18 +303,16 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   // One layer's parameters (what Megatron-FSDP gathers, and reduces, at a time).
   const double unit = layers / static_cast<double>(std::max<int64_t>(1, group.layers));
   StageMemory memory;
-  const bool ds_zero3 = zero == 3 && deepspeed_zero3(in.framework, s);
-  if (ds_zero3) {
+  // Weights and gradients as the framework keeps them (deepspeed_zero.hpp, torchtitan_fsdp.hpp),
+  // else as Megatron-LM does.
+  const Precision precision = in.training->precision;
+  if (zero == 3 && deepspeed_zero3(in.framework, s)) {
     // DeepSpeed ZeRO-3: this GPU's 16-bit shard, the submodule being used and the one
     // prefetched, as far as stage3_max_live_parameters lets prefetch go (the one in use is
-    // always gathered); the gradient shard in the model dtype (grad_accum_dtype defaults to it
-    // under ZeRO, engine.py get_data_types) and the contiguous reduce bucket (stage3.py
-    // __ipg_bucket_flat_buffer, reduce_bucket_size elements).
-    const double element = bytes.edge_weight;
+    // always gathered).
     const double fetch = unit / zero3_fetches_per_layer(*in.model, s, group.moe_layers > 0);
     const double live = std::max(fetch, std::min(kDeepSpeed.max_live_parameters, 2 * fetch));
-    memory.weights_bytes = element * (sharded + live);
-    memory.gradients_bytes = element * (sharded + kDeepSpeed.reduce_bucket_elements);
+    memory.weights_bytes = bytes.edge_weight * (sharded + live);
   } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: the sharded parameters are the fp32 masters (counted with the optimizer state);
     // held in 16 bits are the block in use and the one prefetched, or with pipelines (no
@@ -335,25 +333,28 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   } else {
     memory.weights_bytes = bytes.layer_weight * layers + bytes.edge_weight * edges;
   }
-  if (ds_zero3) {
-    // set above
-  } else if (deepspeed_bf16_optimizer(in.framework, in.training->precision, s) && zero == 1) {
+  if (zero == 3 && deepspeed_zero3(in.framework, s)) {
+    // DeepSpeed ZeRO-3: the gradient shard in the model dtype (grad_accum_dtype defaults to it
+    // under ZeRO, engine.py get_data_types) and the contiguous reduce bucket (stage3.py
+    // __ipg_bucket_flat_buffer, reduce_bucket_size elements).
+    memory.gradients_bytes = bytes.edge_weight * (sharded + kDeepSpeed.reduce_bucket_elements);
+  } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
+    // FSDP2: fp32 gradient shards (reduce_dtype); one block's 16-bit gradients and their fp32
+    // copy for the reduce-scatter are whole until it is done.
+    memory.gradients_bytes =
+        kFsdp2ReduceBytes * sharded + (bytes.edge_weight + kFsdp2ReduceBytes) * unit;
+  } else if (zero == 1 && deepspeed_bf16_optimizer(in.framework, precision, s)) {
     // BF16_Optimizer: the fp32 gradient copies of every parameter (fp32_groups_gradients_flat),
     // and the bf16 gradients autograd makes in each backward, set to None only before the next
     // (clear_lp_grads, set_to_none unless graph_harvesting).
     memory.gradients_bytes = (4 + bytes.edge_weight) * all;
-  } else if (zero >= 1 && deepspeed_zero_optimizer(in.framework, in.training->precision, s)) {
+  } else if (zero >= 1 && deepspeed_zero_optimizer(in.framework, precision, s)) {
     // DeepSpeed's ZeRO optimizer: 16-bit gradients (grad_accum_dtype defaults to the model
     // dtype under ZeRO), whole under ZeRO-1 and reduced into this rank's partition under
     // ZeRO-2, and the contiguous reduce bucket (stage_1_and_2.py ipg_buffer, reduce_bucket_size
     // elements).
     memory.gradients_bytes =
         bytes.edge_weight * ((zero == 2 ? sharded : all) + kDeepSpeed.reduce_bucket_elements);
-  } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
-    // FSDP2: fp32 gradient shards (reduce_dtype); one block's 16-bit gradients and their fp32
-    // copy for the reduce-scatter are whole until it is done.
-    memory.gradients_bytes =
-        kFsdp2ReduceBytes * sharded + (bytes.edge_weight + kFsdp2ReduceBytes) * unit;
   } else if (zero >= 2) {
     // Megatron-FSDP shards the main gradients in the weights' dtype; one layer's gradients are
     // whole until they are reduce-scattered.

@@ -61,7 +61,7 @@ struct StageWork {
   PassTime backward;  // without recompute
   PassTime recompute;
   double pp_comm_s = 0;
-  double zero3_comm_s = 0;  // Megatron-FSDP (ZeRO-2/3): exposed per micro-batch gathers, scatters
+  double zero3_comm_s = 0;  // ZeRO-2/3 (Megatron-FSDP, DeepSpeed, FSDP2): exposed per micro-batch
   double parameters = 0;    // dense ones, edges included
   double edge_parameters = 0;  // of which the embedding, LM head and final norm
   double expert_parameters = 0;
