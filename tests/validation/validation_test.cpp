@@ -357,6 +357,13 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   // the worst at -29%: its fp32 gradient reduce-scatter over 48 nodes in 82 buckets pays NCCL's
   // per-step ring latency; the README does not state the NCCL version (2.23+ would run PAT).
   CHECK(first_summary.max <= 0.30);
+  // The DeepSpeed-era runs (SC21 Table 2, BLOOM-176B) are priced as DeepSpeed, the rest as
+  // Megatron-LM.
+  for (const Row& r : rows) {
+    const std::string label = kSources[r.source].label;
+    const bool deepspeed = label.find("DeepSpeed") != std::string::npos;
+    CHECK_MESSAGE(r.framework == (deepspeed ? "deepspeed" : "megatron"), r.id);
+  }
   const Summary table5 = summarise(select(rows, [](const Row& r) { return r.source == 2; }));
   std::printf("Korthikanti et al. 2022 Table 5: mean |error| %.1f%% (Calculon: 3.7%%)\n",
               100 * table5.mean);
