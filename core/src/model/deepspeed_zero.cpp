@@ -31,24 +31,29 @@ double zero3_fetches_per_layer(const ModelSpec& model, const Strategy& s, bool m
   return kAttentionFetches + 1 + kMlpFetches * local_experts + shared;
 }
 
-Zero3UnitTraffic zero3_unit_traffic(double parameters, double fetches, double element_bytes) {
+Zero3UnitTraffic zero3_unit_traffic(double parameters, double fetches, double element_bytes,
+                                    double stage_parameters) {
   Zero3UnitTraffic t;
   if (parameters <= 0) return t;
   t.gathers = std::max(1.0, fetches);
   t.gather_bytes = element_bytes * parameters / t.gathers;
   // Gradients fill the contiguous bucket and go out when the next would overflow it
-  // (stage3.py __add_grad_to_ipg_bucket): the unit's share of full buckets.
-  t.reduce_scatters = parameters / kDeepSpeed.reduce_bucket_elements;
-  t.reduce_scatter_bytes = element_bytes * kDeepSpeed.reduce_bucket_elements;
+  // (stage3.py __add_grad_to_ipg_bucket): the unit's share of full buckets, or of the stage's
+  // one partial bucket.
+  const double bucket =
+      std::min(kDeepSpeed.reduce_bucket_elements, std::max(parameters, stage_parameters));
+  t.reduce_scatters = parameters / bucket;
+  t.reduce_scatter_bytes = element_bytes * bucket;
   return t;
 }
 
 double deepspeed_zero3_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double element_bytes,
                                    int64_t data_parallel_cp, double parameters, double fetches,
-                                   double forward_s, double backward_s) {
+                                   double stage_parameters, double forward_s, double backward_s) {
   if (data_parallel_cp <= 1 || parameters <= 0) return 0;
   const Group dp = data_parallel_group(gpu, s, data_parallel_cp);
-  const Zero3UnitTraffic t = zero3_unit_traffic(parameters, fetches, element_bytes);
+  const Zero3UnitTraffic t =
+      zero3_unit_traffic(parameters, fetches, element_bytes, stage_parameters);
   const double gather = t.gathers * all_gather_s(gpu, dp, t.gather_bytes);
   const double scatter = t.reduce_scatters * reduce_scatter_s(gpu, dp, t.reduce_scatter_bytes);
   return exposed_s(gpu, gather, forward_s) + exposed_s(gpu, gather + scatter, backward_s);

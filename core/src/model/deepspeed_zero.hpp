@@ -59,7 +59,11 @@ struct Zero3UnitTraffic {
   double reduce_scatters = 0;       // reduce-scatter buckets of the unit's gradients (fraction)
   double reduce_scatter_bytes = 0;  // each, full size
 };
-Zero3UnitTraffic zero3_unit_traffic(double parameters, double fetches, double element_bytes);
+// `stage_parameters`: what the stage's backward reduces; a stage smaller than one bucket sends
+// it as one partial bucket at the end of each backward (stage3.py
+// independent_gradient_partition_epilogue).
+Zero3UnitTraffic zero3_unit_traffic(double parameters, double fetches, double element_bytes,
+                                    double stage_parameters);
 
 // The exposed time of a unit's ZeRO-3 traffic per micro-batch: each pass gathers its
 // submodules one prefetch ahead (stage3_prefetch_bucket_size 5e7: at least the next
@@ -68,7 +72,7 @@ Zero3UnitTraffic zero3_unit_traffic(double parameters, double fetches, double el
 // config.py overlap_comm_valid) in the model dtype (engine.py communication_data_type).
 double deepspeed_zero3_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double element_bytes,
                                    int64_t data_parallel_cp, double parameters, double fetches,
-                                   double forward_s, double backward_s);
+                                   double stage_parameters, double forward_s, double backward_s);
 
 // `parameters` gradients all-reduced in `element_bytes` in buckets of 5e8 elements, one after
 // the other: a bucket goes out once it holds more than that (engine.py allreduce_no_retain;

@@ -150,6 +150,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     const auto unit = [&](double parameters, double fetches, const PassTime& forward,
                           const PassTime& backward) {
       return deepspeed_zero3_unit_comm_s(gpu, s, element, dp_cp, parameters, fetches,
+                                         work.parameters + work.expert_parameters,
                                          forward.total_s(), backward.total_s());
     };
     const double dense_fetches = zero3_fetches_per_layer(*in.model, s, false);

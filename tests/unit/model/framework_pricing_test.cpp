@@ -44,13 +44,17 @@ Scenario bloom(const std::string& framework) {
 }  // namespace
 
 TEST_CASE("DeepSpeed ZeRO-3 traffic of one unit: a gather per submodule, 5e8-element buckets") {
-  const Zero3UnitTraffic t = zero3_unit_traffic(1.8e9, 4, 2);
+  const Zero3UnitTraffic t = zero3_unit_traffic(1.8e9, 4, 2, 174.6e9);
   CHECK(t.gathers == 4);
   CHECK(t.gather_bytes == doctest::Approx(9e8));  // 1.8e9 x 2 B / 4 submodules
   CHECK(t.reduce_scatters == doctest::Approx(3.6));
   CHECK(t.reduce_scatter_bytes == doctest::Approx(1e9));  // reduce_bucket_size x 2 B
-  CHECK(zero3_unit_traffic(0, 4, 2).gathers == 0);
-  CHECK(zero3_unit_traffic(1e6, 0, 2).gathers == 1);  // an edge unit: one fetch
+  CHECK(zero3_unit_traffic(0, 4, 2, 1e9).gathers == 0);
+  CHECK(zero3_unit_traffic(1e6, 0, 2, 1e9).gathers == 1);  // an edge unit: one fetch
+  // A stage under one bucket: its units share the one partial bucket of the whole stage.
+  const Zero3UnitTraffic small = zero3_unit_traffic(1e7, 4, 2, 1e8);
+  CHECK(small.reduce_scatters == doctest::Approx(0.1));
+  CHECK(small.reduce_scatter_bytes == doctest::Approx(2e8));
 
   ModelSpec dense;
   Strategy s;
@@ -73,10 +77,10 @@ TEST_CASE("DeepSpeed ZeRO-3 unit time: the gathers under each pass, the buckets 
   const double forward_s = 0.04, backward_s = 0.08;
   const double gather = 4 * all_gather_s(gpu, dp, 9e8);
   const double scatter = 3.6 * reduce_scatter_s(gpu, dp, 1e9);
-  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1536, 1.8e9, 4, forward_s, backward_s) ==
+  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1536, 1.8e9, 4, 174.6e9, forward_s, backward_s) ==
         doctest::Approx(exposed_s(gpu, gather, forward_s) +
                         exposed_s(gpu, gather + scatter, backward_s)));
-  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1, 1.8e9, 4, forward_s, backward_s) == 0);
+  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1, 1.8e9, 4, 174.6e9, forward_s, backward_s) == 0);
   // Four gathers of a quarter each pay four ring latencies: more than one of the whole layer.
   CHECK(gather > all_gather_s(gpu, dp, 3.6e9));
 }
