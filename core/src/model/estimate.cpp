@@ -119,6 +119,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       stage.dp_comm_exposed_s = r.grad_exposed_s + r.param_exposed_s +
                                 static_cast<double>(input.micro_batches) * r.work.zero3_comm_s;
       stage.optimizer_s = r.optimizer_s;
+      stage.host_copy_bytes = r.host_copy_bytes;
       const std::string where = "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
                                 std::to_string(stage.layers) + " layers)";
       const double margin = MemoryMargin{}.of(stage.capacity_bytes);

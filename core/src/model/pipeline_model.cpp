@@ -7,6 +7,7 @@
 #include "model/data_parallel.hpp"
 #include "model/deepspeed_zero.hpp"
 #include "model/memory_reserve.hpp"
+#include "model/optimizer_offload.hpp"
 #include "model/parameter_bytes.hpp"
 #include "model/rules.hpp"
 #include "model/stage_split.hpp"
@@ -363,7 +364,10 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   } else {
     memory.gradients_bytes = bytes.gradient * all;
   }
-  memory.optimizer_bytes = bytes.optimizer * (zero >= 1 ? sharded : all);
+  // The optimizer's parameters; with --optimizer-cpu-offload a share of them in host memory.
+  const double optimized = zero >= 1 ? sharded : all;
+  const double on_host = s.optimizer_host_fraction() * optimized;
+  memory.optimizer_bytes = bytes.optimizer * (optimized - on_host);
   // --overlap-moe-expert-parallel-comm schedules one more warm-up micro-batch (schedules.py,
   // get_pp_rank_microbatches): one more model chunk in flight.
   const double a2a_overlap_chunk =
@@ -373,7 +377,7 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   memory.activations_bytes =
       (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
   memory.reserve = memory_reserve(in, group, memory.activations_bytes);
-  memory.host_bytes = in_flight * work.offloaded_bytes;
+  memory.host_bytes = in_flight * work.offloaded_bytes + kHostOptimizerBytesPerParameter * on_host;
   return memory;
 }
 
@@ -459,8 +463,9 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
                   : dense + experts;
     // The optimizer over this GPU's shard, plus zeroing the full gradient buffer.
     const double grad_bytes = zero >= 2 ? bytes.fsdp_gradient : bytes.gradient;
-    r.optimizer_s = memory_bound_s(gpu, bytes.optimizer_step * sharded) +
-                    memory_bound_s(gpu, grad_bytes * (dense + experts));
+    const OffloadedStep step = optimizer_step(gpu, s, bytes, sharded);
+    r.optimizer_s = step.step_s() + memory_bound_s(gpu, grad_bytes * (dense + experts));
+    r.host_copy_bytes = step.link_bytes + 2 * m * w.offloaded_bytes;
     grad_tail_s = std::max(grad_tail_s, r.grad_exposed_s);
     param_tail_s = std::max(param_tail_s, r.param_exposed_s);
     optimizer_s = std::max(optimizer_s, r.optimizer_s);

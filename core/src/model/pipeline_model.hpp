@@ -87,6 +87,7 @@ struct GroupResult {
   double grad_exposed_s = 0;
   double param_exposed_s = 0;
   double optimizer_s = 0;
+  double host_copy_bytes = 0;  // one iteration over the host link, both directions
 };
 
 struct PipelineResult {

@@ -31,11 +31,39 @@ bool Searcher::evaluate() {
   ++stats_.evaluated;
   bool fits = false;
   const double time_s = evaluate_time(fits);
-  if (fits && std::isfinite(time_s)) {
+  if (fits) return offer(time_s);
+  // Where GPU memory binds, the same strategy with its optimizer stepped on the CPU (Megatron-LM's
+  // HybridDeviceOptimizer, all of it, copies overlapped), unless its keys are pinned.
+  if (!can_offload_optimizer()) return false;
+  const Strategy kept = s_;
+  s_.optimizer_cpu_offload = true;
+  s_.use_precision_aware_optimizer = true;
+  s_.overlap_cpu_optimizer_d2h_h2d =
+      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+  const auto& rules = rules_at_[static_cast<size_t>(Level::zero)];
+  const bool allowed =
+      std::all_of(rules.begin(), rules.end(),
+                  [&](const Rule* rule) { return rule->holds(rule_context_, s_); }) &&
+      (!split_at_leaf_ || split_layers());  // the split the estimate would give
+  const double offloaded_s = allowed ? evaluate_time(fits) : 0.0;
+  if (allowed && fits) offer(offloaded_s);
+  s_ = kept;
+  return allowed && fits;
+}
+
+// A strategy that fits: counted, and ranked where its time is a number.
+bool Searcher::offer(double time_s) {
+  if (std::isfinite(time_s)) {
     ++stats_.feasible;
     top_.offer(s_, time_s);
   }
-  return fits;
+  return true;
+}
+
+bool Searcher::can_offload_optimizer() const {
+  return s_.zero_stage >= 1 && !s_.optimizer_cpu_offload &&
+         !pins_.given(StrategyKeyId::optimizer_cpu_offload) &&
+         pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true);
 }
 
 // Layers per stage where the leaf decides them (a mixed cluster, or layers that do not split

@@ -105,6 +105,8 @@ class Searcher {
   bool recompute_level(size_t pool, Walk walk, int fit_pool);
   bool zero_level(Walk walk, int fit_pool);
   bool leaf(Walk walk, int fit_pool);
+  bool can_offload_optimizer() const;
+  bool offer(double time_s);
 
   // The leaf's work (leaf.cpp).
   bool evaluate();
