@@ -91,14 +91,8 @@ SyncTime deepspeed_iteration_sync(const StageSync& in, double element_bytes,
         deepspeed_bucketed_all_reduce_s(gpu, edp, in.expert_parameters, element_bytes);
     out.grad_exposed_s = std::max(0.0, reduce - in.backward_before_s);
   }
-  // all_gather_dp_groups: num_shards = max(1, partition numel x dp // allgather_bucket_size).
-  const auto gather = [&](const Group& group, double parameters) {
-    if (parameters <= 0 || group.size <= 1) return 0.0;
-    const double shards =
-        std::max(1.0, std::floor(parameters / kDeepSpeed.allgather_bucket_elements));
-    return shards * all_gather_s(gpu, group, element_bytes * parameters / shards);
-  };
-  out.param_exposed_s = gather(dp, in.parameters) + gather(edp, in.expert_parameters);
+  out.param_exposed_s = all_gather_s(gpu, dp, element_bytes * in.parameters) +
+                        all_gather_s(gpu, edp, element_bytes * in.expert_parameters);
   return out;
 }
 

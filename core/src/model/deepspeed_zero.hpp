@@ -21,9 +21,6 @@ struct DeepSpeedDefaults {
   // zero/config.py: reduce_bucket_size = Field(pp_int(5e8)); stage3.py allocates the contiguous
   // gradient buffer (__ipg_bucket_flat_buffer) of that many elements in the model dtype.
   double reduce_bucket_elements = 5e8;
-  // zero/config.py: allgather_bucket_size = Field(pp_int(5e8)), what BF16_Optimizer's
-  // all_gather_dp_groups (runtime/utils.py) shards the parameter all-gather by.
-  double allgather_bucket_elements = 5e8;
   // runtime/engine.py: MEMORY_OPT_ALLREDUCE_SIZE = 500000000, the pipeline engine's bucket
   // (pipe/engine.py _bf16_reduce_grads); the ZeRO optimizer all-reduces reduce_bucket_size
   // (5e8) at a time.
@@ -94,7 +91,8 @@ double deepspeed_zero2_micro_batch_s(const GpuSpec& gpu, const Strategy& s,
 // communication_data_type); ZeRO-1 at the accumulation boundary; both exposed, earlier stages
 // under the later ones' drain. Parameters: after the step all_gather_dp_groups
 // (runtime/utils.py; BF16_Optimizer.step, DeepSpeedZeroOptimizer.step) gathers the 16-bit
-// parameters in floor(P / allgather_bucket_size) shards, exposed.
+// parameters, exposed, with one all_gather_into_tensor of the flat group where torch has it
+// (all_gather_into_tensor_dp_groups; allgather_bucket_size shards only without it).
 SyncTime deepspeed_iteration_sync(const StageSync& in, double element_bytes,
                                   bool gradients_per_micro_batch);
 
