@@ -15,6 +15,7 @@ double Searcher::evaluate_time(bool& fits) {
                                        micro_batches(), s_.pipeline_model_parallel_size);
   input.groups = groups_;
   input.costs = pool_costs_;
+  input.framework = framework_;
   input.memory_margin_bytes = options_.memory_margin.bytes;
   input.memory_margin_fraction = options_.memory_margin.fraction;
   const PipelineResult result = evaluate_pipeline(input, results_);
@@ -104,6 +105,7 @@ bool Searcher::split_layers() {
       pipeline_input(model_, training_, cluster_, s_, data_parallel(), micro_batches(),
                      static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
   input.costs = pool_costs_;
+  input.framework = framework_;
   // The estimate's split (under capacity, not the margin), so a strategy ranked here is the one
   // an estimate without pinned layers gives.
   s_.pipeline_stage_layers = balanced_stage_layers(input, s_.pipeline_stage_gpus);

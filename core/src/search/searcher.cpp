@@ -81,6 +81,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
 Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
     : model_(scenario.model),
       training_(scenario.training),
+      framework_(scenario.framework),
       cluster_(usable_cluster(scenario.cluster, scenario.training.precision)),
       pins_(scenario.strategy),
       options_(options),
@@ -492,7 +493,7 @@ SearchResult Searcher::run() {
           stage_gpus * std::count(strategy.pipeline_stage_gpus.begin(),
                                   strategy.pipeline_stage_gpus.end(), static_cast<int>(pool));
     }
-    Report report = Estimator(model_, training_, std::move(used)).estimate(strategy);
+    Report report = Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
     if (!report.feasible) {
       ++stats_.rejected_on_estimate;
       continue;

@@ -130,7 +130,8 @@ class Searcher {
 
   const ModelSpec& model_;
   const Training& training_;
-  const Cluster cluster_;  // with no GPUs of types that cannot run the precision
+  const Framework framework_;  // whose mechanisms price the strategies
+  const Cluster cluster_;      // with no GPUs of types that cannot run the precision
   const StrategyPins& pins_;
   const SearchOptions options_;
   const bool mixed_;
