@@ -445,8 +445,7 @@ HfImport import_hf_config(const json& config, std::string_view name) {
     // GptOssAttention.sinks: one learned logit per head (modeling_gpt_oss.py).
     reader.report("architectures", "unsupported",
                   "gpt-oss adds a learned attention-sink logit per head (" + std::to_string(heads) +
-                      " parameters per layer): not modelled; its routed experts' biases are "
-                      "counted as add_bias_linear");
+                      " parameters per layer): not modelled");
   } else {
     reader.find("architectures");
   }
