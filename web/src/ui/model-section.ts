@@ -46,6 +46,7 @@ function customForm(context: FormContext): HTMLElement {
       },
       {
         label: `model.${name}`,
+        testid: `custom-${name}`,
         numeric: name !== "name" && name !== "other_fields",
         multiline: name === "other_fields",
         hint: name === "other_fields" ? "model.other_fields_hint" : undefined,
@@ -154,7 +155,7 @@ function importPanel(context: FormContext, models: ModelTools): HTMLElement {
   });
   const result = h("div", { class: "hf-import-result", testid: "hf-import-result" });
   const error = h("p", {
-    class: "field-error",
+    class: "import-error",
     testid: "hf-import-error",
     attrs: { role: "alert" },
   });
