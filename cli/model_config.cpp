@@ -54,6 +54,16 @@ std::string billions(double parameters) {
   return text;
 }
 
+// A key as typed, or as a JSON string when it holds control characters.
+std::string shown_key(const std::string& key) {
+  for (const char c : key) {
+    if (static_cast<unsigned char>(c) < 0x20) {
+      return nlohmann::json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+  }
+  return key;
+}
+
 void print_note(const std::string& where, const HfImport& imported) {
   const ParameterCounts counts = count_parameters(parse_model(imported.model, "model"));
   std::string line = "note: " + where + ": " + imported.architecture + ", " +
@@ -64,7 +74,7 @@ void print_note(const std::string& where, const HfImport& imported) {
   if (imported.unmapped.empty()) return;
   std::cerr << "note: " << where << ": " << imported.unmapped.size() << " keys not mapped:\n";
   for (const UnmappedKey& key : imported.unmapped) {
-    std::cerr << "  " << key.key << " (" << key.status << "): " << key.reason << '\n';
+    std::cerr << "  " << shown_key(key.key) << " (" << key.status << "): " << key.reason << '\n';
   }
 }
 

@@ -552,6 +552,18 @@ HfImport import_hf_config(const json& config, std::string_view name) {
   try {
     parse_model(model, "model");
   } catch (const InputError& error) {
+    // The model field's config.json key, where one maps to it.
+    static const std::pair<std::string_view, std::string_view> kKeys[] = {
+        {"model.num_layers", "num_hidden_layers"},
+        {"model.hidden_size", "hidden_size"},
+        {"model.ffn_hidden_size", "intermediate_size"},
+        {"model.num_attention_heads", "num_attention_heads"},
+        {"model.num_query_groups", "num_key_value_heads"},
+        {"model.vocab_size", "vocab_size"},
+        {"model.kv_channels", "head_dim"}};
+    for (const auto& [field, key] : kKeys) {
+      if (error.path() == field) throw InputError(std::string(key), error.message());
+    }
     throw InputError("", "the mapped model is invalid: " + std::string(error.what()));
   }
   imported.model = std::move(model);

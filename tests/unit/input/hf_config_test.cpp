@@ -219,6 +219,11 @@ TEST_CASE("HF import: bad configs name the key") {
   bad = config("Qwen3-30B-A3B.json");
   bad["num_experts_per_tok"] = 200;
   CHECK(error_of(bad) == "num_experts_per_tok: expected a positive integer up to 128, got 200");
+  bad = config("Meta-Llama-3-8B.json");
+  bad["num_attention_heads"] = 8192;  // more heads than hidden_size: the core's own limit
+  bad["num_key_value_heads"] = 8192;
+  bad["head_dim"] = 128;
+  CHECK(error_of(bad) == "num_attention_heads: expected an integer from 1 to 4096, got 8192");
   CHECK(error_of(nlohmann::json::array()) ==
         "expected a JSON object (a Hugging Face config.json), got an array");
   CHECK(error_of(nlohmann::json::object()).find("architectures: is required") == 0);
