@@ -50,7 +50,11 @@ HfImport import_file(const std::string& path, const std::string& where) {
 
 std::string billions(double parameters) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.2fB", parameters / 1e9);
+  if (parameters >= 1e9) {
+    std::snprintf(text, sizeof text, "%.2fB", parameters / 1e9);
+  } else {
+    std::snprintf(text, sizeof text, "%.2fM", parameters / 1e6);
+  }
   return text;
 }
 
@@ -72,7 +76,8 @@ void print_note(const std::string& where, const HfImport& imported) {
   if (counts.mtp > 0) line += " + " + billions(counts.mtp) + " MTP";
   std::cerr << line << '\n';
   if (imported.unmapped.empty()) return;
-  std::cerr << "note: " << where << ": " << imported.unmapped.size() << " keys not mapped:\n";
+  const size_t n = imported.unmapped.size();
+  std::cerr << "note: " << where << ": " << n << (n == 1 ? " key" : " keys") << " not mapped:\n";
   for (const UnmappedKey& key : imported.unmapped) {
     std::cerr << "  " << shown_key(key.key) << " (" << key.status << "): " << key.reason << '\n';
   }
