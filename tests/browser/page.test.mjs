@@ -372,7 +372,9 @@ describe("web page (production build)", () => {
       target.waitForFunction(
         ([id, previous]) => {
           const line = document.querySelector(id);
-          return line?.dataset.parameters && line.dataset.parameters !== previous;
+          return (
+            line?.dataset.parameters && line.dataset.parameters !== previous
+          );
         },
         [byTestId("custom-parameters"), before],
       );
@@ -386,9 +388,17 @@ describe("web page (production build)", () => {
     await imported.click(byTestId("hf-import-button"));
     await imported.locator(byTestId("hf-unmapped")).waitFor();
     assert.equal(await imported.inputValue(byTestId("model-select")), "custom");
-    assert.equal(await imported.inputValue(byTestId("custom-num_experts")), "128");
-    assert.equal(await imported.inputValue(byTestId("custom-name")), "Qwen3MoeForCausalLM");
-    const summary = await imported.locator(byTestId("hf-import-result")).innerText();
+    assert.equal(
+      await imported.inputValue(byTestId("custom-num_experts")),
+      "128",
+    );
+    assert.equal(
+      await imported.inputValue(byTestId("custom-name")),
+      "Qwen3MoeForCausalLM",
+    );
+    const summary = await imported
+      .locator(byTestId("hf-import-result"))
+      .innerText();
     assert.match(summary, /Imported Qwen3MoeForCausalLM/);
     assert.match(
       await imported
@@ -401,7 +411,10 @@ describe("web page (production build)", () => {
     const line = await parameters(imported);
     const total = Number(await line.getAttribute("data-parameters"));
     assert.ok(Math.abs(total - 30.5e9) / 30.5e9 < 0.002, `${total}`);
-    assert.match(await line.innerText(), /^30\.5 B parameters · 3\.3\d* B active$/);
+    assert.match(
+      await line.innerText(),
+      /^30\.5 B parameters · 3\.3\d* B active$/,
+    );
     await screenshot("10-hf-import", imported);
 
     // Typing changes the count: half the layers, about half the parameters.
@@ -414,20 +427,28 @@ describe("web page (production build)", () => {
     const reopened = await context.newPage();
     await reopened.goto(await urlOf(imported));
     await reopened.waitForSelector(byTestId("custom-parameters"));
-    assert.equal(await reopened.inputValue(byTestId("custom-num_layers")), "24");
+    assert.equal(
+      await reopened.inputValue(byTestId("custom-num_layers")),
+      "24",
+    );
     assert.match(
       await reopened.inputValue(".custom-model textarea"),
       /"kv_channels":128/,
     );
     await countChanged(reopened, undefined);
     assert.equal(
-      await reopened.locator(byTestId("custom-parameters")).getAttribute("data-parameters"),
+      await reopened
+        .locator(byTestId("custom-parameters"))
+        .getAttribute("data-parameters"),
       String(half),
     );
     await reopened.close();
 
     // An uploaded file (openai/gpt-oss-20b), then a bad config naming its key.
-    await imported.setInputFiles(byTestId("hf-config-file"), join(HF, "gpt-oss-20b.json"));
+    await imported.setInputFiles(
+      byTestId("hf-config-file"),
+      join(HF, "gpt-oss-20b.json"),
+    );
     await imported.waitForFunction(
       (id) => document.querySelector(id)?.value === "2880",
       byTestId("custom-hidden_size"),
@@ -439,8 +460,14 @@ describe("web page (production build)", () => {
     await imported.click(byTestId("hf-import-button"));
     const error = imported.locator(byTestId("hf-import-error"));
     await error.waitFor();
-    assert.match(await error.innerText(), /hidden_size: expected a positive integer, got 0/);
-    assert.equal(await imported.inputValue(byTestId("custom-hidden_size")), "2880");
+    assert.match(
+      await error.innerText(),
+      /hidden_size: expected a positive integer, got 0/,
+    );
+    assert.equal(
+      await imported.inputValue(byTestId("custom-hidden_size")),
+      "2880",
+    );
     await imported.selectOption(byTestId("language-select"), "zh");
     assert.equal(
       await imported.locator(`${byTestId("hf-import")} summary`).innerText(),
