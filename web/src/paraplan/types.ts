@@ -196,3 +196,30 @@ export interface SearchRequest {
     memory_margin?: string; // GiB, or "N%" of each GPU's memory; the core's default without
   };
 }
+
+// A model's parameter counts (core ParameterCounts): totals and per-layer parts.
+export interface ParameterCounts {
+  total: number;
+  active: number;
+  mtp: number;
+  embedding: number;
+  output_layer: number;
+  attention_per_layer: number;
+  dense_mlp_per_layer: number;
+  moe_mlp_per_layer: number;
+}
+
+// A key of a Hugging Face config.json that did not become a model field.
+export interface UnmappedKey {
+  key: string;
+  status: "ignored" | "unsupported" | "unknown";
+  reason: string;
+}
+
+// The module's importHfConfig: a config.json mapped to a scenario's model object.
+export interface HfImport {
+  architecture: string;
+  model: Record<string, unknown>;
+  unmapped: UnmappedKey[];
+  parameters: ParameterCounts;
+}
