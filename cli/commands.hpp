@@ -7,6 +7,7 @@
 namespace paraplan::cli {
 
 int run_estimate(const std::vector<std::string>& args);
+int run_import_model(const std::vector<std::string>& args);
 int run_presets(const std::vector<std::string>& args);
 int run_search(const std::vector<std::string>& args);
 int run_schema(const std::vector<std::string>& args);

@@ -14,6 +14,7 @@ constexpr const char* kUsage = R"(usage: paraplan COMMAND [ARGS]
 commands:
   estimate SCENARIO.json|-   predict one training iteration of the scenario's strategy (JSON)
   search [FLAGS]             find the fastest strategies (see paraplan search --help)
+  import-model CONFIG.json   map a Hugging Face config.json to a scenario's model object
   presets [--json]           list the model and GPU presets
   schema                     the inputs as the core checks them: limits, strategy keys (JSON)
 )";
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
     if (command == "presets") return paraplan::cli::run_presets(args);
     if (command == "search") return paraplan::cli::run_search(args);
     if (command == "schema") return paraplan::cli::run_schema(args);
+    if (command == "import-model") return paraplan::cli::run_import_model(args);
 
     std::cerr << "paraplan: unknown command \"" << command << "\"\n" << kUsage;
     return 2;

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "input.hpp"
+#include "model_config.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/framework.hpp"
 #include "paraplan/limits.hpp"
@@ -27,19 +28,24 @@ constexpr const char* kUsage = R"(usage: paraplan search SCENARIO.json|- [OPTION
                        --global-batch-size B --sequence-length S [OPTIONS]
 
 Finds the fastest feasible strategies. Strategy keys given in SCENARIO.json are kept fixed.
+A job flag left out takes AIAK's default: llama2-70b on 256 a800 GPUs, global batch 1024,
+sequence length 4096, top 5.
 
 job (AIAK-compatible):
-  --model-name NAME          model preset (see paraplan presets)
-  --num-gpus N               GPUs to use in all (default: the sum of the caps)
+  --model-name NAME          model preset (see paraplan presets; default llama2-70b)
+  --model-config FILE        the model of a Hugging Face config.json instead of a preset
+                             (see paraplan import-model); its unmapped keys go to stderr
+  --num-gpus N               GPUs to use in all (default: the sum of the caps, or 256 where a
+                             GPU type has no cap)
   --nproc-per-node K         GPUs per node (default: the GPU's NVLink domain)
-  --gpu-infos LIST           GPU types with optional caps, e.g. a800:128,h800:160
-  --global-batch-size B      sequences per iteration
-  --sequence-length S        tokens per sequence
+  --gpu-infos LIST           GPU types with optional caps, e.g. a800:128,h800:160 (default a800)
+  --global-batch-size B      sequences per iteration (default 1024)
+  --sequence-length S        tokens per sequence (default 4096)
   --precision P              bf16 (default), fp16, fp8 or fp32
   --framework NAME           what launches it: megatron (default), megatron-bridge,
                              mindspeed-llm, deepspeed, colossalai or torchtitan
 options:
-  --top N                    strategies to return (default 10)
+  --top N                    strategies to return (default 5)
   --memory-margin M          memory kept free on every GPU: GiB, or N% of each GPU's memory
                              (default 4%); no strategy above capacity minus M is ranked
   --json                     print {"strategies": [...], "stats": {...}}
@@ -53,10 +59,22 @@ options:
                              to DIR
 )";
 
+// AIAK's auto-parallel tool's defaults for flags left out (Baidu AI Cloud,
+// "自适应并行策略搜索工具", https://cloud.baidu.com/doc/AIHC/s/Hlvyohuyf, parameter table).
+const std::map<std::string, std::string>& aiak_defaults() {
+  static const std::map<std::string, std::string> defaults = {{"--model-name", "llama2-70b"},
+                                                              {"--num-gpus", "256"},
+                                                              {"--gpu-infos", "a800"},
+                                                              {"--global-batch-size", "1024"},
+                                                              {"--sequence-length", "4096"}};
+  return defaults;
+}
+constexpr int kAiakDefaultTop = 5;
+
 struct Options {
   std::optional<std::string> scenario_path;
   std::map<std::string, std::string> job;  // AIAK flags
-  int top = limits::kDefaultTop;
+  int top = kAiakDefaultTop;
   bool json = false;
   bool analytic = false;
   std::string trace_dir = "paraplan-traces";
@@ -127,8 +145,9 @@ void print_launch(const nlohmann::json& launch, const std::string& framework,
 Options parse_options(const std::vector<std::string>& args) {
   Options options;
   const std::vector<std::string> job_flags = {
-      "--model-name",        "--num-gpus",        "--nproc-per-node", "--gpu-infos",
-      "--global-batch-size", "--sequence-length", "--precision",      "--framework"};
+      "--model-name", "--num-gpus",          "--nproc-per-node",
+      "--gpu-infos",  "--global-batch-size", "--sequence-length",
+      "--precision",  "--framework",         "--model-config"};
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     const auto value = [&]() -> const std::string& {
@@ -180,10 +199,14 @@ Options parse_options(const std::vector<std::string>& args) {
 }
 
 // The scenario the AIAK flags describe.
-nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job) {
-  for (const char* required :
-       {"--model-name", "--gpu-infos", "--global-batch-size", "--sequence-length"}) {
-    if (!job.count(required)) throw InputError(required, "is required (or give a scenario file)");
+// Flags left out take AIAK's defaults.
+nlohmann::json scenario_from_flags(std::map<std::string, std::string> job) {
+  if (job.count("--model-name") && job.count("--model-config")) {
+    throw InputError("--model-config", "cannot be combined with --model-name");
+  }
+  for (const auto& [flag, value] : aiak_defaults()) {
+    if (flag == "--model-name" && job.count("--model-config")) continue;
+    if (flag != "--num-gpus") job.emplace(flag, value);
   }
   std::optional<int64_t> num_gpus;
   if (job.count("--num-gpus"))
@@ -202,10 +225,13 @@ nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job
     int64_t cap = 0;
     if (colon != std::string::npos) {
       cap = integer_flag("--gpu-infos", item.substr(colon + 1), 1, limits::kMaxGpus);
-    } else if (num_gpus) {
-      cap = *num_gpus;  // a type without a cap may take every GPU
     } else {
-      throw InputError("--num-gpus", "is required when a GPU type of --gpu-infos has no cap");
+      // A type without a cap may take every GPU: --num-gpus, or AIAK's default.
+      if (!num_gpus) {
+        num_gpus =
+            integer_flag("--num-gpus", aiak_defaults().at("--num-gpus"), 1, limits::kMaxGpus);
+      }
+      cap = *num_gpus;
     }
     capped_total += cap;
     gpus.push_back({{"type", type}, {"count", cap}});
@@ -229,8 +255,11 @@ nlohmann::json scenario_from_flags(const std::map<std::string, std::string>& job
       {"seq_length",
        integer_flag("--sequence-length", job.at("--sequence-length"), 1, limits::kMaxSeqLength)}};
   if (job.count("--precision")) training["precision"] = job.at("--precision");
-  nlohmann::json scenario = {
-      {"model", job.at("--model-name")}, {"training", training}, {"cluster", cluster}};
+  const nlohmann::json model =
+      job.count("--model-config")
+          ? model_from_config_file(job.at("--model-config"), "--model-config")
+          : nlohmann::json(job.at("--model-name"));
+  nlohmann::json scenario = {{"model", model}, {"training", training}, {"cluster", cluster}};
   if (job.count("--framework")) scenario["framework"] = job.at("--framework");
   return scenario;
 }
@@ -247,8 +276,11 @@ Scenario parse_flag_scenario(const nlohmann::json& document) {
         {"cluster.gpus_per_node", "--nproc-per-node"},
         {"training.precision", "--precision"},
         {"framework", "--framework"}};
+    const bool imported = document.at("model").is_object();
     for (const auto& [path, flag] : flags) {
-      if (error.path().rfind(path, 0) == 0) throw InputError(flag, error.message());
+      if (error.path().rfind(path, 0) == 0) {
+        throw InputError(path == "model" && imported ? "--model-config" : flag, error.message());
+      }
     }
     throw;
   }
@@ -261,7 +293,7 @@ std::string fixed(double value, int digits) {
 }
 
 void print_table(const nlohmann::json& output) {
-  std::printf("%-4s %11s %9s %6s %-16s %8s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %4s  %s\n", "rank",
+  std::printf("%-4s %11s %9s %6s %-16s %8s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %6s  %s\n", "rank",
               "tokens/s/GPU", "iter s", "MFU", "memory GiB", "free GiB", "TP", "PP", "VP", "CP",
               "EP", "DP", "mbs", "SP", "recompute", "ZeRO", "stages");
   for (const nlohmann::json& row : output["strategies"]) {
@@ -286,6 +318,10 @@ void print_table(const nlohmann::json& output) {
       }
       append(recompute, r);
     }
+    // Activations of N layers offloaded to host memory, the search's other answer to memory.
+    if (const int64_t offloaded = s["cpu_offloading_num_layers"].get<int64_t>(); offloaded > 0) {
+      append(recompute, "+offload:" + std::to_string(offloaded));
+    }
     const nlohmann::json& chips = row["pipeline-stage-chips"];
     const nlohmann::json& layers = row["pipeline-stage-layers"];
     for (size_t i = 0; i < chips.size(); ++i) {
@@ -297,7 +333,10 @@ void print_table(const nlohmann::json& output) {
     // Headroom: the smallest free memory over the stages; "!" marks a tight strategy.
     std::string headroom = fixed(row["headroom_gib"].get<double>(), 1);
     if (row["tight"].get<bool>()) headroom += '!';
-    std::printf("%-4d %11.1f %9.3f %6.3f %-16s %8s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %4d  %s\n",
+    // ZeRO stage, "+cpu" where the optimizer steps on the CPU.
+    std::string zero = std::to_string(s["zero_stage"].get<int>());
+    if (s["optimizer_cpu_offload"].get<bool>()) zero += "+cpu";
+    std::printf("%-4d %11.1f %9.3f %6.3f %-16s %8s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %6s  %s\n",
                 row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(),
                 e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
                 headroom.c_str(), s["tensor_model_parallel_size"].get<int>(),
@@ -305,8 +344,8 @@ void print_table(const nlohmann::json& output) {
                 s["virtual_pipeline_model_parallel_size"].get<int>(),
                 s["context_parallel_size"].get<int>(), s["expert_model_parallel_size"].get<int>(),
                 e["data_parallel_size"].get<int>(), s["micro_batch_size"].get<int>(),
-                s["sequence_parallel"].get<bool>() ? "yes" : "no", recompute.c_str(),
-                s["zero_stage"].get<int>(), stages.c_str());
+                s["sequence_parallel"].get<bool>() ? "yes" : "no", recompute.c_str(), zero.c_str(),
+                stages.c_str());
   }
   if (!output["strategies"].empty()) {
     std::printf("\nMegatron-LM flags of rank 1:\n  %s\n",

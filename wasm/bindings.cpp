@@ -8,6 +8,8 @@
 
 #include "paraplan/errors.hpp"
 #include "paraplan/estimate.hpp"
+#include "paraplan/hf_config.hpp"
+#include "paraplan/model.hpp"
 #include "paraplan/presets.hpp"
 #include "paraplan/request.hpp"
 #include "paraplan/search.hpp"
@@ -93,6 +95,23 @@ std::string schema() {
   return guarded([] { return paraplan::input_schema().dump(); });
 }
 
+// A Hugging Face config.json: {"architecture", "model", "unmapped", "parameters"}.
+std::string import_hf_config(const std::string& config_json) {
+  return guarded([&] {
+    return to_json(paraplan::import_hf_config(paraplan::parse_json_text(config_json, "input")))
+        .dump();
+  });
+}
+
+// A scenario's model (a preset name or an object): its parameter counts.
+std::string parameter_counts(const std::string& model_json) {
+  return guarded([&] {
+    const paraplan::ModelSpec model =
+        paraplan::parse_model(paraplan::parse_json_text(model_json, "input"), "model");
+    return to_json(paraplan::count_parameters(model)).dump();
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(paraplan) {
@@ -102,4 +121,6 @@ EMSCRIPTEN_BINDINGS(paraplan) {
   emscripten::function("presets", &presets);
   emscripten::function("version", &version);
   emscripten::function("schema", &schema);
+  emscripten::function("importHfConfig", &import_hf_config);
+  emscripten::function("parameterCounts", &parameter_counts);
 }

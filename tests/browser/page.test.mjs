@@ -409,6 +409,129 @@ describe("web page (production build)", () => {
     await page.selectOption(byTestId("model-select"), "llama2-70b");
   });
 
+  it("imports a Hugging Face config.json, with a live parameter count", async () => {
+    const HF = join(HERE, "..", "unit", "data", "hf");
+    const imported = await context.newPage();
+    await imported.goto(`${origin}/paraplan/`);
+    await imported.waitForSelector(byTestId("search-button"));
+    const parameters = async (target) => {
+      const line = target.locator(byTestId("custom-parameters"));
+      await line.waitFor();
+      return line;
+    };
+    const countChanged = (target, before) =>
+      target.waitForFunction(
+        ([id, previous]) => {
+          const line = document.querySelector(id);
+          return (
+            line?.dataset.parameters && line.dataset.parameters !== previous
+          );
+        },
+        [byTestId("custom-parameters"), before],
+      );
+
+    // Qwen/Qwen3-30B-A3B's config.json, pasted.
+    await imported.click(`${byTestId("hf-import")} summary`);
+    await imported.fill(
+      byTestId("hf-config-input"),
+      readFileSync(join(HF, "Qwen3-30B-A3B.json"), "utf8"),
+    );
+    await imported.click(byTestId("hf-import-button"));
+    await imported.locator(byTestId("hf-unmapped")).waitFor();
+    assert.equal(await imported.inputValue(byTestId("model-select")), "custom");
+    assert.equal(
+      await imported.inputValue(byTestId("custom-num_experts")),
+      "128",
+    );
+    assert.equal(
+      await imported.inputValue(byTestId("custom-name")),
+      "Qwen3MoeForCausalLM",
+    );
+    const summary = await imported
+      .locator(byTestId("hf-import-result"))
+      .innerText();
+    assert.match(summary, /Imported Qwen3MoeForCausalLM/);
+    assert.match(
+      await imported
+        .locator(`${byTestId("hf-unmapped")} li[data-status="unsupported"]`)
+        .first()
+        .innerText(),
+      /architectures.*qk-layernorm/s,
+    );
+    await countChanged(imported, undefined);
+    const line = await parameters(imported);
+    const total = Number(await line.getAttribute("data-parameters"));
+    assert.ok(Math.abs(total - 30.5e9) / 30.5e9 < 0.002, `${total}`);
+    assert.match(
+      await line.innerText(),
+      /^30\.5 B parameters · 3\.3\d* B active$/,
+    );
+    await screenshot("10-hf-import", imported);
+
+    // Typing changes the count: half the layers, about half the parameters.
+    await imported.fill(byTestId("custom-num_layers"), "24");
+    await countChanged(imported, String(total));
+    const half = Number(await line.getAttribute("data-parameters"));
+    assert.ok(half < 0.55 * total && half > 0.45 * total, `${half}`);
+
+    // The imported model survives the URL, and the count with it.
+    const reopened = await context.newPage();
+    await reopened.goto(await urlOf(imported));
+    await reopened.waitForSelector(byTestId("custom-parameters"));
+    assert.equal(
+      await reopened.inputValue(byTestId("custom-num_layers")),
+      "24",
+    );
+    assert.match(
+      await reopened.inputValue(".custom-model textarea"),
+      /"kv_channels":128/,
+    );
+    await countChanged(reopened, undefined);
+    assert.equal(
+      await reopened
+        .locator(byTestId("custom-parameters"))
+        .getAttribute("data-parameters"),
+      String(half),
+    );
+    await reopened.close();
+
+    // An uploaded file (openai/gpt-oss-20b), then a bad config naming its key.
+    await imported.setInputFiles(
+      byTestId("hf-config-file"),
+      join(HF, "gpt-oss-20b.json"),
+    );
+    await imported.waitForFunction(
+      (id) => document.querySelector(id)?.value === "2880",
+      byTestId("custom-hidden_size"),
+    );
+    await imported.fill(
+      byTestId("hf-config-input"),
+      '{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "hidden_size": 0}',
+    );
+    await imported.click(byTestId("hf-import-button"));
+    const error = imported.locator(byTestId("hf-import-error"));
+    await error.waitFor();
+    assert.match(
+      await error.innerText(),
+      /hidden_size: expected a positive integer, got 0/,
+    );
+    assert.equal(
+      await imported.inputValue(byTestId("custom-hidden_size")),
+      "2880",
+    );
+    await imported.selectOption(byTestId("language-select"), "zh");
+    assert.equal(
+      await imported.locator(`${byTestId("hf-import")} summary`).innerText(),
+      "导入 Hugging Face config.json",
+    );
+    await imported.waitForFunction(
+      (id) => document.querySelector(id)?.textContent.includes("参数"),
+      byTestId("custom-parameters"),
+    );
+    await screenshot("11-hf-import-zh", imported);
+    await imported.close();
+  });
+
   it("cancels a long search and keeps working", async () => {
     // Some seconds of search: three GPU types, 1,536 GPUs.
     await page.selectOption(byTestId("model-select"), "llama3.1-405b");

@@ -56,6 +56,10 @@ Result run(const std::string& args, const std::string& input = "") {
 
 std::string example(const char* name) { return std::string(PARAPLAN_EXAMPLES_DIR) + "/" + name; }
 
+std::string hf_config(const char* name) {
+  return std::string(PARAPLAN_UNIT_DATA_DIR) + "/hf/" + name;
+}
+
 }  // namespace
 
 TEST_CASE("estimate prints the contract's report") {
@@ -227,11 +231,6 @@ TEST_CASE("search flag errors name the flag") {
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("paraplan: --model-name: unknown model preset") == 0);
   r =
-      run("search --model-name llama2-7b --gpu-infos a800 --global-batch-size 8 --sequence-length "
-          "4096");
-  CHECK(r.exit_code == 2);
-  CHECK(r.err == "paraplan: --num-gpus: is required when a GPU type of --gpu-infos has no cap\n");
-  r =
       run("search --model-name llama2-7b --gpu-infos v100:8 --global-batch-size 8 "
           "--sequence-length 4096");
   CHECK(r.exit_code == 2);
@@ -261,4 +260,84 @@ TEST_CASE("binary garbage and empty input are errors, not crashes") {
   r = run("search -", "[]");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "paraplan: $: expected an object, got an array\n");
+}
+
+TEST_CASE(
+    "search without flags takes AIAK's defaults: llama2-70b, 256 a800, GBS 1024, seq 4096, top 5") {
+  const Result defaults = run("search --json");
+  REQUIRE(defaults.exit_code == 0);
+  const nlohmann::json output = nlohmann::json::parse(defaults.out);
+  REQUIRE(output["strategies"].size() == 5);
+  const nlohmann::json& best = output["strategies"][0];
+  CHECK(best["max-use-mem-size"].contains("a800"));
+  CHECK(best["estimate"]["num_gpus"] == 256);
+  const std::string args = best["megatron_args"];
+  CHECK(args.find("--global-batch-size 1024 --seq-length 4096") != std::string::npos);
+  // The same as the flags spelled out.
+  const Result spelled =
+      run("search --json --model-name llama2-70b --num-gpus 256 --gpu-infos a800 "
+          "--global-batch-size 1024 --sequence-length 4096 --top 5");
+  REQUIRE(spelled.exit_code == 0);
+  CHECK(nlohmann::json::parse(spelled.out)["strategies"] == output["strategies"]);
+  // A GPU type without a cap takes the default 256 GPUs.
+  const Result uncapped = run("search --json --gpu-infos h800 --top 1");
+  REQUIRE(uncapped.exit_code == 0);
+  CHECK(nlohmann::json::parse(uncapped.out)["strategies"][0]["estimate"]["num_gpus"] == 256);
+}
+
+TEST_CASE("search --model-config: the model of a Hugging Face config.json, unmapped keys noted") {
+  Result r = run("search --model-config " + hf_config("Qwen3-30B-A3B.json") +
+                 " --gpu-infos h100:64 --global-batch-size 256 --top 2 --json");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json output = nlohmann::json::parse(r.out);
+  REQUIRE(output["strategies"].size() == 2);
+  // Qwen3-30B-A3B: 30.5B parameters (arXiv:2505.09388).
+  CHECK(output["strategies"][0]["estimate"]["model_parameters"].get<double>() ==
+        doctest::Approx(30.5e9).epsilon(0.002));
+  CHECK(r.err.find("note: --model-config: Qwen3MoeForCausalLM, 30.") == 0);
+  CHECK(r.err.find("  architectures (unsupported): Qwen3 normalizes") != std::string::npos);
+
+  std::ofstream(scratch("bad-config.json"))
+      << R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 2, "hidden_size": -1})";
+  r = run("search --model-config " + scratch("bad-config.json"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "paraplan: --model-config: hidden_size: expected a positive integer, got -1\n");
+  r = run("search --model-config " + hf_config("Qwen3-32B.json") + " --model-name llama2-7b");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "paraplan: --model-config: cannot be combined with --model-name\n");
+}
+
+TEST_CASE("import-model prints the model object; --json adds the unmapped keys and counts") {
+  Result r = run("import-model " + hf_config("DeepSeek-V3.json"));
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json model = nlohmann::json::parse(r.out);
+  CHECK(model["name"] == "DeepSeek-V3");
+  CHECK(model["multi_latent_attention"]["kv_lora_rank"] == 512);
+  CHECK(r.err.find("n_group (unsupported): group-limited routing") != std::string::npos);
+  // The printed model is a scenario's model as it stands.
+  const std::string scenario = R"({"model": )" + r.out +
+                               R"(, "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "h800", "count": 256}]}, "strategy":
+      {"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 16,
+       "expert_model_parallel_size": 16, "recompute_granularity": "full"}})";
+  r = run("estimate -", scenario);
+  CHECK(r.exit_code == 0);
+
+  r = run("import-model - --json", slurp(hf_config("gpt-oss-20b.json")));
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json output = nlohmann::json::parse(r.out);
+  CHECK(output["architecture"] == "GptOssForCausalLM");
+  CHECK(output["parameters"]["total"].get<double>() > 20.8e9);
+  bool sliding = false;
+  for (const nlohmann::json& key : output["unmapped"]) {
+    sliding |= key["key"] == "sliding_window" && key["status"] == "unsupported";
+  }
+  CHECK(sliding);
+
+  r = run("import-model -", "[1, 2]");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "paraplan: standard input: expected a JSON object (a Hugging Face config.json), got an "
+        "array\n");
+  CHECK(run("import-model").exit_code == 2);
 }

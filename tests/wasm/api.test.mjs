@@ -181,4 +181,37 @@ describe("module API", () => {
     }
     assert.ok(presets.models.some((model) => model.id === "llama2-70b"));
   });
+  it("importHfConfig() is the CLI's import-model --json; parameterCounts() counts a model", () => {
+    for (const file of [
+      "DeepSeek-V3.json",
+      "gpt-oss-120b.json",
+      "Qwen2.5-7B.json",
+    ]) {
+      const text = readFileSync(
+        join(ROOT, "tests", "unit", "data", "hf", file),
+        "utf8",
+      );
+      const imported = JSON.parse(paraplan.importHfConfig(text));
+      const expected = cliJson(["import-model", "-", "--json"], text);
+      assert.deepEqual(differences(imported, expected), [], file);
+      const counts = JSON.parse(
+        paraplan.parameterCounts(JSON.stringify(imported.model)),
+      );
+      assert.deepEqual(counts, imported.parameters);
+    }
+    const preset = JSON.parse(
+      paraplan.parameterCounts(JSON.stringify("llama2-70b")),
+    );
+    assert.equal(preset.total, 68976648192);
+    let error;
+    try {
+      paraplan.importHfConfig(
+        '{"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 0}',
+      );
+    } catch (thrown) {
+      error = thrown;
+    }
+    assert.equal(error.path, "num_hidden_layers");
+    assert.equal(error.detail, "expected a positive integer, got 0");
+  });
 });

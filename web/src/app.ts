@@ -3,6 +3,7 @@
 import { setLanguage, t } from "./i18n/i18n";
 import { Catalogue } from "./state/catalogue";
 import type { FieldError } from "./state/checker";
+import { ModelTools } from "./state/model-tools";
 import { moduleSchema } from "./state/module-schema";
 import type { PageState } from "./state/page-state";
 import { jobChanged, Runs, type Outcome } from "./state/runs";
@@ -27,6 +28,7 @@ export class App {
   private readonly controls = new SearchControls(() => this.runs.cancel());
   private readonly header: HTMLElement;
   private runs!: Runs;
+  private models!: ModelTools;
   private strategies!: StrategiesView;
   private scaling!: ScalingView;
   private exportButtons: HTMLButtonElement[] = [];
@@ -54,6 +56,7 @@ export class App {
       const info = await this.client.call("info", null);
       const catalogue = new Catalogue(info.presets);
       this.runs = new Runs(this.client, catalogue, moduleSchema(info));
+      this.models = new ModelTools(this.client, moduleSchema(info).limits);
       this.version = info.version;
       this.build(catalogue);
     } catch (error) {
@@ -69,7 +72,7 @@ export class App {
   }
 
   private build(catalogue: Catalogue): void {
-    const context = { store: this.store, errors: this.errors };
+    const context = { store: this.store, errors: this.errors, models: this.models };
     const form = jobForm(context, catalogue, this.controls.element, () => void this.search());
     const share = shareBar({
       link: () => this.link({ embed: false }),

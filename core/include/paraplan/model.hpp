@@ -94,6 +94,9 @@ struct ParameterCounts {
 
 ParameterCounts count_parameters(const ModelSpec& model);
 
+// {"total", "active", "mtp", "embedding", "output_layer", "attention_per_layer", ...}.
+nlohmann::json to_json(const ParameterCounts& counts);
+
 // Model FLOPs per token for one training step (forward + backward, no recompute): every GEMM
 // three times, full (non-causal) attention scores, the convention of Narayanan et al. 2021
 // (SC21 eq. 3) and Korthikanti et al. 2022 (eq. 7). This is the numerator of MFU.

@@ -167,6 +167,17 @@ ParameterCounts count_parameters(const ModelSpec& model) {
   return counts;
 }
 
+nlohmann::json to_json(const ParameterCounts& counts) {
+  return {{"total", counts.total},
+          {"active", counts.active},
+          {"mtp", counts.mtp},
+          {"embedding", counts.embedding},
+          {"output_layer", counts.output_layer},
+          {"attention_per_layer", counts.attention},
+          {"dense_mlp_per_layer", counts.dense_mlp},
+          {"moe_mlp_per_layer", counts.moe_mlp}};
+}
+
 namespace {
 
 // Model FLOPs per token with the core-attention term (scores and context over s x s) scaled

@@ -2,6 +2,7 @@
 // to read and write the value in a Strategy. Defaults are the Strategy struct's initialisers.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <type_traits>
 
 #include "paraplan/limits.hpp"
@@ -35,6 +36,16 @@ template <auto Member>
 void set_field(Strategy& s, size_t /*pool*/, int64_t value) {
   using T = std::remove_reference_t<decltype(s.*Member)>;
   s.*Member = static_cast<T>(value);
+}
+
+template <auto Member>
+int64_t get_fraction(const Strategy& s, size_t /*pool*/) {
+  return std::llround(s.*Member * static_cast<double>(kFractionScale));
+}
+
+template <auto Member>
+void set_fraction(Strategy& s, size_t /*pool*/, int64_t value) {
+  s.*Member = static_cast<double>(value) / static_cast<double>(kFractionScale);
 }
 
 template <auto Member>
@@ -247,6 +258,24 @@ const StrategyKey kKeys[] = {
      "back for the backward (no pipeline parallelism or recompute).",
      get_field<&Strategy::cpu_offloading_num_layers>,
      set_field<&Strategy::cpu_offloading_num_layers>},
+    {K::optimizer_cpu_offload, "optimizer_cpu_offload", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--optimizer-cpu-offload",
+     "Keep a share of the optimizer's fp32 parameters and moments in host memory and step them on "
+     "the CPU (needs the precision-aware optimizer).",
+     get_field<&Strategy::optimizer_cpu_offload>, set_field<&Strategy::optimizer_cpu_offload>},
+    {K::optimizer_offload_fraction, "optimizer_offload_fraction", KeyType::fraction,
+     false, false, {}, 0, kFractionScale, false,
+     MegatronFlag::value_unless_default, "--optimizer-offload-fraction",
+     "The share (0 to 1) of the optimizer's parameters offloaded when optimizer_cpu_offload is on.",
+     get_fraction<&Strategy::optimizer_offload_fraction>,
+     set_fraction<&Strategy::optimizer_offload_fraction>},
+    {K::overlap_cpu_optimizer_d2h_h2d, "overlap_cpu_optimizer_d2h_h2d", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--overlap-cpu-optimizer-d2h-h2d",
+     "Pipeline the offloaded optimizer's gradient and parameter copies with its CPU step.",
+     get_field<&Strategy::overlap_cpu_optimizer_d2h_h2d>,
+     set_field<&Strategy::overlap_cpu_optimizer_d2h_h2d>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",

@@ -436,6 +436,35 @@ const Rule kRules[] = {
        return "cpu_offloading_num_layers (" + str(s.cpu_offloading_num_layers) +
               ") must be below num_layers (" + str(c.model.num_layers) + ")";
      }},
+    {"optimizer CPU offload needs the precision-aware optimizer",
+     "megatron/training/arguments.py: The optimizer cpu offload must be used in conjunction with "
+     "`--use-precision-aware-optimizer`",
+     {K::optimizer_cpu_offload, K::use_precision_aware_optimizer},
+     [](C, S s) { return !s.optimizer_cpu_offload || s.use_precision_aware_optimizer; },
+     [](C, S) {
+       return std::string("optimizer_cpu_offload needs use_precision_aware_optimizer");
+     }},
+    {"optimizer CPU offload runs with the distributed optimizer, not Megatron-FSDP",
+     "megatron/core/optimizer/fully_sharded_optimizer.py: MFSDP v2 does not currently support "
+     "optimizer CPU offload",
+     {K::optimizer_cpu_offload, K::zero_stage},
+     [](C, S s) { return !s.optimizer_cpu_offload || s.zero_stage <= 1; },
+     [](C, S s) {
+       return "optimizer_cpu_offload needs zero_stage 1 (the distributed optimizer), got " +
+              str(s.zero_stage);
+     }},
+    {"optimizer CPU offload gathers fp8 parameters only with delayed scaling",
+     "megatron/training/arguments.py: When `--fp8-param-gather` is enabled, the optimizer cpu "
+     "offload must be used in conjunction with `--fp8-recipe delayed`",
+     {K::optimizer_cpu_offload, K::fp8_param_gather, K::fp8_recipe},
+     [](C, S s) {
+       return !s.optimizer_cpu_offload || !s.fp8_param_gather ||
+              s.fp8_recipe == Fp8Recipe::delayed;
+     },
+     [](C, S s) {
+       return "optimizer_cpu_offload with fp8_param_gather needs fp8_recipe delayed (got " +
+              std::string(to_string(s.fp8_recipe)) + ")";
+     }},
     {"CPU offloading runs without pipeline parallelism",
      "megatron/core/transformer/transformer_config.py: Currently there is no support for "
      "Pipeline parallelism with CPU offloading",

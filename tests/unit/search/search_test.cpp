@@ -96,6 +96,7 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                                 R"(, "strategy": {"recompute_method": "uniform"})");
   Estimator estimator(scenario.model, scenario.training, scenario.cluster);
   std::vector<double> times;
+  int offloaded_optimizers = 0, offloaded_activations = 0;
   Strategy s;
   s.recompute.resize(1);
   s.cross_entropy_loss_fusion = true;
@@ -129,11 +130,35 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                       s.overlap_grad_reduce = dp * cp > 1;
                       s.overlap_param_gather = dp * cp > 1 && zero >= 1;
                       // The search keeps the default memory margin free on every GPU.
+                      const auto fits = [&](const Report& r) {
+                        const double margin = MemoryMargin{}.of(
+                            r.stages.empty() ? 0 : r.stages.front().capacity_bytes);
+                        return r.feasible && r.headroom_bytes() >= margin;
+                      };
                       const Report r = estimator.estimate(s);
-                      const double margin =
-                          MemoryMargin{}.of(r.stages.empty() ? 0 : r.stages.front().capacity_bytes);
-                      if (r.feasible && r.headroom_bytes() >= margin) {
+                      if (fits(r)) {
                         times.push_back(r.iteration_time_s);
+                      } else {
+                        // Where memory binds, the search steps the optimizer on the CPU, and
+                        // offloads the fewest layers' activations that fit.
+                        if (zero >= 1) {
+                          Strategy offloaded = s;
+                          offloaded.optimizer_cpu_offload = true;
+                          offloaded.use_precision_aware_optimizer = true;
+                          offloaded.overlap_cpu_optimizer_d2h_h2d = true;
+                          const Report o = estimator.estimate(offloaded);
+                          if (fits(o)) times.push_back(o.iteration_time_s);
+                          offloaded_optimizers += fits(o);
+                        }
+                        for (int64_t n = 1; p == 1 && n < 32; ++n) {
+                          Strategy offloaded = s;
+                          offloaded.cpu_offloading_num_layers = n;
+                          const Report o = estimator.estimate(offloaded);
+                          if (!fits(o)) continue;
+                          times.push_back(o.iteration_time_s);
+                          ++offloaded_activations;
+                          break;
+                        }
                       }
                     }
   std::sort(times.begin(), times.end());
@@ -146,6 +171,38 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
   }
   const SearchResult all = run(scenario, 10, true);
   CHECK(all.stats.feasible == static_cast<int64_t>(times.size()));
+  CHECK(offloaded_optimizers > 0);  // the grid reaches both kinds of offloading
+  CHECK(offloaded_activations > 0);
+}
+
+TEST_CASE("where GPU memory binds, the search steps the optimizer on the CPU") {
+  // Llama 3 8B on 4 A100-40G: nothing fits with the whole optimizer on the GPUs but Megatron-FSDP
+  // at context parallel 2; the pipeline with the optimizer on the CPU is faster.
+  nlohmann::json document = nlohmann::json::parse(R"({"model": "llama3-8b",
+      "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "a100-40g", "count": 4}]}})");
+  const SearchResult offloaded = run(parse_scenario(document), 3);
+  REQUIRE_FALSE(offloaded.strategies.empty());
+  const RankedStrategy& best = offloaded.strategies.front();
+  CHECK(best.strategy.optimizer_cpu_offload);
+  CHECK(best.strategy.use_precision_aware_optimizer);
+  CHECK(best.report.feasible);
+  CHECK(best.report.stages.front().memory.host_bytes > 0);
+  document["strategy"] = {{"optimizer_cpu_offload", false}};
+  const SearchResult on_gpu = run(parse_scenario(document), 3);
+  REQUIRE_FALSE(on_gpu.strategies.empty());
+  CHECK(on_gpu.strategies.front().report.iteration_time_s > best.report.iteration_time_s);
+  // Pinned on, it brings the precision-aware optimizer.
+  document["strategy"] = {{"optimizer_cpu_offload", true}};
+  const SearchResult pinned = run(parse_scenario(document), 1);
+  REQUIRE_FALSE(pinned.strategies.empty());
+  CHECK(pinned.strategies.front().strategy.use_precision_aware_optimizer);
+  // Where memory does not bind, nothing is offloaded.
+  document["cluster"]["gpus"][0]["count"] = 16;
+  document.erase("strategy");
+  const SearchResult roomy = run(parse_scenario(document), 3);
+  REQUIRE_FALSE(roomy.strategies.empty());
+  CHECK_FALSE(roomy.strategies.front().strategy.optimizer_cpu_offload);
 }
 
 TEST_CASE("every returned strategy is feasible and re-estimates to the same numbers") {

@@ -46,6 +46,22 @@ export const en = {
   "model.other_fields_hint":
     'Any other key of the model, e.g. {"untie_embeddings_and_output_weights": true} or DeepSeek\'s multi_latent_attention',
   "model.defaultGroups": "= heads",
+  "model.activeParameters": "{n} active",
+  "model.mtpParameters": "+ {n} MTP",
+  "model.parametersUnknown": "Parameters: counted once every field above is valid",
+  "model.import.title": "Import a Hugging Face config.json",
+  "model.import.hint":
+    "Paste a model's config.json or upload it (Llama, Mistral, Qwen2, Qwen3, Qwen3-MoE, Mixtral, DeepSeek-V2/V3, gpt-oss). It fills the custom dimensions below; every key that was not mapped is listed with the reason.",
+  "model.import.placeholder": '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, …}',
+  "model.import.paste": "config.json text",
+  "model.import.upload": "or upload config.json",
+  "model.import.button": "Import",
+  "model.import.done": "Imported {architecture}",
+  "model.import.unmapped": "{n} keys not mapped:",
+  "model.import.ignored": "ignored",
+  "model.import.unsupported": "not modelled",
+  "model.import.unknown": "unknown",
+  "model.import.failed": "config.json: {message}",
 
   "cluster.gpuInfos": "GPU types and caps",
   "cluster.gpuInfosHint": "--gpu-infos syntax: TYPE[:MAX],… e.g. a800:128,h800:160",
@@ -133,6 +149,8 @@ export const en = {
   "col.stages": "Stages: GPU × layers",
   "col.sortHint": "Sort by {column}",
   "table.yes": "yes",
+  "table.optimizerOnCpu": "optimizer on CPU",
+  "table.offloadedLayers": "{n} layers' activations on the host",
   "table.no": "no",
   "table.infeasible": "infeasible",
 
@@ -297,6 +315,22 @@ export const zh: Record<MessageKey, string> = {
   "model.other_fields_hint":
     '模型的其他任意字段，例如 {"untie_embeddings_and_output_weights": true} 或 DeepSeek 的 multi_latent_attention',
   "model.defaultGroups": "= 头数",
+  "model.activeParameters": "激活 {n}",
+  "model.mtpParameters": "+ MTP {n}",
+  "model.parametersUnknown": "参数量：上面各字段都有效后计算",
+  "model.import.title": "导入 Hugging Face config.json",
+  "model.import.hint":
+    "粘贴模型的 config.json 或上传该文件（Llama、Mistral、Qwen2、Qwen3、Qwen3-MoE、Mixtral、DeepSeek-V2/V3、gpt-oss）。它会填入下方的自定义结构；未映射的键逐一列出并说明原因。",
+  "model.import.placeholder": '{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096, …}',
+  "model.import.paste": "config.json 内容",
+  "model.import.upload": "或上传 config.json",
+  "model.import.button": "导入",
+  "model.import.done": "已导入 {architecture}",
+  "model.import.unmapped": "{n} 个键未映射：",
+  "model.import.ignored": "已忽略",
+  "model.import.unsupported": "未建模",
+  "model.import.unknown": "未知",
+  "model.import.failed": "config.json：{message}",
 
   "cluster.gpuInfos": "GPU 型号与上限",
   "cluster.gpuInfosHint": "--gpu-infos 语法：型号[:上限],… 例如 a800:128,h800:160",
@@ -384,6 +418,8 @@ export const zh: Record<MessageKey, string> = {
   "col.stages": "流水级：GPU × 层数",
   "col.sortHint": "按{column}排序",
   "table.yes": "是",
+  "table.optimizerOnCpu": "优化器在 CPU",
+  "table.offloadedLayers": "{n} 层激活卸载到主机",
   "table.no": "否",
   "table.infeasible": "不可行",
 

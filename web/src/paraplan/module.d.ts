@@ -15,6 +15,10 @@ export interface ParaplanModule {
   // The input schema: limits and the strategy-key table (core/src/input/request.cpp).
   schema(): string;
   version(): string;
+  // A Hugging Face config.json (text): {architecture, model, unmapped, parameters}.
+  importHfConfig(configJson: string): string;
+  // A scenario's model (a preset name or an object, as JSON): its parameter counts.
+  parameterCounts(modelJson: string): string;
 }
 
 export type CreateParaplan = (options?: {

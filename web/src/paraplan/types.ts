@@ -80,6 +80,9 @@ export interface Strategy {
   overlap_grad_reduce: boolean;
   overlap_param_gather: boolean;
   tp_comm_overlap: boolean;
+  optimizer_cpu_offload?: boolean;
+  cpu_offloading_num_layers?: number;
+  optimizer_offload_fraction?: number;
   pipeline_stage_gpus?: string[];
   pipeline_stage_layers?: number[];
 }
@@ -198,4 +201,31 @@ export interface SearchRequest {
     tp_across_nodes: boolean;
     memory_margin?: string; // GiB, or "N%" of each GPU's memory; the core's default without
   };
+}
+
+// A model's parameter counts (core ParameterCounts): totals and per-layer parts.
+export interface ParameterCounts {
+  total: number;
+  active: number;
+  mtp: number;
+  embedding: number;
+  output_layer: number;
+  attention_per_layer: number;
+  dense_mlp_per_layer: number;
+  moe_mlp_per_layer: number;
+}
+
+// A key of a Hugging Face config.json that did not become a model field.
+export interface UnmappedKey {
+  key: string;
+  status: "ignored" | "unsupported" | "unknown";
+  reason: string;
+}
+
+// The module's importHfConfig: a config.json mapped to a scenario's model object.
+export interface HfImport {
+  architecture: string;
+  model: Record<string, unknown>;
+  unmapped: UnmappedKey[];
+  parameters: ParameterCounts;
 }

@@ -67,6 +67,16 @@ function customModel(
   return model;
 }
 
+// The custom model of the form, checked field by field (the live parameter count's input).
+export function buildCustomModel(
+  custom: PageState["custom"],
+  limits: InputLimits,
+): Built<Record<string, unknown>> {
+  const check = new Checker();
+  const model = customModel(check, custom, limits);
+  return built(model, check.errors);
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

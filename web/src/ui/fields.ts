@@ -6,10 +6,13 @@ import type { FieldId } from "../state/checker";
 import type { Store } from "../state/store";
 import { h, type Child } from "./dom";
 import type { FieldErrors } from "./field-errors";
+import type { ModelTools } from "../state/model-tools";
 
 export interface FormContext {
   store: Store;
   errors: FieldErrors;
+  // The model section's module calls (config.json import, live parameter count).
+  models?: ModelTools;
 }
 
 export interface Binding {

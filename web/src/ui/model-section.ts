@@ -1,7 +1,9 @@
 // The model: a preset picked from a filterable list, or custom dimensions.
 import { t } from "../i18n/i18n";
-import type { ModelPreset } from "../paraplan/types";
+import type { MessageKey } from "../i18n/messages";
+import type { HfImport, ModelPreset } from "../paraplan/types";
 import type { Catalogue } from "../state/catalogue";
+import { customFromModel, MOE_FIELDS, type ModelTools } from "../state/model-tools";
 import {
   ACTIVATIONS,
   CUSTOM_MODEL,
@@ -12,14 +14,6 @@ import {
 import { h } from "./dom";
 import { selectField, section, textField, type FormContext } from "./fields";
 import { count } from "./format";
-
-const MOE_FIELDS: readonly CustomModelField[] = [
-  "num_experts",
-  "top_k",
-  "moe_ffn_hidden_size",
-  "num_shared_experts",
-  "first_k_dense_layers",
-];
 
 function matches(preset: ModelPreset, filter: string): boolean {
   const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
@@ -34,27 +28,9 @@ function optionText(preset: ModelPreset): string {
   return `${preset.id} · ${count(preset.parameters)}`;
 }
 
-// The keys of `object` that are not in `shown`.
-function rest(object: Record<string, unknown>, shown: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(object).filter(([key]) => !shown.includes(key)));
-}
-
-// The custom form starts from the preset the user was looking at, every key of it
-// included: those without a field of their own go to other_fields.
+// The custom form starts from the preset the user was looking at.
 function customFromPreset(preset: ModelPreset | undefined): PageState["custom"] {
-  const model = preset?.model ?? {};
-  const moe = (model.moe ?? {}) as Record<string, unknown>;
-  const other = rest(model, [...CUSTOM_MODEL_FIELDS, "moe"]);
-  const otherMoe = rest(moe, MOE_FIELDS);
-  if (Object.keys(otherMoe).length > 0) other.moe = otherMoe;
-  const custom = Object.fromEntries(
-    CUSTOM_MODEL_FIELDS.map((field) => {
-      const value = MOE_FIELDS.includes(field) ? moe[field] : model[field];
-      return [field, value === undefined ? "" : String(value)];
-    }),
-  ) as PageState["custom"];
-  custom.other_fields = Object.keys(other).length > 0 ? JSON.stringify(other) : "";
-  return custom;
+  return customFromModel(preset?.model ?? {});
 }
 
 function customForm(context: FormContext): HTMLElement {
@@ -70,6 +46,7 @@ function customForm(context: FormContext): HTMLElement {
       },
       {
         label: `model.${name}`,
+        testid: `custom-${name}`,
         numeric: name !== "name" && name !== "other_fields",
         multiline: name === "other_fields",
         hint: name === "other_fields" ? "model.other_fields_hint" : undefined,
@@ -93,6 +70,11 @@ function customForm(context: FormContext): HTMLElement {
   return h(
     "div",
     { class: "custom-model" },
+    h("p", {
+      class: "custom-parameters",
+      testid: "custom-parameters",
+      attrs: { "aria-live": "polite" },
+    }),
     h(
       "div",
       { class: "grid-2" },
@@ -109,6 +91,156 @@ function customForm(context: FormContext): HTMLElement {
     h("div", { class: "grid-2" }, ...MOE_FIELDS.map(field)),
     field("other_fields"),
   );
+}
+
+const STATUS_KEYS: Record<HfImport["unmapped"][number]["status"], MessageKey> = {
+  ignored: "model.import.ignored",
+  unsupported: "model.import.unsupported",
+  unknown: "model.import.unknown",
+};
+
+// What an import found: the architecture, the parameters, and each key left unmapped.
+function importSummary(imported: HfImport): HTMLElement[] {
+  const { total, active, mtp } = imported.parameters;
+  const counts = [t("model.parameters", { n: count(total) })];
+  if (active !== total) counts.push(t("model.activeParameters", { n: count(active) }));
+  if (mtp > 0) counts.push(t("model.mtpParameters", { n: count(mtp) }));
+  const order = ["unsupported", "unknown", "ignored"];
+  const keys = [...imported.unmapped].sort(
+    (a, b) => order.indexOf(a.status) - order.indexOf(b.status),
+  );
+  return [
+    h(
+      "p",
+      {},
+      h("strong", { text: t("model.import.done", { architecture: imported.architecture }) }),
+      ` · ${counts.join(" · ")}`,
+    ),
+    ...(keys.length === 0
+      ? []
+      : [
+          h("p", { text: t("model.import.unmapped", { n: keys.length }) }),
+          h(
+            "ul",
+            { class: "unmapped-keys", testid: "hf-unmapped" },
+            ...keys.map((entry) =>
+              h(
+                "li",
+                { attrs: { "data-status": entry.status } },
+                h("span", {
+                  class: `key-status ${entry.status}`,
+                  text: t(STATUS_KEYS[entry.status]),
+                }),
+                h("code", { text: entry.key }),
+                ` ${entry.reason}`,
+              ),
+            ),
+          ),
+        ]),
+  ];
+}
+
+// "Import Hugging Face config.json": paste or upload; the model fills the custom form.
+function importPanel(context: FormContext, models: ModelTools): HTMLElement {
+  const text = h("textarea", {
+    class: "hf-config",
+    testid: "hf-config-input",
+    attrs: { rows: "5", spellcheck: "false" },
+    i18nAttrs: { placeholder: "model.import.placeholder", "aria-label": "model.import.paste" },
+  });
+  const file = h("input", {
+    testid: "hf-config-file",
+    attrs: { type: "file", accept: ".json,application/json" },
+    i18nAttrs: { "aria-label": "model.import.upload" },
+  });
+  const result = h("div", { class: "hf-import-result", testid: "hf-import-result" });
+  const error = h("p", {
+    class: "import-error",
+    testid: "hf-import-error",
+    attrs: { role: "alert" },
+  });
+  error.hidden = true;
+  const run = async () => {
+    error.hidden = true;
+    result.replaceChildren();
+    if (text.value.trim() === "") return;
+    try {
+      const imported = await models.importHfConfig(text.value);
+      context.store.update((state) => {
+        state.custom = customFromModel(imported.model);
+        state.model = CUSTOM_MODEL;
+      });
+      result.replaceChildren(...importSummary(imported));
+    } catch (failure) {
+      error.textContent = t("model.import.failed", {
+        message: failure instanceof Error ? failure.message : String(failure),
+      });
+      error.hidden = false;
+    }
+  };
+  const button = h("button", {
+    testid: "hf-import-button",
+    attrs: { type: "button" },
+    i18n: "model.import.button",
+    on: { click: () => void run() },
+  });
+  file.addEventListener("change", async () => {
+    const chosen = file.files?.[0];
+    if (chosen === undefined) return;
+    text.value = await chosen.text();
+    await run();
+  });
+  return h(
+    "details",
+    { class: "hf-import", testid: "hf-import" },
+    h("summary", { i18n: "model.import.title" }),
+    h("p", { class: "hint", i18n: "model.import.hint" }),
+    text,
+    h(
+      "div",
+      { class: "hf-import-actions" },
+      button,
+      h("label", {}, h("span", { i18n: "model.import.upload" }), file),
+    ),
+    error,
+    result,
+  );
+}
+
+// The custom model's parameter count, asked of the worker a moment after the last keystroke.
+function liveCount(context: FormContext, models: ModelTools, line: HTMLElement): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let asked = 0;
+  const show = async (state: PageState) => {
+    const ticket = ++asked;
+    const outcome = await models.parameterCounts(state.custom);
+    if (ticket !== asked) return; // a later count is under way
+    if (outcome.status === "counted") {
+      const { total, active, mtp } = outcome.counts;
+      const parts = [t("model.parameters", { n: count(total) })];
+      if (active !== total) parts.push(t("model.activeParameters", { n: count(active) }));
+      if (mtp > 0) parts.push(t("model.mtpParameters", { n: count(mtp) }));
+      line.textContent = parts.join(" · ");
+      line.dataset.parameters = String(total);
+    } else if (outcome.status !== "cancelled") {
+      line.textContent = t("model.parametersUnknown");
+      delete line.dataset.parameters;
+    }
+  };
+  const schedule = (state: PageState) => {
+    if (state.model !== CUSTOM_MODEL) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void show(context.store.get()), 250);
+  };
+  context.store.subscribe((state, previous) => {
+    if (
+      state.model !== previous.model ||
+      state.lang !== previous.lang ||
+      CUSTOM_MODEL_FIELDS.some((field) => state.custom[field] !== previous.custom[field])
+    )
+      schedule(state);
+  });
+  schedule(context.store.get());
 }
 
 export function modelSection(context: FormContext, catalogue: Catalogue): HTMLElement {
@@ -128,6 +260,11 @@ export function modelSection(context: FormContext, catalogue: Catalogue): HTMLEl
   });
   const info = h("p", { class: "model-info" });
   const custom = customForm(context);
+  const models = context.models;
+  const importer = models ? importPanel(context, models) : null;
+  if (models) {
+    liveCount(context, models, custom.querySelector<HTMLElement>(".custom-parameters")!);
+  }
 
   const fillOptions = (state: PageState) => {
     const shown = presets.filter(
@@ -187,5 +324,5 @@ export function modelSection(context: FormContext, catalogue: Catalogue): HTMLEl
 
   const picker = h("div", { class: "field" }, filter, select);
   context.errors.register("model", picker, select);
-  return section("section.model", picker, info, custom);
+  return section("section.model", picker, info, importer, custom);
 }

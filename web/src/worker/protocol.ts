@@ -2,6 +2,8 @@
 // Every request carries an id; the worker answers it with any number of
 // "progress" and "partial" messages, then one "result" or "error".
 import type {
+  HfImport,
+  ParameterCounts,
   Presets,
   Scenario,
   SearchProgress,
@@ -14,7 +16,7 @@ import type {
 // One row of the core's strategy-key table, as `paraplan schema` prints it.
 export interface StrategyKeySchema {
   name: string;
-  type: "integer" | "boolean" | "choice" | "choice_set" | "gpu_list" | "integer_list";
+  type: "integer" | "boolean" | "choice" | "choice_set" | "fraction" | "gpu_list" | "integer_list";
   min?: number;
   max?: number;
   max_is_num_layers?: boolean;
@@ -48,6 +50,10 @@ export interface Methods {
   searchSeries: { params: SearchRequest[]; result: SearchResult[] };
   // A scenario with a strategy: its report and simulated schedule.
   trace: { params: Scenario; result: TraceResult };
+  // A Hugging Face config.json, as the text the user gave.
+  importHfConfig: { params: string; result: HfImport };
+  // A scenario's model: its parameter counts (the custom model's live count).
+  parameterCounts: { params: Scenario["model"]; result: ParameterCounts };
 }
 export type Method = keyof Methods;
 

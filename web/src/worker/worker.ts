@@ -47,6 +47,10 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
     }
     case "trace":
       return JSON.parse(module.trace(JSON.stringify(request.params)));
+    case "importHfConfig":
+      return JSON.parse(module.importHfConfig(request.params));
+    case "parameterCounts":
+      return JSON.parse(module.parameterCounts(JSON.stringify(request.params)));
   }
 }
 
