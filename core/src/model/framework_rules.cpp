@@ -233,6 +233,14 @@ const FrameworkRule kRules[] = {
     {F::colossalai, "fp8_param_gather", "no fp8 parameter gather",
      {K::fp8_param_gather}, [](C c, S s) { return !fp8(c) || !s.fp8_param_gather; }},
 
+    {F::deepspeed, "optimizer_cpu_offload",
+     "Megatron-DeepSpeed has no --optimizer-cpu-offload (DeepSpeed's offload_optimizer moves all "
+     "of ZeRO's optimizer, a different split)",
+     {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
+    {F::colossalai, "optimizer_cpu_offload",
+     "no share of the optimizer stepped on the CPU beside the GPU (HybridDeviceOptimizer)",
+     {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
+
     // --- torchtitan v0.2.2 (73a0e6979dd1): TOML job file.
     {F::torchtitan, "zero_stage",
      "no optimizer-only sharding: data parallelism is DDP (ZeRO-0) or FSDP2 (ZeRO-2/3)",
@@ -298,6 +306,9 @@ const FrameworkRule kRules[] = {
     {F::torchtitan, "use_precision_aware_optimizer",
      "no precision-aware optimizer or optimizer-state dtypes",
      kOptimizerDtypes, [](C, S s) { return default_optimizer_dtypes(s); }},
+    {F::torchtitan, "optimizer_cpu_offload",
+     "no share of the optimizer stepped on the CPU (FSDP2 CPU offload moves all parameters)",
+     {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
     {F::torchtitan, "cpu_offloading_num_layers", "no activation offloading by layer",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
 };

@@ -82,11 +82,17 @@ bool Searcher::offer_variant(Change change) {
   return fits;
 }
 
-// The rules of the keys decided at the ZeRO level, checked without counting a rejection.
+// The rules of the keys decided at the ZeRO level (Megatron-LM's and the scenario's
+// framework's), checked without counting a rejection.
 bool Searcher::zero_rules_hold() const {
-  const auto& rules = rules_at_[static_cast<size_t>(Level::zero)];
+  const size_t zero = static_cast<size_t>(Level::zero);
+  const auto& rules = rules_at_[zero];
+  const auto& framework_rules = framework_rules_at_[zero];
   return std::all_of(rules.begin(), rules.end(),
-                     [&](const Rule* rule) { return rule->holds(rule_context_, s_); });
+                     [&](const Rule* rule) { return rule->holds(rule_context_, s_); }) &&
+         std::all_of(
+             framework_rules.begin(), framework_rules.end(),
+             [&](const FrameworkRule* rule) { return rule->expressible(rule_context_, s_); });
 }
 
 // A strategy that fits: counted, and ranked where its time is a number.

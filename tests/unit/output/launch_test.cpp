@@ -176,6 +176,10 @@ std::vector<nlohmann::json> strategy_grid() {
        {"exp_avg_sq_dtype", "bf16"},
        {"main_params_dtype", "fp16"}},
       {{"accumulate_allreduce_grads_in_fp32", true}, {"cpu_offloading_num_layers", 2}},
+      {{"optimizer_cpu_offload", true},
+       {"use_precision_aware_optimizer", true},
+       {"optimizer_offload_fraction", 0.5},
+       {"overlap_cpu_optimizer_d2h_h2d", true}},
   };
   for (const nlohmann::json& change : changes) documents.push_back(reference(change));
   for (const char* precision : {"fp16", "fp8", "fp32"}) {

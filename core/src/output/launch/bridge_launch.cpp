@@ -187,6 +187,11 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     set("cfg.optimizer.exp_avg_dtype", moment(s.exp_avg_dtype));
     set("cfg.optimizer.exp_avg_sq_dtype", moment(s.exp_avg_sq_dtype));
   }
+  if (s.optimizer_cpu_offload) {  // Megatron-Core OptimizerConfig (HybridDeviceOptimizer)
+    set("cfg.optimizer.optimizer_cpu_offload", "True");
+    set("cfg.optimizer.optimizer_offload_fraction", number(s.optimizer_offload_fraction));
+    set("cfg.optimizer.overlap_cpu_optimizer_d2h_h2d", py_bool(s.overlap_cpu_optimizer_d2h_h2d));
+  }
   if (s.tp_comm_overlap) {
     set("cfg.comm_overlap", "CommOverlapConfig(tp_comm_overlap=True)");
   }
