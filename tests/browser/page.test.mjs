@@ -210,8 +210,13 @@ describe("web page (production build)", () => {
   it("shows the strategy's launch on each framework, to copy or download", async () => {
     const view = page.locator(byTestId("launch-view"));
     await view.scrollIntoViewIfNeeded();
-    assert.equal(await page.inputValue(byTestId("launch-framework")), "megatron");
-    const command = await view.locator(`${byTestId("launch-command")} pre`).innerText();
+    assert.equal(
+      await page.inputValue(byTestId("launch-framework")),
+      "megatron",
+    );
+    const command = await view
+      .locator(`${byTestId("launch-command")} pre`)
+      .innerText();
     assert.match(command, /torchrun --nnodes \$NNODES --nproc-per-node 8/);
     assert.match(command, /pretrain_gpt\.py --num-layers 80 /);
     assert.match(command, /# (a800|h800) hosts: NODE_RANK /); // host order by GPU type
@@ -223,7 +228,10 @@ describe("web page (production build)", () => {
     assert.equal(readFileSync(await script.path(), "utf8"), command);
     await page.selectOption(byTestId("launch-framework"), "megatron-bridge");
     assert.match(
-      await view.locator(`${byTestId("launch-file")} h4`).first().innerText(),
+      await view
+        .locator(`${byTestId("launch-file")} h4`)
+        .first()
+        .innerText(),
       /pretrain_paraplan\.py/,
     );
     await view.screenshot({ path: join(SCREENSHOTS, "03b-launch.png") });
@@ -242,11 +250,17 @@ describe("web page (production build)", () => {
       `${origin}/paraplan/?model=llama2-7b&gpu-infos=h100:16&num-gpus=16&global-batch-size=64&seq-length=4096&framework=torchtitan`,
     );
     await titan.waitForSelector(byTestId("search-button"));
-    assert.equal(await titan.inputValue(byTestId("framework-select")), "torchtitan");
+    assert.equal(
+      await titan.inputValue(byTestId("framework-select")),
+      "torchtitan",
+    );
     await search(titan);
     assert.ok((await rowTexts(titan)).length > 0);
     await titan.locator(byTestId("result-row")).first().click();
-    assert.equal(await titan.inputValue(byTestId("launch-framework")), "torchtitan");
+    assert.equal(
+      await titan.inputValue(byTestId("launch-framework")),
+      "torchtitan",
+    );
     const view = titan.locator(byTestId("launch-view"));
     assert.equal(await view.locator(byTestId("launch-unsupported")).count(), 0);
     assert.match(await view.innerText(), /job\.toml/);
