@@ -225,7 +225,11 @@ Launch bridge_launch(const LaunchInput& in) {
       module + " import " + recipe + "\n\n" + "cfg = " + recipe +
       "()  # data, optimizer and scheduler from the recipe; the model below\n"
       "m = cfg.model\n" +
-      model_lines(model, in.scenario.training);
+      model_lines(model, in.scenario.training) +
+      "# Mock data with a null tokenizer of the model's vocabulary, as the megatron target's "
+      "--mock-data;\n# set cfg.dataset and cfg.tokenizer for real data.\n"
+      "cfg.tokenizer.tokenizer_type = \"NullTokenizer\"\ncfg.tokenizer.vocab_size = " +
+      std::to_string(model.vocab_size) + "\n";
   // One branch per GPU type only where their recompute differs.
   const bool mixed =
       std::any_of(in.hosts.groups.begin(), in.hosts.groups.end(), [&](const HostGroup& g) {
