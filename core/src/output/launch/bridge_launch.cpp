@@ -215,8 +215,9 @@ Launch bridge_launch(const LaunchInput& in) {
   std::string script =
       "# Megatron-Bridge 067f987df03b (main, 2026-08-22): pretrain " + model.name +
       " with the strategy Paraplan found.\n"
-      "# Run with torchrun (the command); PARAPLAN_GPU_TYPE picks the GPU type's recompute.\n"
-      "import os\n\nimport torch\n"
+      "# Run with torchrun (the command).\n"
+      "import os  # PARAPLAN_GPU_TYPE picks a GPU type's recompute where they differ\n\n"
+      "import torch\n"
       "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n"
       "from megatron.bridge.training.gpt_step import forward_step\n"
       "from megatron.bridge.training.mixed_precision import get_mixed_precision_config\n"
