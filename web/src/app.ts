@@ -66,6 +66,7 @@ export class App {
     this.runs.subscribe(() => this.runsChanged());
     this.runsChanged();
     if (state.ran) void this.search();
+    if (state.estimate) void this.strategies.estimate.run();
   }
 
   private build(catalogue: Catalogue): void {

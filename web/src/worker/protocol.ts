@@ -3,6 +3,7 @@
 // "progress" and "partial" messages, then one "result" or "error".
 import type {
   Presets,
+  Report,
   Scenario,
   SearchProgress,
   SearchRequest,
@@ -48,6 +49,8 @@ export interface Methods {
   searchSeries: { params: SearchRequest[]; result: SearchResult[] };
   // A scenario with a strategy: its report and simulated schedule.
   trace: { params: Scenario; result: TraceResult };
+  // A scenario with a strategy: its report alone (estimate mode, sensitivities).
+  estimate: { params: Scenario; result: Report };
 }
 export type Method = keyof Methods;
 

@@ -47,6 +47,8 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
     }
     case "trace":
       return JSON.parse(module.trace(JSON.stringify(request.params)));
+    case "estimate":
+      return JSON.parse(module.estimate(JSON.stringify(request.params)));
   }
 }
 
