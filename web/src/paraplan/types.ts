@@ -165,6 +165,10 @@ export interface GpuPreset {
   hbm_gib: number;
   intra_node: { name: string; gb_per_s: number; gpus: number };
   inter_node: { name: string; gb_per_s: number };
+  // What the timing model assumes beyond the datasheet (presets/gpus/*.json).
+  hbm_gb_per_s?: number;
+  efficiency?: Partial<Record<string, [number, number][]>>;
+  sources?: Record<string, string>;
 }
 
 export interface Presets {

@@ -3,7 +3,13 @@ import type { Report, Scenario } from "../paraplan/types";
 import { rankedStrategy } from "../testing/strategies";
 import { comparedRanks, toggleCompared } from "./compare";
 import { campaign, parsePrice, parseTokens } from "./campaign";
-import { alternatives, bindingConstraint, inFamily, modifiedScenario } from "./decision";
+import {
+  alternatives,
+  bindingConstraint,
+  inFamily,
+  modifiedScenario,
+  nextClusterSize,
+} from "./decision";
 import { groupNearDuplicates, paretoFront } from "./grouping";
 
 function withLayout(rank: number, tokens: number, change: (s: Record<string, unknown>) => void) {
@@ -101,8 +107,8 @@ describe("sensitivities", () => {
 
   it("changes one thing and leaves the original alone", () => {
     expect(modifiedScenario(scenario, "mbsUp", 8)?.strategy?.micro_batch_size).toBe(2);
-    expect(modifiedScenario(scenario, "nodeUp", 8)?.cluster.gpus[0].count).toBe(264);
-    expect(modifiedScenario(scenario, "nodeDown", 8)?.cluster.gpus[0].count).toBe(248);
+    expect(modifiedScenario(scenario, "nodeUp", 8)?.cluster.gpus[0].count).toBe(512);
+    expect(modifiedScenario(scenario, "nodeDown", 8)?.cluster.gpus[0].count).toBe(128);
     expect(scenario.cluster.gpus[0].count).toBe(256);
     expect(scenario.strategy?.micro_batch_size).toBe(1);
   });
@@ -123,6 +129,16 @@ describe("sensitivities", () => {
       a800: 4,
       h800: 6,
     });
+  });
+
+  it("moves to the nearest cluster size in whole nodes that the batch still divides", () => {
+    const tp8pp2 = { tensor_model_parallel_size: 8, pipeline_model_parallel_size: 2 };
+    // 256 GPUs = DP 16; 512 / 1 micro-batches divide by DP 32 and 8, not 17..31 nor 9..15.
+    expect(nextClusterSize(tp8pp2, 256, 512, 8, 1)).toBe(512);
+    expect(nextClusterSize(tp8pp2, 256, 512, 8, -1)).toBe(128);
+    expect(nextClusterSize(tp8pp2, 256, 48, 8, 1)).toBe(384); // DP 24 divides 48
+    expect(nextClusterSize({ ...tp8pp2, micro_batch_size: 2 }, 256, 32, 8, 1)).toBeNull();
+    expect(nextClusterSize(tp8pp2, 16, 512, 8, -1)).toBeNull(); // DP 1 already
   });
 
   it("does not change the node count of a mixed cluster, nor go below one GPU", () => {

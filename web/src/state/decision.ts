@@ -132,13 +132,48 @@ export function modifiedScenario(
     case "nodeUp":
     case "nodeDown": {
       if (next.cluster.gpus.length !== 1) return null;
-      const count = next.cluster.gpus[0].count + (change === "nodeUp" ? gpusPerNode : -gpusPerNode);
-      if (count < 1) return null;
+      const count = nextClusterSize(
+        strategy,
+        next.cluster.gpus[0].count,
+        next.training.global_batch_size,
+        gpusPerNode,
+        change === "nodeUp" ? 1 : -1,
+      );
+      if (count === null) return null;
       next.cluster.gpus[0].count = count;
       delete next.cluster.num_gpus;
       return next;
     }
   }
+}
+
+function modelParallelSize(strategy: Record<string, unknown>): number {
+  const size = (key: string) => Number(strategy[key] ?? 1) || 1;
+  return (
+    size("tensor_model_parallel_size") *
+    size("context_parallel_size") *
+    size("pipeline_model_parallel_size")
+  );
+}
+
+// The nearest cluster size, up or down from `gpus`, in whole nodes, whose data-parallel size
+// the global batch still divides into micro-batches (Megatron-LM's rule: global batch a
+// multiple of data parallel x micro-batch); null when there is none.
+export function nextClusterSize(
+  strategy: Record<string, unknown>,
+  gpus: number,
+  globalBatchSize: number,
+  gpusPerNode: number,
+  direction: 1 | -1,
+): number | null {
+  const group = modelParallelSize(strategy);
+  const microBatches = globalBatchSize / (Number(strategy.micro_batch_size ?? 1) || 1);
+  const dp = Math.floor(gpus / group);
+  for (let next = dp + direction; next >= 1 && next <= microBatches; next += direction) {
+    const count = next * group;
+    if (microBatches % next === 0 && count % gpusPerNode === 0 && count !== gpus) return count;
+  }
+  return null;
 }
 
 export interface Binding {

@@ -47,6 +47,7 @@ export class DecisionView {
   private strategies: RankedStrategy[] = [];
   private sensitivities = new Map<Sensitivity, Report | string | null>();
   private generation = 0;
+  private clusterSizes = new Map<Sensitivity, number>();
 
   constructor(
     private readonly store: Store,
@@ -55,13 +56,7 @@ export class DecisionView {
   ) {
     this.element.hidden = true;
     store.subscribe((state, previous) => {
-      if (
-        state.lang !== previous.lang ||
-        state.compare !== previous.compare ||
-        state.trainTokens !== previous.trainTokens ||
-        state.gpuHourPrice !== previous.gpuHourPrice
-      )
-        this.render();
+      if (state.lang !== previous.lang || state.compare !== previous.compare) this.render();
     });
   }
 
@@ -87,10 +82,15 @@ export class DecisionView {
     if (last === null) return;
     const scenario = scenarioOfStrategy(last.request.scenario, ranked);
     const nodeSize = this.runs.gpusPerNode(scenario);
+    this.clusterSizes = new Map();
     for (const change of SENSITIVITIES) {
       const modified = modifiedScenario(scenario, change, nodeSize);
       let outcome: Report | string | null = null;
       if (modified !== null) {
+        this.clusterSizes.set(
+          change,
+          modified.cluster.gpus.reduce((sum, gpu) => sum + gpu.count, 0),
+        );
         try {
           outcome = await this.runs.estimate(modified);
         } catch (error) {
@@ -221,23 +221,33 @@ export class DecisionView {
   private sensitivityTable(ranked: RankedStrategy): HTMLElement {
     const base = ranked.estimate;
     const rows = SENSITIVITIES.map((change) => {
-      const label = h("th", { text: t(`sens.${change}` as MessageKey), attrs: { scope: "row" } });
+      const label = h("th", {
+        text: t(`sens.${change}` as MessageKey, { gpus: this.clusterSizes.get(change) ?? "—" }),
+        attrs: { scope: "row" },
+      });
       if (!this.sensitivities.has(change))
         return h("tr", {}, label, h("td", { text: "…", attrs: { colspan: "4" } }));
       const outcome = this.sensitivities.get(change);
       if (outcome === null || outcome === undefined)
         return h("tr", {}, label, h("td", { i18n: "sens.notApplicable", attrs: { colspan: "4" } }));
       if (typeof outcome === "string")
-        return h("tr", {}, label, h("td", { text: outcome, attrs: { colspan: "4" } }));
+        return h(
+          "tr",
+          {},
+          label,
+          h("td", { class: "module-text", text: outcome, attrs: { colspan: "4" } }),
+        );
       if (!outcome.feasible)
         return h(
           "tr",
           { class: "infeasible" },
           label,
-          h("td", {
-            text: `${t("table.infeasible")}: ${outcome.infeasible_reasons[0] ?? ""}`,
-            attrs: { colspan: "4" },
-          }),
+          h(
+            "td",
+            { text: `${t("table.infeasible")}: `, attrs: { colspan: "4" } },
+            // The module's own words (English), as the CLI prints them.
+            h("span", { class: "module-text", text: outcome.infeasible_reasons[0] ?? "" }),
+          ),
         );
       return h(
         "tr",
@@ -302,8 +312,28 @@ export class DecisionView {
               : t("trust.outside"),
       }),
       notes.length > 0
-        ? h("ul", { testid: "validation-notes" }, ...notes.map((note) => h("li", { text: note })))
+        ? h(
+            "ul",
+            { class: "module-text", testid: "validation-notes" },
+            ...notes.map((note) => h("li", { text: note })),
+          )
         : null,
+      h("button", {
+        class: "link",
+        i18n: "trust.seeTable",
+        attrs: { type: "button" },
+        on: {
+          click: () => {
+            const table = document.querySelector<HTMLDetailsElement>(
+              '[data-testid="validation-table"]',
+            );
+            if (table === null) return;
+            table.open = true;
+            table.scrollIntoView();
+            table.querySelector("summary")?.focus();
+          },
+        },
+      }),
       report.mfu_causal !== undefined && report.feasible
         ? h("p", {
             class: "hint",

@@ -41,12 +41,7 @@ export class EstimateView {
     this.element.hidden = true;
     this.button.addEventListener("click", () => void this.run());
     store.subscribe((state, previous) => {
-      if (
-        state.lang !== previous.lang ||
-        state.trainTokens !== previous.trainTokens ||
-        state.gpuHourPrice !== previous.gpuHourPrice
-      )
-        this.render();
+      if (state.lang !== previous.lang) this.render();
     });
   }
 

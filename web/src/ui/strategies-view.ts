@@ -11,6 +11,7 @@ import { DetailView } from "./detail-view";
 import { h } from "./dom";
 import { EstimateView } from "./estimate-view";
 import { ParetoView } from "./pareto-view";
+import { validationView } from "./validation-view";
 import { ResultsTable } from "./results-table";
 import { StatusView } from "./status-view";
 
@@ -59,6 +60,7 @@ export class StrategiesView {
       this.compare.element,
       this.detail.element,
       this.decision.element,
+      validationView(store),
     );
     store.subscribe((state, previous) => {
       if (state.lang !== previous.lang) this.detail.render();
