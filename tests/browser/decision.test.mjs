@@ -312,11 +312,14 @@ describe("web page decision aids (production build)", () => {
     }
     // Every string of the new views is in Chinese: no English words left.
     // (The module's own messages, such as why a strategy does not fit, stay in English.)
-    const text = await small.locator(byTestId("decision-view")).evaluate((view) => {
-      const copy = view.cloneNode(true);
-      for (const module of copy.querySelectorAll(".module-text")) module.remove();
-      return copy.innerText ?? copy.textContent;
-    });
+    const text = await small
+      .locator(byTestId("decision-view"))
+      .evaluate((view) => {
+        const copy = view.cloneNode(true);
+        for (const module of copy.querySelectorAll(".module-text"))
+          module.remove();
+        return copy.innerText ?? copy.textContent;
+      });
     assert.doesNotMatch(
       text.replace(
         /TP|PP|CP|EP|DP|ZeRO|FSDP|MFU|GiB|GPU|Megatron-LM|Narayanan|micro-batch|mbs|selective|full|block|uniform|none|Top|p2p|a2a|allgather|token/g,
