@@ -71,7 +71,7 @@ export class CompareView {
           "th",
           { class: "numeric", attrs: { scope: "col" } },
           h("button", {
-            class: "link",
+            class: "text-link",
             text: t("detail.title", { rank: ranked.rank }),
             attrs: { type: "button" },
             on: { click: () => this.onSelect(ranked.rank) },

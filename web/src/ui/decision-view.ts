@@ -167,7 +167,7 @@ export class DecisionView {
           h("td", { text: t("why.noneListed"), attrs: { colspan: "4" } }),
         );
       const open = h("button", {
-        class: "link",
+        class: "text-link",
         text: alternative.isChosen ? t("why.thisOne") : `#${other.rank}`,
         attrs: { type: "button", ...(alternative.isChosen ? { disabled: "" } : {}) },
         on: { click: () => this.onSelect(other.rank) },
@@ -319,7 +319,7 @@ export class DecisionView {
           )
         : null,
       h("button", {
-        class: "link",
+        class: "text-link",
         i18n: "trust.seeTable",
         attrs: { type: "button" },
         on: {
