@@ -33,8 +33,10 @@ export const decisionEn = {
   "sens.change": "Change",
   "sens.mbsUp": "Micro-batch +1",
   "sens.recomputeUp": "One more recomputed layer",
-  "sens.nodeUp": "More nodes: {gpus} GPUs (the next data-parallel size the batch divides)",
-  "sens.nodeDown": "Fewer nodes: {gpus} GPUs (the next data-parallel size down)",
+  "sens.nodeUp": "More nodes: {gpus} GPUs",
+  "sens.nodeDown": "Fewer nodes: {gpus} GPUs",
+  "sens.hint":
+    "More or fewer nodes: the nearest cluster size, in whole nodes, whose data-parallel size the global batch divides. Each row is the module's estimate of the changed strategy.",
   "sens.notApplicable": "does not apply to this strategy",
   "sens.throughputDelta": "Change",
 
@@ -127,8 +129,10 @@ export const decisionZh: Record<keyof typeof decisionEn, string> = {
   "sens.change": "改动",
   "sens.mbsUp": "micro-batch +1",
   "sens.recomputeUp": "多重计算一层",
-  "sens.nodeUp": "增加节点：{gpus} 张 GPU（批大小可整除的下一个数据并行规模）",
-  "sens.nodeDown": "减少节点：{gpus} 张 GPU（向下的下一个数据并行规模）",
+  "sens.nodeUp": "增加节点：{gpus} 张 GPU",
+  "sens.nodeDown": "减少节点：{gpus} 张 GPU",
+  "sens.hint":
+    "增加或减少节点：取最近的整节点集群规模，使全局批大小能被数据并行规模整除。每行是模块对改动后策略的估算。",
   "sens.notApplicable": "不适用于此策略",
   "sens.throughputDelta": "变化",
 

@@ -292,6 +292,7 @@ export class DecisionView {
           h("tbody", {}, ...rows),
         ),
       ),
+      h("p", { class: "hint", i18n: "sens.hint" }),
     );
   }
 
