@@ -10,6 +10,7 @@ import { jobChanged, Runs, type Outcome } from "./state/runs";
 import type { Store } from "./state/store";
 import { encodeState } from "./state/url-state";
 import { ParaplanClient } from "./worker/client";
+import { moduleInfo } from "./worker/module-info";
 import { h } from "./ui/dom";
 import { exportResults } from "./ui/export";
 import { FieldErrors, shownError } from "./ui/field-errors";
@@ -22,7 +23,6 @@ import { shareBar } from "./ui/share-bar";
 import { StrategiesView } from "./ui/strategies-view";
 
 export class App {
-  private readonly client = new ParaplanClient();
   private readonly banner = h("div", { class: "banner", attrs: { role: "alert" } });
   private readonly errors = new FieldErrors(this.banner);
   private readonly controls = new SearchControls(() => this.runs.cancel());
@@ -34,9 +34,11 @@ export class App {
   private exportButtons: HTMLButtonElement[] = [];
   private version = "";
 
+  // `client`: main.ts starts it, so that the module loads while this code does.
   constructor(
     private readonly store: Store,
     private readonly root: HTMLElement,
+    private readonly client: ParaplanClient = new ParaplanClient(),
   ) {
     // First of all listeners, so that the others render in the new language.
     store.subscribe((state, previous) => {
@@ -53,7 +55,9 @@ export class App {
     const loading = h("p", { class: "loading", i18n: "app.loading" });
     this.root.replaceChildren(this.header, this.banner, loading);
     try {
-      const info = await this.client.call("info", null);
+      // The form is drawn from the module's catalogue as the build wrote it beside the module
+      // (generated/info.json), without waiting for the worker; a search waits for it.
+      const info = await moduleInfo(this.client);
       const catalogue = new Catalogue(info.presets);
       this.runs = new Runs(this.client, catalogue, moduleSchema(info));
       this.models = new ModelTools(this.client, moduleSchema(info).limits);
@@ -69,6 +73,7 @@ export class App {
     this.runs.subscribe(() => this.runsChanged());
     this.runsChanged();
     if (state.ran) void this.search();
+    if (state.estimate) void this.strategies.estimate.run();
   }
 
   private build(catalogue: Catalogue): void {

@@ -1,4 +1,5 @@
 // The page's text in English and Chinese. {name} marks a value put in at run time.
+import { decisionEn, decisionZh } from "./decision-messages";
 
 export const en = {
   "app.title": "Paraplan",
@@ -254,6 +255,7 @@ export const en = {
   "error.fieldTwice": "{key} is already set by its own field",
   "error.scaleRange": "“To” must not be below “From”",
   "error.module": "The calculator rejected the input: {message}",
+  ...decisionEn,
 };
 
 export type MessageKey = keyof typeof en;
@@ -511,4 +513,5 @@ export const zh: Record<MessageKey, string> = {
   "error.fieldTwice": "{key} 已由单独的输入框设置",
   "error.scaleRange": "“到”不能小于“从”",
   "error.module": "计算器拒绝了输入：{message}",
+  ...decisionZh,
 };

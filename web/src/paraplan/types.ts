@@ -57,6 +57,10 @@ export interface Report {
   data_parallel_size: number;
   model_parameters: number;
   model_flops_per_token: number;
+  // Causal-mask MFU (Megatron-LM's current convention) and whether the result lies inside the
+  // validated regimes (docs/contract.md section 4).
+  mfu_causal?: number;
+  validation?: { validated: boolean; notes: string[] };
 }
 
 // Recompute keys are one value for every GPU type, or an object by GPU type.
@@ -164,6 +168,10 @@ export interface GpuPreset {
   hbm_gib: number;
   intra_node: { name: string; gb_per_s: number; gpus: number };
   inter_node: { name: string; gb_per_s: number };
+  // What the timing model assumes beyond the datasheet (presets/gpus/*.json).
+  hbm_gb_per_s?: number;
+  efficiency?: Partial<Record<string, [number, number][]>>;
+  sources?: Record<string, string>;
 }
 
 export interface Presets {

@@ -82,6 +82,13 @@ export interface PageState {
   scaleFrom: string;
   scaleTo: string;
   scaleBudget: string;
+
+  // Decision aids (see state/decision.ts, compare.ts, campaign.ts, grouping.ts).
+  compare: string; // ranks compared side by side, "3,1"
+  group: boolean; // near-duplicate strategies grouped under the best of them
+  estimate: boolean; // the page shows the fixed strategy's report, without a search
+  trainTokens: string; // tokens of a training campaign, "2T"
+  gpuHourPrice: string; // price per GPU-hour, "" for none
 }
 
 function blank<K extends string>(keys: readonly K[]): Record<K, string> {
@@ -114,5 +121,10 @@ export function defaultState(): PageState {
     scaleFrom: "64",
     scaleTo: "4096",
     scaleBudget: "3",
+    compare: "",
+    group: false,
+    estimate: false,
+    trainTokens: "1T",
+    gpuHourPrice: "",
   };
 }

@@ -1,11 +1,18 @@
 // The searches the page runs, without the page: the last search and its result, whether a
 // call is under way, and how the last one ended. Listeners hear of every change; nothing
 // here touches the DOM.
-import type { RankedStrategy, SearchRequest, SearchResult, TraceResult } from "../paraplan/types";
+import type {
+  RankedStrategy,
+  Report,
+  Scenario,
+  SearchRequest,
+  SearchResult,
+  TraceResult,
+} from "../paraplan/types";
 import { CancelledError } from "../worker/errors";
 import type { Client } from "../worker/client";
 import type { Progress } from "../worker/protocol";
-import type { Catalogue } from "./catalogue";
+import { defaultGpusPerNode, type Catalogue } from "./catalogue";
 import type { Built, FieldError } from "./checker";
 import { placeModuleError, type PlacedError } from "./module-errors";
 import type { ModuleSchema } from "./module-schema";
@@ -53,7 +60,19 @@ export function summarise(result: SearchResult): RunSummary {
 // open strategy.
 export function jobChanged(state: PageState, previous: PageState): boolean {
   const job = (s: PageState) =>
-    JSON.stringify({ ...s, lang: "", view: "", sort: "", selected: "", ran: false });
+    JSON.stringify({
+      ...s,
+      lang: "",
+      view: "",
+      sort: "",
+      selected: "",
+      ran: false,
+      compare: "",
+      group: false,
+      estimate: false,
+      trainTokens: "",
+      gpuHourPrice: "",
+    });
   return job(state) !== job(previous);
 }
 
@@ -139,6 +158,21 @@ export class Runs {
       if (!(error instanceof CancelledError)) this.fail(error);
     });
     return traced;
+  }
+
+  // The report of a scenario with a strategy (estimate mode, sensitivities); rejects with the
+  // module's error, and leaves the page's module error alone.
+  estimate(scenario: Scenario): Promise<Report> {
+    return this.client.call("estimate", scenario);
+  }
+
+  // GPUs per node of a scenario: its own, else the core's default for its GPU types.
+  gpusPerNode(scenario: Scenario): number {
+    if (scenario.cluster.gpus_per_node !== undefined) return scenario.cluster.gpus_per_node;
+    const gpus = scenario.cluster.gpus.map(({ type }) =>
+      this.catalogue.gpu(typeof type === "string" ? type : String(type.id)),
+    );
+    return defaultGpusPerNode(gpus) ?? 8;
   }
 
   private refuse(errors: FieldError[]): Outcome {

@@ -5,6 +5,7 @@ import type { Catalogue } from "../state/catalogue";
 import { formatGpuInfos, parseGpuInfos, type GpuInfo } from "../state/gpu-infos";
 import { GPU_OVERRIDE_FIELDS, type GpuOverrideField, type PageState } from "../state/page-state";
 import { h } from "./dom";
+import { gpuAssumptions } from "./gpu-assumptions";
 import type { FormContext } from "./fields";
 
 const PRESET_VALUE: Record<
@@ -77,6 +78,7 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
       panel.append(wrapper);
     }
     panel.append(h("p", { class: "hint", text: t("cluster.bandwidthHint") }));
+    if (preset) panel.append(gpuAssumptions(preset, state.precision));
     return panel;
   };
 
@@ -180,6 +182,7 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
     const changed =
       state.cluster !== previous.cluster ||
       state.lang !== previous.lang ||
+      state.precision !== previous.precision ||
       JSON.stringify(state.gpuOverrides) !== JSON.stringify(previous.gpuOverrides);
     if (changed && !typing) render(state);
   });

@@ -5,6 +5,7 @@ import type {
   HfImport,
   ParameterCounts,
   Presets,
+  Report,
   Scenario,
   SearchProgress,
   SearchRequest,
@@ -54,6 +55,8 @@ export interface Methods {
   importHfConfig: { params: string; result: HfImport };
   // A scenario's model: its parameter counts (the custom model's live count).
   parameterCounts: { params: Scenario["model"]; result: ParameterCounts };
+  // A scenario with a strategy: its report alone (estimate mode, sensitivities).
+  estimate: { params: Scenario; result: Report };
 }
 export type Method = keyof Methods;
 

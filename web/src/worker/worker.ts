@@ -51,6 +51,8 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
       return JSON.parse(module.importHfConfig(request.params));
     case "parameterCounts":
       return JSON.parse(module.parameterCounts(JSON.stringify(request.params)));
+    case "estimate":
+      return JSON.parse(module.estimate(JSON.stringify(request.params)));
   }
 }
 
