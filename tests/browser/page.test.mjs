@@ -273,7 +273,7 @@ describe("web page (production build)", () => {
     await row(1).locator("input").fill("160");
     assert.equal(await cluster(), "a800:128,h800:160");
     await row(1).locator("button").first().click(); // change the hardware
-    await page.locator(".gpu-overrides input").first().fill("12.5");
+    await page.locator("#gpu-h800-inter_gb_per_s").fill("12.5");
     assert.match(await urlOf(page), /gpu\.h800\.inter_gb_per_s=12\.5/);
     await search(page);
     const slower = await rowTexts(page);
@@ -608,7 +608,7 @@ describe("web page (production build)", () => {
     await fillJob(odd, { "cluster-input": "a800:64", "num-gpus": "64" });
     await odd.selectOption(byTestId("model-select"), "llama2-7b");
     await odd.fill("details.pinned input >> nth=0", ""); // tp
-    await odd.fill(".gpu-overrides input >> nth=2", ""); // a800's memory
+    await odd.fill("#gpu-a800-hbm_gib", ""); // a800's memory
     assert.equal(await odd.locator(byTestId("error-message")).count(), 0);
     await search(odd);
     assert.ok((await rowTexts(odd)).length > 0);

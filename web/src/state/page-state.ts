@@ -49,7 +49,17 @@ export const ACTIVATIONS = ["swiglu", "gelu", "geglu", "relu", "squared-relu"] a
 export const CUSTOM_MODEL = "custom";
 
 // Changes to a GPU preset, e.g. a slower network between nodes.
-export const GPU_OVERRIDE_FIELDS = ["inter_gb_per_s", "intra_gb_per_s", "hbm_gib"] as const;
+// A GPU type's hardware as the user changes it: with every field set, a GPU defined from scratch
+// on the preset's efficiency curves (what fraction of peak its kernels and links reach).
+export const GPU_OVERRIDE_FIELDS = [
+  "bf16_tflops",
+  "fp8_tflops",
+  "hbm_gib",
+  "hbm_gb_per_s",
+  "intra_gb_per_s",
+  "nvlink_gpus",
+  "inter_gb_per_s",
+] as const;
 export type GpuOverrideField = (typeof GPU_OVERRIDE_FIELDS)[number];
 export type GpuOverrides = Record<string, Partial<Record<GpuOverrideField, string>>>;
 

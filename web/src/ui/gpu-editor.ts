@@ -12,9 +12,13 @@ const PRESET_VALUE: Record<
   GpuOverrideField,
   (gpu: NonNullable<ReturnType<Catalogue["gpu"]>>) => number
 > = {
-  inter_gb_per_s: (gpu) => gpu.inter_node.gb_per_s,
-  intra_gb_per_s: (gpu) => gpu.intra_node.gb_per_s,
+  bf16_tflops: (gpu) => gpu.tensor_tflops.bf16 ?? gpu.tensor_tflops.fp16 ?? 0,
+  fp8_tflops: (gpu) => gpu.tensor_tflops.fp8 ?? 0,
   hbm_gib: (gpu) => gpu.hbm_gib,
+  hbm_gb_per_s: (gpu) => gpu.hbm_gb_per_s ?? 0,
+  intra_gb_per_s: (gpu) => gpu.intra_node.gb_per_s,
+  nvlink_gpus: (gpu) => gpu.intra_node.gpus,
+  inter_gb_per_s: (gpu) => gpu.inter_node.gb_per_s,
 };
 
 // Hardware changes follow their row to a new GPU type.
