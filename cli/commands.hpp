@@ -9,6 +9,8 @@ namespace paraplan::cli {
 int run_estimate(const std::vector<std::string>& args);
 int run_presets(const std::vector<std::string>& args);
 int run_search(const std::vector<std::string>& args);
+int run_scaling(const std::vector<std::string>& args);
+int run_sweep(const std::vector<std::string>& args);
 int run_schema(const std::vector<std::string>& args);
 
 }  // namespace paraplan::cli
