@@ -104,8 +104,8 @@ SweepParameter parse_sweep_parameter(const std::string& text, const std::string&
                                  parts[2] + "\"");
     }
     if (to < from) {
-      throw InputError(path,
-                       name + ": the range is empty (" + parts[1] + " is below " + parts[0] + ")");
+      throw InputError(path, name + ": the range is empty (its end " + parts[1] +
+                                 " is below its start " + parts[0] + ")");
     }
     const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
     if (count > static_cast<double>(limits::kMaxSweepPoints)) {
