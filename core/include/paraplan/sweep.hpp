@@ -44,6 +44,19 @@ nlohmann::json swept_scenario(const nlohmann::json& scenario,
                               const std::vector<SweepParameter>& parameters,
                               const std::vector<double>& values);
 
+// The page's request: {"scenario", "options", "sweep": ["NAME=VALUES", ...]} (as --sweep).
+struct SweepRequest {
+  nlohmann::json scenario;
+  nlohmann::json options;  // as in a search request; null when absent
+  std::vector<SweepParameter> parameters;
+  std::vector<std::vector<double>> grid;
+};
+SweepRequest parse_sweep_request(const nlohmann::json& request);
+
+// Point `index` of the grid, searched (top 1): {"point", "parameters": {NAME: VALUE},
+// "best": one entry of search --json's strategies or null, "stats"}.
+nlohmann::json search_sweep_point(const SweepRequest& request, int64_t index);
+
 // The points of shard `index` of `count` (1-based): every count-th point from index - 1.
 std::vector<size_t> shard_points(size_t points, int64_t index, int64_t count);
 

@@ -207,6 +207,11 @@ ScalingRequest parse_scaling_request(const nlohmann::json& request) {
 
 nlohmann::json search_scaling_point(const ScalingRequest& request, int64_t num_gpus,
                                     std::function<bool(const SearchProgress&)> on_progress) {
+  if (num_gpus < 1 || num_gpus > limits::kMaxGpus) {
+    throw InputError("num_gpus", "expected an integer from 1 to " +
+                                     std::to_string(limits::kMaxGpus) + ", got " +
+                                     std::to_string(num_gpus));
+  }
   nlohmann::json search_request = {
       {"scenario", scaled_scenario(request.scenario, request.range, num_gpus)}};
   if (!request.options.is_null()) search_request["options"] = request.options;

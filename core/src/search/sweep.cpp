@@ -5,9 +5,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/presets.hpp"
+#include "paraplan/request.hpp"
+#include "paraplan/search.hpp"
 
 namespace paraplan {
 namespace {
@@ -233,6 +236,55 @@ nlohmann::json swept_scenario(const nlohmann::json& scenario,
     type = gpu;
   }
   return out;
+}
+
+SweepRequest parse_sweep_request(const nlohmann::json& request) {
+  detail::ObjectReader root(request, "");
+  SweepRequest out;
+  out.scenario = root.required("scenario");
+  if (const nlohmann::json* options = root.find("options")) out.options = *options;
+  const nlohmann::json& sweep = root.required("sweep");
+  if (!sweep.is_array()) {
+    throw InputError("sweep", "expected a list of \"NAME=VALUES\", got " + detail::describe(sweep));
+  }
+  for (size_t i = 0; i < sweep.size(); ++i) {
+    const std::string path = "sweep[" + std::to_string(i) + "]";
+    if (!sweep[i].is_string()) {
+      throw InputError(path, "expected \"NAME=VALUES\", got " + detail::describe(sweep[i]));
+    }
+    out.parameters.push_back(parse_sweep_parameter(sweep[i].get<std::string>(), path));
+  }
+  out.grid = sweep_grid(out.parameters, "sweep");
+  root.reject_unknown_keys();
+  return out;
+}
+
+nlohmann::json search_sweep_point(const SweepRequest& request, int64_t point) {
+  const auto index = static_cast<size_t>(point);
+  if (point < 0 || index >= request.grid.size()) {
+    throw InputError("point",
+                     "expected a point from 0 to " + std::to_string(request.grid.size() - 1));
+  }
+  nlohmann::json search_request = {
+      {"scenario", swept_scenario(request.scenario, request.parameters, request.grid[index])}};
+  if (!request.options.is_null()) search_request["options"] = request.options;
+  SearchRequest parsed = parse_search_request(search_request);
+  parsed.options.top = 1;
+  const SearchResult result = search(parsed.scenario, parsed.options);
+  nlohmann::json parameters = nlohmann::json::object();
+  for (size_t p = 0; p < request.parameters.size(); ++p) {
+    parameters[request.parameters[p].name] = request.grid[index][p];
+  }
+  return {
+      {"point", index},
+      {"parameters", parameters},
+      {"best", result.strategies.empty() ? nlohmann::json(nullptr)
+                                         : to_json(result.strategies.front(), 1, parsed.scenario)},
+      {"stats",
+       {{"evaluated", result.stats.evaluated},
+        {"feasible", result.stats.feasible},
+        {"seconds", result.stats.seconds},
+        {"complete", result.stats.complete}}}};
 }
 
 std::vector<size_t> shard_points(size_t points, int64_t index, int64_t count) {
