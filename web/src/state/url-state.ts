@@ -26,7 +26,10 @@ type TextKey =
   | "memoryMargin"
   | "scaleFrom"
   | "scaleTo"
-  | "scaleBudget";
+  | "scaleBudget"
+  | "scaleStep"
+  | "sweepFirst"
+  | "sweepSecond";
 
 const TEXT_PARAMS: Record<TextKey, string> = {
   model: "model",
@@ -44,6 +47,9 @@ const TEXT_PARAMS: Record<TextKey, string> = {
   scaleFrom: "scale-from",
   scaleTo: "scale-to",
   scaleBudget: "scale-budget",
+  scaleStep: "scale-step",
+  sweepFirst: "sweep",
+  sweepSecond: "sweep-2",
 };
 // Written even at their defaults, so that a shared link keeps meaning the same job.
 const ALWAYS_WRITTEN: TextKey[] = [
@@ -58,6 +64,7 @@ const FLAG_PARAMS = {
   embed: "embed",
   ran: "run",
   tpAcrossNodes: "tp-across-nodes",
+  scaleWeak: "scale-weak",
 } as const;
 const CUSTOM_PREFIX = "m.";
 const GPU_PREFIX = "gpu.";
