@@ -4,7 +4,12 @@
 // worker threads, one per core, as the page runs it on Web Workers. Prints numbers; asserts
 // nothing. Run: cmake --build --preset wasm && node tests/wasm/bench.mjs [--scaling-only]
 import { availableParallelism } from "node:os";
-import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import {
+  Worker,
+  isMainThread,
+  parentPort,
+  workerData,
+} from "node:worker_threads";
 import { LONG_SEARCH, SEARCHES } from "./scenarios.mjs";
 import { loadModule } from "./support.mjs";
 
@@ -33,7 +38,8 @@ if (!isMainThread) {
   console.log("Paraplan WebAssembly benchmarks (node)");
   if (!scalingOnly) {
     const BENCHMARKS = {
-      "AIAK example 1: llama2-70b 256 a800": SEARCHES["AIAK example 1: a800:256"].scenario,
+      "AIAK example 1: llama2-70b 256 a800":
+        SEARCHES["AIAK example 1: a800:256"].scenario,
       "AIAK example 2: a800:128,h800:160":
         SEARCHES["AIAK example 2: a800:128,h800:160 on 256 GPUs"].scenario,
       "llama3.1-405b, a800+h800+h100:512 each": LONG_SEARCH,
@@ -58,7 +64,9 @@ if (!isMainThread) {
   const cpu = process.cpuUsage();
   let feasible = 0;
   for (const size of sizes) {
-    const point = JSON.parse(paraplan.scalingPoint(SCALING_REQUEST, size, null));
+    const point = JSON.parse(
+      paraplan.scalingPoint(SCALING_REQUEST, size, null),
+    );
     if (point.best !== null) feasible++;
   }
   const oneThread = (performance.now() - started) / 1000;
@@ -74,7 +82,9 @@ if (!isMainThread) {
       { length: threads },
       () =>
         new Promise((resolve) => {
-          const worker = new Worker(new URL(import.meta.url), { workerData: SCALING_REQUEST });
+          const worker = new Worker(new URL(import.meta.url), {
+            workerData: SCALING_REQUEST,
+          });
           worker.once("message", () => resolve(worker));
         }),
     ),

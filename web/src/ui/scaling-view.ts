@@ -248,6 +248,8 @@ export class ScalingView {
         scales: {
           x: {
             type: "linear",
+            min: this.points[0].numGpus,
+            max: this.points[this.points.length - 1].numGpus,
             title: { display: true, text: t("scaling.gpus") },
           },
           perGpu: {

@@ -15,6 +15,9 @@ import { ACCENT } from "./palette";
 import { ProgressBar } from "./progress";
 import { strategyText } from "./scaling-view";
 
+// A parameter's value as typed: up to three decimals, no trailing zeros.
+const valueText = (value: number) => value.toLocaleString("en", { maximumFractionDigits: 3 });
+
 const LINE_COLOURS = [ACCENT, "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#9c755f"];
 
 export class SweepView {
@@ -110,7 +113,7 @@ export class SweepView {
     const datasets = seconds2.map((value, line) => {
       const colour = LINE_COLOURS[line % LINE_COLOURS.length];
       return {
-        label: second === undefined ? t("scaling.tokensPerGpu") : `${second} = ${number(value, 3)}`,
+        label: second === undefined ? t("scaling.tokensPerGpu") : `${second} = ${valueText(value)}`,
         data: grid.points.flatMap((point, index) =>
           second === undefined || point[1] === value
             ? [
@@ -177,7 +180,7 @@ export class SweepView {
       return h(
         "tr",
         { testid: "sweep-row" },
-        ...point.map((value) => h("td", { class: "numeric", text: number(value, 3) })),
+        ...point.map((value) => h("td", { class: "numeric", text: valueText(value) })),
         ...cells.map((text, column) => h("td", { class: column < 3 ? "numeric" : "", text })),
       );
     });
