@@ -16,6 +16,7 @@ import { ACCENT, MUTED } from "./palette";
 import { ProgressBar } from "./progress";
 
 const CLIFF = "#e15759";
+const RENDER_EVERY_MS = 250;
 const IDEAL = "#59a14f";
 
 export interface ScalingPoint {
@@ -54,7 +55,9 @@ export class ScalingView {
   private readonly prompt = h("p", { class: "muted", i18n: "scaling.prompt" });
   private readonly progress: ProgressBar;
   private points: ScalingPoint[] = [];
-  private pending = false; // a render is scheduled for the next frame
+  private pending = false; // a render is scheduled
+  private running = false;
+  private tableDrawnAt = 0;
 
   constructor(context: FormContext, onRun: () => void, onCancel: () => void) {
     this.progress = new ProgressBar(onCancel);
@@ -135,6 +138,7 @@ export class ScalingView {
   async run(runs: Runs, state: PageState): Promise<Outcome> {
     let points: ScalingPoint[] = [];
     let done = 0;
+    this.running = true;
     const outcome = await runs.scaling(state, {
       onStart: (sizes) => {
         points = sizes.map((numGpus) => ({ numGpus, result: null }));
@@ -151,18 +155,21 @@ export class ScalingView {
         this.scheduleRender();
       },
     });
+    this.running = false;
     this.progress.finish();
     this.render();
     return outcome;
   }
 
+  // Drawing 512 points and rows takes a while: at most one render per RENDER_EVERY_MS, so that
+  // the main thread stays free to hand the workers their next points.
   private scheduleRender(): void {
     if (this.pending) return;
     this.pending = true;
-    requestAnimationFrame(() => {
+    setTimeout(() => {
       this.pending = false;
       this.render();
-    });
+    }, RENDER_EVERY_MS);
   }
 
   render(): void {
@@ -285,7 +292,12 @@ export class ScalingView {
         },
       },
     });
-    this.renderTable(values, cliffs, base);
+    // The table (up to thousands of rows) at most once a second while points arrive.
+    const now = performance.now();
+    if (!this.running || now - this.tableDrawnAt >= 1000 || searched === this.points.length) {
+      this.tableDrawnAt = now;
+      this.renderTable(values, cliffs, base);
+    }
   }
 
   private renderTable(values: number[], cliffs: boolean[], base: number): void {

@@ -90,10 +90,10 @@ export class SweepView {
         );
         if (!this.pending) {
           this.pending = true;
-          requestAnimationFrame(() => {
+          setTimeout(() => {
             this.pending = false;
             this.render();
-          });
+          }, 250);
         }
       },
     });
