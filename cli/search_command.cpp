@@ -78,7 +78,7 @@ std::string fixed(double value, int digits) {
 }
 
 void print_table(const nlohmann::json& output) {
-  std::printf("%-4s %11s %9s %6s %-16s %8s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %4s  %s\n", "rank",
+  std::printf("%-4s %11s %9s %6s %-16s %8s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %6s  %s\n", "rank",
               "tokens/s/GPU", "iter s", "MFU", "memory GiB", "free GiB", "TP", "PP", "VP", "CP",
               "EP", "DP", "mbs", "SP", "recompute", "ZeRO", "stages");
   for (const nlohmann::json& row : output["strategies"]) {
@@ -103,6 +103,10 @@ void print_table(const nlohmann::json& output) {
       }
       append(recompute, r);
     }
+    // Activations of N layers offloaded to host memory, the search's other answer to memory.
+    if (const int64_t offloaded = s["cpu_offloading_num_layers"].get<int64_t>(); offloaded > 0) {
+      append(recompute, "+offload:" + std::to_string(offloaded));
+    }
     const nlohmann::json& chips = row["pipeline-stage-chips"];
     const nlohmann::json& layers = row["pipeline-stage-layers"];
     for (size_t i = 0; i < chips.size(); ++i) {
@@ -114,7 +118,10 @@ void print_table(const nlohmann::json& output) {
     // Headroom: the smallest free memory over the stages; "!" marks a tight strategy.
     std::string headroom = fixed(row["headroom_gib"].get<double>(), 1);
     if (row["tight"].get<bool>()) headroom += '!';
-    std::printf("%-4d %11.1f %9.3f %6.3f %-16s %8s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %4d  %s\n",
+    // ZeRO stage, "+cpu" where the optimizer steps on the CPU.
+    std::string zero = std::to_string(s["zero_stage"].get<int>());
+    if (s["optimizer_cpu_offload"].get<bool>()) zero += "+cpu";
+    std::printf("%-4d %11.1f %9.3f %6.3f %-16s %8s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %6s  %s\n",
                 row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(),
                 e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
                 headroom.c_str(), s["tensor_model_parallel_size"].get<int>(),
@@ -122,8 +129,8 @@ void print_table(const nlohmann::json& output) {
                 s["virtual_pipeline_model_parallel_size"].get<int>(),
                 s["context_parallel_size"].get<int>(), s["expert_model_parallel_size"].get<int>(),
                 e["data_parallel_size"].get<int>(), s["micro_batch_size"].get<int>(),
-                s["sequence_parallel"].get<bool>() ? "yes" : "no", recompute.c_str(),
-                s["zero_stage"].get<int>(), stages.c_str());
+                s["sequence_parallel"].get<bool>() ? "yes" : "no", recompute.c_str(), zero.c_str(),
+                stages.c_str());
   }
   if (!output["strategies"].empty()) {
     std::printf("\nMegatron-LM flags of rank 1:\n  %s\n",

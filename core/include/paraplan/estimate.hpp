@@ -13,7 +13,10 @@ namespace paraplan {
 // once per shape and reused.
 class Estimator {
  public:
-  Estimator(ModelSpec model, Training training, Cluster cluster);
+  // `framework`: whose mechanisms price what differs from Megatron-LM (docs/model.md,
+  // "Frameworks").
+  Estimator(ModelSpec model, Training training, Cluster cluster,
+            Framework framework = Framework::megatron);
   ~Estimator();
   Estimator(Estimator&&) noexcept;
   Estimator& operator=(Estimator&&) noexcept;

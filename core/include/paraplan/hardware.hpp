@@ -56,8 +56,9 @@ struct MemoryReserveSpec {
 
 // The host memory a GPU can offload to, and the link to it (PCIe, or NVLink-C2C to a Grace CPU).
 struct HostMemory {
-  double bytes = 0;                  // per GPU
-  double bandwidth_bytes_per_s = 0;  // per direction, as pinned copies achieve it
+  double bytes = 0;                   // per GPU
+  double bandwidth_bytes_per_s = 0;   // per direction, as pinned copies achieve it
+  double cpu_memory_bytes_per_s = 0;  // the host DRAM bandwidth's share of one GPU (peak)
 };
 
 struct GpuSpec {

@@ -49,7 +49,7 @@ struct StageMemory {
   double optimizer_bytes = 0;
   double activations_bytes = 0;
   MemoryReserve reserve;
-  double host_bytes = 0;  // activations offloaded to host memory (not on the GPU)
+  double host_bytes = 0;  // offloaded activations and optimizer state, in host memory
 
   // The reserve: CUDA context, workspaces, communication buffers, fragmentation.
   double other_bytes() const { return reserve.total_bytes(); }
@@ -77,6 +77,8 @@ struct StageReport {
   double pp_comm_s = 0;
   double dp_comm_exposed_s = 0;
   double optimizer_s = 0;
+  double host_copy_bytes = 0;  // over the host link in one iteration: offloaded activations,
+                               // the offloaded optimizer's gradients and parameters
 };
 
 // Whether a result lies inside the regimes the validation test covers (published runs of the

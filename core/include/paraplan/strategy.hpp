@@ -29,6 +29,9 @@ enum class MomentDtype { fp32, fp16, bf16, fp8 };
 // Megatron-LM --moe-token-dispatcher-type: all-gather over tensor x expert parallel, all-to-all
 // over expert parallel, or the fused node-aware all-to-all (DeepEP/HybridEP).
 enum class MoeDispatcher { allgather, alltoall, flex };
+// Megatron-LM --cp-comm-type (Transformer Engine's context-parallel attention): K and V around a
+// ring (p2p), all-to-all of the heads (a2a, as DeepSpeed Ulysses) or all-gathered K and V.
+enum class CpCommType { p2p, a2a, allgather };
 
 std::string_view to_string(RecomputeGranularity granularity);
 std::string_view to_string(RecomputeMethod method);
@@ -59,6 +62,7 @@ struct Strategy {
   int64_t pipeline_model_parallel_size = 1;
   int64_t virtual_pipeline_model_parallel_size = 1;
   int64_t context_parallel_size = 1;
+  CpCommType cp_comm_type = CpCommType::p2p;
   int64_t expert_model_parallel_size = 1;
   int64_t expert_tensor_parallel_size = 0;  // 0: Megatron-LM's None, equal to tensor parallel
   MoeDispatcher moe_token_dispatcher_type = MoeDispatcher::allgather;
@@ -106,6 +110,17 @@ struct Strategy {
   // Layers whose activations go to host memory during the forward pass (Megatron-LM
   // --cpu-offloading-num-layers; 0: none).
   int64_t cpu_offloading_num_layers = 0;
+  // Megatron-LM --optimizer-cpu-offload (HybridDeviceOptimizer): this share of the optimizer's
+  // parameters keeps its fp32 copy and moments in host memory and steps on the CPU
+  // (--optimizer-offload-fraction, default 1.0); --overlap-cpu-optimizer-d2h-h2d pipelines the
+  // copies with the CPU step, parameter by parameter.
+  bool optimizer_cpu_offload = false;
+  double optimizer_offload_fraction = 1.0;
+  bool overlap_cpu_optimizer_d2h_h2d = false;
+  // The share of the optimizer's parameters that steps on the CPU.
+  double optimizer_host_fraction() const {
+    return optimizer_cpu_offload ? optimizer_offload_fraction : 0.0;
+  }
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
@@ -119,6 +134,7 @@ enum class StrategyKeyId : uint8_t {
   pipeline_model_parallel_size,
   virtual_pipeline_model_parallel_size,
   context_parallel_size,
+  cp_comm_type,
   expert_model_parallel_size,
   expert_tensor_parallel_size,
   moe_token_dispatcher_type,
@@ -149,6 +165,9 @@ enum class StrategyKeyId : uint8_t {
   exp_avg_sq_dtype,
   cross_entropy_loss_fusion,
   cpu_offloading_num_layers,
+  optimizer_cpu_offload,
+  optimizer_offload_fraction,
+  overlap_cpu_optimizer_d2h_h2d,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count
@@ -178,8 +197,10 @@ class KeySet {
 };
 static_assert(kNumStrategyKeys < 64, "KeySet holds 63 keys");
 
-// choice_set: a subset of the choices, a bit each (JSON: an array of their names).
-enum class KeyType { integer, boolean, choice, choice_set, gpu_list, integer_list };
+// choice_set: a subset of the choices, a bit each (JSON: an array of their names); fraction: a
+// number from 0 to 1, held in millionths (kFractionScale).
+enum class KeyType { integer, boolean, choice, choice_set, fraction, gpu_list, integer_list };
+inline constexpr int64_t kFractionScale = 1'000'000;
 
 // How output/megatron.cpp writes a key: `--flag VALUE` always, `--flag VALUE` unless it is the
 // default, `--flag` when true, or by a rule of its own (the layout, recompute and ZeRO flags).

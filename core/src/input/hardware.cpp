@@ -141,14 +141,16 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
     r.reject_unknown_keys();
   }
 
-  // Host memory for activation offloading; a GPU without "host" gets a PCIe Gen5 server's 256 GB
-  // per GPU at 55 GB/s (h100.json's values).
-  gpu.host = {256 * kGiga, 55 * kGiga};
+  // Host memory for offloading; a GPU without "host" gets a PCIe Gen5 server's 256 GB per GPU at
+  // 55 GB/s, with 76.8 GB/s of its DDR5 (h100.json's values).
+  gpu.host = {256 * kGiga, 55 * kGiga, 76.8 * kGiga};
   if (const nlohmann::json* host = object.find("host")) {
     ObjectReader h(*host, object.path_of("host"));
     h.optional_string("name");
     gpu.host.bytes = h.number("memory_gb_per_gpu", 0, 1e6) * kGiga;
     gpu.host.bandwidth_bytes_per_s = h.number("gb_per_s", 1e-3, 1e5) * kGiga;
+    gpu.host.cpu_memory_bytes_per_s =
+        h.optional_number("cpu_memory_gb_per_s", 1e-3, 1e5).value_or(76.8) * kGiga;
     h.reject_unknown_keys();
   }
 

@@ -44,8 +44,8 @@ void check_json_shape(std::string_view text, const std::string& what) {
 }
 
 nlohmann::json key_schema(const StrategyKey& key) {
-  static constexpr const char* kTypes[] = {"integer",    "boolean",  "choice",
-                                           "choice_set", "gpu_list", "integer_list"};
+  static constexpr const char* kTypes[] = {"integer",  "boolean",  "choice",      "choice_set",
+                                           "fraction", "gpu_list", "integer_list"};
   nlohmann::json out = {{"name", key.name},
                         {"type", kTypes[static_cast<int>(key.type)]},
                         {"per_gpu", key.per_gpu},
@@ -76,6 +76,11 @@ nlohmann::json key_schema(const StrategyKey& key) {
       out["default"] = choice_set_names(key, value);
       break;
     }
+    case KeyType::fraction:
+      out["min"] = 0;
+      out["max"] = 1;
+      out["default"] = static_cast<double>(value) / static_cast<double>(kFractionScale);
+      break;
     default:
       out["default"] = value;
   }

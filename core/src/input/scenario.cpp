@@ -1,6 +1,7 @@
 #include "paraplan/scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <numeric>
 
@@ -81,6 +82,9 @@ int64_t read_key_value(const StrategyKey& key, const nlohmann::json& value, cons
       }
       return bits;
     }
+    case KeyType::fraction:
+      return std::llround(detail::read_number(value, path, 0, 1) *
+                          static_cast<double>(kFractionScale));
     default:
       return read_integer(value, path, key.min, key.max_is_num_layers ? model.num_layers : key.max);
   }
@@ -225,6 +229,8 @@ nlohmann::json to_json(const Strategy& s, const Cluster& cluster) {
           return key.choices[static_cast<size_t>(v)];
         case KeyType::choice_set:
           return choice_set_names(key, v);
+        case KeyType::fraction:
+          return static_cast<double>(v) / static_cast<double>(kFractionScale);
         default:
           return v;
       }

@@ -2,6 +2,7 @@
 // to read and write the value in a Strategy. Defaults are the Strategy struct's initialisers.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <type_traits>
 
 #include "paraplan/limits.hpp"
@@ -23,6 +24,8 @@ constexpr std::array<std::string_view, 2> kMainGradsDtypes = {"fp32", "bf16"};
 constexpr std::array<std::string_view, 2> kMainParamsDtypes = {"fp32", "fp16"};
 constexpr std::array<std::string_view, 4> kMomentDtypes = {"fp32", "fp16", "bf16", "fp8"};
 constexpr std::array<std::string_view, 3> kDispatchers = {"allgather", "alltoall", "flex"};
+// Megatron-LM's --cp-comm-type choices Paraplan models (the hierarchical a2a+p2p is not).
+constexpr std::array<std::string_view, 3> kCpCommTypes = {"p2p", "a2a", "allgather"};
 
 template <auto Member>
 int64_t get_field(const Strategy& s, size_t /*pool*/) {
@@ -33,6 +36,16 @@ template <auto Member>
 void set_field(Strategy& s, size_t /*pool*/, int64_t value) {
   using T = std::remove_reference_t<decltype(s.*Member)>;
   s.*Member = static_cast<T>(value);
+}
+
+template <auto Member>
+int64_t get_fraction(const Strategy& s, size_t /*pool*/) {
+  return std::llround(s.*Member * static_cast<double>(kFractionScale));
+}
+
+template <auto Member>
+void set_fraction(Strategy& s, size_t /*pool*/, int64_t value) {
+  s.*Member = static_cast<double>(value) / static_cast<double>(kFractionScale);
 }
 
 template <auto Member>
@@ -73,6 +86,12 @@ const StrategyKey kKeys[] = {
      MegatronFlag::value_unless_default, "--context-parallel-size",
      "Context parallel size: each sequence split over this many GPUs (ring attention).",
      get_field<&Strategy::context_parallel_size>, set_field<&Strategy::context_parallel_size>},
+    {K::cp_comm_type, "cp_comm_type", KeyType::choice,
+     false, true, kCpCommTypes, 0, 2, false,
+     MegatronFlag::value_unless_default, "--cp-comm-type",
+     "Context-parallel attention: p2p (K and V around a ring, under the attention), a2a (heads "
+     "scattered by all-to-all, as DeepSpeed Ulysses) or allgather (K and V gathered first).",
+     get_field<&Strategy::cp_comm_type>, set_field<&Strategy::cp_comm_type>},
     {K::expert_model_parallel_size, "expert_model_parallel_size", KeyType::integer,
      false, true, {}, 1, kMaxParallel, false,
      MegatronFlag::value_unless_default, "--expert-model-parallel-size",
@@ -239,6 +258,24 @@ const StrategyKey kKeys[] = {
      "back for the backward (no pipeline parallelism or recompute).",
      get_field<&Strategy::cpu_offloading_num_layers>,
      set_field<&Strategy::cpu_offloading_num_layers>},
+    {K::optimizer_cpu_offload, "optimizer_cpu_offload", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--optimizer-cpu-offload",
+     "Keep a share of the optimizer's fp32 parameters and moments in host memory and step them on "
+     "the CPU (needs the precision-aware optimizer).",
+     get_field<&Strategy::optimizer_cpu_offload>, set_field<&Strategy::optimizer_cpu_offload>},
+    {K::optimizer_offload_fraction, "optimizer_offload_fraction", KeyType::fraction,
+     false, false, {}, 0, kFractionScale, false,
+     MegatronFlag::value_unless_default, "--optimizer-offload-fraction",
+     "The share (0 to 1) of the optimizer's parameters offloaded when optimizer_cpu_offload is on.",
+     get_fraction<&Strategy::optimizer_offload_fraction>,
+     set_fraction<&Strategy::optimizer_offload_fraction>},
+    {K::overlap_cpu_optimizer_d2h_h2d, "overlap_cpu_optimizer_d2h_h2d", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--overlap-cpu-optimizer-d2h-h2d",
+     "Pipeline the offloaded optimizer's gradient and parameter copies with its CPU step.",
+     get_field<&Strategy::overlap_cpu_optimizer_d2h_h2d>,
+     set_field<&Strategy::overlap_cpu_optimizer_d2h_h2d>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",

@@ -38,12 +38,17 @@ std::string gib(double bytes) {
 }  // namespace
 
 struct Estimator::Impl {
-  Impl(ModelSpec m, Training t, Cluster c)
-      : model(std::move(m)), training(t), cluster(std::move(c)), costs(model, training, cluster) {}
+  Impl(ModelSpec m, Training t, Cluster c, Framework f)
+      : model(std::move(m)),
+        training(t),
+        cluster(std::move(c)),
+        framework(f),
+        costs(model, training, cluster) {}
 
   ModelSpec model;
   Training training;
   Cluster cluster;
+  Framework framework;
   detail::CostCache costs;
 
   Report estimate(const Strategy& s);
@@ -80,6 +85,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       detail::pipeline_input(model, training, cluster, s, layout->data_parallel,
                              layout->micro_batches, static_cast<int64_t>(layout->stages.size()));
   input.costs = pool_costs;
+  input.framework = framework;
   if (layout->balance_layers) {
     // Layers that do not split evenly: the split the search would choose, balancing the
     // stages' times under their memory (Megatron-LM --pipeline-model-parallel-layout).
@@ -113,6 +119,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       stage.dp_comm_exposed_s = r.grad_exposed_s + r.param_exposed_s +
                                 static_cast<double>(input.micro_batches) * r.work.zero3_comm_s;
       stage.optimizer_s = r.optimizer_s;
+      stage.host_copy_bytes = r.host_copy_bytes;
       const std::string where = "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
                                 std::to_string(stage.layers) + " layers)";
       const double margin = MemoryMargin{}.of(stage.capacity_bytes);
@@ -172,8 +179,8 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   return report;
 }
 
-Estimator::Estimator(ModelSpec model, Training training, Cluster cluster)
-    : impl_(std::make_unique<Impl>(std::move(model), training, std::move(cluster))) {}
+Estimator::Estimator(ModelSpec model, Training training, Cluster cluster, Framework framework)
+    : impl_(std::make_unique<Impl>(std::move(model), training, std::move(cluster), framework)) {}
 Estimator::~Estimator() = default;
 Estimator::Estimator(Estimator&&) noexcept = default;
 Estimator& Estimator::operator=(Estimator&&) noexcept = default;
@@ -186,7 +193,7 @@ Report estimate(const Scenario& scenario) {
                      "is required when cluster.gpus lists several GPU types (one type per "
                      "pipeline stage)");
   }
-  Estimator estimator(scenario.model, scenario.training, scenario.cluster);
+  Estimator estimator(scenario.model, scenario.training, scenario.cluster, scenario.framework);
   return estimator.estimate(complete_strategy(scenario.strategy, scenario.cluster));
 }
 

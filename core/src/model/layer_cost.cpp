@@ -350,9 +350,15 @@ class CostBuilder {
     double core_bytes = 0;  // what the core attention keeps beyond Q, K, V
     if (s_.use_flash_attn) {
       const double executed = kCausalFraction * score_flops;
-      // Context parallelism runs one kernel per ring step, each over 1/cp of the work
-      // (Megatron-LM's load-balanced causal chunks), at that size's efficiency.
-      const double calls = static_cast<double>(s_.context_parallel_size);
+      // Context parallelism over a ring runs one kernel per ring step, each over 1/cp of the
+      // work (Megatron-LM's load-balanced causal chunks), at that size's efficiency; all-gathered
+      // K and V meet this GPU's two query chunks in two kernels, and all-to-all gives one kernel
+      // over the whole sequence with 1/cp of the heads (Transformer Engine context_parallel.py).
+      const double cp = static_cast<double>(s_.context_parallel_size);
+      const double calls = cp == 1                                    ? 1
+                           : s_.cp_comm_type == CpCommType::p2p       ? cp
+                           : s_.cp_comm_type == CpCommType::allgather ? 2
+                                                                      : 1;
       core_forward.compute_s = kernels16_.attention_s(executed, false, calls);
       core_backward.compute_s =
           kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls);
@@ -380,17 +386,40 @@ class CostBuilder {
       core_bytes = (dropout ? 2 * e_ + 1 : e_) * elements;
     }
     if (s_.context_parallel_size > 1) {
-      // Ring attention: K and V chunks travel around the context-parallel ring, each step
-      // hidden under one chunk's attention (Megatron-LM context parallelism); backward also
-      // returns their gradients.
       const double kv_chunk_bytes = e_ * batch * query_len * groups * (qk_head_dim + v_head_dim);
-      const bool inter = cp_group_.spans_nodes;
-      const double steps = static_cast<double>(s_.context_parallel_size - 1);
-      const double chunks = static_cast<double>(s_.context_parallel_size);
-      core_forward.cp_comm_s = steps * exposed_s(gpu_, p2p_s(gpu_, inter, kv_chunk_bytes),
-                                                 core_forward.compute_s / chunks);
-      core_backward.cp_comm_s = steps * exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes),
-                                                  core_backward.compute_s / chunks);
+      const double cp = static_cast<double>(s_.context_parallel_size);
+      switch (s_.cp_comm_type) {
+        case CpCommType::p2p: {
+          // Ring attention: K and V chunks travel around the context-parallel ring, each step
+          // hidden under one chunk's attention (Megatron-LM context parallelism); backward also
+          // returns their gradients.
+          const bool inter = cp_group_.spans_nodes;
+          core_forward.cp_comm_s = (cp - 1) * exposed_s(gpu_, p2p_s(gpu_, inter, kv_chunk_bytes),
+                                                        core_forward.compute_s / cp);
+          core_backward.cp_comm_s =
+              (cp - 1) *
+              exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes), core_backward.compute_s / cp);
+          break;
+        }
+        case CpCommType::allgather:
+          // AttnFuncWithCPAndKVAllGather: the whole K and V gathered before the kernels, and
+          // again in backward, whose K and V gradients are reduce-scattered after.
+          core_forward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes);
+          core_backward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes) +
+                                    reduce_scatter_s(gpu_, cp_group_, cp * kv_chunk_bytes);
+          break;
+        case CpCommType::a2a: {
+          // AttnFuncWithCPAndQKVOA2A (DeepSpeed Ulysses): Q, K and V all-to-all before the
+          // kernel, its output after; backward sends their gradients the same ways.
+          const double q_bytes = e_ * batch * query_len * heads * qk_head_dim;
+          const double out_bytes = e_ * batch * query_len * heads * v_head_dim;
+          const double a2a_s = all_to_all_s(gpu_, cp_group_, q_bytes + kv_chunk_bytes) +
+                               all_to_all_s(gpu_, cp_group_, out_bytes);
+          core_forward.cp_comm_s = a2a_s;
+          core_backward.cp_comm_s = a2a_s;
+          break;
+        }
+      }
     }
     cost.forward += core_forward;
     cost.backward += core_backward;

@@ -5,10 +5,13 @@
 
 #include "model/collectives.hpp"
 #include "model/data_parallel.hpp"
+#include "model/deepspeed_zero.hpp"
 #include "model/memory_reserve.hpp"
+#include "model/optimizer_offload.hpp"
 #include "model/parameter_bytes.hpp"
 #include "model/rules.hpp"
 #include "model/stage_split.hpp"
+#include "model/torchtitan_fsdp.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -140,11 +143,49 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   // also gathers its parameters before the forward and the backward, prefetched under the
   // neighbouring unit's compute (model-review P1, P8).
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
-  if (s.zero_stage >= 2 && dp_cp > 1) {
-    const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
-    const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
-    const auto unit = [&](double parameters, double gather_bytes, const PassTime& forward,
+  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  if (deepspeed_zero3(in.framework, s) && dp_cp > 1) {
+    // DeepSpeed ZeRO-3 (deepspeed_zero.hpp): one gather per submodule, gradients in buckets, in
+    // the model's 16-bit dtype.
+    const double element = parameter_bytes(in.training->precision, s).edge_weight;
+    const auto unit = [&](double parameters, double fetches, const PassTime& forward,
                           const PassTime& backward) {
+      return deepspeed_zero3_unit_comm_s(gpu, s, element, dp_cp, parameters, fetches,
+                                         work.parameters + work.expert_parameters,
+                                         forward.total_s(), backward.total_s());
+    };
+    const double dense_fetches = zero3_fetches_per_layer(*in.model, s, false);
+    const double moe_fetches = zero3_fetches_per_layer(*in.model, s, true);
+    const auto layer = [&](const LayerCost& l, double fetches) {
+      return unit(l.parameters + l.expert_parameters, fetches, l.forward, l.backward);
+    };
+    work.zero3_comm_s =
+        layer(c.dense, dense_fetches) * dense_layers + layer(c.moe, moe_fetches) * moe_layers;
+    if (is_first(group)) {
+      work.zero3_comm_s +=
+          unit(c.embedding.parameters, 1, c.embedding.forward, c.embedding.backward);
+    }
+    if (is_last(group, in.stages)) {
+      work.zero3_comm_s += unit(c.head.parameters, 1, c.head.forward, c.head.backward);
+    }
+  } else if (s.zero_stage == 2 && dp_cp > 1 &&
+             deepspeed_zero_optimizer(in.framework, in.training->precision, s)) {
+    // DeepSpeed ZeRO-2: every micro-batch's gradients all-reduced in buckets, exposed.
+    work.zero3_comm_s =
+        deepspeed_zero2_micro_batch_s(gpu, s, dp_cp, work.parameters, work.expert_parameters,
+                                      parameter_bytes(in.training->precision, s).edge_weight);
+  } else if (s.zero_stage >= 2 && dp_cp > 1) {
+    const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
+    // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters, and with pipelines no
+    // second gather; its norm and LM head unit is never resharded after forward.
+    const bool fsdp2 = torchtitan_fsdp2(in.framework, s);
+    const bool reshard = fsdp2_reshards_after_forward(in.stages);
+    const auto unit = [&](double parameters, double gather_bytes, const PassTime& forward,
+                          const PassTime& backward, bool head = false) {
+      if (fsdp2) {
+        return fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, reshard && !head,
+                                 forward.total_s(), backward.total_s());
+      }
       return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters,
                               forward.total_s(), backward.total_s());
     };
@@ -157,8 +198,12 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     }
     if (is_last(group, in.stages)) {
       work.zero3_comm_s +=
-          unit(c.head.parameters, bytes.edge_gather, c.head.forward, c.head.backward);
+          unit(c.head.parameters, bytes.edge_gather, c.head.forward, c.head.backward, true);
     }
+  }
+  if (deepspeed_bf16_optimizer(in.framework, in.training->precision, s) && dp_cp > 1) {
+    work.grad_accumulate_s =
+        deepspeed_bf16_accumulate_s(gpu, work.parameters + work.expert_parameters);
   }
   return work;
 }
@@ -260,7 +305,28 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   // One layer's parameters (what Megatron-FSDP gathers, and reduces, at a time).
   const double unit = layers / static_cast<double>(std::max<int64_t>(1, group.layers));
   StageMemory memory;
-  if (zero == 3) {
+  // Weights and gradients as the framework keeps them (deepspeed_zero.hpp, torchtitan_fsdp.hpp),
+  // else as Megatron-LM does.
+  const Precision precision = in.training->precision;
+  if (zero == 3 && deepspeed_zero3(in.framework, s)) {
+    // DeepSpeed ZeRO-3: this GPU's 16-bit shard, the submodule being used and the one
+    // prefetched, as far as stage3_max_live_parameters lets prefetch go (the one in use is
+    // always gathered).
+    const double fetch = unit / zero3_fetches_per_layer(*in.model, s, group.moe_layers > 0);
+    const double live = std::max(fetch, std::min(kDeepSpeed.max_live_parameters, 2 * fetch));
+    memory.weights_bytes = bytes.edge_weight * (sharded + live);
+  } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
+    // FSDP2: the sharded parameters are the fp32 masters (counted with the optimizer state);
+    // held in 16 bits are the block in use and the one prefetched, or with pipelines (no
+    // reshard after forward) every block between a micro-batch's forward and backward, and the
+    // last stage's norm and LM head, never resharded after forward.
+    const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
+    const double head =
+        group.first + group.count == in.stages ? std::min(c.head.parameters, edges) : 0;
+    const double held =
+        fsdp2_reshards_after_forward(in.stages) ? std::min(layers, 2 * unit) : layers;
+    memory.weights_bytes = bytes.edge_weight * (held + head);
+  } else if (zero == 3) {
     // Megatron-FSDP: this GPU's shard of the weights, plus the layers gathered for compute and
     // prefetch (double buffer).
     memory.weights_bytes = bytes.layer_weight * ((work.parameters - edges) * shard +
@@ -269,14 +335,39 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   } else {
     memory.weights_bytes = bytes.layer_weight * layers + bytes.edge_weight * edges;
   }
-  if (zero >= 2) {
+  if (zero == 3 && deepspeed_zero3(in.framework, s)) {
+    // DeepSpeed ZeRO-3: the gradient shard in the model dtype (grad_accum_dtype defaults to it
+    // under ZeRO, engine.py get_data_types) and the contiguous reduce bucket (stage3.py
+    // __ipg_bucket_flat_buffer, reduce_bucket_size elements).
+    memory.gradients_bytes = bytes.edge_weight * (sharded + kDeepSpeed.reduce_bucket_elements);
+  } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
+    // FSDP2: fp32 gradient shards (reduce_dtype); one block's 16-bit gradients and their fp32
+    // copy for the reduce-scatter are whole until it is done.
+    memory.gradients_bytes =
+        kFsdp2ReduceBytes * sharded + (bytes.edge_weight + kFsdp2ReduceBytes) * unit;
+  } else if (zero == 1 && deepspeed_bf16_optimizer(in.framework, precision, s)) {
+    // BF16_Optimizer: the fp32 gradient copies of every parameter (fp32_groups_gradients_flat),
+    // and the bf16 gradients autograd makes in each backward, set to None only before the next
+    // (clear_lp_grads, set_to_none unless graph_harvesting).
+    memory.gradients_bytes = (4 + bytes.edge_weight) * all;
+  } else if (zero >= 1 && deepspeed_zero_optimizer(in.framework, precision, s)) {
+    // DeepSpeed's ZeRO optimizer: 16-bit gradients (grad_accum_dtype defaults to the model
+    // dtype under ZeRO), whole under ZeRO-1 and reduced into this rank's partition under
+    // ZeRO-2, and the contiguous reduce bucket (stage_1_and_2.py ipg_buffer, reduce_bucket_size
+    // elements).
+    memory.gradients_bytes =
+        bytes.edge_weight * ((zero == 2 ? sharded : all) + kDeepSpeed.reduce_bucket_elements);
+  } else if (zero >= 2) {
     // Megatron-FSDP shards the main gradients in the weights' dtype; one layer's gradients are
     // whole until they are reduce-scattered.
     memory.gradients_bytes = bytes.fsdp_gradient * (sharded + unit);
   } else {
     memory.gradients_bytes = bytes.gradient * all;
   }
-  memory.optimizer_bytes = bytes.optimizer * (zero >= 1 ? sharded : all);
+  // The optimizer's parameters; with --optimizer-cpu-offload a share of them in host memory.
+  const double optimized = zero >= 1 ? sharded : all;
+  const double on_host = s.optimizer_host_fraction() * optimized;
+  memory.optimizer_bytes = bytes.optimizer * (optimized - on_host);
   // --overlap-moe-expert-parallel-comm schedules one more warm-up micro-batch (schedules.py,
   // get_pp_rank_microbatches): one more model chunk in flight.
   const double a2a_overlap_chunk =
@@ -286,7 +377,7 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   memory.activations_bytes =
       (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
   memory.reserve = memory_reserve(in, group, memory.activations_bytes);
-  memory.host_bytes = in_flight * work.offloaded_bytes;
+  memory.host_bytes = in_flight * work.offloaded_bytes + kHostOptimizerBytesPerParameter * on_host;
   return memory;
 }
 
@@ -358,7 +449,10 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     sync.backward_s = w.backward.total_s() + w.recompute.total_s();
     sync.forward_before_s = forward_before;
     sync.backward_before_s = backward_before;
-    const SyncTime time = iteration_sync(sync);
+    const bool deepspeed = deepspeed_bf16_optimizer(in.framework, in.training->precision, s) ||
+                           deepspeed_zero_optimizer(in.framework, in.training->precision, s);
+    const SyncTime time = deepspeed ? deepspeed_iteration_sync(sync, bytes.edge_weight, zero == 2)
+                                    : iteration_sync(sync);
     r.grad_exposed_s = time.grad_exposed_s;
     r.param_exposed_s = time.param_exposed_s;
     const double count = static_cast<double>(groups[g].count);
@@ -369,8 +463,9 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
                   : dense + experts;
     // The optimizer over this GPU's shard, plus zeroing the full gradient buffer.
     const double grad_bytes = zero >= 2 ? bytes.fsdp_gradient : bytes.gradient;
-    r.optimizer_s = memory_bound_s(gpu, bytes.optimizer_step * sharded) +
-                    memory_bound_s(gpu, grad_bytes * (dense + experts));
+    const OffloadedStep step = optimizer_step(gpu, s, bytes, sharded);
+    r.optimizer_s = step.step_s() + memory_bound_s(gpu, grad_bytes * (dense + experts));
+    r.host_copy_bytes = step.link_bytes + 2 * m * w.offloaded_bytes;
     grad_tail_s = std::max(grad_tail_s, r.grad_exposed_s);
     param_tail_s = std::max(param_tail_s, r.param_exposed_s);
     optimizer_s = std::max(optimizer_s, r.optimizer_s);
@@ -407,7 +502,8 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   time.ep_comm_s = m * (b.forward.ep_comm_s + b.backward.ep_comm_s);
   time.pp_comm_s = m * b.pp_comm_s;
   time.dp_comm_s = m * b.zero3_comm_s + grad_tail_s + param_tail_s;
-  time.optimizer_s = optimizer_s;
+  // BF16_Optimizer's fp32 gradient accumulation after each micro-batch is optimizer work.
+  time.optimizer_s = optimizer_s + m * b.grad_accumulate_s;
   time.bubble_s = fill_drain_s;
   time.offload_s = m * b.offload_s;
   return out;

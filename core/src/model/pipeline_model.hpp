@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/layer_cost.hpp"
+#include "paraplan/framework.hpp"
 #include "paraplan/report.hpp"
 #include "paraplan/scenario.hpp"
 
@@ -32,6 +33,7 @@ struct PipelineInput {
   const Training* training = nullptr;
   const Cluster* cluster = nullptr;
   const Strategy* strategy = nullptr;
+  Framework framework = Framework::megatron;  // whose mechanisms price it (deepspeed_zero.hpp)
   int64_t data_parallel = 1;
   int64_t micro_batches = 1;
   int64_t stages = 1;
@@ -59,7 +61,7 @@ struct StageWork {
   PassTime backward;  // without recompute
   PassTime recompute;
   double pp_comm_s = 0;
-  double zero3_comm_s = 0;  // Megatron-FSDP (ZeRO-2/3): exposed per micro-batch gathers, scatters
+  double zero3_comm_s = 0;  // ZeRO-2/3 (Megatron-FSDP, DeepSpeed, FSDP2): exposed per micro-batch
   double parameters = 0;    // dense ones, edges included
   double edge_parameters = 0;  // of which the embedding, LM head and final norm
   double expert_parameters = 0;
@@ -67,11 +69,12 @@ struct StageWork {
   double working_bytes = 0;            // held once: recompute working set, logits
   double offloaded_bytes = 0;          // per micro-batch in flight, in host memory
   double offload_s = 0;                // activation copies to and from the host, exposed
+  double grad_accumulate_s = 0;        // DeepSpeed BF16_Optimizer: bf16 gradients into fp32 copies
   double recompute_flops = 0;
 
   double per_micro_batch_s() const {
     return forward.total_s() + backward.total_s() + recompute.total_s() + pp_comm_s + zero3_comm_s +
-           offload_s;
+           offload_s + grad_accumulate_s;
   }
 };
 
@@ -84,6 +87,7 @@ struct GroupResult {
   double grad_exposed_s = 0;
   double param_exposed_s = 0;
   double optimizer_s = 0;
+  double host_copy_bytes = 0;  // one iteration over the host link, both directions
 };
 
 struct PipelineResult {

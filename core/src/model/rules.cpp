@@ -254,6 +254,25 @@ const Rule kRules[] = {
        return does_not_divide("2 x context_parallel_size", 2 * s.context_parallel_size,
                               "seq_length", c.training.seq_length);
      }},
+    {"all-to-all context parallelism divides the heads",
+     "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py: "
+     "cp_comm_type='a2a' requires num_heads % cp_size == 0 for Q, K, V",
+     {K::cp_comm_type, K::context_parallel_size, K::tensor_model_parallel_size},
+     [](C c, S s) {
+       if (s.cp_comm_type != CpCommType::a2a || s.context_parallel_size == 1) return true;
+       const int64_t t = s.tensor_model_parallel_size;
+       const int64_t groups = std::max<int64_t>(1, c.model.num_query_groups / t);
+       return divides(s.context_parallel_size, c.model.num_attention_heads / t) &&
+              divides(s.context_parallel_size, groups);
+     },
+     [](C c, S s) {
+       return "cp_comm_type a2a needs context_parallel_size (" + str(s.context_parallel_size) +
+              ") to divide the attention heads (" +
+              str(c.model.num_attention_heads / s.tensor_model_parallel_size) +
+              ") and query groups (" +
+              str(std::max<int64_t>(1, c.model.num_query_groups / s.tensor_model_parallel_size)) +
+              ") of a tensor-parallel rank";
+     }},
     {"context parallel needs fused attention",
      "megatron/core/extensions/transformer_engine.py: TEDotProductAttention implements context "
      "parallelism; the unfused path does not",
@@ -416,6 +435,35 @@ const Rule kRules[] = {
      [](C c, S s) {
        return "cpu_offloading_num_layers (" + str(s.cpu_offloading_num_layers) +
               ") must be below num_layers (" + str(c.model.num_layers) + ")";
+     }},
+    {"optimizer CPU offload needs the precision-aware optimizer",
+     "megatron/training/arguments.py: The optimizer cpu offload must be used in conjunction with "
+     "`--use-precision-aware-optimizer`",
+     {K::optimizer_cpu_offload, K::use_precision_aware_optimizer},
+     [](C, S s) { return !s.optimizer_cpu_offload || s.use_precision_aware_optimizer; },
+     [](C, S) {
+       return std::string("optimizer_cpu_offload needs use_precision_aware_optimizer");
+     }},
+    {"optimizer CPU offload runs with the distributed optimizer, not Megatron-FSDP",
+     "megatron/core/optimizer/fully_sharded_optimizer.py: MFSDP v2 does not currently support "
+     "optimizer CPU offload",
+     {K::optimizer_cpu_offload, K::zero_stage},
+     [](C, S s) { return !s.optimizer_cpu_offload || s.zero_stage <= 1; },
+     [](C, S s) {
+       return "optimizer_cpu_offload needs zero_stage 1 (the distributed optimizer), got " +
+              str(s.zero_stage);
+     }},
+    {"optimizer CPU offload gathers fp8 parameters only with delayed scaling",
+     "megatron/training/arguments.py: When `--fp8-param-gather` is enabled, the optimizer cpu "
+     "offload must be used in conjunction with `--fp8-recipe delayed`",
+     {K::optimizer_cpu_offload, K::fp8_param_gather, K::fp8_recipe},
+     [](C, S s) {
+       return !s.optimizer_cpu_offload || !s.fp8_param_gather ||
+              s.fp8_recipe == Fp8Recipe::delayed;
+     },
+     [](C, S s) {
+       return "optimizer_cpu_offload with fp8_param_gather needs fp8_recipe delayed (got " +
+              std::string(to_string(s.fp8_recipe)) + ")";
      }},
     {"CPU offloading runs without pipeline parallelism",
      "megatron/core/transformer/transformer_config.py: Currently there is no support for "

@@ -9,6 +9,14 @@
 namespace paraplan {
 namespace {
 
+// A fraction key's value (millionths) as Megatron-LM's float argument: "0.5", "0.125".
+std::string fraction_text(int64_t millionths) {
+  std::string text = std::to_string(millionths / kFractionScale) + ".";
+  std::string digits = std::to_string(kFractionScale + millionths % kFractionScale).substr(1);
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  return text + digits;
+}
+
 // Flags for the pipeline's layer split: the virtual-pipeline flag and the split flags.
 struct SplitFlags {
   std::vector<std::string> virtual_stages;
@@ -114,6 +122,8 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
         if (key_value == key.default_value()) continue;
         if (key.type == KeyType::choice) {
           value(key.megatron_flag, std::string(key.choices[static_cast<size_t>(key_value)]));
+        } else if (key.type == KeyType::fraction) {
+          value(key.megatron_flag, fraction_text(key_value));
         } else {
           number(key.megatron_flag, key_value);
         }

@@ -48,6 +48,7 @@ nlohmann::json stage_time_json(const StageReport& stage) {
           {"recompute_s", stage.recompute_s},
           {"pp_comm_s", stage.pp_comm_s},
           {"dp_comm_exposed_s", stage.dp_comm_exposed_s},
+          {"host_copy_gib", stage.host_copy_bytes / kGiB},
           {"optimizer_s", stage.optimizer_s}};
 }
 

@@ -15,6 +15,7 @@ double Searcher::evaluate_time(bool& fits) {
                                        micro_batches(), s_.pipeline_model_parallel_size);
   input.groups = groups_;
   input.costs = pool_costs_;
+  input.framework = framework_;
   input.memory_margin_bytes = options_.memory_margin.bytes;
   input.memory_margin_fraction = options_.memory_margin.fraction;
   const PipelineResult result = evaluate_pipeline(input, results_);
@@ -30,11 +31,71 @@ bool Searcher::evaluate() {
   ++stats_.evaluated;
   bool fits = false;
   const double time_s = evaluate_time(fits);
-  if (fits && std::isfinite(time_s)) {
+  if (fits) return offer(time_s);
+  // Where GPU memory binds, the same strategy with Megatron-LM's offloading to host memory,
+  // unless its keys are pinned: the optimizer stepped on the CPU (HybridDeviceOptimizer, all of
+  // it, copies overlapped), and the fewest layers' activations offloaded that fit.
+  bool any = false;
+  if (s_.zero_stage >= 1 && !pins_.given(StrategyKeyId::optimizer_cpu_offload) &&
+      pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    any |= offer_variant([&] {
+      s_.optimizer_cpu_offload = true;
+      s_.use_precision_aware_optimizer = true;
+      s_.overlap_cpu_optimizer_d2h_h2d =
+          pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+    });
+  }
+  if (!pins_.given(StrategyKeyId::cpu_offloading_num_layers) &&
+      s_.pipeline_model_parallel_size == 1) {
+    any |= offer_variant([&] {
+      s_.cpu_offloading_num_layers = 1;
+      if (!zero_rules_hold()) return;                 // recompute, or a model of one layer
+      int64_t low = 1, high = model_.num_layers - 1;  // memory falls as more layers go
+      while (low < high) {
+        s_.cpu_offloading_num_layers = (low + high) / 2;
+        bool fit = false;
+        evaluate_time(fit);
+        if (fit) {
+          high = s_.cpu_offloading_num_layers;
+        } else {
+          low = s_.cpu_offloading_num_layers + 1;
+        }
+      }
+      s_.cpu_offloading_num_layers = low;
+    });
+  }
+  return any;
+}
+
+// The strategy changed by `change` (keys decided at the ZeRO level), ranked if its rules hold and
+// it fits; the strategy is restored after.
+template <typename Change>
+bool Searcher::offer_variant(Change change) {
+  const Strategy kept = s_;
+  change();
+  bool fits = false;
+  if (zero_rules_hold() && (!split_at_leaf_ || split_layers())) {  // the estimate's split
+    const double time_s = evaluate_time(fits);
+    if (fits) offer(time_s);
+  }
+  s_ = kept;
+  return fits;
+}
+
+// The rules of the keys decided at the ZeRO level, checked without counting a rejection.
+bool Searcher::zero_rules_hold() const {
+  const auto& rules = rules_at_[static_cast<size_t>(Level::zero)];
+  return std::all_of(rules.begin(), rules.end(),
+                     [&](const Rule* rule) { return rule->holds(rule_context_, s_); });
+}
+
+// A strategy that fits: counted, and ranked where its time is a number.
+bool Searcher::offer(double time_s) {
+  if (std::isfinite(time_s)) {
     ++stats_.feasible;
     top_.offer(s_, time_s);
   }
-  return fits;
+  return true;
 }
 
 // Layers per stage where the leaf decides them (a mixed cluster, or layers that do not split
@@ -44,6 +105,7 @@ bool Searcher::split_layers() {
       pipeline_input(model_, training_, cluster_, s_, data_parallel(), micro_batches(),
                      static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
   input.costs = pool_costs_;
+  input.framework = framework_;
   // The estimate's split (under capacity, not the margin), so a strategy ranked here is the one
   // an estimate without pinned layers gives.
   s_.pipeline_stage_layers = balanced_stage_layers(input, s_.pipeline_stage_gpus);

@@ -27,7 +27,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
     case Level::tensor:
       return {K::tensor_model_parallel_size};
     case Level::context:
-      return {K::context_parallel_size};
+      return {K::context_parallel_size, K::cp_comm_type};
     case Level::expert:
       return {K::expert_model_parallel_size, K::expert_tensor_parallel_size,
               K::moe_token_dispatcher_type};
@@ -66,7 +66,10 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::main_params_dtype,
               K::exp_avg_dtype,
               K::exp_avg_sq_dtype,
-              K::cpu_offloading_num_layers};
+              K::cpu_offloading_num_layers,
+              K::optimizer_cpu_offload,
+              K::optimizer_offload_fraction,
+              K::overlap_cpu_optimizer_d2h_h2d};
     case Level::leaf:
     case Level::count:
       break;
@@ -78,6 +81,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
 Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
     : model_(scenario.model),
       training_(scenario.training),
+      framework_(scenario.framework),
       cluster_(usable_cluster(scenario.cluster, scenario.training.precision)),
       pins_(scenario.strategy),
       options_(options),
@@ -157,9 +161,16 @@ void Searcher::context_level() {
   for (const int64_t cp :
        pinned_or(pins_.get(K::context_parallel_size),
                  divisors_of_quotient(cluster_.num_gpus, s_.tensor_model_parallel_size))) {
-    if (stopped_) return;
     s_.context_parallel_size = cp;
-    if (rules_hold(Level::context)) expert_level();
+    // The ring and the all-to-all (all-gathered K and V only when pinned: it never hides its
+    // communication).
+    const std::vector<int64_t> types =
+        cp > 1 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0};
+    for (const int64_t type : pinned_or(pins_.get(K::cp_comm_type), types)) {
+      if (stopped_) return;
+      s_.cp_comm_type = static_cast<CpCommType>(type);
+      if (rules_hold(Level::context)) expert_level();
+    }
   }
 }
 
@@ -430,10 +441,15 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     // link the search does not weigh: as pinned, else Megatron-LM's defaults.
     for (const K key : {K::grad_reduce_in_bf16, K::accumulate_allreduce_grads_in_fp32,
                         K::use_precision_aware_optimizer, K::main_grads_dtype, K::main_params_dtype,
-                        K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers}) {
+                        K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers,
+                        K::optimizer_cpu_offload, K::optimizer_offload_fraction,
+                        K::overlap_cpu_optimizer_d2h_h2d}) {
       const StrategyKey& row = strategy_key(key);
       row.set(s_, 0, pins_.get(key).value_or(row.default_value()));
     }
+    // A pinned optimizer offload brings the precision-aware optimizer it needs, unless pinned.
+    s_.use_precision_aware_optimizer |=
+        s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
     if (rules_hold(Level::zero)) any_fit_or_unknown |= leaf(walk, fit_pool);
   }
   return any_fit_or_unknown;
@@ -477,7 +493,7 @@ SearchResult Searcher::run() {
           stage_gpus * std::count(strategy.pipeline_stage_gpus.begin(),
                                   strategy.pipeline_stage_gpus.end(), static_cast<int>(pool));
     }
-    Report report = Estimator(model_, training_, std::move(used)).estimate(strategy);
+    Report report = Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
     if (!report.feasible) {
       ++stats_.rejected_on_estimate;
       continue;

@@ -105,6 +105,10 @@ class Searcher {
   bool recompute_level(size_t pool, Walk walk, int fit_pool);
   bool zero_level(Walk walk, int fit_pool);
   bool leaf(Walk walk, int fit_pool);
+  template <typename Change>
+  bool offer_variant(Change change);
+  bool offer(double time_s);
+  bool zero_rules_hold() const;
 
   // The leaf's work (leaf.cpp).
   bool evaluate();
@@ -126,7 +130,8 @@ class Searcher {
 
   const ModelSpec& model_;
   const Training& training_;
-  const Cluster cluster_;  // with no GPUs of types that cannot run the precision
+  const Framework framework_;  // whose mechanisms price the strategies
+  const Cluster cluster_;      // with no GPUs of types that cannot run the precision
   const StrategyPins& pins_;
   const SearchOptions options_;
   const bool mixed_;

@@ -87,6 +87,39 @@ TEST_CASE("context parallel attention: one kernel per ring step, at that step's 
   CHECK(layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s * 8 > whole * 1.2);
 }
 
+TEST_CASE("context parallel attention by cp_comm_type: kernels and exposed communication") {
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  strategy.context_parallel_size = 2;
+  const Scenario s = flat_job("bf16", 8192);
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  const auto attention = [&](CpCommType type) {
+    strategy.cp_comm_type = type;
+    return layer(s, strategy);
+  };
+  const double executed = 0.5 * 4.0 * 8 * (8192.0 / 2) * 8192 * 128;
+  const auto kernel_s = [&](double calls) {
+    return executed / (gpu.tensor_flops(Precision::bf16) *
+                       gpu.attention_forward_efficiency.at(executed / calls));
+  };
+  // All-to-all: one kernel over the whole sequence and half the heads; all-gathered K and V: the
+  // GPU's two load-balanced query chunks in two kernels (Transformer Engine context_parallel.py).
+  const auto a2a = attention(CpCommType::a2a);
+  const auto gathered = attention(CpCommType::allgather);
+  const auto ring = attention(CpCommType::p2p);
+  CHECK(a2a.unit(RecomputeModule::core_attn).forward.compute_s ==
+        doctest::Approx(kernel_s(1)).epsilon(1e-12));
+  CHECK(gathered.unit(RecomputeModule::core_attn).forward.compute_s ==
+        doctest::Approx(kernel_s(2)).epsilon(1e-12));
+  // Neither hides its collectives: the same all-to-alls run each way; backward gathers K and V
+  // again and reduce-scatters their gradients.
+  CHECK(a2a.forward.cp_comm_s > 0);
+  CHECK(a2a.backward.cp_comm_s == doctest::Approx(a2a.forward.cp_comm_s));
+  CHECK(gathered.backward.cp_comm_s > gathered.forward.cp_comm_s);
+  // The ring's K and V chunks hide under this flat GPU's attention.
+  CHECK(ring.forward.cp_comm_s < a2a.forward.cp_comm_s);
+}
+
 TEST_CASE("the fused cross-entropy moves 22 + 6 bytes per logit instead of 38 + 14") {
   const Scenario s = flat_job("bf16");
   Strategy strategy;

@@ -315,6 +315,52 @@ TEST_CASE("activation offloading moves N layers' activations to host memory over
   CHECK(small.infeasible_reasons.back().find("of host memory per GPU") != std::string::npos);
 }
 
+TEST_CASE("optimizer CPU offload: a share of the optimizer in host memory, stepped on the CPU") {
+  const std::string model = R"("llama2-7b")";
+  const std::string training = R"({"global_batch_size": 8, "seq_length": 4096})";
+  const std::string base = R"({"tensor_model_parallel_size": 2, "use_flash_attn": true,
+      "zero_stage": 1, "use_precision_aware_optimizer": true)";
+  const auto with = [&](const std::string& keys) {
+    return run(model, training, kNode, base + keys + "}");
+  };
+  const Report none = with("");
+  const Report all =
+      with(R"(, "optimizer_cpu_offload": true, "overlap_cpu_optimizer_d2h_h2d": true)");
+  const Report half = with(R"(, "optimizer_cpu_offload": true, "optimizer_offload_fraction": 0.5,
+      "overlap_cpu_optimizer_d2h_h2d": true)");
+  const Report serial = with(R"(, "optimizer_cpu_offload": true)");
+  REQUIRE(none.feasible);
+  REQUIRE(all.feasible);
+  const StageReport& a = none.stages.front();
+  Strategy strategy;
+  strategy.use_precision_aware_optimizer = true;
+  const detail::ParameterBytes bytes = detail::parameter_bytes(Precision::bf16, strategy);
+  const double shard = a.memory.optimizer_bytes / bytes.optimizer;  // this GPU's parameters
+  CHECK(all.stages.front().memory.optimizer_bytes == 0);
+  CHECK(half.stages.front().memory.optimizer_bytes ==
+        doctest::Approx(a.memory.optimizer_bytes / 2).epsilon(1e-9));
+  // fp32 parameter, gradient and two moments on the host.
+  CHECK(all.stages.front().memory.host_bytes == doctest::Approx(16 * shard).epsilon(1e-9));
+  CHECK(half.stages.front().memory.host_bytes == doctest::Approx(8 * shard).epsilon(1e-9));
+  // fp32 gradients out, fp32 parameters back.
+  CHECK(a.host_copy_bytes == 0);
+  CHECK(all.stages.front().host_copy_bytes == doctest::Approx(8 * shard).epsilon(1e-9));
+  // The CPU's AdamW streams 28 bytes a parameter at 80% of the host's 76.8 GB/s; with the copies
+  // overlapped it replaces the GPU's step.
+  const GpuSpec& gpu = test::scenario(R"({"model": "llama2-7b", "training": )" + training +
+                                      R"(, "cluster": )" + kNode + "}")
+                           .cluster.pools.front()
+                           .gpu;
+  const double cpu_s = 28 * shard / (0.8 * 76.8e9);
+  const double gpu_step_s = detail::memory_bound_s(gpu, bytes.optimizer_step * shard);
+  CHECK(all.stages.front().optimizer_s - a.optimizer_s ==
+        doctest::Approx(cpu_s - gpu_step_s).epsilon(1e-6));
+  // Without the overlap the copies come before and after the CPU step, over 55 GB/s.
+  CHECK(serial.stages.front().optimizer_s - all.stages.front().optimizer_s ==
+        doctest::Approx(8 * shard / 55e9).epsilon(1e-6));
+  CHECK(all.time_breakdown.optimizer_s > none.time_breakdown.optimizer_s);
+}
+
 TEST_CASE("recompute modules: MLA's Q, K, V and the experts' activation output made again") {
   // A small MLA MoE model (DeepSeek-V3's shapes, fewer layers and experts), TP 1.
   const Scenario sc = test::scenario(R"({"model": {"name": "mla-moe", "num_layers": 4,

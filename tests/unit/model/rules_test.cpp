@@ -189,6 +189,27 @@ std::vector<Case> cases() {
        }},
       {"every stage's GPU has tensor cores for the precision", job(kLlama, 8, 64, 4096, "fp8"),
        [](Strategy&) {}},
+      {"optimizer CPU offload needs the precision-aware optimizer", job(kLlama, 8),
+       [](Strategy& s) {
+         s.zero_stage = 1;
+         s.optimizer_cpu_offload = true;
+       }},
+      {"optimizer CPU offload runs with the distributed optimizer, not Megatron-FSDP",
+       job(kLlama, 8),
+       [](Strategy& s) {
+         s.zero_stage = 2;
+         s.use_precision_aware_optimizer = true;
+         s.optimizer_cpu_offload = true;
+       }},
+      {"optimizer CPU offload gathers fp8 parameters only with delayed scaling",
+       job(kLlama, 8, 64, 4096, "fp8", "h100"),
+       [](Strategy& s) {
+         s.zero_stage = 1;
+         s.use_precision_aware_optimizer = true;
+         s.optimizer_cpu_offload = true;
+         s.fp8_param_gather = true;
+         s.fp8_recipe = Fp8Recipe::tensorwise;
+       }},
       {"CPU offloading leaves a layer on the GPU", job(kLlama, 8),
        [](Strategy& s) { s.cpu_offloading_num_layers = 32; }},
       {"CPU offloading runs without pipeline parallelism", job(kLlama, 8),
@@ -200,6 +221,14 @@ std::vector<Case> cases() {
        [](Strategy& s) {
          s.cpu_offloading_num_layers = 4;
          s.recompute[0].granularity = RecomputeGranularity::selective;
+       }},
+      {"all-to-all context parallelism divides the heads", job(R"("llama3-8b")", 16),
+       [](Strategy& s) {
+         s.use_flash_attn = true;
+         s.tensor_model_parallel_size = 2;
+         s.sequence_parallel = true;
+         s.context_parallel_size = 8;  // 4 query groups on a tensor-parallel rank
+         s.cp_comm_type = CpCommType::a2a;
        }},
       {"recomputing the experts' activation needs grouped GEMM", job(kSharedMoe, 8),
        [](Strategy& s) { recompute_modules(s, {RecomputeModule::moe_act}); }},

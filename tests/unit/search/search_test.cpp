@@ -96,43 +96,71 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                                 R"(, "strategy": {"recompute_method": "uniform"})");
   Estimator estimator(scenario.model, scenario.training, scenario.cluster);
   std::vector<double> times;
+  int offloaded_optimizers = 0, offloaded_activations = 0;
   Strategy s;
   s.recompute.resize(1);
   s.cross_entropy_loss_fusion = true;
   for (const int64_t t : {1, 2, 4, 8})
     for (const int64_t cp : {1, 2, 4, 8, 16})
-      for (const int64_t p : {1, 2, 4, 8, 16})
-        for (int64_t v = 1; v <= 17; ++v)
-          for (const int64_t mbs : {1, 2, 4, 8, 16, 32})
-            for (const bool sp : {false, true})
-              for (const bool flash : {false, true})
-                for (const auto granularity :
-                     {RecomputeGranularity::none, RecomputeGranularity::selective,
-                      RecomputeGranularity::full})
-                  for (const int zero : {0, 1, 2, 3}) {
-                    if (sp && t == 1) continue;  // the same strategy as without
-                    s.tensor_model_parallel_size = t;
-                    s.context_parallel_size = cp;
-                    s.pipeline_model_parallel_size = p;
-                    s.virtual_pipeline_model_parallel_size = v;
-                    s.micro_batch_size = mbs;
-                    s.sequence_parallel = sp;
-                    s.use_flash_attn = flash;
-                    s.recompute[0] = {granularity, RecomputeMethod::uniform, 1};
-                    s.zero_stage = zero;
-                    const int64_t dp = 16 / (t * cp * p);
-                    if (dp * t * cp * p != 16) continue;
-                    if (dp * cp == 1 && zero > 0) continue;  // nothing to shard
-                    s.overlap_grad_reduce = dp * cp > 1;
-                    s.overlap_param_gather = dp * cp > 1 && zero >= 1;
-                    // The search keeps the default memory margin free on every GPU.
-                    const Report r = estimator.estimate(s);
-                    const double margin =
-                        MemoryMargin{}.of(r.stages.empty() ? 0 : r.stages.front().capacity_bytes);
-                    if (r.feasible && r.headroom_bytes() >= margin) {
-                      times.push_back(r.iteration_time_s);
+      for (const auto cp_type : {CpCommType::p2p, CpCommType::a2a})
+        for (const int64_t p : {1, 2, 4, 8, 16})
+          for (int64_t v = 1; v <= 17; ++v)
+            for (const int64_t mbs : {1, 2, 4, 8, 16, 32})
+              for (const bool sp : {false, true})
+                for (const bool flash : {false, true})
+                  for (const auto granularity :
+                       {RecomputeGranularity::none, RecomputeGranularity::selective,
+                        RecomputeGranularity::full})
+                    for (const int zero : {0, 1, 2, 3}) {
+                      if (sp && t == 1) continue;  // the same strategy as without
+                      if (cp == 1 && cp_type != CpCommType::p2p) continue;  // no context parallel
+                      s.tensor_model_parallel_size = t;
+                      s.context_parallel_size = cp;
+                      s.cp_comm_type = cp_type;
+                      s.pipeline_model_parallel_size = p;
+                      s.virtual_pipeline_model_parallel_size = v;
+                      s.micro_batch_size = mbs;
+                      s.sequence_parallel = sp;
+                      s.use_flash_attn = flash;
+                      s.recompute[0] = {granularity, RecomputeMethod::uniform, 1};
+                      s.zero_stage = zero;
+                      const int64_t dp = 16 / (t * cp * p);
+                      if (dp * t * cp * p != 16) continue;
+                      if (dp * cp == 1 && zero > 0) continue;  // nothing to shard
+                      s.overlap_grad_reduce = dp * cp > 1;
+                      s.overlap_param_gather = dp * cp > 1 && zero >= 1;
+                      // The search keeps the default memory margin free on every GPU.
+                      const auto fits = [&](const Report& r) {
+                        const double margin = MemoryMargin{}.of(
+                            r.stages.empty() ? 0 : r.stages.front().capacity_bytes);
+                        return r.feasible && r.headroom_bytes() >= margin;
+                      };
+                      const Report r = estimator.estimate(s);
+                      if (fits(r)) {
+                        times.push_back(r.iteration_time_s);
+                      } else {
+                        // Where memory binds, the search steps the optimizer on the CPU, and
+                        // offloads the fewest layers' activations that fit.
+                        if (zero >= 1) {
+                          Strategy offloaded = s;
+                          offloaded.optimizer_cpu_offload = true;
+                          offloaded.use_precision_aware_optimizer = true;
+                          offloaded.overlap_cpu_optimizer_d2h_h2d = true;
+                          const Report o = estimator.estimate(offloaded);
+                          if (fits(o)) times.push_back(o.iteration_time_s);
+                          offloaded_optimizers += fits(o);
+                        }
+                        for (int64_t n = 1; p == 1 && n < 32; ++n) {
+                          Strategy offloaded = s;
+                          offloaded.cpu_offloading_num_layers = n;
+                          const Report o = estimator.estimate(offloaded);
+                          if (!fits(o)) continue;
+                          times.push_back(o.iteration_time_s);
+                          ++offloaded_activations;
+                          break;
+                        }
+                      }
                     }
-                  }
   std::sort(times.begin(), times.end());
   const SearchResult result = run(scenario, 10);
   REQUIRE(result.strategies.size() == 10);
@@ -143,6 +171,38 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
   }
   const SearchResult all = run(scenario, 10, true);
   CHECK(all.stats.feasible == static_cast<int64_t>(times.size()));
+  CHECK(offloaded_optimizers > 0);  // the grid reaches both kinds of offloading
+  CHECK(offloaded_activations > 0);
+}
+
+TEST_CASE("where GPU memory binds, the search steps the optimizer on the CPU") {
+  // Llama 3 8B on 4 A100-40G: nothing fits with the whole optimizer on the GPUs but Megatron-FSDP
+  // at context parallel 2; the pipeline with the optimizer on the CPU is faster.
+  nlohmann::json document = nlohmann::json::parse(R"({"model": "llama3-8b",
+      "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "a100-40g", "count": 4}]}})");
+  const SearchResult offloaded = run(parse_scenario(document), 3);
+  REQUIRE_FALSE(offloaded.strategies.empty());
+  const RankedStrategy& best = offloaded.strategies.front();
+  CHECK(best.strategy.optimizer_cpu_offload);
+  CHECK(best.strategy.use_precision_aware_optimizer);
+  CHECK(best.report.feasible);
+  CHECK(best.report.stages.front().memory.host_bytes > 0);
+  document["strategy"] = {{"optimizer_cpu_offload", false}};
+  const SearchResult on_gpu = run(parse_scenario(document), 3);
+  REQUIRE_FALSE(on_gpu.strategies.empty());
+  CHECK(on_gpu.strategies.front().report.iteration_time_s > best.report.iteration_time_s);
+  // Pinned on, it brings the precision-aware optimizer.
+  document["strategy"] = {{"optimizer_cpu_offload", true}};
+  const SearchResult pinned = run(parse_scenario(document), 1);
+  REQUIRE_FALSE(pinned.strategies.empty());
+  CHECK(pinned.strategies.front().strategy.use_precision_aware_optimizer);
+  // Where memory does not bind, nothing is offloaded.
+  document["cluster"]["gpus"][0]["count"] = 16;
+  document.erase("strategy");
+  const SearchResult roomy = run(parse_scenario(document), 3);
+  REQUIRE_FALSE(roomy.strategies.empty());
+  CHECK_FALSE(roomy.strategies.front().strategy.optimizer_cpu_offload);
 }
 
 TEST_CASE("every returned strategy is feasible and re-estimates to the same numbers") {

@@ -131,6 +131,8 @@ export const en = {
   "col.stages": "Stages: GPU × layers",
   "col.sortHint": "Sort by {column}",
   "table.yes": "yes",
+  "table.optimizerOnCpu": "optimizer on CPU",
+  "table.offloadedLayers": "{n} layers' activations on the host",
   "table.no": "no",
   "table.infeasible": "infeasible",
 
@@ -391,6 +393,8 @@ export const zh: Record<MessageKey, string> = {
   "col.stages": "流水级：GPU × 层数",
   "col.sortHint": "按{column}排序",
   "table.yes": "是",
+  "table.optimizerOnCpu": "优化器在 CPU",
+  "table.offloadedLayers": "{n} 层激活卸载到主机",
   "table.no": "否",
   "table.infeasible": "不可行",
 

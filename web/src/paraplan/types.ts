@@ -67,6 +67,7 @@ export interface Strategy {
   pipeline_model_parallel_size: number;
   virtual_pipeline_model_parallel_size: number;
   context_parallel_size: number;
+  cp_comm_type?: "p2p" | "a2a" | "allgather";
   expert_model_parallel_size: number;
   micro_batch_size: number;
   sequence_parallel: boolean;
@@ -79,6 +80,9 @@ export interface Strategy {
   overlap_grad_reduce: boolean;
   overlap_param_gather: boolean;
   tp_comm_overlap: boolean;
+  optimizer_cpu_offload?: boolean;
+  cpu_offloading_num_layers?: number;
+  optimizer_offload_fraction?: number;
   pipeline_stage_gpus?: string[];
   pipeline_stage_layers?: number[];
 }

@@ -49,3 +49,21 @@ describe("sorting the results table", () => {
     ]);
   });
 });
+
+describe("offloading in the columns", () => {
+  const column = (id: string) => COLUMNS.find((c) => c.id === id)!;
+  it("marks an optimizer stepped on the CPU beside the ZeRO stage", () => {
+    const ranked = rankedStrategy({ rank: 1, tokens: 900, mfu: 0.5, tp: 2 });
+    expect(column("zero").text(ranked)).toBe(String(ranked.strategy.zero_stage));
+    ranked.strategy.optimizer_cpu_offload = true;
+    expect(column("zero").text(ranked)).toBe(`${ranked.strategy.zero_stage}\noptimizer on CPU`);
+    expect(column("zero").csv.value(ranked)).toBe(ranked.strategy.zero_stage);
+  });
+
+  it("names the layers whose activations go to the host after the recompute", () => {
+    const ranked = rankedStrategy({ rank: 1, tokens: 900, mfu: 0.5, tp: 2 });
+    const plain = column("recompute").text(ranked);
+    ranked.strategy.cpu_offloading_num_layers = 3;
+    expect(column("recompute").text(ranked)).toBe(`${plain}\n3 layers' activations on the host`);
+  });
+});

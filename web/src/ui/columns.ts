@@ -131,7 +131,14 @@ export const COLUMNS: Column[] = [
     sortKey: (r) => recomputeText(r),
     csv: { header: "recompute", value: (r) => recomputeText(r) },
   },
-  integerColumn("zero", "col.zero", "zero_stage", (r) => r.strategy.zero_stage),
+  {
+    ...integerColumn("zero", "col.zero", "zero_stage", (r) => r.strategy.zero_stage),
+    // The optimizer stepped on the CPU (the search's answer where GPU memory binds).
+    text: (r) =>
+      r.strategy.optimizer_cpu_offload
+        ? `${r.strategy.zero_stage}\n${t("table.optimizerOnCpu")}`
+        : String(r.strategy.zero_stage),
+  },
   {
     id: "stages",
     label: "col.stages",

@@ -28,8 +28,12 @@ export function recomputeText(ranked: RankedStrategy, separator = " · "): strin
   };
   const gpus = Object.keys(granularity).filter((gpu) => (ranked.gpus_used[gpu] ?? 0) > 0);
   const texts = gpus.map(describe);
-  if (texts.every((text) => text === texts[0])) return texts[0] ?? "";
-  return gpus.map((gpu, index) => `${gpu} ${texts[index]}`).join(separator);
+  // Activations of N layers offloaded to host memory (the search's other answer to memory).
+  const offloaded = ranked.strategy.cpu_offloading_num_layers ?? 0;
+  const offload =
+    offloaded > 0 ? `${separator}${t("table.offloadedLayers", { n: offloaded })}` : "";
+  if (texts.every((text) => text === texts[0])) return (texts[0] ?? "") + offload;
+  return gpus.map((gpu, index) => `${gpu} ${texts[index]}`).join(separator) + offload;
 }
 
 // Peak memory per GPU in GiB, for each GPU type the strategy uses.

@@ -19,7 +19,7 @@ import type {
 // One row of the core's strategy-key table, as `paraplan schema` prints it.
 export interface StrategyKeySchema {
   name: string;
-  type: "integer" | "boolean" | "choice" | "choice_set" | "gpu_list" | "integer_list";
+  type: "integer" | "boolean" | "choice" | "choice_set" | "fraction" | "gpu_list" | "integer_list";
   min?: number;
   max?: number;
   max_is_num_layers?: boolean;

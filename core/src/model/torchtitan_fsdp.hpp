@@ -1,0 +1,36 @@
+// torchtitan's FSDP2 where it differs from Megatron-FSDP, for scenarios whose framework is
+// "torchtitan" with zero_stage 3 (docs/model.md, "Frameworks"): the same units (each
+// transformer block, the embedding, the final norm with the LM head: torchtitan/distributed/
+// fsdp.py apply_fsdp_to_decoder), but gradients reduce-scattered in fp32 and, with pipeline
+// parallelism, parameters kept gathered from each micro-batch's forward to its backward.
+// Sources: pytorch/torchtitan at commit b5bcd76 (2026-08-21).
+#pragma once
+
+#include <cstdint>
+
+#include "paraplan/framework.hpp"
+#include "paraplan/hardware.hpp"
+#include "paraplan/strategy.hpp"
+
+namespace paraplan::detail {
+
+// torchtitan/config/configs.py: mixed_precision_reduce: Literal["float32"] = "float32", the
+// MixedPrecisionPolicy reduce_dtype of every fully_shard.
+constexpr double kFsdp2ReduceBytes = 4;
+
+// FSDP2 prices this strategy (framework torchtitan, zero_stage 3).
+bool torchtitan_fsdp2(Framework framework, const Strategy& s);
+
+// fsdp.py get_fsdp_reshard_after_forward_policy, fsdp_reshard_after_forward "default": "For PP,
+// by default do not reshard after forward to avoid per-microbatch all-gathers" (not pp_enabled).
+bool fsdp2_reshards_after_forward(int64_t pipeline_stages);
+
+// The exposed time of one unit's FSDP2 traffic per micro-batch: its parameters gathered in the
+// 16-bit `gather_bytes` under the forward (FSDP2 prefetches the next unit), again under the
+// backward when resharded after forward, and its gradients reduce-scattered in fp32 under the
+// backward.
+double fsdp2_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double gather_bytes,
+                         int64_t data_parallel_cp, double parameters, bool reshard_after_forward,
+                         double forward_s, double backward_s);
+
+}  // namespace paraplan::detail

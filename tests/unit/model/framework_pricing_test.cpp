@@ -1,0 +1,251 @@
+// Frameworks priced by their own mechanisms where they differ from Megatron-LM's: DeepSpeed's
+// ZeRO-3 per-submodule gathers and bucketed reduce-scatters, its BF16_Optimizer's all-reduce,
+// gather and per-micro-batch fp32 accumulation; torchtitan's FSDP2 fp32 reduce-scatters; the other
+// frameworks priced as Megatron-LM.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/deepspeed_zero.hpp"
+#include "model/layer_cost.hpp"
+#include "model/torchtitan_fsdp.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+using namespace paraplan::detail;
+
+namespace {
+
+GpuSpec a100() { return parse_gpu(nlohmann::json("a100"), "gpu"); }
+
+// SC21 Table 2's GPT-3 175B without model parallelism (R019's shape), ZeRO-3.
+Scenario gpt3_zero3(const std::string& framework, int gpus) {
+  return test::scenario(R"({"model": "gpt3-175b", "framework": ")" + framework +
+                        R"(", "training": {"global_batch_size": 1536, "seq_length": 2048},
+      "cluster": {"gpus": [{"type": "a100", "count": )" +
+                        std::to_string(gpus) + R"(}]},
+      "strategy": {"micro_batch_size": 1, "recompute_granularity": "full", "zero_stage": 3}})");
+}
+
+// BLOOM-176B's layout (R079): TP 4, PP 12, DP 8, bf16, ZeRO-1.
+Scenario bloom(const std::string& framework) {
+  return test::scenario(R"({"model": {"name": "bloom", "num_layers": 70, "hidden_size": 14336,
+      "ffn_hidden_size": 57344, "num_attention_heads": 112, "vocab_size": 250880,
+      "activation": "gelu"}, "framework": ")" +
+                        framework + R"(",
+      "training": {"global_batch_size": 2048, "seq_length": 2048, "precision": "bf16"},
+      "cluster": {"gpus": [{"type": "a100", "count": 384}]},
+      "strategy": {"tensor_model_parallel_size": 4, "pipeline_model_parallel_size": 12,
+                   "micro_batch_size": 2, "recompute_granularity": "full", "zero_stage": 1}})");
+}
+
+}  // namespace
+
+TEST_CASE("DeepSpeed ZeRO-3 traffic of one unit: a gather per submodule, 5e8-element buckets") {
+  const Zero3UnitTraffic t = zero3_unit_traffic(1.8e9, 4, 2, 174.6e9);
+  CHECK(t.gathers == 4);
+  CHECK(t.gather_bytes == doctest::Approx(9e8));  // 1.8e9 x 2 B / 4 submodules
+  CHECK(t.reduce_scatters == doctest::Approx(3.6));
+  CHECK(t.reduce_scatter_bytes == doctest::Approx(1e9));  // reduce_bucket_size x 2 B
+  CHECK(zero3_unit_traffic(0, 4, 2, 1e9).gathers == 0);
+  CHECK(zero3_unit_traffic(1e6, 0, 2, 1e9).gathers == 1);  // an edge unit: one fetch
+  // A stage under one bucket: its units share the one partial bucket of the whole stage.
+  const Zero3UnitTraffic small = zero3_unit_traffic(1e7, 4, 2, 1e8);
+  CHECK(small.reduce_scatters == doctest::Approx(0.1));
+  CHECK(small.reduce_scatter_bytes == doctest::Approx(2e8));
+
+  ModelSpec dense;
+  Strategy s;
+  CHECK(zero3_fetches_per_layer(dense, s, false) == 4);
+  ModelSpec moe;
+  moe.moe = MoeSpec{};
+  moe.moe->num_experts = 64;
+  moe.moe->num_shared_experts = 1;
+  s.expert_model_parallel_size = 8;
+  // Attention's two, the router, two per local expert (8), the shared expert's two.
+  CHECK(zero3_fetches_per_layer(moe, s, true) == 2 + 1 + 16 + 2);
+  CHECK(zero3_fetches_per_layer(moe, s, false) == 4);
+}
+
+TEST_CASE("DeepSpeed ZeRO-3 unit time: the gathers under each pass, the buckets under backward") {
+  const GpuSpec gpu = a100();
+  Strategy s;
+  s.zero_stage = 3;
+  const Group dp = data_parallel_group(gpu, s, 1536);
+  const double forward_s = 0.04, backward_s = 0.08;
+  const double gather = 4 * all_gather_s(gpu, dp, 9e8);
+  const double scatter = 3.6 * reduce_scatter_s(gpu, dp, 1e9);
+  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1536, 1.8e9, 4, 174.6e9, forward_s, backward_s) ==
+        doctest::Approx(exposed_s(gpu, gather, forward_s) +
+                        exposed_s(gpu, gather + scatter, backward_s)));
+  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1, 1.8e9, 4, 174.6e9, forward_s, backward_s) == 0);
+  // Four gathers of a quarter each pay four ring latencies: more than one of the whole layer.
+  CHECK(gather > all_gather_s(gpu, dp, 3.6e9));
+}
+
+TEST_CASE("DeepSpeed BF16_Optimizer: all-reduce in 5e8 buckets, one gather of the flat group") {
+  const GpuSpec gpu = a100();
+  Strategy s;
+  s.tensor_model_parallel_size = 4;
+  s.zero_stage = 1;
+  const ParameterBytes bytes = parameter_bytes(Precision::bf16, s);
+  StageSync in;
+  in.gpu = &gpu;
+  in.strategy = &s;
+  in.bytes = &bytes;
+  in.data_parallel = 8;
+  in.parameters = 3.7e9;
+  const Group dp = data_parallel_group(gpu, s, 8);
+  CHECK(dp.spans_nodes);
+  const SyncTime t = deepspeed_iteration_sync(in, 2, false);
+  CHECK(t.grad_exposed_s == doctest::Approx(8 * all_reduce_s(gpu, dp, 2 * 3.7e9 / 8)));
+  CHECK(t.param_exposed_s == doctest::Approx(all_gather_s(gpu, dp, 2 * 3.7e9)));
+  in.backward_before_s = 1e3;  // an earlier stage reduces under the later stages' drain
+  CHECK(deepspeed_iteration_sync(in, 2, false).grad_exposed_s == 0);
+  in.data_parallel = 1;
+  CHECK(deepspeed_iteration_sync(in, 2, false).param_exposed_s == 0);
+  CHECK(deepspeed_bf16_accumulate_s(gpu, 3.7e9) == doctest::Approx(memory_bound_s(gpu, 3.7e10)));
+}
+
+TEST_CASE("DeepSpeed ZeRO-1 and 2 all-reduce 5e8-element buckets; ZeRO-2 every micro-batch") {
+  const GpuSpec gpu = a100();
+  Strategy s;
+  s.zero_stage = 2;
+  const Group dp = data_parallel_group(gpu, s, 64);
+  // 1.2e9 parameters: three buckets of 4e8 (a bucket closes once past 5e8).
+  CHECK(deepspeed_bucketed_all_reduce_s(gpu, dp, 1.2e9, 2) ==
+        doctest::Approx(3 * all_reduce_s(gpu, dp, 2 * 4e8)));
+  CHECK(deepspeed_bucketed_all_reduce_s(gpu, dp, 1e6, 2) ==
+        doctest::Approx(all_reduce_s(gpu, dp, 2e6)));
+  CHECK(deepspeed_zero2_micro_batch_s(gpu, s, 64, 1.2e9, 0, 2) ==
+        doctest::Approx(3 * all_reduce_s(gpu, dp, 2 * 4e8)));
+  CHECK(deepspeed_zero2_micro_batch_s(gpu, s, 1, 1.2e9, 0, 2) == 0);
+  // ZeRO-2's gradients went with the micro-batches: the iteration only gathers parameters.
+  const ParameterBytes bytes = parameter_bytes(Precision::bf16, s);
+  StageSync in;
+  in.gpu = &gpu;
+  in.strategy = &s;
+  in.bytes = &bytes;
+  in.data_parallel = 64;
+  in.parameters = 1.2e9;
+  const SyncTime t = deepspeed_iteration_sync(in, 2, true);
+  CHECK(t.grad_exposed_s == 0);
+  CHECK(t.param_exposed_s == doctest::Approx(all_gather_s(gpu, dp, 2 * 1.2e9)));
+  CHECK(deepspeed_zero_optimizer(Framework::deepspeed, Precision::bf16, s));
+  s.zero_stage = 1;
+  CHECK(!deepspeed_zero_optimizer(Framework::deepspeed, Precision::bf16, s));  // BF16_Optimizer
+  CHECK(deepspeed_zero_optimizer(Framework::deepspeed, Precision::fp16, s));
+  CHECK(!deepspeed_zero_optimizer(Framework::megatron, Precision::fp16, s));
+
+  // Whole model: an all-reduce of every micro-batch's gradients, not overlapped, against
+  // Megatron-FSDP's reduce-scatters under the backward.
+  const auto llama = [](const std::string& framework) {
+    return estimate(test::scenario(R"({"model": "llama2-13b", "framework": ")" + framework +
+                                   R"(", "training": {"global_batch_size": 512,
+        "seq_length": 4096}, "cluster": {"gpus": [{"type": "a100", "count": 64}]},
+        "strategy": {"micro_batch_size": 1, "recompute_granularity": "full",
+                     "use_flash_attn": true, "overlap_grad_reduce": true,
+                     "overlap_param_gather": true, "zero_stage": 2}})"));
+  };
+  const Report megatron = llama("megatron");
+  const Report deepspeed = llama("deepspeed");
+  REQUIRE(deepspeed.feasible);
+  CHECK(deepspeed.time_breakdown.dp_comm_s > 2 * megatron.time_breakdown.dp_comm_s);
+  CHECK(deepspeed.time_breakdown.total_s() ==
+        doctest::Approx(deepspeed.iteration_time_s).epsilon(1e-9));
+  const double shard = 13e9 / 64;
+  CHECK(deepspeed.stages.front().memory.gradients_bytes ==
+        doctest::Approx(2 * (shard + 5e8)).epsilon(0.02));
+}
+
+TEST_CASE("DeepSpeed ZeRO-3 is slower than Megatron-FSDP where per-submodule gathers add up") {
+  const Report megatron = estimate(gpt3_zero3("megatron", 1536));
+  const Report deepspeed = estimate(gpt3_zero3("deepspeed", 1536));
+  REQUIRE(megatron.feasible);
+  REQUIRE(deepspeed.feasible);
+  CHECK(deepspeed.iteration_time_s > 1.1 * megatron.iteration_time_s);
+  CHECK(deepspeed.time_breakdown.dp_comm_s > megatron.time_breakdown.dp_comm_s);
+  // Memory: a 16-bit gradient shard plus the 1 GB contiguous reduce bucket, against
+  // Megatron-FSDP's shard plus one whole layer's gradients.
+  const StageMemory& ds = deepspeed.stages.front().memory;
+  const StageMemory& mf = megatron.stages.front().memory;
+  const double shard = 2 * 174.6e9 / 1536;
+  CHECK(ds.gradients_bytes == doctest::Approx(shard + 2 * 5e8).epsilon(0.01));
+  CHECK(ds.gradients_bytes < mf.gradients_bytes);
+  // Gathered: the submodule in use and the one prefetched, two quarters of a layer (12 h^2 + 13 h
+  // parameters), 0.9e9 together: under stage3_max_live_parameters (1e9).
+  const double h = 12288;
+  const double layer = 12 * h * h + 13 * h;
+  CHECK(ds.weights_bytes == doctest::Approx(shard + 2 * (2 * layer / 4)).epsilon(0.001));
+}
+
+TEST_CASE("Megatron-DeepSpeed's bf16 ZeRO-1 reduces after the pipeline and keeps two gradients") {
+  const Report megatron = estimate(bloom("megatron"));
+  const Report deepspeed = estimate(bloom("deepspeed"));
+  REQUIRE(megatron.feasible);
+  REQUIRE(deepspeed.feasible);
+  CHECK(deepspeed.iteration_time_s > megatron.iteration_time_s);
+  const StageMemory& ds = deepspeed.stages.front().memory;
+  const StageMemory& mf = megatron.stages.front().memory;
+  CHECK(ds.gradients_bytes == doctest::Approx(1.5 * mf.gradients_bytes));  // fp32 + bf16
+  CHECK(ds.optimizer_bytes == doctest::Approx(mf.optimizer_bytes));
+  // The per-micro-batch accumulation is in the breakdown, which still sums to the iteration.
+  CHECK(deepspeed.time_breakdown.optimizer_s > 2 * megatron.time_breakdown.optimizer_s);
+  for (const Report* r : {&megatron, &deepspeed}) {
+    CHECK(r->time_breakdown.total_s() == doctest::Approx(r->iteration_time_s).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("frameworks without their own mechanisms here price as Megatron-LM") {
+  for (const char* framework : {"megatron-bridge", "mindspeed-llm", "colossalai"}) {
+    CAPTURE(framework);
+    CHECK(estimate(gpt3_zero3(framework, 1536)).iteration_time_s ==
+          estimate(gpt3_zero3("megatron", 1536)).iteration_time_s);
+  }
+  // DeepSpeed with ZeRO 0 keeps Megatron-LM's pricing (not modelled apart).
+  for (int zero : {0}) {
+    CAPTURE(zero);
+    const auto with = [&](const std::string& framework) {
+      return estimate(test::scenario(R"({"model": "llama2-7b", "framework": ")" + framework +
+                                     R"(", "training": {"global_batch_size": 256,
+          "seq_length": 4096}, "cluster": {"gpus": [{"type": "a100", "count": 32}]},
+          "strategy": {"micro_batch_size": 1, "recompute_granularity": "full",
+                       "zero_stage": )" +
+                                     std::to_string(zero) + "}}"))
+          .iteration_time_s;
+    };
+    CHECK(with("deepspeed") == with("megatron"));
+  }
+}
+
+TEST_CASE("torchtitan's FSDP2 reduce-scatters in fp32 and, with pipelines, gathers once") {
+  const GpuSpec gpu = a100();
+  Strategy s;
+  s.zero_stage = 3;
+  const Group dp = data_parallel_group(gpu, s, 64);
+  const double forward_s = 0.01, backward_s = 0.02;
+  const double gather = all_gather_s(gpu, dp, 2 * 1e9);
+  const double scatter = reduce_scatter_s(gpu, dp, 4 * 1e9);  // fp32, not bf16
+  CHECK(fsdp2_unit_comm_s(gpu, s, 2, 64, 1e9, true, forward_s, backward_s) ==
+        doctest::Approx(exposed_s(gpu, gather, forward_s) +
+                        exposed_s(gpu, gather + scatter, backward_s)));
+  CHECK(fsdp2_unit_comm_s(gpu, s, 2, 64, 1e9, false, forward_s, backward_s) ==
+        doctest::Approx(exposed_s(gpu, gather, forward_s) + exposed_s(gpu, scatter, backward_s)));
+  CHECK(fsdp2_reshards_after_forward(1));
+  CHECK(!fsdp2_reshards_after_forward(2));
+  CHECK(torchtitan_fsdp2(Framework::torchtitan, s));
+  CHECK(!torchtitan_fsdp2(Framework::megatron, s));
+
+  // Whole models: the fp32 gradients cost time where the traffic is exposed, and the fp32
+  // gradient shard memory.
+  const Report megatron = estimate(gpt3_zero3("megatron", 1536));
+  const Report titan = estimate(gpt3_zero3("torchtitan", 1536));
+  REQUIRE(titan.feasible);
+  CHECK(titan.iteration_time_s > megatron.iteration_time_s);
+  CHECK(titan.time_breakdown.total_s() == doctest::Approx(titan.iteration_time_s).epsilon(1e-9));
+  const double shard = 174.6e9 / 1536;
+  CHECK(titan.stages.front().memory.gradients_bytes >
+        megatron.stages.front().memory.gradients_bytes + 1.9 * shard);
+}
