@@ -416,14 +416,18 @@ describe("web page (production build)", () => {
     });
     await page.click(byTestId("scaling-button"));
     await page.waitForFunction(
-      () =>
-        [
-          ...document.querySelectorAll(
-            '[data-testid="scaling-row"] td:nth-child(3)',
-          ),
-        ].every(
-          (cell) => cell.textContent.trim() !== "" && cell.textContent !== "…",
-        ),
+      () => {
+        const cells = document.querySelectorAll(
+          '[data-testid="scaling-row"] td:nth-child(3)',
+        );
+        return (
+          cells.length === 16 &&
+          [...cells].every(
+            (cell) =>
+              cell.textContent.trim() !== "" && cell.textContent !== "…",
+          )
+        );
+      },
       null,
       { timeout: SEARCH_TIMEOUT_MS },
     );
