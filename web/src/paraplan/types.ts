@@ -231,3 +231,33 @@ export interface HfImport {
   unmapped: UnmappedKey[];
   parameters: ParameterCounts;
 }
+
+// A scaling series (paraplan scaling): the search request and the cluster sizes to search it at.
+export interface ScalingRequest extends SearchRequest {
+  scaling: { from: number; to: number; step: number; weak: boolean };
+}
+
+// One size of a series: its best strategy (null when none fits) and its search's statistics.
+export interface ScalingPointResult {
+  num_gpus: number;
+  global_batch_size: number;
+  best: RankedStrategy | null;
+  stats: SearchStats;
+}
+
+// A hardware sweep (paraplan sweep): the search request and one or two "NAME=VALUES".
+export interface SweepRequest extends SearchRequest {
+  sweep: string[];
+}
+
+export interface SweepGrid {
+  parameters: string[];
+  points: number[][];
+}
+
+export interface SweepPointResult {
+  point: number;
+  parameters: Record<string, number>;
+  best: RankedStrategy | null;
+  stats: Pick<SearchStats, "evaluated" | "feasible" | "seconds" | "complete">;
+}

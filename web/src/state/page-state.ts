@@ -5,7 +5,7 @@
 export const LANGUAGES = ["en", "zh"] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-export const VIEWS = ["strategies", "scaling"] as const;
+export const VIEWS = ["strategies", "scaling", "sweep"] as const;
 export type View = (typeof VIEWS)[number];
 
 export const PRECISIONS = ["bf16", "fp16", "fp8", "fp32"] as const;
@@ -99,6 +99,12 @@ export interface PageState {
   estimate: boolean; // the page shows the fixed strategy's report, without a search
   trainTokens: string; // tokens of a training campaign, "2T"
   gpuHourPrice: string; // price per GPU-hour, "" for none
+  scaleStep: string; // GPUs between cluster sizes
+  scaleWeak: boolean; // the global batch grows with the cluster
+
+  // The hardware sweep: "NAME=FROM:TO:STEP" or "NAME=V1,V2,..." (paraplan sweep --sweep).
+  sweepFirst: string;
+  sweepSecond: string; // "" for a one-parameter sweep
 }
 
 function blank<K extends string>(keys: readonly K[]): Record<K, string> {
@@ -136,5 +142,9 @@ export function defaultState(): PageState {
     estimate: false,
     trainTokens: "1T",
     gpuHourPrice: "",
+    scaleStep: "64",
+    scaleWeak: false,
+    sweepFirst: "hbm_gib=40:200:20",
+    sweepSecond: "",
   };
 }

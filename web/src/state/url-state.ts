@@ -29,7 +29,10 @@ type TextKey =
   | "scaleBudget"
   | "compare"
   | "trainTokens"
-  | "gpuHourPrice";
+  | "gpuHourPrice"
+  | "scaleStep"
+  | "sweepFirst"
+  | "sweepSecond";
 
 const TEXT_PARAMS: Record<TextKey, string> = {
   model: "model",
@@ -50,6 +53,9 @@ const TEXT_PARAMS: Record<TextKey, string> = {
   compare: "compare",
   trainTokens: "train-tokens",
   gpuHourPrice: "gpu-hour-price",
+  scaleStep: "scale-step",
+  sweepFirst: "sweep",
+  sweepSecond: "sweep-2",
 };
 // Written even at their defaults, so that a shared link keeps meaning the same job.
 const ALWAYS_WRITTEN: TextKey[] = [
@@ -66,6 +72,7 @@ const FLAG_PARAMS = {
   tpAcrossNodes: "tp-across-nodes",
   group: "group",
   estimate: "estimate",
+  scaleWeak: "scale-weak",
 } as const;
 const CUSTOM_PREFIX = "m.";
 const GPU_PREFIX = "gpu.";
