@@ -13,7 +13,7 @@
 
 namespace paraplan::cli {
 
-const char* const kJobUsage = R"(job (AIAK-compatible; a flag left out takes AIAK's default), or SCENARIO.json|-:
+const char* const kJobUsage = R"(job (AIAK-compatible, with its defaults), or SCENARIO.json|-:
   --model-name NAME          model preset (see paraplan presets; default llama2-70b)
   --model-config FILE        the model of a Hugging Face config.json instead of a preset
                              (see paraplan import-model); its unmapped keys go to stderr
