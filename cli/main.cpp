@@ -15,6 +15,8 @@ commands:
   estimate SCENARIO.json|-   predict one training iteration of the scenario's strategy (JSON)
   search [FLAGS]             find the fastest strategies (see paraplan search --help)
   import-model CONFIG.json   map a Hugging Face config.json to a scenario's model object
+  scaling [FLAGS]            the best strategy at every cluster size of a range (--help)
+  sweep [FLAGS]              the best strategy as GPU parameters vary, JSON lines (--help)
   presets [--json]           list the model and GPU presets
   schema                     the inputs as the core checks them: limits, strategy keys (JSON)
 )";
@@ -33,6 +35,8 @@ int main(int argc, char** argv) {
     if (command == "estimate") return paraplan::cli::run_estimate(args);
     if (command == "presets") return paraplan::cli::run_presets(args);
     if (command == "search") return paraplan::cli::run_search(args);
+    if (command == "scaling") return paraplan::cli::run_scaling(args);
+    if (command == "sweep") return paraplan::cli::run_sweep(args);
     if (command == "schema") return paraplan::cli::run_schema(args);
     if (command == "import-model") return paraplan::cli::run_import_model(args);
 

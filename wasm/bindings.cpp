@@ -12,7 +12,9 @@
 #include "paraplan/model.hpp"
 #include "paraplan/presets.hpp"
 #include "paraplan/request.hpp"
+#include "paraplan/scaling.hpp"
 #include "paraplan/search.hpp"
+#include "paraplan/sweep.hpp"
 #include "paraplan/trace.hpp"
 
 namespace {
@@ -71,6 +73,75 @@ std::string search(const std::string& request_json, val on_progress) {
   });
 }
 
+// Reports a search's progress to `on_progress` (when given); its false cancels.
+std::function<bool(const paraplan::SearchProgress&)> progress_callback(val& on_progress) {
+  if (on_progress.isUndefined() || on_progress.isNull()) return {};
+  return [&on_progress](const paraplan::SearchProgress& p) {
+    val report = val::object();
+    report.set("evaluated", static_cast<double>(p.evaluated));
+    report.set("pruned", static_cast<double>(p.pruned));
+    report.set("fraction", p.fraction_done);
+    report.set("best_iteration_time_s", p.best_iteration_time_s);
+    report.set("elapsed_s", p.elapsed_s);
+    const val keep_going = on_progress(report);
+    return keep_going.isUndefined() || keep_going.as<bool>();
+  };
+}
+
+// request: {"scenario", "options", "scaling": {"from", "to", "step", "weak"}}: its sizes.
+std::string scaling_sizes(const std::string& request_json) {
+  return guarded([&] {
+    const paraplan::ScalingRequest request =
+        paraplan::parse_scaling_request(paraplan::parse_json_text(request_json, "input"));
+    return nlohmann::json(paraplan::scaling_sizes(request.range)).dump();
+  });
+}
+
+// One point of a scaling series: {"num_gpus", "global_batch_size", "best", "stats"}.
+std::string scaling_point(const std::string& request_json, int num_gpus, val on_progress) {
+  return guarded([&] {
+    const paraplan::ScalingRequest request =
+        paraplan::parse_scaling_request(paraplan::parse_json_text(request_json, "input"));
+    return paraplan::search_scaling_point(request, static_cast<int64_t>(num_gpus),
+                                          progress_callback(on_progress))
+        .dump();
+  });
+}
+
+// The cliffs of a series: [tokens/s per GPU, 0 for none] -> [true/false].
+std::string scaling_cliffs(const std::string& values_json) {
+  return guarded([&] {
+    const nlohmann::json values = paraplan::parse_json_text(values_json, "input");
+    std::vector<double> per_gpu;
+    for (const nlohmann::json& value : values) {
+      per_gpu.push_back(value.is_number() ? value.get<double>() : 0.0);
+    }
+    const std::vector<bool> cliffs = paraplan::find_cliffs(per_gpu);
+    return nlohmann::json(std::vector<bool>(cliffs.begin(), cliffs.end())).dump();
+  });
+}
+
+// request: {"scenario", "options", "sweep": ["NAME=VALUES", ...]}: its parameter names and
+// grid of values.
+std::string sweep_grid(const std::string& request_json) {
+  return guarded([&] {
+    const paraplan::SweepRequest request =
+        paraplan::parse_sweep_request(paraplan::parse_json_text(request_json, "input"));
+    nlohmann::json names = nlohmann::json::array();
+    for (const paraplan::SweepParameter& p : request.parameters) names.push_back(p.name);
+    return nlohmann::json{{"parameters", names}, {"points", request.grid}}.dump();
+  });
+}
+
+// One point of a sweep: {"point", "parameters", "best", "stats"}.
+std::string sweep_point(const std::string& request_json, int index) {
+  return guarded([&] {
+    const paraplan::SweepRequest request =
+        paraplan::parse_sweep_request(paraplan::parse_json_text(request_json, "input"));
+    return paraplan::search_sweep_point(request, index).dump();
+  });
+}
+
 // A scenario with a strategy: its report and the simulated schedule as a Chrome trace.
 std::string trace(const std::string& scenario_json) {
   return guarded([&] {
@@ -118,6 +189,11 @@ EMSCRIPTEN_BINDINGS(paraplan) {
   emscripten::function("estimate", &estimate);
   emscripten::function("search", &search);
   emscripten::function("trace", &trace);
+  emscripten::function("scalingSizes", &scaling_sizes);
+  emscripten::function("scalingPoint", &scaling_point);
+  emscripten::function("scalingCliffs", &scaling_cliffs);
+  emscripten::function("sweepGrid", &sweep_grid);
+  emscripten::function("sweepPoint", &sweep_point);
   emscripten::function("presets", &presets);
   emscripten::function("version", &version);
   emscripten::function("schema", &schema);

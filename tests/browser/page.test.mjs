@@ -338,7 +338,7 @@ describe("web page (production build)", () => {
     await row(1).locator("input").fill("160");
     assert.equal(await cluster(), "a800:128,h800:160");
     await row(1).locator("button").first().click(); // change the hardware
-    await page.locator(".gpu-overrides input").first().fill("12.5");
+    await page.locator("#gpu-h800-inter_gb_per_s").fill("12.5");
     assert.match(await urlOf(page), /gpu\.h800\.inter_gb_per_s=12\.5/);
     await search(page);
     const slower = await rowTexts(page);
@@ -593,30 +593,92 @@ describe("web page (production build)", () => {
     await page.selectOption(byTestId("language-select"), "en");
   });
 
-  it("charts throughput against the number of GPUs", async () => {
+  it("charts throughput at every cluster size, streamed from a pool of workers", async () => {
     await page.click(byTestId("tab-scaling"));
     await fillJob(page, { "cluster-input": "a800:256", "num-gpus": "256" });
-    await page.fill(".scaling-controls input >> nth=1", "1024");
-    await page.fill(".scaling-controls input >> nth=2", "2");
+    await fillJob(page, {
+      "scale-from": "64",
+      "scale-to": "1024",
+      "scale-step": "64",
+      "scale-budget": "2",
+    });
     await page.click(byTestId("scaling-button"));
     await page.waitForFunction(
-      () =>
-        [
-          ...document.querySelectorAll(
-            '[data-testid="scaling-row"] td:nth-child(2)',
-          ),
-        ].every(
-          (cell) => cell.textContent.trim() !== "" && cell.textContent !== "…",
-        ),
+      () => {
+        const cells = document.querySelectorAll(
+          '[data-testid="scaling-row"] td:nth-child(3)',
+        );
+        return (
+          cells.length === 16 &&
+          [...cells].every(
+            (cell) =>
+              cell.textContent.trim() !== "" && cell.textContent !== "…",
+          )
+        );
+      },
       null,
       { timeout: SEARCH_TIMEOUT_MS },
     );
     const gpus = await page
       .locator(`${byTestId("scaling-row")} td:first-child`)
       .allInnerTexts();
-    assert.deepEqual(gpus, ["64", "128", "256", "512", "1,024"]);
+    assert.deepEqual(
+      gpus,
+      Array.from({ length: 16 }, (_, i) => ((i + 1) * 64).toLocaleString("en")),
+    );
     assert.ok(await page.locator(".scaling-chart canvas").isVisible());
+    assert.match(
+      await page.locator(byTestId("scaling-summary")).innerText(),
+      /16 of 16 sizes searched/,
+    );
+    // Hovering a point shows its best strategy.
+    const canvas = page.locator(".scaling-chart canvas");
+    const box = await canvas.boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await screenshot("07-scaling");
+    await page.click(byTestId("tab-strategies"));
+  });
+
+  it("sweeps a hardware parameter and charts the best throughput at each value", async () => {
+    await page.click(byTestId("tab-sweep"));
+    await fillJob(page, {
+      "cluster-input": "a800:64",
+      "num-gpus": "64",
+      "sweep-first": "hbm_gib=40:120:40",
+      "sweep-second": "inter_node.gb_per_s=25,50",
+    });
+    await page.click(byTestId("sweep-button"));
+    await page.waitForFunction(
+      () => {
+        const rows = document.querySelectorAll('[data-testid="sweep-row"]');
+        return (
+          rows.length === 6 &&
+          [...rows].every((row) => row.children[2].textContent.trim() !== "…")
+        );
+      },
+      null,
+      { timeout: SEARCH_TIMEOUT_MS },
+    );
+    const first = await page
+      .locator(`${byTestId("sweep-row")} td:first-child`)
+      .allInnerTexts();
+    assert.deepEqual(first, ["40", "40", "80", "80", "120", "120"]);
+    assert.ok(await page.locator(".sweep-chart canvas").isVisible());
+    assert.match(await urlOf(page), /sweep=hbm_gib/);
+    await screenshot("07b-sweep");
+    await fillJob(page, { "sweep-first": "hbm=40" });
+    await page.click(byTestId("sweep-button"));
+    await page.waitForSelector(byTestId("error-message"));
+    assert.match(
+      await page.locator(byTestId("error-message")).first().innerText(),
+      /NAME=FROM:TO:STEP/,
+    );
+    await fillJob(page, {
+      "sweep-first": "hbm_gib=40:200:20",
+      "sweep-second": "",
+      "cluster-input": "a800:256",
+      "num-gpus": "256",
+    });
     await page.click(byTestId("tab-strategies"));
   });
 
@@ -673,7 +735,7 @@ describe("web page (production build)", () => {
     await fillJob(odd, { "cluster-input": "a800:64", "num-gpus": "64" });
     await odd.selectOption(byTestId("model-select"), "llama2-7b");
     await odd.fill("details.pinned input >> nth=0", ""); // tp
-    await odd.fill(".gpu-overrides input >> nth=2", ""); // a800's memory
+    await odd.fill("#gpu-a800-hbm_gib", ""); // a800's memory
     assert.equal(await odd.locator(byTestId("error-message")).count(), 0);
     await search(odd);
     assert.ok((await rowTexts(odd)).length > 0);

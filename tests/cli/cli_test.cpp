@@ -341,3 +341,97 @@ TEST_CASE("import-model prints the model object; --json adds the unmapped keys a
         "array\n");
   CHECK(run("import-model").exit_code == 2);
 }
+
+TEST_CASE("scaling prints the best strategy at every size; --json the contract's points") {
+  const std::string job =
+      "--model-name llama2-7b --gpu-infos a800 --global-batch-size 64 --sequence-length 4096 ";
+  Result r = run("scaling " + job + "--from 8 --to 32 --step 8 --json");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json output = nlohmann::json::parse(r.out);
+  REQUIRE(output["points"].size() == 4);
+  for (size_t i = 0; i < 4; ++i) {
+    const nlohmann::json& point = output["points"][i];
+    CHECK(point["num_gpus"] == 8 * (i + 1));
+    CHECK(point["global_batch_size"] == 64);  // strong scaling
+    REQUIRE(point["best"].is_object());
+    CHECK(point["best"]["estimate"]["num_gpus"] == point["num_gpus"]);
+    for (const char* key : {"strategy", "estimate", "sim_throughput", "max-use-mem-size",
+                            "pipeline-stage-chips", "recompute-granularity"}) {
+      CHECK_MESSAGE(point["best"].contains(key), key);
+    }
+  }
+  for (const char* key : {"points", "feasible_points", "cliffs", "evaluated", "seconds"}) {
+    CHECK_MESSAGE(output["stats"].contains(key), key);
+  }
+  // The best at a size is search's rank 1 there.
+  const Result single = run("search " + job + "--num-gpus 24 --top 1 --json");
+  REQUIRE(single.exit_code == 0);
+  CHECK(nlohmann::json::parse(single.out)["strategies"][0]["strategy"] ==
+        output["points"][2]["best"]["strategy"]);
+  // Weak scaling grows the batch; the table names every size.
+  r = run("scaling " + job + "--from 8 --to 16 --step 8 --weak --json");
+  REQUIRE(r.exit_code == 0);
+  CHECK(nlohmann::json::parse(r.out)["points"][1]["global_batch_size"] == 128);
+  r = run("scaling " + job + "--from 8 --to 16 --step 8");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("tokens/s/GPU") != std::string::npos);
+  CHECK(r.out.find("\n     16 ") != std::string::npos);
+}
+
+TEST_CASE("scaling and sweep errors name the flag") {
+  const std::string job =
+      "--model-name llama2-7b --gpu-infos a800 --global-batch-size 64 --sequence-length 4096 ";
+  const auto error = [&](const std::string& args) {
+    const Result r = run(args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    return r.err;
+  };
+  CHECK(error("scaling " + job + "--from 64 --to 8") ==
+        "paraplan: --to: the range is empty: 8 is below the start 64\n");
+  CHECK(error("scaling " + job + "--from 8 --to 64 --step 0") ==
+        "paraplan: --step: expected an integer from 1 to 16777216, got \"0\"\n");
+  CHECK(error("scaling " + job + "--from 1 --to 100000 --step 1") ==
+        "paraplan: --step: the range from 1 to 100000 in steps of 1 has 100000 points; at most "
+        "4096 are searched (raise the step)\n");
+  CHECK(error("scaling " + job + "--to 64") ==
+        "paraplan: --from: is required: the first cluster size in GPUs\n");
+  CHECK(error("scaling " + job + "--from 8 --to 16 --top 3") ==
+        "paraplan: --top: unknown option for scaling (see paraplan scaling --help)\n");
+  const std::string sweep_job = job + "--num-gpus 8 ";
+  CHECK(error("sweep " + sweep_job + "--sweep hbm=40")
+            .find("paraplan: --sweep: unknown hardware parameter \"hbm\" (known: hbm_gib,") == 0);
+  CHECK(error("sweep " + sweep_job + "--sweep hbm_gib=40:80:0") ==
+        "paraplan: --sweep: hbm_gib: the step must be a positive number, got \"0\"\n");
+  CHECK(error("sweep " + sweep_job + "--sweep hbm_gib=80:40:8") ==
+        "paraplan: --sweep: hbm_gib: the range is empty (its end 40 is below its start 80)\n");
+  CHECK(error("sweep " + sweep_job + "--sweep hbm_gib=1:10000:1") ==
+        "paraplan: --sweep: hbm_gib: 10000 values; at most 4096 (raise the step)\n");
+  CHECK(error("sweep " + sweep_job + "--sweep hbm_gib=40 --shard 4/3") ==
+        "paraplan: --shard: expected I/N with 1 <= I <= N (e.g. 3/8), got \"4/3\"\n");
+  CHECK(error("sweep " + sweep_job + "--sweep hbm_gib=40 --shard 0/3") ==
+        "paraplan: --shard: expected I/N with 1 <= I <= N (e.g. 3/8), got \"0/3\"\n");
+  CHECK(error("sweep " + sweep_job).find("paraplan: --sweep: is required") == 0);
+}
+
+TEST_CASE("sweep prints one JSON line per point with its parameters and best strategy") {
+  const Result r =
+      run("sweep --model-name llama2-7b --gpu-infos a800 --num-gpus 8 --global-batch-size 64 "
+          "--sequence-length 4096 --sweep hbm_gib=16,80 --sweep inter_node.gb_per_s=25,50");
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  std::vector<nlohmann::json> points;
+  for (std::string line; std::getline(lines, line);) points.push_back(nlohmann::json::parse(line));
+  REQUIRE(points.size() == 4);
+  CHECK(points[0]["point"] == 0);
+  CHECK(points[0]["parameters"] == nlohmann::json{{"hbm_gib", 16}, {"inter_node.gb_per_s", 25}});
+  CHECK(points[3]["parameters"] == nlohmann::json{{"hbm_gib", 80}, {"inter_node.gb_per_s", 50}});
+  REQUIRE(points[3]["best"].is_object());
+  CHECK(points[3]["best"]["estimate"]["memory"]["per_stage"][0]["capacity_gib"] == 80.0);
+  // 16 GiB is less than llama2-7b's training state on 8 GPUs without sharding; more HBM never
+  // makes the best slower.
+  if (points[0]["best"].is_object()) {
+    CHECK(points[0]["best"]["sim_throughput"].get<double>() <=
+          points[2]["best"]["sim_throughput"].get<double>());
+  }
+}

@@ -373,6 +373,46 @@ std::vector<const Row*> select(const std::vector<Row>& rows, Pick pick) {
   return out;
 }
 
+double rounded(double value, double step) { return std::round(value / step) * step; }
+
+nlohmann::json summary_json(const Summary& s) {
+  return {{"runs", s.runs},
+          {"infeasible", s.infeasible},
+          {"median_abs_error", rounded(s.median, 1e-4)},
+          {"p90_abs_error", rounded(s.p90, 1e-4)},
+          {"max_abs_error", rounded(s.max, 1e-4)},
+          {"mean_abs_error", rounded(s.mean, 1e-4)}};
+}
+
+// The tables above as the web page shows them (web/src/validation/validation.json): errors are
+// predicted / measured - 1, rounded to 0.01 percentage points, throughputs to 0.1 tokens/s.
+nlohmann::json validation_table(const std::vector<Row>& rows) {
+  nlohmann::json sources = nlohmann::json::array();
+  for (size_t source = 0; source < std::size(kSources); ++source) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const Row& r : rows) {
+      if (r.source != source) continue;
+      runs.push_back({{"id", r.id},
+                      {"name", r.name},
+                      {"measured_tokens_per_s_per_gpu", rounded(r.measured, 0.1)},
+                      {"predicted_tokens_per_s_per_gpu", rounded(r.predicted, 0.1)},
+                      {"error", rounded(r.error(), 1e-4)},
+                      {"feasible", r.feasible}});
+    }
+    sources.push_back({{"label", kSources[source].label},
+                       {"runs", runs},
+                       {"summary", summary_json(summarise(select(
+                                       rows, [&](const Row& r) { return r.source == source; })))}});
+  }
+  return {{"what", "tokens/s per GPU of published training runs against the model's estimate"},
+          {"regenerate",
+           "PARAPLAN_VALIDATION_JSON=web/src/validation/validation.json "
+           "build/native/tests/validation_test"},
+          {"sources", sources},
+          {"dense", summary_json(summarise(select(rows, [](const Row& r) { return !r.moe; })))},
+          {"moe", summary_json(summarise(select(rows, [](const Row& r) { return r.moe; })))}};
+}
+
 }  // namespace
 
 TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
@@ -421,6 +461,22 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   std::printf("Korthikanti et al. 2022 Table 5: mean |error| %.1f%% (Calculon: 3.7%%)\n",
               100 * table5.mean);
   CHECK(table5.mean <= 0.05);
+
+  // The page's copy of these tables: written with PARAPLAN_VALIDATION_JSON=PATH, else it must
+  // equal what the model gives now (a model change regenerates it).
+  const nlohmann::json table = validation_table(rows);
+  if (const char* path = std::getenv("PARAPLAN_VALIDATION_JSON"); path && *path) {
+    std::ofstream(path) << table.dump(1) << "\n";
+    std::printf("wrote %s\n", path);
+  } else {
+    std::ifstream file(PARAPLAN_WEB_VALIDATION_JSON);
+    REQUIRE_MESSAGE(file.good(), PARAPLAN_WEB_VALIDATION_JSON << " is missing");
+    const nlohmann::json committed = nlohmann::json::parse(file);
+    CHECK_MESSAGE(committed == table,
+                  "web/src/validation/validation.json is stale: regenerate it with "
+                  "PARAPLAN_VALIDATION_JSON=web/src/validation/validation.json "
+                  "build/native/tests/validation_test");
+  }
 }
 
 TEST_CASE("published memory: Korthikanti et al. 2022 Figure 1, first pipeline stage") {

@@ -1,6 +1,7 @@
 // Copies the WebAssembly module built by `cmake --preset wasm` into src/generated/, where the
 // worker imports it from. Fails with the command to run when the module has not been built.
-import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -22,3 +23,23 @@ if (missing.length > 0) {
 mkdirSync(generated, { recursive: true });
 for (const file of files) copyFileSync(join(built, file), join(generated, file));
 console.log(`copied ${files.join(" and ")} from ${relative(process.cwd(), built)}`);
+
+// The module's version, presets and schema as JSON beside it (src/generated/info.json), so that
+// the page draws its form at once while the worker is still loading the module: asked of the
+// node build of the same module, so the two always agree.
+const nodeModule = join(built, "node", "paraplan.cjs");
+if (!existsSync(nodeModule)) {
+  console.error(`error: ${relative(process.cwd(), nodeModule)} not found; build the wasm preset.`);
+  process.exit(1);
+}
+const createParaplan = createRequire(import.meta.url)(nodeModule);
+const module = await createParaplan({
+  wasmBinary: readFileSync(nodeModule.replace(/\.cjs$/, ".wasm")),
+});
+const info = {
+  version: module.version(),
+  presets: JSON.parse(module.presets()),
+  schema: JSON.parse(module.schema()),
+};
+writeFileSync(join(generated, "info.json"), JSON.stringify(info));
+console.log(`wrote src/generated/info.json (module ${info.version})`);

@@ -9,7 +9,9 @@ import type { PageState } from "./state/page-state";
 import { jobChanged, Runs, type Outcome } from "./state/runs";
 import type { Store } from "./state/store";
 import { encodeState } from "./state/url-state";
-import { ParaplanClient } from "./worker/client";
+import { ParaplanClient, type Client } from "./worker/client";
+import { moduleInfo } from "./worker/module-info";
+import { poolSize } from "./worker/pool";
 import { h } from "./ui/dom";
 import { exportResults } from "./ui/export";
 import { FieldErrors, shownError } from "./ui/field-errors";
@@ -20,9 +22,11 @@ import { searchProgressText } from "./ui/progress";
 import { ScalingView } from "./ui/scaling-view";
 import { shareBar } from "./ui/share-bar";
 import { StrategiesView } from "./ui/strategies-view";
+import { SweepView } from "./ui/sweep-view";
 
 export class App {
-  private readonly client = new ParaplanClient();
+  // The workers that share a series' points, one per core; the first is the search's own.
+  private readonly pool: Client[];
   private readonly banner = h("div", { class: "banner", attrs: { role: "alert" } });
   private readonly errors = new FieldErrors(this.banner);
   private readonly controls = new SearchControls(() => this.runs.cancel());
@@ -31,12 +35,15 @@ export class App {
   private models!: ModelTools;
   private strategies!: StrategiesView;
   private scaling!: ScalingView;
+  private sweep!: SweepView;
   private exportButtons: HTMLButtonElement[] = [];
   private version = "";
 
+  // `client`: main.ts starts it, so that the module loads while this code does.
   constructor(
     private readonly store: Store,
     private readonly root: HTMLElement,
+    private readonly client: ParaplanClient = new ParaplanClient(),
   ) {
     // First of all listeners, so that the others render in the new language.
     store.subscribe((state, previous) => {
@@ -44,6 +51,13 @@ export class App {
     });
     this.banner.hidden = true;
     this.header = header(store, () => this.link({ embed: false }));
+    this.pool = [
+      client,
+      ...Array.from(
+        { length: poolSize(navigator.hardwareConcurrency) - 1 },
+        () => new ParaplanClient(),
+      ),
+    ];
   }
 
   async start(): Promise<void> {
@@ -53,9 +67,11 @@ export class App {
     const loading = h("p", { class: "loading", i18n: "app.loading" });
     this.root.replaceChildren(this.header, this.banner, loading);
     try {
-      const info = await this.client.call("info", null);
+      // The form is drawn from the module's catalogue as the build wrote it beside the module
+      // (generated/info.json), without waiting for the worker; a search waits for it.
+      const info = await moduleInfo(this.client);
       const catalogue = new Catalogue(info.presets);
-      this.runs = new Runs(this.client, catalogue, moduleSchema(info));
+      this.runs = new Runs(this.client, catalogue, moduleSchema(info), this.pool);
       this.models = new ModelTools(this.client, moduleSchema(info).limits);
       this.version = info.version;
       this.build(catalogue);
@@ -69,6 +85,7 @@ export class App {
     this.runs.subscribe(() => this.runsChanged());
     this.runsChanged();
     if (state.ran) void this.search();
+    if (state.estimate) void this.strategies.estimate.run();
   }
 
   private build(catalogue: Catalogue): void {
@@ -87,7 +104,16 @@ export class App {
       () => void this.runScaling(),
       () => this.runs.cancel(),
     );
-    const views = { strategies: this.strategies.element, scaling: this.scaling.element };
+    this.sweep = new SweepView(
+      context,
+      () => void this.runSweep(),
+      () => this.runs.cancel(),
+    );
+    const views = {
+      strategies: this.strategies.element,
+      scaling: this.scaling.element,
+      sweep: this.sweep.element,
+    };
     const results = h(
       "section",
       { class: "results-section" },
@@ -111,7 +137,10 @@ export class App {
 
   private changed(state: PageState, previous: PageState): void {
     window.history.replaceState(null, "", `?${encodeState(state)}`);
-    if (state.lang !== previous.lang) this.scaling.render();
+    if (state.lang !== previous.lang) {
+      this.scaling.render();
+      this.sweep.render();
+    }
     if (jobChanged(state, previous)) this.runs.clearModuleError();
     this.runsChanged();
   }
@@ -121,6 +150,7 @@ export class App {
     const { busy, last } = this.runs;
     this.controls.setBusy(busy);
     this.scaling.runButton.disabled = busy;
+    this.sweep.runButton.disabled = busy;
     for (const button of this.exportButtons) button.disabled = last === null;
     this.strategies.renderStatus();
     this.showErrors();
@@ -155,6 +185,10 @@ export class App {
 
   private async runScaling(): Promise<void> {
     this.afterRun(await this.scaling.run(this.runs, this.store.get()));
+  }
+
+  private async runSweep(): Promise<void> {
+    this.afterRun(await this.sweep.run(this.runs, this.store.get()));
   }
 
   // Mistakes in the input, or the module's refusal, take the focus to their field.

@@ -1,10 +1,14 @@
-// Entry point: the page state comes from the URL.
+// Entry point: the page state comes from the URL. The worker (and its WebAssembly module) starts
+// loading first, in parallel with the rest of the page's script, which comes as its own chunk.
 import "./styles.css";
-import { App } from "./app";
 import { decodeState } from "./state/url-state";
 import { Store } from "./state/store";
 import { byId } from "./ui/dom";
+import { ParaplanClient } from "./worker/client";
 
+const client = new ParaplanClient();
+client.call("info", null).catch(() => undefined);
 const preferred = navigator.language.toLowerCase().startsWith("zh") ? "zh" : "en";
 const store = new Store(decodeState(new URLSearchParams(window.location.search), preferred));
-void new App(store, byId("app")).start();
+const { App } = await import("./app");
+void new App(store, byId("app"), client).start();

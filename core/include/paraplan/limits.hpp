@@ -33,6 +33,11 @@ inline constexpr double kDefaultTimeBudgetS = 30;
 inline constexpr double kMaxMemoryMarginGib = 1024;
 inline constexpr double kMaxMemoryMarginPercent = 90;
 inline constexpr double kDefaultMemoryMarginPercent = 4;
+// Series of searches: points of a scaling series (paraplan scaling) and of a hardware sweep
+// (paraplan sweep); each point is one search.
+inline constexpr int64_t kMaxScalingPoints = 4096;
+inline constexpr int64_t kMaxSweepPoints = 4096;
+inline constexpr int64_t kMaxSweepParameters = 2;
 // A strategy is "tight" when a stage keeps less than this many default margins free.
 inline constexpr double kTightMarginFactor = 2;
 

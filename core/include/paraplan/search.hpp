@@ -72,4 +72,7 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options = {})
 // and the AIAK-style fields, and the statistics.
 nlohmann::json to_json(const SearchResult& result, const Scenario& scenario);
 
+// One entry of that output's "strategies": the strategy ranked `rank` (from 1).
+nlohmann::json to_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario);
+
 }  // namespace paraplan

@@ -6,6 +6,7 @@
 #include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
+#include "paraplan/scaling.hpp"
 #include "paraplan/units.hpp"
 
 namespace paraplan {
@@ -171,6 +172,8 @@ nlohmann::json limits::limits_json() {
       {"max_layers", kMaxLayers},
       {"max_vocab", kMaxVocab},
       {"max_json_bytes", kMaxJsonBytes},
+      {"scaling", {{"max_points", kMaxScalingPoints}, {"cliff_drop", kCliffDrop}}},
+      {"sweep", {{"max_points", kMaxSweepPoints}, {"max_parameters", kMaxSweepParameters}}},
       {"search",
        {{"top", {{"min", 1}, {"max", kMaxTop}, {"default", kDefaultTop}}},
         {"memory_margin",

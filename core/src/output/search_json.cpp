@@ -98,4 +98,8 @@ nlohmann::json to_json(const SearchResult& result, const Scenario& scenario) {
           {"diagnosis", result.diagnosis}};
 }
 
+nlohmann::json to_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario) {
+  return ranked_json(ranked, rank, scenario);
+}
+
 }  // namespace paraplan

@@ -111,6 +111,18 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
     }
   }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
+  zero_pins_.stage = pins_.get(K::zero_stage);
+  zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
+  zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
+  zero_pins_.fp8_param_gather = pins_.flag(K::fp8_param_gather);
+  for (const K key : {K::grad_reduce_in_bf16, K::accumulate_allreduce_grads_in_fp32,
+                      K::use_precision_aware_optimizer, K::main_grads_dtype, K::main_params_dtype,
+                      K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers,
+                      K::optimizer_cpu_offload, K::optimizer_offload_fraction,
+                      K::overlap_cpu_optimizer_d2h_h2d}) {
+    const StrategyKey& row = strategy_key(key);
+    zero_pins_.fixed.emplace_back(&row, pins_.get(key).value_or(row.default_value()));
+  }
 }
 
 bool Searcher::rules_hold(Level level) {
@@ -456,27 +468,24 @@ bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
 // overlap (and the parameter gather only with a sharded optimizer), unless pinned.
 bool Searcher::zero_level(Walk walk, int fit_pool) {
   const bool sharded = data_parallel() * s_.context_parallel_size > 1;
-  const std::vector<int64_t> stages =
-      sharded ? std::vector<int64_t>{0, 1, 2, 3} : std::vector<int64_t>{0};  // nothing to shard
+  // This level runs once per leaf, pruned leaves included: no allocation, pins read once
+  // (zero_pins_, set in the constructor).
+  static constexpr int64_t kStages[] = {0, 1, 2, 3};
+  const std::span<const int64_t> stages =
+      zero_pins_.stage ? std::span<const int64_t>(&*zero_pins_.stage, 1)
+                       : std::span<const int64_t>(kStages, sharded ? 4 : 1);  // nothing to shard
   bool any_fit_or_unknown = false;
-  for (const int64_t zero : pinned_or(pins_.get(K::zero_stage), stages)) {
+  for (const int64_t zero : stages) {
     if (stopped_) break;
     s_.zero_stage = zero;
-    s_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce).value_or(sharded);
-    s_.overlap_param_gather = pins_.flag(K::overlap_param_gather).value_or(sharded && zero >= 1);
-    s_.fp8_param_gather = pins_.flag(K::fp8_param_gather).value_or(false);
+    s_.overlap_grad_reduce = zero_pins_.overlap_grad_reduce.value_or(sharded);
+    s_.overlap_param_gather = zero_pins_.overlap_param_gather.value_or(sharded && zero >= 1);
+    s_.fp8_param_gather = zero_pins_.fp8_param_gather.value_or(false);
     fit_switch_to_framework(K::overlap_grad_reduce);
     fit_switch_to_framework(K::overlap_param_gather);
     // Gradient and optimizer dtypes change the numerics, offloading needs host memory and a host
     // link the search does not weigh: as pinned, else Megatron-LM's defaults.
-    for (const K key : {K::grad_reduce_in_bf16, K::accumulate_allreduce_grads_in_fp32,
-                        K::use_precision_aware_optimizer, K::main_grads_dtype, K::main_params_dtype,
-                        K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers,
-                        K::optimizer_cpu_offload, K::optimizer_offload_fraction,
-                        K::overlap_cpu_optimizer_d2h_h2d}) {
-      const StrategyKey& row = strategy_key(key);
-      row.set(s_, 0, pins_.get(key).value_or(row.default_value()));
-    }
+    for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
     // A pinned optimizer offload brings the precision-aware optimizer it needs, unless pinned.
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);

@@ -31,8 +31,11 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/cost_cache.hpp"
@@ -152,6 +155,14 @@ class Searcher {
   bool stopped_ = false;
   double fraction_done_ = 0;
   int64_t work_ = 0;  // evaluations, shapes and block-recompute probes alike
+
+  // The zero level's pins, read once: the stage, the overlaps, and the keys it sets as pinned or
+  // to their defaults.
+  struct ZeroPins {
+    std::optional<int64_t> stage;
+    std::optional<bool> overlap_grad_reduce, overlap_param_gather, fp8_param_gather;
+    std::vector<std::pair<const StrategyKey*, int64_t>> fixed;
+  } zero_pins_;
 
   Strategy s_;                  // the working strategy: each level writes its own keys
   bool split_at_leaf_ = false;  // the leaf balances the stage layers (set by virtual_level)

@@ -1,4 +1,5 @@
 // The page's text in English and Chinese. {name} marks a value put in at run time.
+import { decisionEn, decisionZh } from "./decision-messages";
 
 export const en = {
   "app.title": "Paraplan",
@@ -73,8 +74,13 @@ export const en = {
   "cluster.customise": "Change {gpu}'s hardware",
   "cluster.inter_gb_per_s": "Inter-node GB/s",
   "cluster.intra_gb_per_s": "Intra-node GB/s",
-  "cluster.bandwidthHint": "Per GPU and direction; empty keeps the preset's value.",
+  "cluster.bandwidthHint":
+    "Per GPU (links: per direction); empty keeps the preset's value. Set them all to define a GPU from scratch: the preset then only lends its efficiency curves.",
   "cluster.hbm_gib": "Memory, GiB",
+  "cluster.bf16_tflops": "Peak bf16 TFLOP/s (dense)",
+  "cluster.fp8_tflops": "Peak fp8 TFLOP/s (dense)",
+  "cluster.hbm_gb_per_s": "Memory GB/s",
+  "cluster.nvlink_gpus": "GPUs per NVLink domain",
   "cluster.customised": "changed",
   "cluster.gpusPerNode": "GPUs per node",
   "cluster.gpusPerNodeAuto": "auto ({n})",
@@ -248,6 +254,26 @@ export const en = {
   "scaling.none": "none fits",
   "scaling.prompt": "Press Run scaling to search each cluster size.",
   "scaling.incomplete": "budget reached",
+  "scaling.step": "Step",
+  "scaling.weak": "Weak scaling (the global batch grows with the cluster)",
+  "scaling.progress": "{done} of {points} searched",
+  "scaling.summary":
+    "{searched} of {points} sizes searched, {feasible} with a strategy; cliffs (more than 15% below both neighbours) at: {cliffs}",
+  "scaling.ideal": "Ideal (linear from the first size)",
+  "scaling.cliffs": "Cliffs",
+  "scaling.cliff": "cliff",
+  "scaling.batch": "Global batch",
+  "view.sweep": "Hardware sweep",
+  "sweep.title": "Best throughput as the hardware changes",
+  "sweep.hint":
+    "NAME=FROM:TO:STEP or NAME=V1,V2,... set on every GPU type of the cluster; names: {names}.",
+  "sweep.first": "Parameter",
+  "sweep.second": "Second parameter (optional)",
+  "sweep.run": "Run sweep",
+  "sweep.prompt": "Press Run sweep to search the job at each point.",
+  "error.scalePoints": "At most {max} sizes: raise the step",
+  "error.sweepParameter": "Expected NAME=FROM:TO:STEP or NAME=V1,V2,... with NAME one of {names}",
+  "error.sweepTwice": "The same parameter is swept twice",
 
   "error.required": "Required",
   "error.integer": "Enter a whole number from {min} to {max}",
@@ -265,6 +291,7 @@ export const en = {
   "error.fieldTwice": "{key} is already set by its own field",
   "error.scaleRange": "“To” must not be below “From”",
   "error.module": "The calculator rejected the input: {message}",
+  ...decisionEn,
 };
 
 export type MessageKey = keyof typeof en;
@@ -342,8 +369,13 @@ export const zh: Record<MessageKey, string> = {
   "cluster.customise": "修改 {gpu} 的硬件参数",
   "cluster.inter_gb_per_s": "节点间 GB/s",
   "cluster.intra_gb_per_s": "节点内 GB/s",
-  "cluster.bandwidthHint": "带宽按每卡、每个方向计；留空则用预设值。",
+  "cluster.bandwidthHint":
+    "按每卡计（链路按每个方向）；留空则用预设值。全部填写即从零定义一款 GPU：预设只提供效率曲线。",
   "cluster.hbm_gib": "显存，GiB",
+  "cluster.bf16_tflops": "bf16 峰值 TFLOP/s（稠密）",
+  "cluster.fp8_tflops": "fp8 峰值 TFLOP/s（稠密）",
+  "cluster.hbm_gb_per_s": "显存带宽 GB/s",
+  "cluster.nvlink_gpus": "每个 NVLink 域的 GPU 数",
   "cluster.customised": "已修改",
   "cluster.gpusPerNode": "每节点 GPU 数",
   "cluster.gpusPerNodeAuto": "自动（{n}）",
@@ -515,6 +547,25 @@ export const zh: Record<MessageKey, string> = {
   "scaling.none": "无可行策略",
   "scaling.prompt": "点击“运行扩展性分析”，搜索每种集群规模。",
   "scaling.incomplete": "达到时间上限",
+  "scaling.step": "步长",
+  "scaling.weak": "弱扩展（全局批大小随集群增长）",
+  "scaling.progress": "已搜索 {done}/{points}",
+  "scaling.summary":
+    "已搜索 {searched}/{points} 个规模，{feasible} 个有可行策略；断崖（比两侧都低 15% 以上）：{cliffs}",
+  "scaling.ideal": "理想（按首个规模线性）",
+  "scaling.cliffs": "断崖",
+  "scaling.cliff": "断崖",
+  "scaling.batch": "全局批大小",
+  "view.sweep": "硬件扫描",
+  "sweep.title": "硬件变化时的最佳吞吐",
+  "sweep.hint": "NAME=起:止:步长 或 NAME=值1,值2,...，作用于集群中每种 GPU；参数名：{names}。",
+  "sweep.first": "参数",
+  "sweep.second": "第二个参数（可选）",
+  "sweep.run": "运行扫描",
+  "sweep.prompt": "点击“运行扫描”，在每个点上搜索。",
+  "error.scalePoints": "最多 {max} 个规模：请增大步长",
+  "error.sweepParameter": "应为 NAME=起:止:步长 或 NAME=值1,值2,...，NAME 取 {names}",
+  "error.sweepTwice": "同一参数扫描了两次",
 
   "error.required": "必填",
   "error.integer": "请输入 {min} 到 {max} 之间的整数",
@@ -532,4 +583,5 @@ export const zh: Record<MessageKey, string> = {
   "error.fieldTwice": "{key} 已由单独的输入框设置",
   "error.scaleRange": "“到”不能小于“从”",
   "error.module": "计算器拒绝了输入：{message}",
+  ...decisionZh,
 };

@@ -11,6 +11,16 @@ export interface ParaplanModule {
     onProgress: ((progress: SearchProgress) => boolean | undefined) | null,
   ): string;
   trace(scenarioJson: string): string;
+  // Scaling series and hardware sweeps, one point per call (core/include/paraplan/scaling.hpp,
+  // sweep.hpp); absent from modules built before them.
+  scalingSizes?(requestJson: string): string;
+  scalingPoint?(
+    requestJson: string,
+    numGpus: number,
+    onProgress: ((progress: SearchProgress) => boolean | undefined) | null,
+  ): string;
+  sweepGrid?(requestJson: string): string;
+  sweepPoint?(requestJson: string, index: number): string;
   presets(): string;
   // The input schema: limits and the strategy-key table (core/src/input/request.cpp).
   schema(): string;

@@ -57,6 +57,10 @@ export interface Report {
   data_parallel_size: number;
   model_parameters: number;
   model_flops_per_token: number;
+  // Causal-mask MFU (Megatron-LM's current convention) and whether the result lies inside the
+  // validated regimes (docs/contract.md section 4).
+  mfu_causal?: number;
+  validation?: { validated: boolean; notes: string[] };
 }
 
 // Recompute keys are one value for every GPU type, or an object by GPU type.
@@ -169,6 +173,10 @@ export interface GpuPreset {
   hbm_gib: number;
   intra_node: { name: string; gb_per_s: number; gpus: number };
   inter_node: { name: string; gb_per_s: number };
+  // What the timing model assumes beyond the datasheet (presets/gpus/*.json).
+  hbm_gb_per_s?: number;
+  efficiency?: Partial<Record<string, [number, number][]>>;
+  sources?: Record<string, string>;
 }
 
 export interface Presets {
@@ -228,4 +236,34 @@ export interface HfImport {
   model: Record<string, unknown>;
   unmapped: UnmappedKey[];
   parameters: ParameterCounts;
+}
+
+// A scaling series (paraplan scaling): the search request and the cluster sizes to search it at.
+export interface ScalingRequest extends SearchRequest {
+  scaling: { from: number; to: number; step: number; weak: boolean };
+}
+
+// One size of a series: its best strategy (null when none fits) and its search's statistics.
+export interface ScalingPointResult {
+  num_gpus: number;
+  global_batch_size: number;
+  best: RankedStrategy | null;
+  stats: SearchStats;
+}
+
+// A hardware sweep (paraplan sweep): the search request and one or two "NAME=VALUES".
+export interface SweepRequest extends SearchRequest {
+  sweep: string[];
+}
+
+export interface SweepGrid {
+  parameters: string[];
+  points: number[][];
+}
+
+export interface SweepPointResult {
+  point: number;
+  parameters: Record<string, number>;
+  best: RankedStrategy | null;
+  stats: Pick<SearchStats, "evaluated" | "feasible" | "seconds" | "complete">;
 }

@@ -177,4 +177,42 @@ describe("the search request", () => {
       { field: "gpu.a800.hbm_gib", key: "error.number", params: { min: 0.001, max: 1e6 } },
     ]);
   });
+
+  it("defines a GPU from scratch on a preset's efficiency curves", () => {
+    const state = defaultState();
+    state.cluster = "h100:64";
+    state.numGpus = "64";
+    state.gpuOverrides = {
+      h100: {
+        bf16_tflops: "2250",
+        fp8_tflops: "4500",
+        hbm_gib: "180",
+        hbm_gb_per_s: "8000",
+        intra_gb_per_s: "900",
+        nvlink_gpus: "72",
+        inter_gb_per_s: "100",
+      },
+    };
+    const built = buildSearchRequest(state, catalogue, schema);
+    expect(built.ok && built.value.scenario.cluster.gpus).toEqual([
+      {
+        type: {
+          base: "h100",
+          id: "h100",
+          tensor_tflops: { bf16: 2250, fp16: 2250, fp8: 4500 },
+          hbm_gib: 180,
+          hbm_gb_per_s: 8000,
+          intra_node: { gb_per_s: 900, gpus: 72 },
+          inter_node: { gb_per_s: 100 },
+        },
+        count: 64,
+      },
+    ]);
+    expect(
+      errorsOf((s) => {
+        s.cluster = "h100";
+        s.gpuOverrides = { h100: { nvlink_gpus: "7.5" } };
+      }).map(({ field, key }) => `${field} ${key}`),
+    ).toEqual(["gpu.h100.nvlink_gpus error.integer"]);
+  });
 });

@@ -5,7 +5,7 @@
 export const LANGUAGES = ["en", "zh"] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-export const VIEWS = ["strategies", "scaling"] as const;
+export const VIEWS = ["strategies", "scaling", "sweep"] as const;
 export type View = (typeof VIEWS)[number];
 
 export const PRECISIONS = ["bf16", "fp16", "fp8", "fp32"] as const;
@@ -60,7 +60,17 @@ export const ACTIVATIONS = ["swiglu", "gelu", "geglu", "relu", "squared-relu"] a
 export const CUSTOM_MODEL = "custom";
 
 // Changes to a GPU preset, e.g. a slower network between nodes.
-export const GPU_OVERRIDE_FIELDS = ["inter_gb_per_s", "intra_gb_per_s", "hbm_gib"] as const;
+// A GPU type's hardware as the user changes it: with every field set, a GPU defined from scratch
+// on the preset's efficiency curves (what fraction of peak its kernels and links reach).
+export const GPU_OVERRIDE_FIELDS = [
+  "bf16_tflops",
+  "fp8_tflops",
+  "hbm_gib",
+  "hbm_gb_per_s",
+  "intra_gb_per_s",
+  "nvlink_gpus",
+  "inter_gb_per_s",
+] as const;
 export type GpuOverrideField = (typeof GPU_OVERRIDE_FIELDS)[number];
 export type GpuOverrides = Record<string, Partial<Record<GpuOverrideField, string>>>;
 
@@ -94,6 +104,19 @@ export interface PageState {
   scaleFrom: string;
   scaleTo: string;
   scaleBudget: string;
+
+  // Decision aids (see state/decision.ts, compare.ts, campaign.ts, grouping.ts).
+  compare: string; // ranks compared side by side, "3,1"
+  group: boolean; // near-duplicate strategies grouped under the best of them
+  estimate: boolean; // the page shows the fixed strategy's report, without a search
+  trainTokens: string; // tokens of a training campaign, "2T"
+  gpuHourPrice: string; // price per GPU-hour, "" for none
+  scaleStep: string; // GPUs between cluster sizes
+  scaleWeak: boolean; // the global batch grows with the cluster
+
+  // The hardware sweep: "NAME=FROM:TO:STEP" or "NAME=V1,V2,..." (paraplan sweep --sweep).
+  sweepFirst: string;
+  sweepSecond: string; // "" for a one-parameter sweep
 }
 
 function blank<K extends string>(keys: readonly K[]): Record<K, string> {
@@ -127,5 +150,14 @@ export function defaultState(): PageState {
     scaleFrom: "64",
     scaleTo: "4096",
     scaleBudget: "3",
+    compare: "",
+    group: false,
+    estimate: false,
+    trainTokens: "1T",
+    gpuHourPrice: "",
+    scaleStep: "64",
+    scaleWeak: false,
+    sweepFirst: "hbm_gib=40:200:20",
+    sweepSecond: "",
   };
 }

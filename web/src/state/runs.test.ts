@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SearchRequest, SearchResult } from "../paraplan/types";
+import type { ScalingRequest, SearchRequest, SearchResult, SweepRequest } from "../paraplan/types";
 import { catalogue } from "../testing/presets";
 import { rankedStrategy, searchResult } from "../testing/strategies";
 import type { Client, Listeners } from "../worker/client";
@@ -181,21 +181,104 @@ describe("scaling series", () => {
     ]);
   });
 
-  it("searches each power of two in the range, each type's cap in proportion", async () => {
-    const { client, outcome, counts } = scaling((s) => {
-      s.cluster = "a800:128,h800:160";
-      s.scaleFrom = "100";
-      s.scaleTo = "1024";
-      s.scaleBudget = "2";
-    });
-    expect(counts).toEqual([[128, 256, 512, 1024]]);
-    expect(client.last().method).toBe("searchSeries");
-    const requests = client.last().params as SearchRequest[];
-    expect(requests.map((r) => r.scenario.cluster.num_gpus)).toEqual([128, 256, 512, 1024]);
-    expect(requests[0].scenario.cluster.gpus.map((gpu) => gpu.count)).toEqual([64, 80]);
-    expect(requests[3].options).toEqual({ top: 1, time_budget_s: 2, tp_across_nodes: false });
-    client.last().resolve([]);
+  it("asks the core for the sizes, then searches them on every worker of the pool", async () => {
+    const client = new FakeClient();
+    const other = new FakeClient();
+    const runs = new Runs(client, catalogue, moduleSchema(), [client, other]);
+    const counts: number[][] = [];
+    const points: [number, number][] = [];
+    const outcome = runs.scaling(
+      withState((s) => {
+        s.cluster = "a800:128,h800:160";
+        s.scaleFrom = "100";
+        s.scaleTo = "400";
+        s.scaleStep = "100";
+        s.scaleWeak = true;
+        s.scaleBudget = "2";
+      }),
+      {
+        onStart: (c) => counts.push(c),
+        onPoint: (index, point) => points.push([index, point.num_gpus]),
+      },
+    );
+    await flush();
+    expect(client.last().method).toBe("scalingSizes");
+    const request = client.last().params as ScalingRequest;
+    expect(request.scaling).toEqual({ from: 100, to: 400, step: 100, weak: true });
+    expect(request.options).toEqual({ top: 1, time_budget_s: 2, tp_across_nodes: false });
+    client.last().resolve([100, 200, 300, 400]);
+    await flush();
+    expect(counts).toEqual([[100, 200, 300, 400]]);
+    // One point on each worker at a time.
+    expect(client.last().method).toBe("scalingPoint");
+    expect(client.last().params).toEqual({ request, numGpus: 100 });
+    expect(other.last().params).toEqual({ request, numGpus: 200 });
+    const point = (n: number) => ({ num_gpus: n, global_batch_size: 1, best: null, stats: {} });
+    other.last().resolve(point(200)); // the second finishes first: shown first
+    await flush();
+    expect(points).toEqual([[1, 200]]);
+    expect(other.last().params).toEqual({ request, numGpus: 300 });
+    client.last().resolve(point(100));
+    await flush();
+    expect(client.last().params).toEqual({ request, numGpus: 400 });
+    other.last().resolve(point(300));
+    client.last().resolve(point(400));
     expect(await outcome).toEqual({ status: "done" });
+    expect(points.map(([index]) => index).sort()).toEqual([0, 1, 2, 3]);
+    expect(client.calls.length + other.calls.length).toBe(5);
+  });
+
+  it("refuses a step of 0, an empty range or too many sizes, naming the field", async () => {
+    const errors = async (change: (state: PageState) => void) => {
+      const outcome = await scaling(change).outcome;
+      return outcome.status === "invalid" ? outcome.errors.map((e) => `${e.field} ${e.key}`) : [];
+    };
+    expect(await errors((s) => (s.scaleStep = "0"))).toEqual(["scaleStep error.integer"]);
+    expect(await errors((s) => ((s.scaleFrom = "64"), (s.scaleTo = "8")))).toEqual([
+      "scaleTo error.scaleRange",
+    ]);
+    expect(
+      await errors((s) => ((s.scaleFrom = "1"), (s.scaleTo = "5000"), (s.scaleStep = "1"))),
+    ).toEqual(["scaleStep error.scalePoints"]);
+  });
+
+  it("runs a hardware sweep's points on the pool; a bad parameter names its field", async () => {
+    const client = new FakeClient();
+    const runs = new Runs(client, catalogue, moduleSchema(), [client]);
+    const outcome = runs.sweep(
+      withState((s) => {
+        s.sweepFirst = "hbm_gib=40,80";
+        s.sweepSecond = "intra_node.gpus=8";
+      }),
+    );
+    await flush();
+    expect(client.last().method).toBe("sweepGrid");
+    const request = client.last().params as SweepRequest;
+    expect(request.sweep).toEqual(["hbm_gib=40,80", "intra_node.gpus=8"]);
+    client.last().resolve({
+      parameters: ["hbm_gib", "intra_node.gpus"],
+      points: [
+        [40, 8],
+        [80, 8],
+      ],
+    });
+    await flush();
+    expect(client.last()).toMatchObject({ method: "sweepPoint", params: { request, index: 0 } });
+    client.last().resolve({ point: 0 });
+    await flush();
+    expect(client.last()).toMatchObject({ method: "sweepPoint", params: { request, index: 1 } });
+    client.last().resolve({ point: 1 });
+    expect(await outcome).toEqual({ status: "done" });
+    const refused = await runs.sweep(withState((s) => (s.sweepFirst = "hbm=40")));
+    expect(
+      refused.status === "invalid" && refused.errors.map((e) => `${e.field} ${e.key}`),
+    ).toEqual(["sweepFirst error.sweepParameter"]);
+    const twice = await runs.sweep(
+      withState((s) => ((s.sweepFirst = "hbm_gib=40"), (s.sweepSecond = "hbm_gib=80"))),
+    );
+    expect(twice.status === "invalid" && twice.errors.map((e) => `${e.field} ${e.key}`)).toEqual([
+      "sweepSecond error.sweepTwice",
+    ]);
   });
 });
 

@@ -1,16 +1,28 @@
 // The searches the page runs, without the page: the last search and its result, whether a
 // call is under way, and how the last one ended. Listeners hear of every change; nothing
 // here touches the DOM.
-import type { RankedStrategy, SearchRequest, SearchResult, TraceResult } from "../paraplan/types";
+import type {
+  RankedStrategy,
+  Report,
+  ScalingPointResult,
+  Scenario,
+  SearchRequest,
+  SearchResult,
+  SweepGrid,
+  SweepPointResult,
+  TraceResult,
+} from "../paraplan/types";
 import { CancelledError } from "../worker/errors";
 import type { Client } from "../worker/client";
+import { runOnPool } from "../worker/pool";
 import type { Progress } from "../worker/protocol";
-import type { Catalogue } from "./catalogue";
+import { defaultGpusPerNode, type Catalogue } from "./catalogue";
 import type { Built, FieldError } from "./checker";
 import { placeModuleError, type PlacedError } from "./module-errors";
 import type { ModuleSchema } from "./module-schema";
 import type { PageState } from "./page-state";
-import { buildScalingSeries } from "./scaling";
+import { buildScalingRequest } from "./scaling";
+import { buildSweepRequest } from "./sweep";
 import { buildSearchRequest } from "./scenario";
 import { scenarioOfStrategy } from "./strategy-scenario";
 
@@ -26,8 +38,12 @@ export type Outcome =
 
 export interface ScalingListeners {
   onStart?: (counts: number[]) => void;
-  onProgress?: (progress: Progress, numGpus: number) => void;
-  onPartial?: (index: number, result: SearchResult) => void;
+  onPoint?: (index: number, point: ScalingPointResult) => void;
+}
+
+export interface SweepListeners {
+  onStart?: (grid: SweepGrid) => void;
+  onPoint?: (index: number, point: SweepPointResult) => void;
 }
 
 // The counts the page states about a result, all taken from the strategies it lists.
@@ -53,7 +69,19 @@ export function summarise(result: SearchResult): RunSummary {
 // open strategy.
 export function jobChanged(state: PageState, previous: PageState): boolean {
   const job = (s: PageState) =>
-    JSON.stringify({ ...s, lang: "", view: "", sort: "", selected: "", ran: false });
+    JSON.stringify({
+      ...s,
+      lang: "",
+      view: "",
+      sort: "",
+      selected: "",
+      ran: false,
+      compare: "",
+      group: false,
+      estimate: false,
+      trainTokens: "",
+      gpuHourPrice: "",
+    });
   return job(state) !== job(previous);
 }
 
@@ -64,10 +92,12 @@ export class Runs {
   moduleError: PlacedError | null = null; // the module refused the last call
   private readonly listeners: (() => void)[] = [];
 
+  // `pool`: the workers that share the points of a series (the page: one per core).
   constructor(
     private readonly client: Client,
     private readonly catalogue: Catalogue,
     private readonly schema: ModuleSchema,
+    private readonly pool: readonly Client[] = [client],
   ) {}
 
   subscribe(listener: () => void): void {
@@ -94,6 +124,7 @@ export class Runs {
 
   cancel(): void {
     this.client.cancel();
+    for (const worker of this.pool) if (worker !== this.client) worker.cancel();
   }
 
   async search(state: PageState, onProgress?: (progress: Progress) => void): Promise<Outcome> {
@@ -112,18 +143,40 @@ export class Runs {
     return outcome;
   }
 
-  // A search at each cluster size of the scaling view, one after another.
+  // A search at each cluster size of the scaling view, spread over the pool; each point is
+  // handed on as it finishes.
   async scaling(state: PageState, listeners: ScalingListeners = {}): Promise<Outcome> {
     if (this.busy) return { status: "busy" };
-    const series = buildScalingSeries(state, this.catalogue, this.schema);
-    if (!series.ok) return this.refuse(series.errors);
-    const { counts, requests } = series.value;
-    listeners.onStart?.(counts);
+    const built = buildScalingRequest(state, this.catalogue, this.schema);
+    if (!built.ok) return this.refuse(built.errors);
+    const request = built.value;
     return this.running(async () => {
-      await this.client.call("searchSeries", requests, {
-        onProgress: (progress) => listeners.onProgress?.(progress, counts[progress.step]),
-        onPartial: listeners.onPartial,
-      });
+      const sizes = await this.client.call("scalingSizes", request);
+      listeners.onStart?.(sizes);
+      await runOnPool(
+        this.pool,
+        sizes.length,
+        (worker, index) => worker.call("scalingPoint", { request, numGpus: sizes[index] }),
+        (index, point) => listeners.onPoint?.(index, point),
+      );
+    });
+  }
+
+  // A search at each point of the hardware sweep, spread over the pool.
+  async sweep(state: PageState, listeners: SweepListeners = {}): Promise<Outcome> {
+    if (this.busy) return { status: "busy" };
+    const built = buildSweepRequest(state, this.catalogue, this.schema);
+    if (!built.ok) return this.refuse(built.errors);
+    const request = built.value;
+    return this.running(async () => {
+      const grid = await this.client.call("sweepGrid", request);
+      listeners.onStart?.(grid);
+      await runOnPool(
+        this.pool,
+        grid.points.length,
+        (worker, index) => worker.call("sweepPoint", { request, index }),
+        (index, point) => listeners.onPoint?.(index, point),
+      );
     });
   }
 
@@ -139,6 +192,21 @@ export class Runs {
       if (!(error instanceof CancelledError)) this.fail(error);
     });
     return traced;
+  }
+
+  // The report of a scenario with a strategy (estimate mode, sensitivities); rejects with the
+  // module's error, and leaves the page's module error alone.
+  estimate(scenario: Scenario): Promise<Report> {
+    return this.client.call("estimate", scenario);
+  }
+
+  // GPUs per node of a scenario: its own, else the core's default for its GPU types.
+  gpusPerNode(scenario: Scenario): number {
+    if (scenario.cluster.gpus_per_node !== undefined) return scenario.cluster.gpus_per_node;
+    const gpus = scenario.cluster.gpus.map(({ type }) =>
+      this.catalogue.gpu(typeof type === "string" ? type : String(type.id)),
+    );
+    return defaultGpusPerNode(gpus) ?? 8;
   }
 
   private refuse(errors: FieldError[]): Outcome {

@@ -126,12 +126,30 @@ function gpuType(
     overrides[name] !== undefined && overrides[name] !== ""
       ? check.decimal(`gpu.${id}.${name}`, overrides[name], limits.gpuOverride)
       : undefined;
-  const inter = field("inter_gb_per_s");
-  const intra = field("intra_gb_per_s");
+  const given = (name: keyof typeof overrides) =>
+    overrides[name] !== undefined && overrides[name] !== "";
+  const bf16 = field("bf16_tflops");
+  const fp8 = field("fp8_tflops");
   const hbm = field("hbm_gib");
-  if (inter !== undefined) changes.inter_node = { gb_per_s: inter };
-  if (intra !== undefined) changes.intra_node = { gb_per_s: intra };
+  const hbmBandwidth = field("hbm_gb_per_s");
+  const intra = field("intra_gb_per_s");
+  const inter = field("inter_gb_per_s");
+  const nvlinkGpus = given("nvlink_gpus")
+    ? check.integer(`gpu.${id}.nvlink_gpus`, overrides.nvlink_gpus ?? "", limits.gpusPerNode)
+    : undefined;
+  const tensor: Record<string, number> = {};
+  if (bf16 !== undefined) Object.assign(tensor, { bf16, fp16: bf16 });
+  if (fp8 !== undefined) tensor.fp8 = fp8;
+  if (Object.keys(tensor).length > 0) changes.tensor_tflops = tensor;
   if (hbm !== undefined) changes.hbm_gib = hbm;
+  if (hbmBandwidth !== undefined) changes.hbm_gb_per_s = hbmBandwidth;
+  if (intra !== undefined || nvlinkGpus !== undefined) {
+    changes.intra_node = {
+      ...(intra !== undefined ? { gb_per_s: intra } : {}),
+      ...(nvlinkGpus !== undefined ? { gpus: nvlinkGpus } : {}),
+    };
+  }
+  if (inter !== undefined) changes.inter_node = { gb_per_s: inter };
   return Object.keys(changes).length === 0 ? id : { base: id, id, ...changes };
 }
 

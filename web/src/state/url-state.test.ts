@@ -84,6 +84,16 @@ describe("the page state in the URL", () => {
         s.pinned.tp = "1e3";
       }),
     ],
+    [
+      "the decision aids: a comparison, grouping, estimate mode and a campaign",
+      changed((s) => {
+        s.compare = "3,1";
+        s.group = true;
+        s.estimate = true;
+        s.trainTokens = "15T";
+        s.gpuHourPrice = "2.4";
+      }),
+    ],
   ];
 
   for (const [name, state] of states) {

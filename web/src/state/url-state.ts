@@ -27,7 +27,13 @@ type TextKey =
   | "memoryMargin"
   | "scaleFrom"
   | "scaleTo"
-  | "scaleBudget";
+  | "scaleBudget"
+  | "compare"
+  | "trainTokens"
+  | "gpuHourPrice"
+  | "scaleStep"
+  | "sweepFirst"
+  | "sweepSecond";
 
 const TEXT_PARAMS: Record<TextKey, string> = {
   model: "model",
@@ -46,6 +52,12 @@ const TEXT_PARAMS: Record<TextKey, string> = {
   scaleFrom: "scale-from",
   scaleTo: "scale-to",
   scaleBudget: "scale-budget",
+  compare: "compare",
+  trainTokens: "train-tokens",
+  gpuHourPrice: "gpu-hour-price",
+  scaleStep: "scale-step",
+  sweepFirst: "sweep",
+  sweepSecond: "sweep-2",
 };
 // Written even at their defaults, so that a shared link keeps meaning the same job.
 const ALWAYS_WRITTEN: TextKey[] = [
@@ -60,6 +72,9 @@ const FLAG_PARAMS = {
   embed: "embed",
   ran: "run",
   tpAcrossNodes: "tp-across-nodes",
+  group: "group",
+  estimate: "estimate",
+  scaleWeak: "scale-weak",
 } as const;
 const CUSTOM_PREFIX = "m.";
 const GPU_PREFIX = "gpu.";

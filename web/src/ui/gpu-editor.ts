@@ -5,15 +5,20 @@ import type { Catalogue } from "../state/catalogue";
 import { formatGpuInfos, parseGpuInfos, type GpuInfo } from "../state/gpu-infos";
 import { GPU_OVERRIDE_FIELDS, type GpuOverrideField, type PageState } from "../state/page-state";
 import { h } from "./dom";
+import { gpuAssumptions } from "./gpu-assumptions";
 import type { FormContext } from "./fields";
 
 const PRESET_VALUE: Record<
   GpuOverrideField,
   (gpu: NonNullable<ReturnType<Catalogue["gpu"]>>) => number
 > = {
-  inter_gb_per_s: (gpu) => gpu.inter_node.gb_per_s,
-  intra_gb_per_s: (gpu) => gpu.intra_node.gb_per_s,
+  bf16_tflops: (gpu) => gpu.tensor_tflops.bf16 ?? gpu.tensor_tflops.fp16 ?? 0,
+  fp8_tflops: (gpu) => gpu.tensor_tflops.fp8 ?? 0,
   hbm_gib: (gpu) => gpu.hbm_gib,
+  hbm_gb_per_s: (gpu) => gpu.hbm_gb_per_s ?? 0,
+  intra_gb_per_s: (gpu) => gpu.intra_node.gb_per_s,
+  nvlink_gpus: (gpu) => gpu.intra_node.gpus,
+  inter_gb_per_s: (gpu) => gpu.inter_node.gb_per_s,
 };
 
 // Hardware changes follow their row to a new GPU type.
@@ -77,6 +82,7 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
       panel.append(wrapper);
     }
     panel.append(h("p", { class: "hint", text: t("cluster.bandwidthHint") }));
+    if (preset) panel.append(gpuAssumptions(preset, state.precision));
     return panel;
   };
 
@@ -180,6 +186,7 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
     const changed =
       state.cluster !== previous.cluster ||
       state.lang !== previous.lang ||
+      state.precision !== previous.precision ||
       JSON.stringify(state.gpuOverrides) !== JSON.stringify(previous.gpuOverrides);
     if (changed && !typing) render(state);
   });

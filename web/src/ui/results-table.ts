@@ -12,9 +12,16 @@ export class ResultsTable {
     class: "results",
   });
   private strategies: RankedStrategy[] = [];
+  private variants = new Map<number, number>();
+  // Announces the order after a sort (screen readers).
+  private readonly announcer = h("p", {
+    class: "visually-hidden",
+    testid: "sort-status",
+    attrs: { "aria-live": "polite", role: "status" },
+  });
 
   constructor(private readonly store: Store) {
-    this.element = h("div", { class: "table-scroll" }, this.table);
+    this.element = h("div", { class: "table-scroll" }, this.announcer, this.table);
     this.element.hidden = true;
     store.subscribe((state, previous) => {
       if (
@@ -24,12 +31,25 @@ export class ResultsTable {
       ) {
         this.render();
       }
+      if (state.sort !== previous.sort || state.lang !== previous.lang) this.announce();
     });
   }
 
-  show(strategies: RankedStrategy[]): void {
+  // `variants`: how many near-duplicates each listed rank stands for.
+  show(strategies: RankedStrategy[], variants = new Map<number, number>()): void {
     this.strategies = strategies;
+    this.variants = variants;
     this.render();
+  }
+
+  private announce(): void {
+    const sort = parseSort(this.store.get().sort);
+    this.announcer.textContent = sort
+      ? t("table.sortedBy", {
+          column: t(sort.column.label),
+          direction: t(sort.descending ? "table.descending" : "table.ascending"),
+        })
+      : t("table.ranking");
   }
 
   private nextSort(column: Column): string {
@@ -49,7 +69,10 @@ export class ResultsTable {
         const arrow = active ? (sort.descending ? " ▼" : " ▲") : "";
         const th = h(
           "th",
-          { class: column.numeric ? "numeric" : "", attrs: { scope: "col" } },
+          {
+            class: `col-${column.id}${column.numeric ? " numeric" : ""}`,
+            attrs: { scope: "col" },
+          },
           h("button", {
             class: "sort",
             text: t(column.label) + arrow,
@@ -102,12 +125,27 @@ export class ResultsTable {
         },
       },
       ...COLUMNS.map((column) =>
-        h("td", {
-          class: `col-${column.id}${column.numeric ? " numeric" : ""}`,
-          text: column.text(ranked),
-        }),
+        h(
+          "td",
+          {
+            class: `col-${column.id}${column.numeric ? " numeric" : ""}`,
+            text: column.text(ranked),
+          },
+          column.id === "rank" ? this.variantBadge(ranked.rank) : null,
+        ),
       ),
     );
+  }
+
+  private variantBadge(rank: number): HTMLElement | null {
+    const n = this.variants.get(rank) ?? 0;
+    if (n === 0) return null;
+    return h("span", {
+      class: "badge",
+      testid: "variant-badge",
+      text: t("group.variants", { n }),
+      attrs: { title: t("group.variantsHint", { n }) },
+    });
   }
 
   private render(): void {

@@ -1,29 +1,32 @@
-// Best throughput as the number of GPUs grows: a chart and a table, filled in
-// point by point as the worker's searches finish.
+// Best throughput as the number of GPUs grows: every cluster size from "From" to "To" in steps
+// of "Step", searched on a pool of workers (one per core) and drawn as each point finishes:
+// tokens/s per GPU and in all against the ideal line (the first size's per-GPU throughput times
+// the GPUs), the best strategy of a point on hover, and the cliffs marked.
+import type { TooltipItem } from "chart.js";
 import { t } from "../i18n/i18n";
-import type { RankedStrategy, SearchResult } from "../paraplan/types";
+import type { RankedStrategy, ScalingPointResult } from "../paraplan/types";
 import type { PageState } from "../state/page-state";
 import type { Outcome, Runs } from "../state/runs";
+import { findCliffs, perGpu } from "../state/scaling";
 import { drawChart } from "./charts";
 import { h } from "./dom";
-import { section, textField, type FormContext } from "./fields";
-import { count, integer, number, percent, seconds } from "./format";
+import { checkboxField, section, textField, type FormContext } from "./fields";
+import { count, number, percent, seconds } from "./format";
 import { ACCENT, MUTED } from "./palette";
 import { ProgressBar } from "./progress";
 
+const CLIFF = "#e15759";
+const RENDER_EVERY_MS = 250;
+const IDEAL = "#59a14f";
+
 export interface ScalingPoint {
   numGpus: number;
-  result: SearchResult | null; // null until searched
+  result: ScalingPointResult | null; // null until searched
 }
 
-// The best strategy of a point: its first feasible one.
-function bestOf(result: SearchResult | null): RankedStrategy | undefined {
-  return result?.strategies.find((ranked) => ranked.estimate.feasible);
-}
-
-function strategyText(result: SearchResult): string {
-  const best = bestOf(result);
-  if (best === undefined) return t("scaling.none");
+// "TP8 PP4 VP5 DP32 · mbs 1 · selective · ZeRO-1": the sizes above 1 (TP, PP and DP always).
+export function strategyText(best: RankedStrategy | null): string {
+  if (best === null) return t("scaling.none");
   const s = best.strategy;
   const sizes: [string, number][] = [
     ["TP", s.tensor_model_parallel_size],
@@ -33,25 +36,35 @@ function strategyText(result: SearchResult): string {
     ["EP", s.expert_model_parallel_size],
     ["DP", best.estimate.data_parallel_size],
   ];
-  const shown = sizes.filter(([name, size]) => size > 1 || name === "TP" || name === "DP");
-  return `${shown.map(([name, size]) => `${name}${size}`).join(" ")} · mbs ${s.micro_batch_size}`;
+  const shown = sizes.filter(([name, size]) => size > 1 || ["TP", "PP", "DP"].includes(name));
+  const recompute = [...new Set(Object.values(best["recompute-granularity"] ?? {}))].join("/");
+  return [
+    shown.map(([name, size]) => `${name}${size}`).join(" "),
+    `mbs ${s.micro_batch_size}`,
+    ...(recompute ? [recompute] : []),
+    `ZeRO-${s.zero_stage}`,
+  ].join(" · ");
 }
 
 export class ScalingView {
   readonly element: HTMLElement;
   readonly runButton: HTMLButtonElement;
-  private readonly chart = h("div", { class: "chart scaling-chart" });
-  private readonly table = h("div", { class: "table-scroll" });
+  private readonly chart = h("div", { class: "chart scaling-chart", testid: "scaling-chart" });
+  private readonly summary = h("p", { class: "muted", testid: "scaling-summary" });
+  private readonly table = h("div", { class: "table-scroll scaling-table" });
   private readonly prompt = h("p", { class: "muted", i18n: "scaling.prompt" });
   private readonly progress: ProgressBar;
   private points: ScalingPoint[] = [];
+  private pending = false; // a render is scheduled
+  private running = false;
+  private tableDrawnAt = 0;
 
   constructor(context: FormContext, onRun: () => void, onCancel: () => void) {
     this.progress = new ProgressBar(onCancel);
-    const bind = (key: "scaleFrom" | "scaleTo" | "scaleBudget") => ({
+    const bind = (key: "scaleFrom" | "scaleTo" | "scaleBudget" | "scaleStep") => ({
       field: key,
-      get: (state: { [k in typeof key]: string }) => state[key],
-      set: (state: { [k in typeof key]: string }, value: string) => {
+      get: (state: PageState) => state[key],
+      set: (state: PageState, value: string) => {
         state[key] = value;
       },
     });
@@ -75,21 +88,39 @@ export class ScalingView {
             label: "scaling.from",
             numeric: true,
             unit: "scaling.gpus",
+            testid: "scale-from",
           }),
           textField(context, bind("scaleTo"), {
             label: "scaling.to",
             numeric: true,
             unit: "scaling.gpus",
+            testid: "scale-to",
           }),
           textField(context, bind("scaleBudget"), {
             label: "scaling.budget",
             numeric: true,
             unit: "search.seconds",
+            testid: "scale-budget",
           }),
+          textField(context, bind("scaleStep"), {
+            label: "scaling.step",
+            numeric: true,
+            unit: "scaling.gpus",
+            testid: "scale-step",
+          }),
+          checkboxField(
+            context,
+            "scaling.weak",
+            (state) => state.scaleWeak,
+            (state, value) => {
+              state.scaleWeak = value;
+            },
+          ),
           this.runButton,
         ),
         this.progress.element,
         this.prompt,
+        this.summary,
         this.chart,
         this.table,
       ),
@@ -102,69 +133,132 @@ export class ScalingView {
     this.render();
   }
 
-  // Runs the series of the state's job through `runs`, filling in the chart and the table
-  // point by point.
+  // Runs the series of the state's job through `runs`, drawing each point as it finishes
+  // (at most once a frame).
   async run(runs: Runs, state: PageState): Promise<Outcome> {
     let points: ScalingPoint[] = [];
+    let done = 0;
+    this.running = true;
     const outcome = await runs.scaling(state, {
-      onStart: (counts) => {
-        points = counts.map((numGpus) => ({ numGpus, result: null }));
+      onStart: (sizes) => {
+        points = sizes.map((numGpus) => ({ numGpus, result: null }));
         this.show(points);
         this.progress.start(t("search.running"));
       },
-      onProgress: ({ step, steps, search }, gpus) =>
-        this.progress.update(
-          (step + search.fraction) / steps,
-          t("scaling.running", { step: step + 1, steps, gpus: integer(gpus) }),
-        ),
-      onPartial: (index, result) => {
+      onPoint: (index, result) => {
         points[index].result = result;
-        this.show(points);
+        done++;
+        this.progress.update(
+          done / points.length,
+          t("scaling.progress", { done, points: points.length }),
+        );
+        this.scheduleRender();
       },
     });
+    this.running = false;
     this.progress.finish();
+    this.render();
     return outcome;
   }
 
+  // Drawing 512 points and rows takes a while: at most one render per RENDER_EVERY_MS, so that
+  // the main thread stays free to hand the workers their next points.
+  private scheduleRender(): void {
+    if (this.pending) return;
+    this.pending = true;
+    setTimeout(() => {
+      this.pending = false;
+      this.render();
+    }, RENDER_EVERY_MS);
+  }
+
   render(): void {
-    const done = this.points.filter((point) => point.result !== null);
     this.prompt.hidden = this.points.length > 0;
     this.chart.hidden = this.points.length === 0;
     if (this.points.length === 0) {
       this.table.replaceChildren();
+      this.summary.textContent = "";
       return;
     }
-    const best = (point: ScalingPoint) => bestOf(point.result)?.estimate;
-    const base = done.map(best).find((estimate) => estimate !== undefined);
-    const perGpu = this.points.map((point) => best(point)?.tokens_per_s_per_gpu ?? null);
+    const values = this.points.map((point) => perGpu(point.result));
+    const cliffs = findCliffs(values);
+    const firstIndex = values.findIndex((value) => value > 0);
+    const base = firstIndex >= 0 ? values[firstIndex] : 0;
+    const searched = this.points.filter((point) => point.result !== null).length;
+    const feasible = values.filter((value) => value > 0).length;
+    const cliffSizes = this.points.filter((_, index) => cliffs[index]).map((p) => p.numGpus);
+    this.summary.textContent = t("scaling.summary", {
+      searched,
+      points: this.points.length,
+      feasible,
+      cliffs: cliffSizes.length > 0 ? cliffSizes.map((n) => number(n)).join(", ") : "—",
+    });
+    const xy = (index: number, y: number | null) => ({ x: this.points[index].numGpus, y });
+    const perGpuData = values.map((value, index) => xy(index, value > 0 ? value : null));
+    const totalData = values.map((value, index) =>
+      xy(index, value > 0 ? value * this.points[index].numGpus : null),
+    );
+    const idealData =
+      base > 0
+        ? this.points
+            .slice(firstIndex)
+            .map((point, offset) => xy(firstIndex + offset, base * point.numGpus))
+        : [];
+    const cliffData = values.flatMap((value, index) => (cliffs[index] ? [xy(index, value)] : []));
+    const pointAt = (x: number) => this.points.find((point) => point.numGpus === x);
     drawChart(this.chart, {
       type: "line",
       data: {
-        labels: this.points.map((point) => String(point.numGpus)),
         datasets: [
           {
             label: t("scaling.tokensPerGpu"),
-            data: perGpu,
+            data: perGpuData,
             borderColor: ACCENT,
             backgroundColor: ACCENT,
+            pointRadius: this.points.length > 64 ? 1.5 : 3,
+            spanGaps: true,
+            yAxisID: "perGpu",
+          },
+          {
+            label: t("scaling.cliffs"),
+            data: cliffData,
+            borderColor: CLIFF,
+            backgroundColor: CLIFF,
+            showLine: false,
+            pointStyle: "triangle",
+            pointRadius: 7,
+            rotation: 180,
             yAxisID: "perGpu",
           },
           {
             label: t("scaling.tokensTotal"),
-            data: this.points.map((point) => {
-              const estimate = best(point);
-              return estimate ? estimate.tokens_per_s_per_gpu * estimate.num_gpus : null;
-            }),
+            data: totalData,
             borderColor: MUTED,
             backgroundColor: MUTED,
+            pointRadius: 0,
+            spanGaps: true,
+            yAxisID: "total",
+          },
+          {
+            label: t("scaling.ideal"),
+            data: idealData,
+            borderColor: IDEAL,
+            backgroundColor: IDEAL,
             borderDash: [6, 4],
+            pointRadius: 0,
             yAxisID: "total",
           },
         ],
       },
       options: {
+        interaction: { mode: "nearest", axis: "x", intersect: false },
         scales: {
-          x: { title: { display: true, text: t("scaling.gpus") } },
+          x: {
+            type: "linear",
+            min: this.points[0].numGpus,
+            max: this.points[this.points.length - 1].numGpus,
+            title: { display: true, text: t("scaling.gpus") },
+          },
           perGpu: {
             position: "left",
             beginAtZero: true,
@@ -181,13 +275,35 @@ export class ScalingView {
         plugins: {
           legend: {
             position: "bottom",
-            labels: { usePointStyle: true, pointStyle: "line" },
+            labels: { usePointStyle: true },
+          },
+          tooltip: {
+            callbacks: {
+              title: (items: TooltipItem<"line">[]) =>
+                items.length > 0 ? `${number(items[0].parsed.x ?? 0)} ${t("scaling.gpus")}` : "",
+              footer: (items: TooltipItem<"line">[]) => {
+                const point = items.length > 0 ? pointAt(items[0].parsed.x ?? NaN) : undefined;
+                if (point?.result == null) return "";
+                const cliff = cliffs[this.points.indexOf(point)] ? ` — ${t("scaling.cliff")}` : "";
+                return strategyText(point.result.best) + cliff;
+              },
+            },
           },
         },
       },
     });
+    // The table (up to thousands of rows) at most once a second while points arrive.
+    const now = performance.now();
+    if (!this.running || now - this.tableDrawnAt >= 1000 || searched === this.points.length) {
+      this.tableDrawnAt = now;
+      this.renderTable(values, cliffs, base);
+    }
+  }
+
+  private renderTable(values: number[], cliffs: boolean[], base: number): void {
     const header = [
       "scaling.gpus",
+      "scaling.batch",
       "scaling.tokensPerGpu",
       "scaling.tokensTotal",
       "scaling.mfu",
@@ -195,27 +311,34 @@ export class ScalingView {
       "scaling.iteration",
       "scaling.strategy",
     ] as const;
-    const rows = this.points.map((point) => {
-      const estimate = best(point);
+    const rows = this.points.map((point, index) => {
+      const best = point.result?.best ?? null;
+      const estimate = best?.estimate;
       const cells =
         point.result === null
-          ? ["…", "", "", "", "", ""]
+          ? ["", "…", "", "", "", "", ""]
           : estimate === undefined
-            ? [t("scaling.none"), "", "", "", "", ""]
+            ? [String(point.result.global_batch_size), t("scaling.none"), "", "", "", "", ""]
             : [
+                String(point.result.global_batch_size),
                 number(estimate.tokens_per_s_per_gpu, 1),
                 count(estimate.tokens_per_s_per_gpu * estimate.num_gpus),
                 percent(estimate.mfu),
-                base ? percent(estimate.tokens_per_s_per_gpu / base.tokens_per_s_per_gpu, 0) : "",
+                base > 0 ? percent(values[index] / base, 0) : "",
                 seconds(estimate.iteration_time_s),
-                strategyText(point.result) +
-                  (point.result.stats.complete ? "" : ` (${t("scaling.incomplete")})`),
+                strategyText(best) +
+                  (point.result.stats.complete ? "" : ` (${t("scaling.incomplete")})`) +
+                  (cliffs[index] ? ` — ${t("scaling.cliff")}` : ""),
               ];
       return h(
         "tr",
-        { testid: "scaling-row" },
+        {
+          testid: "scaling-row",
+          class: cliffs[index] ? "cliff" : "",
+          attrs: { "data-cliff": String(cliffs[index]) },
+        },
         h("td", { class: "numeric", text: number(point.numGpus) }),
-        ...cells.map((text, index) => h("td", { class: index < 5 ? "numeric" : "", text })),
+        ...cells.map((text, column) => h("td", { class: column < 6 ? "numeric" : "", text })),
       );
     });
     this.table.replaceChildren(
@@ -228,8 +351,8 @@ export class ScalingView {
           h(
             "tr",
             {},
-            ...header.map((key, index) =>
-              h("th", { class: index < 6 ? "numeric" : "", text: t(key) }),
+            ...header.map((key, column) =>
+              h("th", { class: column < 7 ? "numeric" : "", text: t(key) }),
             ),
           ),
         ),

@@ -4,9 +4,15 @@ import type { RankedStrategy } from "../paraplan/types";
 import type { Runs } from "../state/runs";
 import type { Store } from "../state/store";
 import { CancelledError } from "../worker/errors";
+import { groupNearDuplicates } from "../state/grouping";
+import { CompareView } from "./compare-view";
+import { DecisionView } from "./decision-view";
 import { DetailView } from "./detail-view";
 import { h } from "./dom";
+import { EstimateView } from "./estimate-view";
 import { setPreferredFramework } from "./launch-view";
+import { ParetoView } from "./pareto-view";
+import { validationView } from "./validation-view";
 import { ResultsTable } from "./results-table";
 import { StatusView } from "./status-view";
 
@@ -15,6 +21,11 @@ export class StrategiesView {
   private readonly status = new StatusView();
   private readonly table: ResultsTable;
   private readonly detail: DetailView;
+  private readonly decision: DecisionView;
+  private readonly compare: CompareView;
+  private readonly pareto: ParetoView;
+  readonly estimate: EstimateView;
+  private readonly groupToggle = h("input", { attrs: { type: "checkbox" } });
 
   // `onTraceError` runs when the module refuses to trace a strategy.
   constructor(
@@ -24,23 +35,73 @@ export class StrategiesView {
   ) {
     this.table = new ResultsTable(store);
     this.detail = new DetailView(() => store.update((state) => (state.selected = "")));
+    const select = (rank: number) => store.update((state) => (state.selected = String(rank)));
+    this.decision = new DecisionView(store, runs, select);
+    this.compare = new CompareView(store, select);
+    this.pareto = new ParetoView(store, select);
+    this.estimate = new EstimateView(store, runs, onTraceError);
+    this.groupToggle.checked = store.get().group;
+    this.groupToggle.addEventListener("change", () =>
+      store.update((state) => (state.group = this.groupToggle.checked)),
+    );
+    const groupLabel = h(
+      "label",
+      { class: "checkbox group-toggle", testid: "group-toggle" },
+      this.groupToggle,
+      h("span", { i18n: "group.toggle" }),
+    );
     this.element = h(
       "div",
       { class: "view-strategies" },
+      h("div", { class: "actions estimate-actions" }, this.estimate.button, groupLabel),
+      this.estimate.element,
       this.status.element,
+      this.pareto.element,
       this.table.element,
+      this.compare.element,
       this.detail.element,
+      this.decision.element,
+      validationView(store),
     );
     store.subscribe((state, previous) => {
       if (state.lang !== previous.lang) this.detail.render();
-      if (state.selected !== previous.selected) this.showSelected();
+      if (state.group !== previous.group) this.showTable();
+      if (state.selected !== previous.selected) {
+        this.showSelected();
+        this.focusDetail();
+      }
     });
   }
 
   // The last search's strategies, with none open.
   showResults(): void {
-    this.table.show(this.runs.last?.result.strategies ?? []);
+    const strategies = this.runs.last?.result.strategies ?? [];
+    this.showTable();
+    this.pareto.show(strategies);
+    this.compare.show(strategies);
     this.detail.hide();
+    this.decision.hide();
+  }
+
+  // The table, with near-duplicates folded under the best of them when the state asks.
+  private showTable(): void {
+    const strategies = this.runs.last?.result.strategies ?? [];
+    this.groupToggle.checked = this.store.get().group;
+    if (!this.store.get().group) return this.table.show(strategies);
+    const groups = groupNearDuplicates(strategies);
+    const variants = new Map(groups.map((group) => [group.best.rank, group.variants.length]));
+    this.table.show(
+      groups.map((group) => group.best),
+      variants,
+    );
+  }
+
+  // After a strategy opens, the focus goes to its details (keyboard and screen-reader users).
+  private focusDetail(): void {
+    const heading = this.detail.element.querySelector<HTMLElement>("h2");
+    if (heading === null || this.detail.element.hidden) return;
+    heading.tabIndex = -1;
+    heading.focus({ preventScroll: false });
   }
 
   renderStatus(): void {
@@ -51,10 +112,15 @@ export class StrategiesView {
   showSelected(): void {
     const rank = this.store.get().selected;
     const ranked = this.runs.last?.result.strategies.find((r) => String(r.rank) === rank);
-    if (ranked === undefined) return this.detail.hide();
+    if (ranked === undefined) {
+      this.decision.hide();
+      return this.detail.hide();
+    }
     setPreferredFramework(this.runs.last?.request.scenario.framework ?? "megatron");
-    if (this.detail.rank !== ranked.rank)
+    if (this.detail.rank !== ranked.rank) {
       this.detail.show(ranked, ranked.estimate.feasible ? this.trace(ranked) : null);
+      this.decision.show(ranked, this.runs.last?.result.strategies ?? []);
+    }
   }
 
   private trace(ranked: RankedStrategy) {

@@ -5,7 +5,13 @@ import type {
   HfImport,
   ParameterCounts,
   Presets,
+  Report,
+  ScalingPointResult,
+  ScalingRequest,
   Scenario,
+  SweepGrid,
+  SweepPointResult,
+  SweepRequest,
   SearchProgress,
   SearchRequest,
   SearchResult,
@@ -48,12 +54,23 @@ export interface Methods {
   search: { params: SearchRequest; result: SearchResult };
   // Searches one after another (the scaling view); each result also comes as a "partial".
   searchSeries: { params: SearchRequest[]; result: SearchResult[] };
+  // A scaling series: its cluster sizes, then one call per size (on a pool of workers).
+  scalingSizes: { params: ScalingRequest; result: number[] };
+  scalingPoint: {
+    params: { request: ScalingRequest; numGpus: number };
+    result: ScalingPointResult;
+  };
+  // A hardware sweep: its grid, then one call per point.
+  sweepGrid: { params: SweepRequest; result: SweepGrid };
+  sweepPoint: { params: { request: SweepRequest; index: number }; result: SweepPointResult };
   // A scenario with a strategy: its report and simulated schedule.
   trace: { params: Scenario; result: TraceResult };
   // A Hugging Face config.json, as the text the user gave.
   importHfConfig: { params: string; result: HfImport };
   // A scenario's model: its parameter counts (the custom model's live count).
   parameterCounts: { params: Scenario["model"]; result: ParameterCounts };
+  // A scenario with a strategy: its report alone (estimate mode, sensitivities).
+  estimate: { params: Scenario; result: Report };
 }
 export type Method = keyof Methods;
 

@@ -25,6 +25,12 @@ function search(
   return JSON.parse(text);
 }
 
+// A function of newer modules, bound to the module.
+function required<F extends (...args: never[]) => string>(method: F | undefined): F {
+  if (method === undefined) throw new Error("this build of the calculator has no such function");
+  return method;
+}
+
 function handle(module: ParaplanModule, request: Request): Methods[Method]["result"] {
   const progress = (step: number, steps: number) => (search: SearchProgress) =>
     post({ id: request.id, type: "progress", progress: { step, steps, search } });
@@ -45,12 +51,31 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
         return result;
       });
     }
+    case "scalingSizes":
+      return JSON.parse(required(module.scalingSizes)(JSON.stringify(request.params)));
+    case "scalingPoint": {
+      const { request: series, numGpus } = request.params;
+      return JSON.parse(
+        required(module.scalingPoint)(JSON.stringify(series), numGpus, (search) => {
+          post({ id: request.id, type: "progress", progress: { step: 0, steps: 1, search } });
+          return true;
+        }),
+      );
+    }
+    case "sweepGrid":
+      return JSON.parse(required(module.sweepGrid)(JSON.stringify(request.params)));
+    case "sweepPoint": {
+      const { request: sweep, index } = request.params;
+      return JSON.parse(required(module.sweepPoint)(JSON.stringify(sweep), index));
+    }
     case "trace":
       return JSON.parse(module.trace(JSON.stringify(request.params)));
     case "importHfConfig":
       return JSON.parse(module.importHfConfig(request.params));
     case "parameterCounts":
       return JSON.parse(module.parameterCounts(JSON.stringify(request.params)));
+    case "estimate":
+      return JSON.parse(module.estimate(JSON.stringify(request.params)));
   }
 }
 
