@@ -52,6 +52,11 @@ const std::map<std::string, std::string>& aiak_defaults() {
 
 }  // namespace
 
+const std::string& flag_value(const std::vector<std::string>& args, size_t& i) {
+  if (i + 1 >= args.size()) throw InputError(args[i], "expects a value");
+  return args[++i];
+}
+
 int64_t integer_flag(const std::string& flag, const std::string& text, int64_t min, int64_t max) {
   size_t used = 0;
   long long value = 0;
@@ -85,10 +90,7 @@ double number_flag(const std::string& flag, const std::string& text, double min,
 
 bool take_job_flag(const std::vector<std::string>& args, size_t& i, JobOptions& options) {
   const std::string& arg = args[i];
-  const auto value = [&]() -> const std::string& {
-    if (i + 1 >= args.size()) throw InputError(arg, "expects a value");
-    return args[++i];
-  };
+  const auto value = [&]() -> const std::string& { return flag_value(args, i); };
   if (std::find(kJobFlags.begin(), kJobFlags.end(), arg) != kJobFlags.end()) {
     options.job[arg] = value();
   } else if (arg == "--time-budget") {

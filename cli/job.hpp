@@ -42,6 +42,9 @@ Scenario parse_job_scenario(const JobOptions& options, const nlohmann::json& doc
 // The search options the flags give.
 SearchOptions job_search_options(const JobOptions& options);
 
+// The value after the flag args[i], advancing i; a flag without one is an error naming it.
+const std::string& flag_value(const std::vector<std::string>& args, size_t& i);
+
 int64_t integer_flag(const std::string& flag, const std::string& text, int64_t min, int64_t max);
 double number_flag(const std::string& flag, const std::string& text, double min, double max);
 

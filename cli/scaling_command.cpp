@@ -53,10 +53,7 @@ Options parse_options(const std::vector<std::string>& args) {
   Options options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    const auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw InputError(arg, "expects a value");
-      return args[++i];
-    };
+    const auto value = [&]() -> const std::string& { return flag_value(args, i); };
     if (arg == "--from") {
       options.from = integer_flag(arg, value(), 1, limits::kMaxGpus);
     } else if (arg == "--to") {

@@ -87,10 +87,7 @@ Options parse_options(const std::vector<std::string>& args) {
   Options options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    const auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw InputError(arg, "expects a value");
-      return args[++i];
-    };
+    const auto value = [&]() -> const std::string& { return flag_value(args, i); };
     if (take_job_flag(args, i, options.job)) {
       continue;
     } else if (arg == "--top") {

@@ -68,10 +68,7 @@ Options parse_options(const std::vector<std::string>& args) {
   Options options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
-    const auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw InputError(arg, "expects a value");
-      return args[++i];
-    };
+    const auto value = [&]() -> const std::string& { return flag_value(args, i); };
     if (arg == "--sweep") {
       options.parameters.push_back(parse_sweep_parameter(value(), arg));
     } else if (arg == "--shard") {

@@ -52,27 +52,6 @@ std::string estimate(const std::string& scenario_json) {
 }
 
 // request: {"scenario": {...}, "options": {"top", "time_budget_s", "tp_across_nodes"}}.
-// on_progress(progress) is called every few thousand evaluations; false cancels.
-std::string search(const std::string& request_json, val on_progress) {
-  return guarded([&] {
-    paraplan::SearchRequest request =
-        paraplan::parse_search_request(paraplan::parse_json_text(request_json, "input"));
-    if (!on_progress.isUndefined() && !on_progress.isNull()) {
-      request.options.on_progress = [&](const paraplan::SearchProgress& p) {
-        val report = val::object();
-        report.set("evaluated", static_cast<double>(p.evaluated));
-        report.set("pruned", static_cast<double>(p.pruned));
-        report.set("fraction", p.fraction_done);
-        report.set("best_iteration_time_s", p.best_iteration_time_s);
-        report.set("elapsed_s", p.elapsed_s);
-        const val keep_going = on_progress(report);
-        return keep_going.isUndefined() || keep_going.as<bool>();
-      };
-    }
-    return to_json(paraplan::search(request.scenario, request.options), request.scenario).dump();
-  });
-}
-
 // Reports a search's progress to `on_progress` (when given); its false cancels.
 std::function<bool(const paraplan::SearchProgress&)> progress_callback(val& on_progress) {
   if (on_progress.isUndefined() || on_progress.isNull()) return {};
@@ -86,6 +65,16 @@ std::function<bool(const paraplan::SearchProgress&)> progress_callback(val& on_p
     const val keep_going = on_progress(report);
     return keep_going.isUndefined() || keep_going.as<bool>();
   };
+}
+
+// on_progress(progress) is called every few thousand evaluations; false cancels.
+std::string search(const std::string& request_json, val on_progress) {
+  return guarded([&] {
+    paraplan::SearchRequest request =
+        paraplan::parse_search_request(paraplan::parse_json_text(request_json, "input"));
+    request.options.on_progress = progress_callback(on_progress);
+    return to_json(paraplan::search(request.scenario, request.options), request.scenario).dump();
+  });
 }
 
 // request: {"scenario", "options", "scaling": {"from", "to", "step", "weak"}}: its sizes.

@@ -21,6 +21,22 @@ export interface Binding {
   set: (state: PageState, value: string) => void;
 }
 
+// The page state's free-text properties.
+export type TextKey = {
+  [K in keyof PageState]: string extends PageState[K] ? K : never;
+}[keyof PageState];
+
+// A field bound to the text property of the page state of its own name.
+export function stateBinding(key: TextKey): Binding {
+  return {
+    field: key,
+    get: (state) => state[key],
+    set: (state, value) => {
+      state[key] = value;
+    },
+  };
+}
+
 interface FieldOptions {
   label: MessageKey;
   testid?: string;

@@ -1,28 +1,18 @@
 // The training job, the search's own options, and the Search button with its progress.
 import { t } from "../i18n/i18n";
-import { FRAMEWORKS, PRECISIONS, type PageState } from "../state/page-state";
+import { FRAMEWORKS, PRECISIONS } from "../state/page-state";
 import { h } from "./dom";
-import { checkboxField, section, selectField, textField, type FormContext } from "./fields";
+import {
+  checkboxField,
+  section,
+  selectField,
+  stateBinding,
+  textField,
+  type FormContext,
+} from "./fields";
 import { ProgressBar } from "./progress";
 
-type TextKey =
-  | "globalBatchSize"
-  | "seqLength"
-  | "precision"
-  | "framework"
-  | "top"
-  | "timeBudget"
-  | "memoryMargin";
-
-function bind(key: TextKey) {
-  return {
-    field: key,
-    get: (state: PageState) => state[key],
-    set: (state: PageState, value: string) => {
-      state[key] = value;
-    },
-  };
-}
+const bind = stateBinding;
 
 export function trainingSection(context: FormContext): HTMLElement {
   return section(

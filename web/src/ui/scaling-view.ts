@@ -10,7 +10,7 @@ import type { Outcome, Runs } from "../state/runs";
 import { findCliffs, perGpu } from "../state/scaling";
 import { drawChart } from "./charts";
 import { h } from "./dom";
-import { checkboxField, section, textField, type FormContext } from "./fields";
+import { checkboxField, section, stateBinding, textField, type FormContext } from "./fields";
 import { count, number, percent, seconds } from "./format";
 import { ACCENT, MUTED } from "./palette";
 import { ProgressBar } from "./progress";
@@ -61,13 +61,7 @@ export class ScalingView {
 
   constructor(context: FormContext, onRun: () => void, onCancel: () => void) {
     this.progress = new ProgressBar(onCancel);
-    const bind = (key: "scaleFrom" | "scaleTo" | "scaleBudget" | "scaleStep") => ({
-      field: key,
-      get: (state: PageState) => state[key],
-      set: (state: PageState, value: string) => {
-        state[key] = value;
-      },
-    });
+    const bind = stateBinding;
     this.runButton = h("button", {
       class: "primary",
       i18n: "scaling.run",

@@ -9,7 +9,7 @@ import type { Outcome, Runs } from "../state/runs";
 import { SWEEP_PARAMETERS } from "../state/sweep";
 import { drawChart } from "./charts";
 import { h } from "./dom";
-import { section, textField, type FormContext } from "./fields";
+import { section, stateBinding, textField, type FormContext } from "./fields";
 import { number, percent, seconds } from "./format";
 import { ACCENT } from "./palette";
 import { ProgressBar } from "./progress";
@@ -33,13 +33,7 @@ export class SweepView {
 
   constructor(context: FormContext, onRun: () => void, onCancel: () => void) {
     this.progress = new ProgressBar(onCancel);
-    const bind = (key: "sweepFirst" | "sweepSecond") => ({
-      field: key,
-      get: (state: PageState) => state[key],
-      set: (state: PageState, value: string) => {
-        state[key] = value;
-      },
-    });
+    const bind = stateBinding;
     this.runButton = h("button", {
       class: "primary",
       i18n: "sweep.run",
