@@ -347,10 +347,10 @@ TEST_CASE("optimizer CPU offload: a share of the optimizer in host memory, stepp
   CHECK(all.stages.front().host_copy_bytes == doctest::Approx(8 * shard).epsilon(1e-9));
   // The CPU's AdamW streams 28 bytes a parameter at 80% of the host's 76.8 GB/s; with the copies
   // overlapped it replaces the GPU's step.
-  const GpuSpec& gpu = test::scenario(R"({"model": "llama2-7b", "training": )" + training +
-                                      R"(, "cluster": )" + kNode + "}")
-                           .cluster.pools.front()
-                           .gpu;
+  const GpuSpec gpu = test::scenario(R"({"model": "llama2-7b", "training": )" + training +
+                                     R"(, "cluster": )" + kNode + "}")
+                          .cluster.pools.front()
+                          .gpu;
   const double cpu_s = 28 * shard / (0.8 * 76.8e9);
   const double gpu_step_s = detail::memory_bound_s(gpu, bytes.optimizer_step * shard);
   CHECK(all.stages.front().optimizer_s - a.optimizer_s ==

@@ -59,6 +59,7 @@ export function searchSection(context: FormContext, controls: HTMLElement): HTML
         label: "search.memoryMargin",
         testid: "memory-margin",
         unit: "search.memoryMarginUnit",
+        hint: "search.memoryMarginHint",
         placeholder: "search.memoryMarginPlaceholder",
       }),
     ),
