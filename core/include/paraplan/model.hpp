@@ -71,12 +71,32 @@ struct ModelSpec {
   // pipeline stage, each a projection, one transformer layer like the last one, the LM head and
   // its loss.
   int64_t mtp_num_layers = 0;
+  // Sliding-window attention (Megatron-LM --window-size LEFT,0 and --window-attn-skip-freq N):
+  // each query attends to itself and the `window_size` keys before it; 0 is full causal
+  // attention. With window_attn_skip_freq N every N-th layer (1-based) keeps full attention,
+  // with 0 every layer is windowed.
+  int64_t window_size = 0;
+  int64_t window_attn_skip_freq = 0;
 
   int64_t num_moe_layers() const { return moe ? num_layers - moe->first_k_dense_layers : 0; }
   bool is_moe_layer(int64_t layer_index) const {
     return moe && layer_index >= moe->first_k_dense_layers;
   }
+  // Megatron-LM megatron/core/transformer/utils.py is_layer_window_attention: with an integer
+  // skip frequency, layer_number (1-based) % window_attn_skip_freq != 0 is windowed.
+  bool is_window_attention_layer(int64_t layer_index) const {
+    if (window_size <= 0) return false;
+    return window_attn_skip_freq <= 0 || (layer_index + 1) % window_attn_skip_freq != 0;
+  }
 };
+
+// The (query, key) pairs a causal sliding window of `window_size` keys before each query (and the
+// query itself) attends over a sequence of `seq_length`, as a fraction of full causal attention's
+// s (s + 1) / 2: (w + 1)(2s - w) / (s (s + 1)) for w < s - 1, else 1. 0 means no window (1).
+double window_attention_fraction(int64_t window_size, int64_t seq_length);
+
+// The share of the dense (moe = false) or MoE layers that use sliding-window attention.
+double window_attention_layer_share(const ModelSpec& model, bool moe);
 
 // Parameter counts (biases and position embeddings are left out: under 0.1% for the presets).
 struct ParameterCounts {

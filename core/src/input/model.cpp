@@ -101,6 +101,14 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
     model.mla = parse_mla(mla_object);
   }
   model.mtp_num_layers = object.optional_integer("mtp_num_layers", 0, kMaxLayers).value_or(0);
+  model.window_size = object.optional_integer("window_size", 0, limits::kMaxSeqLength).value_or(0);
+  model.window_attn_skip_freq =
+      object.optional_integer("window_attn_skip_freq", 1, kMaxLayers).value_or(0);
+  if (model.window_attn_skip_freq > 0 && model.window_size == 0) {
+    throw InputError(object.path_of("window_attn_skip_freq"),
+                     "needs window_size (a sliding window of at least 1 token): without one "
+                     "every layer has full attention");
+  }
   object.reject_unknown_keys();
   return model;
 }
@@ -218,6 +226,25 @@ double model_flops_per_token(const ModelSpec& model, int64_t seq_length) {
 // Megatron-LM training.py, attn_layer_flops: "causal mask -> /2 cancels with FMA *2".
 double model_flops_per_token_causal(const ModelSpec& model, int64_t seq_length) {
   return flops_per_token(model, seq_length, 0.5);
+}
+
+double window_attention_fraction(int64_t window_size, int64_t seq_length) {
+  const double w = static_cast<double>(window_size);
+  const double s = static_cast<double>(seq_length);
+  if (window_size <= 0 || w >= s - 1) return 1.0;
+  // Queries 0..w attend i + 1 keys, the other s - w - 1 attend w + 1 each.
+  return (w + 1) * (2 * s - w) / (s * (s + 1));
+}
+
+double window_attention_layer_share(const ModelSpec& model, bool moe) {
+  int64_t layers = 0;
+  int64_t windowed = 0;
+  for (int64_t i = 0; i < model.num_layers; ++i) {
+    if (model.is_moe_layer(i) != moe) continue;
+    ++layers;
+    if (model.is_window_attention_layer(i)) ++windowed;
+  }
+  return layers == 0 ? 0.0 : static_cast<double>(windowed) / static_cast<double>(layers);
 }
 
 ModelSpec parse_model(const nlohmann::json& value, const std::string& path) {

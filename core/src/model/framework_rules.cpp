@@ -82,6 +82,10 @@ const FrameworkRule kRules[] = {
      "Megatron-LM core_v0.12.1's arguments.py has no --cpu-offloading-num-layers",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
 
+    {F::mindspeed_llm, "model.window_size",
+     "Megatron-LM core_v0.12.1's arguments.py has no --window-size (sliding-window attention)",
+     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+
     // --- DeepSpeed: Megatron-DeepSpeed 4efb479d5317 with a ds_config for DeepSpeed 0.19.6.
     {F::deepspeed, "virtual_pipeline_model_parallel_size",
      "DeepSpeed's pipe engine (PipelineModule) has no interleaved schedule",
@@ -168,6 +172,9 @@ const FrameworkRule kRules[] = {
      {K::cross_entropy_loss_fusion}, [](C, S s) { return !s.cross_entropy_loss_fusion; }},
     {F::deepspeed, "model", "Megatron-DeepSpeed has no multi-latent attention",
      {K::tensor_model_parallel_size}, [](C c, S) { return !c.model.mla.has_value(); }},
+    {F::deepspeed, "model.window_size",
+     "Megatron-DeepSpeed's megatron/arguments.py has no sliding-window attention option",
+     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
 
     // --- Colossal-AI 0.5.0 (4f9953be335e): HybridParallelPlugin / MoeHybridParallelPlugin.
     {F::colossalai, "sequence_parallel",
@@ -241,6 +248,12 @@ const FrameworkRule kRules[] = {
      "no share of the optimizer stepped on the CPU beside the GPU (HybridDeviceOptimizer)",
      {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
 
+    {F::colossalai, "model.window_size",
+     "the launch builds a LlamaConfig, MixtralConfig or DeepseekV3Config model, and "
+     "Shardformer's attention runs without a window (colossalai/shardformer/layer/attn.py: "
+     "window_size (-1, -1))",
+     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+
     // --- torchtitan v0.2.2 (73a0e6979dd1): TOML job file.
     {F::torchtitan, "zero_stage",
      "no optimizer-only sharding: data parallelism is DDP (ZeRO-0) or FSDP2 (ZeRO-2/3)",
@@ -309,6 +322,10 @@ const FrameworkRule kRules[] = {
     {F::torchtitan, "optimizer_cpu_offload",
      "no share of the optimizer stepped on the CPU (FSDP2 CPU offload moves all parameters)",
      {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
+    {F::torchtitan, "model.window_size",
+     "the llama3, llama4 and deepseek_v3 models the launch names have no sliding-window "
+     "attention (torchtitan/models/*/model/args.py at v0.2.2)",
+     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
     {F::torchtitan, "cpu_offloading_num_layers", "no activation offloading by layer",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
 };

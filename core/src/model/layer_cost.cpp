@@ -202,7 +202,7 @@ class CostBuilder {
 
   LayerCost layer(bool moe) {
     LayerCost cost;
-    attention_block(cost);
+    attention_block(cost, moe);
     if (moe) {
       moe_block(cost);
     } else {
@@ -270,7 +270,7 @@ class CostBuilder {
                                exposed_s(gpu_, column_scatter, column.wgrad_s);
   }
 
-  void attention_block(LayerCost& cost) {
+  void attention_block(LayerCost& cost, bool moe) {
     const double heads = static_cast<double>(model_.num_attention_heads) / t_;
     const double groups =
         std::max(1.0, static_cast<double>(model_.num_query_groups) / t_);  // replicated if t > g
@@ -346,80 +346,103 @@ class CostBuilder {
 
     // Core attention: scores and context per head over this GPU's query chunk.
     const double score_flops = 2 * batch * heads * query_len * key_len * (qk_head_dim + v_head_dim);
-    PassTime core_forward, core_backward;
     double core_bytes = 0;  // what the core attention keeps beyond Q, K, V
     if (s_.use_flash_attn) {
-      const double executed = kCausalFraction * score_flops;
-      // Context parallelism over a ring runs one kernel per ring step, each over 1/cp of the
-      // work (Megatron-LM's load-balanced causal chunks), at that size's efficiency; all-gathered
-      // K and V meet this GPU's two query chunks in two kernels, and all-to-all gives one kernel
-      // over the whole sequence with 1/cp of the heads (Transformer Engine context_parallel.py).
-      const double cp = static_cast<double>(s_.context_parallel_size);
-      const double calls = cp == 1                                    ? 1
-                           : s_.cp_comm_type == CpCommType::p2p       ? cp
-                           : s_.cp_comm_type == CpCommType::allgather ? 2
-                                                                      : 1;
-      core_forward.compute_s = kernels16_.attention_s(executed, false, calls);
-      core_backward.compute_s =
-          kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls);
       core_bytes = 4 * batch * heads * query_len;  // fp32 log-sum-exp per row
       // In fp8 the output projection saves its input in fp8, while the fused attention kernel
       // keeps its 16-bit output O for its own backward (model-review P5).
       if (training_.precision == Precision::fp8) core_bytes += e_ * tokens_ * heads * v_head_dim;
     } else {
-      // Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
-      // all on the full s x s score matrix (Korthikanti et al. 2022, §4.1).
-      const double bmm_batch = batch * heads;
-      const Gemm scores{query_len, key_len, qk_head_dim};
-      const Gemm context{query_len, v_head_dim, key_len};
-      const double elements = bmm_batch * query_len * key_len;
-      // Attention dropout: read and write the scores plus a one-byte mask, both ways.
-      const bool dropout = model_.attention_dropout > 0;
-      const double dropout_s = dropout ? kernels_.memory_s((2 * e_ + 1) * elements) : 0;
-      core_forward.compute_s = kernels16_.gemm_s(scores, bmm_batch) +
-                               kernels_.memory_s(2 * e_ * elements) +  // scale-mask-softmax
-                               dropout_s + kernels16_.gemm_s(context, bmm_batch);
-      core_backward.compute_s = 2 * kernels16_.gemm_s(context, bmm_batch) +
-                                2 * kernels16_.gemm_s(scores, bmm_batch) + dropout_s +
-                                kernels_.memory_s(3 * e_ * elements);  // softmax: y, dy -> dx
       // Softmax output, and with dropout its mask and output (the "5as^2b" of Korthikanti).
-      core_bytes = (dropout ? 2 * e_ + 1 : e_) * elements;
+      const double elements = batch * heads * query_len * key_len;
+      core_bytes = (model_.attention_dropout > 0 ? 2 * e_ + 1 : e_) * elements;
     }
-    if (s_.context_parallel_size > 1) {
-      const double kv_chunk_bytes = e_ * batch * query_len * groups * (qk_head_dim + v_head_dim);
-      const double cp = static_cast<double>(s_.context_parallel_size);
-      switch (s_.cp_comm_type) {
-        case CpCommType::p2p: {
-          // Ring attention: K and V chunks travel around the context-parallel ring, each step
-          // hidden under one chunk's attention (Megatron-LM context parallelism); backward also
-          // returns their gradients.
-          const bool inter = cp_group_.spans_nodes;
-          core_forward.cp_comm_s = (cp - 1) * exposed_s(gpu_, p2p_s(gpu_, inter, kv_chunk_bytes),
-                                                        core_forward.compute_s / cp);
-          core_backward.cp_comm_s =
-              (cp - 1) *
-              exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes), core_backward.compute_s / cp);
-          break;
-        }
-        case CpCommType::allgather:
-          // AttnFuncWithCPAndKVAllGather: the whole K and V gathered before the kernels, and
-          // again in backward, whose K and V gradients are reduce-scattered after.
-          core_forward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes);
-          core_backward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes) +
-                                    reduce_scatter_s(gpu_, cp_group_, cp * kv_chunk_bytes);
-          break;
-        case CpCommType::a2a: {
-          // AttnFuncWithCPAndQKVOA2A (DeepSpeed Ulysses): Q, K and V all-to-all before the
-          // kernel, its output after; backward sends their gradients the same ways.
-          const double q_bytes = e_ * batch * query_len * heads * qk_head_dim;
-          const double out_bytes = e_ * batch * query_len * heads * v_head_dim;
-          const double a2a_s = all_to_all_s(gpu_, cp_group_, q_bytes + kv_chunk_bytes) +
-                               all_to_all_s(gpu_, cp_group_, out_bytes);
-          core_forward.cp_comm_s = a2a_s;
-          core_backward.cp_comm_s = a2a_s;
-          break;
+    // The core attention's forward and backward when the fused kernel attends `fraction` of the
+    // causal (query, key) pairs (a sliding window: window_attention_fraction).
+    const auto core_passes = [&](double fraction) {
+      PassTime core_forward, core_backward;
+      if (s_.use_flash_attn) {
+        const double executed = fraction * kCausalFraction * score_flops;
+        // Context parallelism over a ring runs one kernel per ring step, each over 1/cp of the
+        // work (Megatron-LM's load-balanced causal chunks), at that size's efficiency;
+        // all-gathered K and V meet this GPU's two query chunks in two kernels, and all-to-all
+        // gives one kernel over the whole sequence with 1/cp of the heads (Transformer Engine
+        // context_parallel.py). A window shrinks every chunk's work alike.
+        const double cp = static_cast<double>(s_.context_parallel_size);
+        const double calls = cp == 1                                    ? 1
+                             : s_.cp_comm_type == CpCommType::p2p       ? cp
+                             : s_.cp_comm_type == CpCommType::allgather ? 2
+                                                                        : 1;
+        core_forward.compute_s = kernels16_.attention_s(executed, false, calls);
+        core_backward.compute_s =
+            kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls);
+      } else {
+        // Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
+        // all on the full s x s score matrix whatever the mask (Korthikanti et al. 2022, §4.1).
+        const double bmm_batch = batch * heads;
+        const Gemm scores{query_len, key_len, qk_head_dim};
+        const Gemm context{query_len, v_head_dim, key_len};
+        const double elements = bmm_batch * query_len * key_len;
+        // Attention dropout: read and write the scores plus a one-byte mask, both ways.
+        const bool dropout = model_.attention_dropout > 0;
+        const double dropout_s = dropout ? kernels_.memory_s((2 * e_ + 1) * elements) : 0;
+        core_forward.compute_s = kernels16_.gemm_s(scores, bmm_batch) +
+                                 kernels_.memory_s(2 * e_ * elements) +  // scale-mask-softmax
+                                 dropout_s + kernels16_.gemm_s(context, bmm_batch);
+        core_backward.compute_s = 2 * kernels16_.gemm_s(context, bmm_batch) +
+                                  2 * kernels16_.gemm_s(scores, bmm_batch) + dropout_s +
+                                  kernels_.memory_s(3 * e_ * elements);  // softmax: y, dy -> dx
+      }
+      if (s_.context_parallel_size > 1) {
+        const double kv_chunk_bytes = e_ * batch * query_len * groups * (qk_head_dim + v_head_dim);
+        const double cp = static_cast<double>(s_.context_parallel_size);
+        switch (s_.cp_comm_type) {
+          case CpCommType::p2p: {
+            // Ring attention: K and V chunks travel around the context-parallel ring, each step
+            // hidden under one chunk's attention (Megatron-LM context parallelism); backward also
+            // returns their gradients.
+            const bool inter = cp_group_.spans_nodes;
+            core_forward.cp_comm_s = (cp - 1) * exposed_s(gpu_, p2p_s(gpu_, inter, kv_chunk_bytes),
+                                                          core_forward.compute_s / cp);
+            core_backward.cp_comm_s =
+                (cp - 1) * exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes),
+                                     core_backward.compute_s / cp);
+            break;
+          }
+          case CpCommType::allgather:
+            // AttnFuncWithCPAndKVAllGather: the whole K and V gathered before the kernels, and
+            // again in backward, whose K and V gradients are reduce-scattered after.
+            core_forward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes);
+            core_backward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes) +
+                                      reduce_scatter_s(gpu_, cp_group_, cp * kv_chunk_bytes);
+            break;
+          case CpCommType::a2a: {
+            // AttnFuncWithCPAndQKVOA2A (DeepSpeed Ulysses): Q, K and V all-to-all before the
+            // kernel, its output after; backward sends their gradients the same ways.
+            const double q_bytes = e_ * batch * query_len * heads * qk_head_dim;
+            const double out_bytes = e_ * batch * query_len * heads * v_head_dim;
+            const double a2a_s = all_to_all_s(gpu_, cp_group_, q_bytes + kv_chunk_bytes) +
+                                 all_to_all_s(gpu_, cp_group_, out_bytes);
+            core_forward.cp_comm_s = a2a_s;
+            core_backward.cp_comm_s = a2a_s;
+            break;
+          }
         }
       }
+      return std::pair{core_forward, core_backward};
+    };
+    // Sliding-window layers (Megatron-LM --window-size, --window-attn-skip-freq): this layer
+    // kind's cost is the mean over its layers, windowed and full, as the stages hold them in the
+    // model's mix (exact where a stage's layer count is a multiple of the skip frequency).
+    auto [core_forward, core_backward] = core_passes(1.0);
+    const double windowed = window_attention_layer_share(model_, moe);
+    if (windowed > 0 && s_.use_flash_attn) {
+      const auto [window_forward, window_backward] =
+          core_passes(window_attention_fraction(model_.window_size, training_.seq_length));
+      core_forward = core_forward * (1 - windowed);
+      core_forward += window_forward * windowed;
+      core_backward = core_backward * (1 - windowed);
+      core_backward += window_backward * windowed;
     }
     cost.forward += core_forward;
     cost.backward += core_backward;

@@ -254,6 +254,19 @@ const Rule kRules[] = {
        return does_not_divide("2 x context_parallel_size", 2 * s.context_parallel_size,
                               "seq_length", c.training.seq_length);
      }},
+    {"sliding-window attention with context parallelism needs all-gather or all-to-all",
+     "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py, "
+     "attn_forward_func_with_cp: a sliding window needs cp_comm_type a2a or all_gather",
+     {K::cp_comm_type, K::context_parallel_size},
+     [](C c, S s) {
+       return c.model.window_size == 0 || s.context_parallel_size == 1 ||
+              s.cp_comm_type != CpCommType::p2p;
+     },
+     [](C c, S s) {
+       return "sliding-window attention (window_size " + str(c.model.window_size) +
+              ") with context_parallel_size " + str(s.context_parallel_size) +
+              " needs cp_comm_type a2a or allgather, not p2p";
+     }},
     {"all-to-all context parallelism divides the heads",
      "transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py: "
      "cp_comm_type='a2a' requires num_heads % cp_size == 0 for Q, K, V",

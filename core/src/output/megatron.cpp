@@ -295,6 +295,13 @@ std::vector<std::string> megatron_model_arguments(const ModelSpec& model,
     number("--v-head-dim", mla.v_head_dim);
   }
   if (model.mtp_num_layers > 0) number("--mtp-num-layers", model.mtp_num_layers);
+  if (model.window_size > 0) {
+    // arguments.py tuple_type: "LEFT,RIGHT" (causal: right 0); moe_freq_type: an integer.
+    text("--window-size", std::to_string(model.window_size) + ",0");
+    if (model.window_attn_skip_freq > 0) {
+      number("--window-attn-skip-freq", model.window_attn_skip_freq);
+    }
+  }
   return args;
 }
 

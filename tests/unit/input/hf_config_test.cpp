@@ -65,6 +65,8 @@ void check_same_model(const ModelSpec& a, const ModelSpec& b) {
   CHECK(a.hidden_dropout == b.hidden_dropout);
   CHECK(a.attention_dropout == b.attention_dropout);
   CHECK(a.mtp_num_layers == b.mtp_num_layers);
+  CHECK(a.window_size == b.window_size);
+  CHECK(a.window_attn_skip_freq == b.window_attn_skip_freq);
   REQUIRE(a.moe.has_value() == b.moe.has_value());
   if (a.moe) {
     CHECK(a.moe->num_experts == b.moe->num_experts);
@@ -88,9 +90,11 @@ void check_same_model(const ModelSpec& a, const ModelSpec& b) {
 
 TEST_CASE("HF import: a config equals the preset built from the same config.json") {
   const std::pair<const char*, const char*> pairs[] = {
-      {"Meta-Llama-3-8B.json", "llama3-8b"}, {"Llama-2-70b-hf.json", "llama2-70b"},
-      {"Qwen2.5-7B.json", "qwen2.5-7b"},     {"Mixtral-8x7B-v0.1.json", "mixtral-8x7b"},
-      {"DeepSeek-V3.json", "deepseek-v3"},
+      {"Meta-Llama-3-8B.json", "llama3-8b"},   {"Llama-2-70b-hf.json", "llama2-70b"},
+      {"Qwen2.5-7B.json", "qwen2.5-7b"},       {"Mixtral-8x7B-v0.1.json", "mixtral-8x7b"},
+      {"DeepSeek-V3.json", "deepseek-v3"},     {"Qwen3-32B.json", "qwen3-32b"},
+      {"Qwen3-30B-A3B.json", "qwen3-30b-a3b"}, {"gpt-oss-120b.json", "gpt-oss-120b"},
+      {"gpt-oss-20b.json", "gpt-oss-20b"},
   };
   for (const auto& [file, preset] : pairs) {
     CAPTURE(file);
@@ -162,9 +166,11 @@ TEST_CASE("HF import: the family-specific fields") {
   CHECK(oss.model["add_bias_linear"] == true);
   CHECK(oss.model["kv_channels"] == 64);
   CHECK(oss.model["moe"]["top_k"] == 4);
-  CHECK(status(oss, "sliding_window") == "unsupported");
-  CHECK(find_key(oss, "sliding_window")->reason.find("18 of 36 layers") != std::string::npos);
-  CHECK(status(oss, "layer_types") == "unsupported");
+  // sliding_window 128 on the even layers (0-based): Megatron-Bridge's (127, 0), skip 2.
+  CHECK(oss.model["window_size"] == 127);
+  CHECK(oss.model["window_attn_skip_freq"] == 2);
+  CHECK(status(oss, "sliding_window") == "mapped");
+  CHECK(status(oss, "layer_types") == "mapped");
   CHECK(status(oss, "architectures") == "unsupported");  // attention sinks
   CHECK(status(oss, "swiglu_limit") == "ignored");
 
@@ -236,4 +242,69 @@ TEST_CASE("HF import: to_json holds the model, the unmapped keys and the paramet
   CHECK(output["unmapped"].is_array());
   CHECK(output["unmapped"][0].contains("reason"));
   CHECK_NOTHROW(parse_model(output["model"], "model"));
+}
+
+namespace {
+
+// A small gpt-oss-like or Qwen3 config with the given sliding-window keys.
+HfImport windowed(const std::string& architecture, const nlohmann::json& keys) {
+  nlohmann::json c = {{"architectures", {architecture}},
+                      {"hidden_size", 512},
+                      {"intermediate_size", 1024},
+                      {"num_hidden_layers", 6},
+                      {"num_attention_heads", 8},
+                      {"num_key_value_heads", 2},
+                      {"head_dim", 64},
+                      {"vocab_size", 1000}};
+  if (architecture == "GptOssForCausalLM") {
+    c["num_local_experts"] = 4;
+    c["num_experts_per_tok"] = 2;
+  }
+  c.update(keys);
+  return import_hf_config(c);
+}
+
+nlohmann::json types(std::initializer_list<int> sliding) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const int s : sliding) list.push_back(s ? "sliding_attention" : "full_attention");
+  return list;
+}
+
+}  // namespace
+
+TEST_CASE("HF import: sliding windows Megatron-LM can express map, others are reported") {
+  // Alternating from a sliding layer 0: every 2nd layer (1-based) full, Megatron-LM's skip 2.
+  const HfImport alternating = windowed(
+      "GptOssForCausalLM", {{"sliding_window", 128}, {"layer_types", types({1, 0, 1, 0, 1, 0})}});
+  CHECK(alternating.model["window_size"] == 127);
+  CHECK(alternating.model["window_attn_skip_freq"] == 2);
+  CHECK(status(alternating, "layer_types") == "mapped");
+  // Two sliding, one full: skip 3.
+  CHECK(windowed("GptOssForCausalLM",
+                 {{"sliding_window", 64}, {"layer_types", types({1, 1, 0, 1, 1, 0})}})
+            .model["window_attn_skip_freq"] == 3);
+  // Every layer sliding (Mistral's sliding_window without layer_types): no skip frequency.
+  const HfImport every = windowed("MistralForCausalLM", {{"sliding_window", 4096}});
+  CHECK(every.model["window_size"] == 4095);
+  CHECK(!every.model.contains("window_attn_skip_freq"));
+  CHECK(status(every, "sliding_window") == "mapped");
+  // Full layer first (1-based layer 1 full) is no integer skip frequency: reported, no window.
+  const HfImport shifted = windowed(
+      "GptOssForCausalLM", {{"sliding_window", 128}, {"layer_types", types({0, 1, 0, 1, 0, 1})}});
+  CHECK(!shifted.model.contains("window_size"));
+  CHECK(status(shifted, "sliding_window") == "unsupported");
+  CHECK(find_key(shifted, "sliding_window")->reason.find("3 of 6 layers") != std::string::npos);
+  // Qwen: windows from max_window_layers on; all layers (0) maps, the first 2 full does not.
+  const HfImport qwen_all =
+      windowed("Qwen3ForCausalLM",
+               {{"sliding_window", 1024}, {"use_sliding_window", true}, {"max_window_layers", 0}});
+  CHECK(qwen_all.model["window_size"] == 1023);
+  const HfImport qwen_some =
+      windowed("Qwen3ForCausalLM",
+               {{"sliding_window", 1024}, {"use_sliding_window", true}, {"max_window_layers", 2}});
+  CHECK(!qwen_some.model.contains("window_size"));
+  CHECK(status(qwen_some, "sliding_window") == "unsupported");
+  CHECK(status(qwen_some, "max_window_layers") == "ignored");
+  // The window must be a positive integer.
+  CHECK_THROWS_AS(windowed("MistralForCausalLM", {{"sliding_window", -4}}), InputError);
 }

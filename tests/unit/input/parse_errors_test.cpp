@@ -78,6 +78,30 @@ TEST_CASE("inconsistent model dimensions are input errors") {
                     kTraining + ", " + kCluster + "}") == "model.vocab_size: is required");
 }
 
+TEST_CASE("sliding-window fields: non-negative integers, the skip frequency only with a window") {
+  const auto with_window = [](const std::string& fields) {
+    return input_error(std::string(R"({"model": {"num_layers": 2, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 16, "vocab_size": 1000,
+      "activation": "gelu")") +
+                       fields + "}, " + kTraining + ", " + kCluster + "}");
+  };
+  CHECK(with_window(R"(, "window_size": 127, "window_attn_skip_freq": 2)") == "");
+  CHECK(with_window(R"(, "window_size": 0)") == "");
+  CHECK(with_window(R"(, "window_size": -1)") ==
+        "model.window_size: expected an integer from 0 to 67108864, got -1");
+  CHECK(with_window(R"(, "window_size": 12.5)").find("model.window_size: expected an integer") ==
+        0);
+  CHECK(with_window(R"(, "window_size": "128,0")").find("model.window_size: expected an integer") ==
+        0);
+  CHECK(with_window(R"(, "window_size": 127, "window_attn_skip_freq": 0)") ==
+        "model.window_attn_skip_freq: expected an integer from 1 to 65536, got 0");
+  CHECK(with_window(R"(, "window_attn_skip_freq": 2)") ==
+        "model.window_attn_skip_freq: needs window_size (a sliding window of at least 1 token): "
+        "without one every layer has full attention");
+  CHECK(with_window(R"(, "window_size": 0, "window_attn_skip_freq": 2)")
+            .find("model.window_attn_skip_freq: needs window_size") == 0);
+}
+
 TEST_CASE("stage layers must sum to the model's layers; stage lists must match pipeline size") {
   CHECK(input_error(with_strategy(R"({"pipeline_stage_layers": [16, 15]})")) ==
         "strategy.pipeline_stage_layers: layers must sum to the model's num_layers (32), got 31");

@@ -32,7 +32,9 @@ const std::vector<std::string> kRequiredModels = {
     // Megatron-LM papers, Llama 3 / 3.1, Mixtral, Qwen2.5, DeepSeek-V3.
     "megatron-22b", "megatron-530b", "megatron-1t", "llama3-8b", "llama3-70b", "llama3.1-8b",
     "llama3.1-70b", "llama3.1-405b", "mixtral-8x7b", "mixtral-8x22b", "qwen2.5-7b", "qwen2.5-72b",
-    "deepseek-v3"};
+    "deepseek-v3",
+    // Qwen3 (qk-layernorm, head_dim 128) and gpt-oss (sliding-window attention, biases).
+    "qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b"};
 
 const nlohmann::json& gpu_file(const std::string& id) { return *find_preset(PresetKind::gpu, id); }
 

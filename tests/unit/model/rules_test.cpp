@@ -230,6 +230,13 @@ std::vector<Case> cases() {
          s.context_parallel_size = 8;  // 4 query groups on a tensor-parallel rank
          s.cp_comm_type = CpCommType::a2a;
        }},
+      {"sliding-window attention with context parallelism needs all-gather or all-to-all",
+       job(R"("gpt-oss-20b")", 8),
+       [](Strategy& s) {
+         s.use_flash_attn = true;
+         s.context_parallel_size = 2;
+         s.cp_comm_type = CpCommType::p2p;
+       }},
       {"recomputing the experts' activation needs grouped GEMM", job(kSharedMoe, 8),
        [](Strategy& s) { recompute_modules(s, {RecomputeModule::moe_act}); }},
       {"recomputing MLA's up-projections needs multi-latent attention", job(kLlama, 8),

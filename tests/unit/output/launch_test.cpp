@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -143,6 +144,18 @@ std::vector<std::string> program_flags(const std::string& command, const std::st
   return flags;
 }
 
+// gpt-oss-120b (sliding-window attention on every other layer, MoE, biases) on 64 H100s.
+nlohmann::json gpt_oss() {
+  return nlohmann::json::parse(R"({
+    "model": "gpt-oss-120b",
+    "training": {"global_batch_size": 256, "seq_length": 4096, "precision": "bf16"},
+    "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 64}]},
+    "strategy": {"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 4,
+      "expert_model_parallel_size": 16, "micro_batch_size": 1, "recompute_granularity": "none",
+      "zero_stage": 1, "use_flash_attn": true, "overlap_grad_reduce": true,
+      "overlap_param_gather": true}})");
+}
+
 // A grid over the strategy keys and the model kinds: the golden cases and changes to the
 // reference strategy.
 std::vector<nlohmann::json> strategy_grid() {
@@ -198,6 +211,7 @@ std::vector<nlohmann::json> strategy_grid() {
     moe["strategy"]["expert_tensor_parallel_size"] = 2;
     documents.push_back(moe);
   }
+  documents.push_back(gpt_oss());
   return documents;
 }
 
@@ -347,6 +361,25 @@ TEST_CASE("what a framework cannot express is unsupported, naming the field") {
                                                    {"recompute_granularity", "none"}}));
   CHECK(plain["deepspeed"].contains("command"));
   CHECK(plain["colossalai"].contains("command"));
+}
+
+TEST_CASE("sliding-window attention: Megatron-LM and Megatron-Bridge set it, the others cannot") {
+  const nlohmann::json oss = launches(gpt_oss());
+  const std::string megatron = oss["megatron"]["command"].get<std::string>();
+  CHECK(megatron.find(" --window-size 127,0 --window-attn-skip-freq 2 ") != std::string::npos);
+  std::string bridge;
+  for (const auto& [name, text] : oss["megatron-bridge"]["files"].items()) {
+    bridge += text.get<std::string>();
+  }
+  CHECK(bridge.find("m.window_size = (127, 0)\nm.window_attn_skip_freq = 2\n") !=
+        std::string::npos);
+  for (const char* framework : {"mindspeed-llm", "deepspeed", "colossalai", "torchtitan"}) {
+    CAPTURE(framework);
+    const nlohmann::json& unsupported = oss[framework]["unsupported"];
+    CHECK(std::any_of(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
+      return r.get<std::string>().rfind("model.window_size: ", 0) == 0;
+    }));
+  }
 }
 
 TEST_CASE("every flag Paraplan emits for Megatron-LM is in its arguments.py (d98e8a64ddf3)") {

@@ -7,6 +7,7 @@
 #include <random>
 #include <regex>
 
+#include "paraplan/launch.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
@@ -123,4 +124,22 @@ TEST_CASE("every layout Megatron-LM parses back to the stages' layers, PP x VP s
     CHECK(parse_layout(flags.substr(prefix.size()), p, segments) == layers);
     CHECK(segments == p * v);
   }
+}
+
+TEST_CASE("sliding-window attention: --window-size LEFT,0 and --window-attn-skip-freq N") {
+  // arguments.py: --window-size type=tuple_type ("127,0" -> (127, 0)); --window-attn-skip-freq
+  // type=moe_freq_type (an integer N: every N-th layer full).
+  const auto model_flags = [](const ModelSpec& model) {
+    std::string text;
+    for (const std::string& a : megatron_model_arguments(model, Training{})) text += a + " ";
+    return text;
+  };
+  ModelSpec model = parse_model(nlohmann::json("gpt-oss-120b"), "model");
+  CHECK(model_flags(model).find("--window-size 127,0 --window-attn-skip-freq 2 ") !=
+        std::string::npos);
+  model.window_attn_skip_freq = 0;
+  const std::string every = model_flags(model);
+  CHECK(every.find("--window-size 127,0 ") != std::string::npos);
+  CHECK(every.find("--window-attn-skip-freq") == std::string::npos);
+  CHECK(model_flags(layers_model(4)).find("--window") == std::string::npos);
 }

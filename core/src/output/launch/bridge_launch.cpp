@@ -56,6 +56,12 @@ std::string model_lines(const ModelSpec& model, const Training& training) {
     num("v_head_dim", model.mla->v_head_dim);
   }
   if (model.mtp_num_layers > 0) num("mtp_num_layers", model.mtp_num_layers);
+  if (model.window_size > 0) {  // TransformerConfig window_size (left, right)
+    set("window_size", "(" + std::to_string(model.window_size) + ", 0)");
+    if (model.window_attn_skip_freq > 0) {
+      num("window_attn_skip_freq", model.window_attn_skip_freq);
+    }
+  }
   return t;
 }
 
