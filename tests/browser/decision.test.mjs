@@ -253,6 +253,8 @@ describe("web page decision aids (production build)", () => {
     const sources = page.locator(
       `${byTestId("validation-table")} .validation-source`,
     );
+    // The table is drawn on the details' toggle event, which fires after the click returns.
+    await sources.first().waitFor();
     assert.ok((await sources.count()) >= 5);
     assert.match(
       await sources.first().innerText(),
