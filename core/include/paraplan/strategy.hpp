@@ -32,6 +32,10 @@ enum class MoeDispatcher { allgather, alltoall, flex };
 // Megatron-LM --cp-comm-type (Transformer Engine's context-parallel attention): K and V around a
 // ring (p2p), all-to-all of the heads (a2a, as DeepSpeed Ulysses) or all-gathered K and V.
 enum class CpCommType { p2p, a2a, allgather };
+// Megatron-LM --cross-entropy-fusion-impl: the fused loss's kernel, Megatron-LM's own
+// (fusions/fused_cross_entropy.py) or Transformer Engine's Triton kernel (te), which writes the
+// gradient into the 16-bit logits in place.
+enum class CrossEntropyFusionImpl { native, te };
 
 std::string_view to_string(RecomputeGranularity granularity);
 std::string_view to_string(RecomputeMethod method);
@@ -40,6 +44,7 @@ std::string_view to_string(MainGradsDtype dtype);
 std::string_view to_string(MainParamsDtype dtype);
 std::string_view to_string(MomentDtype dtype);
 std::string_view to_string(MoeDispatcher dispatcher);
+std::string_view to_string(CrossEntropyFusionImpl impl);
 
 // Megatron-LM --recompute-granularity, --recompute-method, --recompute-num-layers.
 struct Recompute {
@@ -79,9 +84,10 @@ struct Strategy {
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;
-  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;   // acts in fp8 training only
-  bool fp8_param_gather = false;               // fp8 weights, gathered in fp8
-  bool cross_entropy_loss_fusion = false;      // Megatron-LM's fused vocab-parallel loss
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // acts in fp8 training only
+  bool fp8_param_gather = false;              // fp8 weights, gathered in fp8
+  bool cross_entropy_loss_fusion = false;     // Megatron-LM's fused vocab-parallel loss
+  CrossEntropyFusionImpl cross_entropy_fusion_impl = CrossEntropyFusionImpl::native;
   std::vector<int> pipeline_stage_gpus;        // GPU type (cluster pool) per stage
   std::vector<int64_t> pipeline_stage_layers;  // layers per stage
 
@@ -164,6 +170,7 @@ enum class StrategyKeyId : uint8_t {
   exp_avg_dtype,
   exp_avg_sq_dtype,
   cross_entropy_loss_fusion,
+  cross_entropy_fusion_impl,
   cpu_offloading_num_layers,
   optimizer_cpu_offload,
   optimizer_offload_fraction,

@@ -26,6 +26,7 @@ constexpr std::array<std::string_view, 4> kMomentDtypes = {"fp32", "fp16", "bf16
 constexpr std::array<std::string_view, 3> kDispatchers = {"allgather", "alltoall", "flex"};
 // Megatron-LM's --cp-comm-type choices Paraplan models (the hierarchical a2a+p2p is not).
 constexpr std::array<std::string_view, 3> kCpCommTypes = {"p2p", "a2a", "allgather"};
+constexpr std::array<std::string_view, 2> kCrossEntropyFusionImpls = {"native", "te"};
 
 template <auto Member>
 int64_t get_field(const Strategy& s, size_t /*pool*/) {
@@ -251,6 +252,13 @@ const StrategyKey kKeys[] = {
      "Fused vocabulary-parallel cross-entropy: fewer passes over the logits.",
      get_field<&Strategy::cross_entropy_loss_fusion>,
      set_field<&Strategy::cross_entropy_loss_fusion>},
+    {K::cross_entropy_fusion_impl, "cross_entropy_fusion_impl", KeyType::choice,
+     false, true, kCrossEntropyFusionImpls, 0, 1, false,
+     MegatronFlag::value_unless_default, "--cross-entropy-fusion-impl",
+     "The fused loss's kernel: native (Megatron-LM's) or te (Transformer Engine's, which writes "
+     "the gradient into the 16-bit logits in place: less memory and traffic).",
+     get_field<&Strategy::cross_entropy_fusion_impl>,
+     set_field<&Strategy::cross_entropy_fusion_impl>},
     {K::cpu_offloading_num_layers, "cpu_offloading_num_layers", KeyType::integer,
      false, false, {}, 0, 0, true,
      MegatronFlag::value_unless_default, "--cpu-offloading-num-layers",
@@ -316,6 +324,10 @@ std::string_view to_string(MainParamsDtype dtype) {
 }
 
 std::string_view to_string(MomentDtype dtype) { return kMomentDtypes[static_cast<size_t>(dtype)]; }
+
+std::string_view to_string(CrossEntropyFusionImpl impl) {
+  return kCrossEntropyFusionImpls[static_cast<size_t>(impl)];
+}
 
 std::string_view to_string(MoeDispatcher dispatcher) {
   return kDispatchers[static_cast<size_t>(dispatcher)];

@@ -63,6 +63,13 @@ const KeySet kOptimizerDtypes{K::use_precision_aware_optimizer, K::main_grads_dt
 
 // clang-format off
 const FrameworkRule kRules[] = {
+    // --- Megatron-LM d98e8a64dd.
+    {F::megatron, "cross_entropy_fusion_impl",
+     "megatron/training/arguments.py asserts against Transformer Engine's loss fusion (\"disabled "
+     "due to stability issues\"); Megatron-Bridge's configs still set it",
+     {K::cross_entropy_fusion_impl},
+     [](C, S s) { return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native; }},
+
     // --- MindSpeed-LLM: Megatron-LM core_v0.12.1 (a845aa7e12b3) with MindSpeed's features.
     {F::mindspeed_llm, "zero_stage",
      "ZeRO-2/3 needs --use-custom-fsdp, which MindSpeed-LLM's feature list does not register, "
@@ -82,6 +89,10 @@ const FrameworkRule kRules[] = {
      "Megatron-LM core_v0.12.1's arguments.py has no --cpu-offloading-num-layers",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
 
+    {F::mindspeed_llm, "cross_entropy_fusion_impl",
+     "Transformer Engine's Triton loss kernel is CUDA-only; MindSpeed-LLM runs on Ascend",
+     {K::cross_entropy_fusion_impl},
+     [](C, S s) { return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native; }},
     {F::mindspeed_llm, "model.window_size",
      "Megatron-LM core_v0.12.1's arguments.py has no --window-size (sliding-window attention)",
      {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
@@ -248,6 +259,10 @@ const FrameworkRule kRules[] = {
      "no share of the optimizer stepped on the CPU beside the GPU (HybridDeviceOptimizer)",
      {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
 
+    {F::colossalai, "cross_entropy_fusion_impl",
+     "Colossal-AI has no switch for Transformer Engine's cross-entropy kernel",
+     {K::cross_entropy_fusion_impl},
+     [](C, S s) { return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native; }},
     {F::colossalai, "model.window_size",
      "the launch builds a LlamaConfig, MixtralConfig or DeepseekV3Config model, and "
      "Shardformer's attention runs without a window (colossalai/shardformer/layer/attn.py: "
@@ -255,6 +270,10 @@ const FrameworkRule kRules[] = {
      {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
 
     // --- torchtitan v0.2.2 (73a0e6979dd1): TOML job file.
+    {F::torchtitan, "cross_entropy_fusion_impl",
+     "torchtitan has no switch for Transformer Engine's cross-entropy kernel",
+     {K::cross_entropy_fusion_impl},
+     [](C, S s) { return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native; }},
     {F::torchtitan, "zero_stage",
      "no optimizer-only sharding: data parallelism is DDP (ZeRO-0) or FSDP2 (ZeRO-2/3)",
      {K::zero_stage}, [](C, S s) { return s.zero_stage != 1; }},

@@ -660,11 +660,19 @@ class CostBuilder {
     // softmax and casts it back (14 bytes per logit). With --cross-entropy-loss-fusion
     // (megatron/core/fusions/fused_cross_entropy.py) three fused kernels: the cast with the
     // max (read 2, write 4), subtract and exp with the sum (read 4, write 4), normalise (read
-    // 4, write 4); backward one (read the fp32 softmax, write the 16-bit gradient).
+    // 4, write 4); backward one (read the fp32 softmax, write the 16-bit gradient). Transformer
+    // Engine's Triton kernel (--cross-entropy-fusion-impl te; transformer_engine/pytorch/triton/
+    // cross_entropy.py) reads the logits once forward (online softmax; the loss kernel reads only
+    // the target's logit) and backward writes the gradient into them in place.
     const double cast_bytes = e_ < 4 ? e_ + 4 : 0;
+    const bool te_loss =
+        s_.cross_entropy_loss_fusion && s_.cross_entropy_fusion_impl == CrossEntropyFusionImpl::te;
     edge.forward.compute_s = kernels_.memory_s(2 * e_ * norm_elements) + forward_s;
     edge.backward.compute_s = kernels_.memory_s(3 * e_ * norm_elements) + dgrad_s + wgrad_s;
-    if (s_.cross_entropy_loss_fusion) {
+    if (te_loss) {
+      edge.forward.compute_s += kernels_.memory_s(e_ * logit_elements);
+      edge.backward.compute_s += kernels_.memory_s(2 * e_ * logit_elements);
+    } else if (s_.cross_entropy_loss_fusion) {
       for (const double bytes : {e_ + 4, 8.0, 8.0}) {
         edge.forward.compute_s += kernels_.memory_s(bytes * logit_elements);
       }
@@ -692,8 +700,9 @@ class CostBuilder {
     // Megatron-LM's vocab-parallel cross-entropy casts the 16-bit logits to fp32
     // (tensor_parallel/cross_entropy.py calculate_logits_max: .float()) while they are alive,
     // and keeps the fp32 softmax for the backward, whose 16-bit gradient joins it: 6 bytes per
-    // logit from 16-bit training (model-review P9), 4 in fp32.
-    edge.transient_bytes = (e_ < 4 ? e_ + 4 : 4) * logit_elements;
+    // logit from 16-bit training (model-review P9), 4 in fp32. Transformer Engine's kernel keeps
+    // only the logits (and 12 bytes of statistics per token).
+    edge.transient_bytes = (te_loss ? e_ : e_ < 4 ? e_ + 4 : 4) * logit_elements;
     edge.parameters = h_ * vocab + h_;
     edge.forward_flops = logits.flops();
     return edge;

@@ -539,6 +539,17 @@ const Rule kRules[] = {
      [](C, S) {
        return std::string("recompute_modules moe_act in fp8 needs an fp8_recipe other than delayed");
      }},
+    {"Transformer Engine's loss kernel is a fused loss",
+     "megatron/core/models/common/language_module/language_module.py: "
+     "cross_entropy_fusion_impl is read only under cross_entropy_loss_fusion",
+     {K::cross_entropy_fusion_impl, K::cross_entropy_loss_fusion},
+     [](C, S s) {
+       return s.cross_entropy_loss_fusion ||
+              s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native;
+     },
+     [](C, S) {
+       return std::string("cross_entropy_fusion_impl te needs cross_entropy_loss_fusion");
+     }},
 
     // --- The GPUs.
     {"every stage's GPU has tensor cores for the precision",

@@ -47,6 +47,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::tp_comm_overlap,
               K::fp8_recipe,
               K::cross_entropy_loss_fusion,
+              K::cross_entropy_fusion_impl,
               K::moe_grouped_gemm,
               K::moe_permute_fusion,
               K::moe_shared_expert_overlap,
@@ -376,6 +377,9 @@ bool Searcher::layer_shape_level(Walk walk) {
         s_.fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
         // The fused loss only saves time and memory traffic: on unless pinned off.
         s_.cross_entropy_loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
+        // Transformer Engine's loss kernel only when pinned: Megatron-LM refuses it.
+        s_.cross_entropy_fusion_impl = static_cast<CrossEntropyFusionImpl>(
+            pins_.get(K::cross_entropy_fusion_impl).value_or(0));
         s_.moe_grouped_gemm = pins_.flag(K::moe_grouped_gemm).value_or(moe);
         s_.moe_permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
         s_.overlap_moe_expert_parallel_comm = overlap != 0;

@@ -13,8 +13,8 @@
 //   micro_batch  micro_batch_size                                divisors of batch / dp
 //   layer_shape  sequence_parallel, use_flash_attn,              on/off; tp_comm_overlap off,
 //                tp_comm_overlap, fp8_recipe,                    fp8_recipe delayed, the fused
-//                cross_entropy_loss_fusion, the MoE kernel and   loss on; MoE: grouped, fused,
-//                overlap flags                                   overlaps
+//                cross_entropy_loss_fusion, _fusion_impl, the    loss on (native kernel); MoE:
+//                MoE kernel and overlap flags                    grouped, fused, overlaps
 //   recompute    recompute_granularity, _method (per GPU type)   none, selective, full, block
 //   zero         zero_stage, overlap_grad_reduce,                0-3; overlaps on where they act;
 //                overlap_param_gather, fp8_param_gather,         fp8_param_gather off; dtype keys

@@ -136,3 +136,27 @@ TEST_CASE("the fused cross-entropy moves 22 + 6 bytes per logit instead of 38 + 
   CHECK(plain.backward.compute_s - fused.backward.compute_s ==
         doctest::Approx((14 - 6) * logits / 1e12).epsilon(1e-9));
 }
+
+TEST_CASE(
+    "Transformer Engine's loss kernel reads the logits once and writes the gradient in place") {
+  const Scenario s = flat_job("bf16");
+  Strategy strategy;
+  strategy.cross_entropy_loss_fusion = true;
+  const auto head = [&](CrossEntropyFusionImpl impl) {
+    strategy.cross_entropy_fusion_impl = impl;
+    return detail::compute_model_costs(s.model, s.training, s.cluster.pools.front().gpu, 8,
+                                       strategy)
+        .head;
+  };
+  const detail::EdgeCost native = head(CrossEntropyFusionImpl::native);
+  const detail::EdgeCost te = head(CrossEntropyFusionImpl::te);
+  const double logits = 2048.0 * 32000;
+  // 22 + 6 bytes per logit (native) against 2 + 4 (te).
+  CHECK(native.forward.compute_s - te.forward.compute_s ==
+        doctest::Approx((22 - 2) * logits / 1e12).epsilon(1e-9));
+  CHECK(native.backward.compute_s - te.backward.compute_s ==
+        doctest::Approx((6 - 4) * logits / 1e12).epsilon(1e-9));
+  // Only the 16-bit logits stay alive: 2 bytes a logit, not 6.
+  CHECK(native.transient_bytes == doctest::Approx(6 * logits));
+  CHECK(te.transient_bytes == doctest::Approx(2 * logits));
+}

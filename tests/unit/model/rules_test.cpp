@@ -254,6 +254,11 @@ std::vector<Case> cases() {
          s.moe_grouped_gemm = true;
          recompute_modules(s, {RecomputeModule::moe_act});
        }},
+      {"Transformer Engine's loss kernel is a fused loss", job(kLlama, 8),
+       [](Strategy& s) {
+         s.cross_entropy_loss_fusion = false;
+         s.cross_entropy_fusion_impl = CrossEntropyFusionImpl::te;
+       }},
   };
 }
 

@@ -382,6 +382,33 @@ TEST_CASE("sliding-window attention: Megatron-LM and Megatron-Bridge set it, the
   }
 }
 
+TEST_CASE("Transformer Engine's loss kernel: Megatron-Bridge sets it, Megatron-LM refuses it") {
+  const nlohmann::json te = launches(
+      reference({{"cross_entropy_loss_fusion", true}, {"cross_entropy_fusion_impl", "te"}}));
+  std::string bridge;
+  for (const auto& [name, text] : te["megatron-bridge"]["files"].items()) {
+    bridge += text.get<std::string>();
+  }
+  CHECK(bridge.find("m.cross_entropy_fusion_impl = \"te\"\n") != std::string::npos);
+  for (const char* framework :
+       {"megatron", "mindspeed-llm", "deepspeed", "colossalai", "torchtitan"}) {
+    CAPTURE(framework);
+    const nlohmann::json& unsupported = te[framework]["unsupported"];
+    CHECK(std::any_of(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
+      const std::string reason = r.get<std::string>();
+      return reason.rfind("cross_entropy_fusion_impl: ", 0) == 0 ||
+             reason.rfind("cross_entropy_loss_fusion: ", 0) == 0;
+    }));
+  }
+  // The native kernel is Megatron-Core's default: no line for it.
+  const nlohmann::json native = launches(reference({{"cross_entropy_loss_fusion", true}}));
+  std::string native_bridge;
+  for (const auto& [name, text] : native["megatron-bridge"]["files"].items()) {
+    native_bridge += text.get<std::string>();
+  }
+  CHECK(native_bridge.find("cross_entropy_fusion_impl") == std::string::npos);
+}
+
 TEST_CASE("every flag Paraplan emits for Megatron-LM is in its arguments.py (d98e8a64ddf3)") {
   // tests/unit/data/megatron-lm-flags.txt: scripts/megatron_lm_flags.py over
   // NVIDIA/Megatron-LM d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron/training/arguments.py

@@ -161,6 +161,9 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
   }
   set("m.attention_backend", s.use_flash_attn ? "AttnBackend.flash" : "AttnBackend.auto");
   set("m.cross_entropy_loss_fusion", py_bool(s.cross_entropy_loss_fusion));
+  if (s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::te) {
+    set("m.cross_entropy_fusion_impl", "\"te\"");  // model_parallel_config.py: 'native' default
+  }
   num("cfg.train.micro_batch_size", s.micro_batch_size);
   num("cfg.train.global_batch_size", in.scenario.training.global_batch_size);
   num("cfg.dataset.seq_length", in.scenario.training.seq_length);
