@@ -48,6 +48,10 @@ bool default_optimizer_dtypes(S s) {
          s.main_params_dtype == d.main_params_dtype && s.exp_avg_dtype == d.exp_avg_dtype &&
          s.exp_avg_sq_dtype == d.exp_avg_sq_dtype;
 }
+// Megatron-LM's own fused loss, not Transformer Engine's kernel.
+bool native_loss_kernel(C, S s) {
+  return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native;
+}
 bool only_core_attn(S s) {
   return std::all_of(s.recompute.begin(), s.recompute.end(), [](const Recompute& r) {
     return r.granularity != RecomputeGranularity::selective || r.modules == Recompute{}.modules;
@@ -68,7 +72,7 @@ const FrameworkRule kRules[] = {
      "megatron/training/arguments.py asserts against Transformer Engine's loss fusion (\"disabled "
      "due to stability issues\"); Megatron-Bridge's configs still set it",
      {K::cross_entropy_fusion_impl},
-     [](C, S s) { return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native; }},
+     native_loss_kernel},
 
     // --- MindSpeed-LLM: Megatron-LM core_v0.12.1 (a845aa7e12b3) with MindSpeed's features.
     {F::mindspeed_llm, "zero_stage",
@@ -92,7 +96,7 @@ const FrameworkRule kRules[] = {
     {F::mindspeed_llm, "cross_entropy_fusion_impl",
      "Transformer Engine's Triton loss kernel is CUDA-only; MindSpeed-LLM runs on Ascend",
      {K::cross_entropy_fusion_impl},
-     [](C, S s) { return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native; }},
+     native_loss_kernel},
     {F::mindspeed_llm, "model.window_size",
      "Megatron-LM core_v0.12.1's arguments.py has no --window-size (sliding-window attention)",
      {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
@@ -262,7 +266,7 @@ const FrameworkRule kRules[] = {
     {F::colossalai, "cross_entropy_fusion_impl",
      "Colossal-AI has no switch for Transformer Engine's cross-entropy kernel",
      {K::cross_entropy_fusion_impl},
-     [](C, S s) { return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native; }},
+     native_loss_kernel},
     {F::colossalai, "model.window_size",
      "the launch builds a LlamaConfig, MixtralConfig or DeepseekV3Config model, and "
      "Shardformer's attention runs without a window (colossalai/shardformer/layer/attn.py: "
@@ -273,7 +277,7 @@ const FrameworkRule kRules[] = {
     {F::torchtitan, "cross_entropy_fusion_impl",
      "torchtitan has no switch for Transformer Engine's cross-entropy kernel",
      {K::cross_entropy_fusion_impl},
-     [](C, S s) { return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native; }},
+     native_loss_kernel},
     {F::torchtitan, "zero_stage",
      "no optimizer-only sharding: data parallelism is DDP (ZeRO-0) or FSDP2 (ZeRO-2/3)",
      {K::zero_stage}, [](C, S s) { return s.zero_stage != 1; }},
