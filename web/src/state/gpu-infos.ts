@@ -3,21 +3,22 @@
 export interface GpuInfo {
   type: string;
   cap: string; // "" when the type may take every GPU
+  emptyCap?: true; // written "TYPE:" with nothing after the colon (an error, as in the CLI)
 }
 
 export function parseGpuInfos(text: string): GpuInfo[] {
   if (text.trim() === "") return [];
   return text.split(",").map((item) => {
     const colon = item.indexOf(":");
-    return colon < 0
-      ? { type: item.trim(), cap: "" }
-      : {
-          type: item.slice(0, colon).trim(),
-          cap: item.slice(colon + 1).trim(),
-        };
+    if (colon < 0) return { type: item.trim(), cap: "" };
+    const info: GpuInfo = { type: item.slice(0, colon).trim(), cap: item.slice(colon + 1).trim() };
+    if (info.cap === "") info.emptyCap = true;
+    return info;
   });
 }
 
 export function formatGpuInfos(infos: GpuInfo[]): string {
-  return infos.map(({ type, cap }) => (cap === "" ? type : `${type}:${cap}`)).join(",");
+  return infos
+    .map(({ type, cap, emptyCap }) => (cap === "" && !emptyCap ? type : `${type}:${cap}`))
+    .join(",");
 }

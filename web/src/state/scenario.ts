@@ -171,7 +171,7 @@ function cluster(
   const seen = new Set<string>();
   let capped = 0;
   for (const info of infos) {
-    if (info.type === "" || (info.cap !== "" && parseInteger(info.cap) === null)) {
+    if (info.type === "" || info.emptyCap || (info.cap !== "" && parseInteger(info.cap) === null)) {
       check.fail("cluster", "error.clusterSyntax");
       return result;
     }

@@ -118,7 +118,10 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
     });
     cap.value = info.cap;
     cap.placeholder = t("cluster.capAll");
-    cap.addEventListener("input", () => typeIn((infos) => (infos[index].cap = cap.value.trim())));
+    // An empty cap box means no cap: the row is written without a colon.
+    cap.addEventListener("input", () =>
+      typeIn((infos) => (infos[index] = { type: infos[index].type, cap: cap.value.trim() })),
+    );
     const id = preset?.id ?? info.type;
     const changed = state.gpuOverrides[id] !== undefined;
     const customise = h("button", {
