@@ -1,0 +1,121 @@
+// Kernel timings on one GPU at one precision: GEMMs on tensor cores (with Transformer Engine's
+// fp8 quantisation of their inputs), fused attention, and memory-bound kernels.
+#pragma once
+
+#include <algorithm>
+
+#include "model/layer_cost.hpp"
+#include "paraplan/hardware.hpp"
+#include "paraplan/strategy.hpp"
+
+namespace paraplan::detail {
+
+// fp8 operands, and the fp32 gradient accumulator read and written by weight-gradient GEMMs
+// (Megatron-LM gradient_accumulation_fusion).
+constexpr double kFp8ElementBytes = 1;
+constexpr double kMainGradBytes = 8;
+
+// A GEMM's output rows m, output columns n, contraction k.
+struct Gemm {
+  double m = 0, n = 0, k = 0;
+  double flops() const { return 2 * m * n * k; }
+};
+
+// Transformer Engine's quantisation of a GEMM input to fp8, per element of the 16-bit tensor:
+// HBM bytes moved and kernels launched. Each input is quantised once for both of its uses, the
+// row-wise copy for its own GEMM and the column-wise one for the other backward GEMM (the
+// activation X for fprop and wgrad in the forward, the output gradient dY for dgrad and wgrad
+// in the backward). TransformerEngine transformer_engine/pytorch/csrc/quantizer.cpp and
+// common/util/cast_kernels.cuh:
+//   delayed     cast_transpose with the scale from the amax history: read 2, write 1 + 1;
+//   tensorwise  Float8CurrentScalingQuantizer: nvte_compute_amax (read 2), then the cast
+//               (read 2, write 1 + 1): two kernels;
+//   mxfp8       cast_mxfp8_2D_kernel, row- and column-wise blocks of 32 with one E8M0 scale
+//               byte each: read 2, write 2 x (1 + 1/32);
+//   blockwise   Float8BlockQuantizer, 1 x 128 blocks with fp32 scales: read 2, write
+//               2 x (1 + 4/128).
+struct Fp8Quantisation {
+  double bytes_per_element;
+  double kernels;
+};
+constexpr Fp8Quantisation kFp8Quantisation[] = {
+    {2 + 1 + 1, 1},                // delayed
+    {2 + 2 + 1 + 1, 2},            // tensorwise
+    {2 + 2 * (1 + 1.0 / 32), 1},   // mxfp8
+    {2 + 2 * (1 + 4.0 / 128), 1},  // blockwise
+};
+
+// Kernel timings on one GPU at one precision.
+class Kernels {
+ public:
+  Kernels(const GpuSpec& gpu, Precision precision, Fp8Recipe recipe = Fp8Recipe::delayed)
+      : gpu_(gpu),
+        precision_(precision),
+        element_bytes_(activation_element_bytes(precision)),
+        operand_bytes_(precision == Precision::fp8 ? kFp8ElementBytes : element_bytes_),
+        quantisation_(kFp8Quantisation[static_cast<size_t>(recipe)]) {}
+
+  double element_bytes() const { return element_bytes_; }
+  // Bytes per element of a GEMM input saved for the backward pass (fp8 in fp8 training).
+  double operand_bytes() const { return operand_bytes_; }
+
+  // Roofline of tensor-core time at the size's efficiency and the operands' HBM traffic; in
+  // fp8 training, plus quantising the `m x k` input (the activation forward, the output
+  // gradient in the input-gradient GEMM).
+  double gemm_s(const Gemm& g, double batch = 1) const { return gemm_s(g, batch, element_bytes_); }
+
+  double gemm_s(const Gemm& g, double batch, double output_bytes) const {
+    const double time_s = tensor_core_s(g, batch, output_bytes);
+    if (time_s <= 0 || precision_ != Precision::fp8) return time_s;
+    return time_s + quantise_s(batch * g.m * g.k);
+  }
+
+  // Forward GEMM and its two backward GEMMs (input gradient, weight gradient).
+  double dgrad_s(const Gemm& g) const { return gemm_s({g.m, g.k, g.n}); }
+  // The weight gradient accumulates into Megatron-LM's fp32 main_grad (read and written); its
+  // fp8 operands are the column-wise copies made with the other two GEMMs' quantisation.
+  double wgrad_s(const Gemm& g) const { return tensor_core_s({g.k, g.n, g.m}, 1, kMainGradBytes); }
+
+  // A memory-bound kernel moving `bytes` through HBM.
+  double memory_s(double bytes) const { return memory_bound_s(gpu_, bytes); }
+
+  // A fused attention kernel (FlashAttention, cuDNN) executing `flops` in `calls` launches of
+  // equal size (context parallelism: one per ring step), each at its own size's efficiency.
+  double attention_s(double flops, bool backward, double calls = 1) const {
+    if (flops <= 0) return 0;
+    const EfficiencyCurve& curve =
+        backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
+    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops / calls)) +
+           calls * gpu_.kernel_overhead_s;
+  }
+
+ private:
+  double tensor_core_s(const Gemm& g, double batch, double output_bytes) const {
+    const double flops = batch * g.flops();
+    if (flops <= 0) return 0;
+    const EfficiencyCurve& curve =
+        precision_ == Precision::fp8 ? gpu_.gemm_fp8_efficiency : gpu_.gemm_efficiency;
+    const double compute_s = flops / (gpu_.tensor_flops(precision_) * curve.at(flops));
+    const double bytes =
+        batch * (operand_bytes_ * (g.m * g.k + g.k * g.n) + output_bytes * g.m * g.n);
+    return std::max(compute_s, memory_only_s(bytes)) + gpu_.kernel_overhead_s;
+  }
+
+  // Quantising `elements` 16-bit values to fp8 for both their uses (kFp8Quantisation).
+  double quantise_s(double elements) const {
+    const double bytes = quantisation_.bytes_per_element * elements;
+    return memory_only_s(bytes) + quantisation_.kernels * gpu_.kernel_overhead_s;
+  }
+
+  double memory_only_s(double bytes) const {
+    return bytes / (gpu_.hbm_bytes_per_s * gpu_.memory_efficiency.at(bytes));
+  }
+
+  const GpuSpec& gpu_;
+  Precision precision_;
+  double element_bytes_;
+  double operand_bytes_;
+  Fp8Quantisation quantisation_;
+};
+
+}  // namespace paraplan::detail
