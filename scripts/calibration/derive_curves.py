@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Derives the efficiency curves of GPU presets that have no published sweeps of their own.
 
-No GPU was available to this project, so presets/gpus/*.json for B200, GB200, H200 (fp8), H20,
-MI300X, Ascend 910B and Kunlun P800 take the *shape* of a measured reference curve (A100 or
+No GPU was available to this project, so presets/gpus/*.json for B200, GB200, B300, GB300, H200
+(fp8), H20, MI300X, Ascend 910B and Kunlun P800 take the *shape* of a measured reference curve (A100 or
 H100) and
   * scale its sizes by the ratio of peaks (compute curves: tensor TFLOPS; memory and network
     curves: bandwidth), because a kernel of equal duration reaches an equal fraction of its
@@ -65,6 +65,16 @@ GB200_OVER_B200 = 1822.0 / 1745.0
 # 2025) of HGX B200's 7.7 TB/s; about 0.8, against H100's 0.9.
 BLACKWELL_MEMORY_PLATEAU = 0.8
 
+# Blackwell Ultra (B300 in HGX B300, GB300 in GB300 NVL72) has no MAMF row and no published
+# attention sweep. NVIDIA lists the same dense bf16/fp8 peaks as the Blackwell part of the same
+# system (HGX B300 = HGX B200: 2,250 / 4,500 TFLOPS; GB300 NVL72 = GB200 NVL72: 2,500 / 5,000),
+# so each takes the nearest measured part's MAMF fraction and attention plateau: B300 B200's,
+# GB300 GB200's. Its doubled softmax-exponential throughput and higher power limit are not
+# credited (estimates, no measurement). Its NIC is a ConnectX-8 at 800 Gb/s per GPU (100 GB/s
+# per direction): h100.json's NDR 400 Gb/s curve with sizes scaled by 100 / 50, plateau kept.
+CX8_OVER_NDR = 100 / 50
+NDR_PLATEAU = 0.92
+
 # Per GPU and curve: (reference, size scale, plateau). Scales are ratios of the new GPU's peak
 # (dense bf16 TFLOPS, fp8 for gemm_fp8; GB/s per direction for memory and networks) to the
 # reference's; the plateau replaces the reference curve's last point.
@@ -96,6 +106,27 @@ DERIVED = {
                                round(CUDNN_B200_FORWARD_TFLOPS * GB200_OVER_B200 / 2500
                                      * H100_ATTENTION_BACKWARD_RATIO, 3)),
         "memory": (H100, 8000 / 3350, BLACKWELL_MEMORY_PLATEAU),
+    },
+    "b300": {  # estimates: B200's measurements at HGX B300's peaks (the same as HGX B200's)
+        "gemm": (H100, 2250 / 989.4, rule(MAMF["b200", "bf16"])),
+        "gemm_fp8": (H100, 4500 / 1978.9, rule(MAMF["b200", "fp8"])),
+        "attention_forward": (H100, 2250 / 989.4, round(CUDNN_B200_FORWARD_TFLOPS / 2250, 3)),
+        "attention_backward": (H100, 2250 / 989.4,
+                               round(CUDNN_B200_FORWARD_TFLOPS / 2250
+                                     * H100_ATTENTION_BACKWARD_RATIO, 3)),
+        "memory": (H100, 8000 / 3350, BLACKWELL_MEMORY_PLATEAU),
+        "inter_node": (H100, CX8_OVER_NDR, NDR_PLATEAU),
+    },
+    "gb300": {  # estimates: GB200's measurements at GB300 NVL72's peaks (the same as GB200's)
+        "gemm": (H100, 2500 / 989.4, rule(MAMF["gb200", "bf16"])),
+        "gemm_fp8": (H100, 5000 / 1978.9, rule(MAMF["gb200", "fp8"])),
+        "attention_forward": (H100, 2500 / 989.4,
+                              round(CUDNN_B200_FORWARD_TFLOPS * GB200_OVER_B200 / 2500, 3)),
+        "attention_backward": (H100, 2500 / 989.4,
+                               round(CUDNN_B200_FORWARD_TFLOPS * GB200_OVER_B200 / 2500
+                                     * H100_ATTENTION_BACKWARD_RATIO, 3)),
+        "memory": (H100, 8000 / 3350, BLACKWELL_MEMORY_PLATEAU),
+        "inter_node": (H100, CX8_OVER_NDR, NDR_PLATEAU),
     },
     "h20": {
         "gemm": (H100, 148 / 989.4, 0.73),            # estimate: MAMF ~90% x 0.815
