@@ -21,8 +21,8 @@ using units::kGiga;
 using units::kTera;
 
 const std::vector<std::string> kRequiredGpus = {
-    "a100-40g", "a100", "a800",  "h100",   "h800",        "h20",    "h200",
-    "gh200",    "b200", "gb200", "mi300x", "ascend-910b", "kunlun3"};
+    "a100-40g", "a100",  "a800", "h100",  "h800",   "h20",         "h200",   "gh200",
+    "b200",     "gb200", "b300", "gb300", "mi300x", "ascend-910b", "kunlun3"};
 
 const std::vector<std::string> kRequiredModels = {
     // AIAK's list and GPT-3.
@@ -176,6 +176,8 @@ TEST_CASE("preset lookup: separators, case, dots and aliases") {
   CHECK(find_preset(PresetKind::gpu, "MI300X") == &gpu_file("mi300x"));
   CHECK(find_preset(PresetKind::gpu, "Kunlun_P800") == &gpu_file("kunlun3"));
   CHECK(find_preset(PresetKind::gpu, "A100_40G") == &gpu_file("a100-40g"));
+  CHECK(find_preset(PresetKind::gpu, "GB300-NVL72") == &gpu_file("gb300"));
+  CHECK(find_preset(PresetKind::gpu, "b300_sxm") == &gpu_file("b300"));
   const nlohmann::json* llama31 = find_preset(PresetKind::model, "llama3.1-8b");
   REQUIRE(llama31 != nullptr);
   CHECK(find_preset(PresetKind::model, "Llama3_1-8B") == llama31);
