@@ -11,7 +11,7 @@ describe("preset names, by the core's rule", () => {
     expect(PRESETS.gpus.length).toBeGreaterThanOrEqual(12);
     expect(PRESETS.models.length).toBeGreaterThanOrEqual(26);
     expect(PRESETS.gpus.map((gpu) => gpu.id)).toEqual(
-      expect.arrayContaining(["a100", "h100", "ascend-910b", "kunlun3", "gb200"]),
+      expect.arrayContaining(["a100", "h100", "ascend-910b", "kunlun3", "gb200", "b300", "gb300"]),
     );
   });
 
@@ -62,6 +62,8 @@ describe("the default GPUs per node", () => {
 
   it("is the smallest NVLink domain of the cluster's types, as the core takes it", () => {
     expect(perNode("gb200:72")).toBe(72);
+    expect(perNode("gb300:72")).toBe(72);
+    expect(perNode("b300:16")).toBe(8);
     expect(perNode("gb200:72,h100:64")).toBe(8);
     expect(perNode("h100:64,gb200:72")).toBe(8);
     expect(perNode("a800:128,h800:160")).toBe(8);
