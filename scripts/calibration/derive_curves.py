@@ -107,27 +107,6 @@ DERIVED = {
                                      * H100_ATTENTION_BACKWARD_RATIO, 3)),
         "memory": (H100, 8000 / 3350, BLACKWELL_MEMORY_PLATEAU),
     },
-    "b300": {  # estimates: B200's measurements at HGX B300's peaks (the same as HGX B200's)
-        "gemm": (H100, 2250 / 989.4, rule(MAMF["b200", "bf16"])),
-        "gemm_fp8": (H100, 4500 / 1978.9, rule(MAMF["b200", "fp8"])),
-        "attention_forward": (H100, 2250 / 989.4, round(CUDNN_B200_FORWARD_TFLOPS / 2250, 3)),
-        "attention_backward": (H100, 2250 / 989.4,
-                               round(CUDNN_B200_FORWARD_TFLOPS / 2250
-                                     * H100_ATTENTION_BACKWARD_RATIO, 3)),
-        "memory": (H100, 8000 / 3350, BLACKWELL_MEMORY_PLATEAU),
-        "inter_node": (H100, CX8_OVER_NDR, NDR_PLATEAU),
-    },
-    "gb300": {  # estimates: GB200's measurements at GB300 NVL72's peaks (the same as GB200's)
-        "gemm": (H100, 2500 / 989.4, rule(MAMF["gb200", "bf16"])),
-        "gemm_fp8": (H100, 5000 / 1978.9, rule(MAMF["gb200", "fp8"])),
-        "attention_forward": (H100, 2500 / 989.4,
-                              round(CUDNN_B200_FORWARD_TFLOPS * GB200_OVER_B200 / 2500, 3)),
-        "attention_backward": (H100, 2500 / 989.4,
-                               round(CUDNN_B200_FORWARD_TFLOPS * GB200_OVER_B200 / 2500
-                                     * H100_ATTENTION_BACKWARD_RATIO, 3)),
-        "memory": (H100, 8000 / 3350, BLACKWELL_MEMORY_PLATEAU),
-        "inter_node": (H100, CX8_OVER_NDR, NDR_PLATEAU),
-    },
     "h20": {
         "gemm": (H100, 148 / 989.4, 0.73),            # estimate: MAMF ~90% x 0.815
         "gemm_fp8": (H100, 296 / 1978.9, round(0.73 * rule(MAMF["h100", "fp8"]) / 0.65, 2)),
@@ -163,6 +142,15 @@ DERIVED = {
         "inter_node": (H100, 1.0, 0.9),
     },
 }
+
+# Blackwell Ultra: no measurement yet, so (estimates) the Blackwell part of the same system at
+# the same peaks, with its own HBM bandwidth and ConnectX-8 (800 Gb/s) network curve.
+BLACKWELL_ULTRA = {
+    "memory": (H100, 8000 / 3350, BLACKWELL_MEMORY_PLATEAU),
+    "inter_node": (H100, CX8_OVER_NDR, NDR_PLATEAU),
+}
+DERIVED["b300"] = {**DERIVED["b200"], **BLACKWELL_ULTRA}
+DERIVED["gb300"] = {**DERIVED["gb200"], **BLACKWELL_ULTRA}
 
 
 def significant(x, digits=3):
