@@ -17,8 +17,8 @@ enum class RecomputeGranularity { none, selective, full };
 enum class RecomputeMethod { uniform, block };
 // Megatron-LM --recompute-modules: the submodules selective recompute runs again (those
 // Paraplan models; transformer_config.py also lists layernorm and others).
-enum class RecomputeModule { core_attn, moe_act, mla_up_proj, mlp, moe, shared_experts };
-inline constexpr size_t kNumRecomputeModules = 6;
+enum class RecomputeModule { core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts };
+inline constexpr size_t kNumRecomputeModules = 7;
 // Transformer Engine's fp8 scaling recipes (Megatron-LM --fp8-recipe).
 enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 // Storage dtypes of gradients and optimizer state (Megatron-LM --main-grads-dtype,

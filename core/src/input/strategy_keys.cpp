@@ -16,7 +16,7 @@ using K = StrategyKeyId;
 constexpr std::array<std::string_view, 3> kGranularities = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 2> kMethods = {"uniform", "block"};
 constexpr std::array<std::string_view, kNumRecomputeModules> kRecomputeModules = {
-    "core_attn", "moe_act", "mla_up_proj", "mlp", "moe", "shared_experts"};
+    "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"};
 constexpr std::array<std::string_view, 4> kFp8Recipes = {"delayed", "tensorwise", "mxfp8",
                                                          "blockwise"};
 // Megatron-LM's choices (arguments.py: --main-grads-dtype, --main-params-dtype, --exp-avg-dtype).
@@ -169,8 +169,9 @@ const StrategyKey kKeys[] = {
      true, false, kRecomputeModules, 0, (1 << kNumRecomputeModules) - 1, false,
      MegatronFlag::composite, "--recompute-modules",
      "What selective recompute runs again: core_attn (core attention), moe_act (the experts' "
-     "activation function), mla_up_proj (MLA's up-projections), mlp (dense MLPs), moe (whole MoE "
-     "layers), shared_experts.",
+     "activation function), layernorm (the norms outside a fused norm-linear: before MoE layers "
+     "and MLA), mla_up_proj (MLA's up-projections), mlp (dense MLPs), moe (whole MoE layers), "
+     "shared_experts.",
      get_recompute<&Recompute::modules>, set_recompute<&Recompute::modules>},
     {K::zero_stage, "zero_stage", KeyType::integer,
      false, false, {}, 0, 3, false,

@@ -89,6 +89,15 @@ const FrameworkRule kRules[] = {
     {F::mindspeed_llm, "moe_router_force_load_balancing",
      "--moe-router-force-load-balancing is not in Megatron-LM core_v0.12.1's arguments.py",
      {K::moe_router_force_load_balancing}, [](C, S s) { return !s.moe_router_force_load_balancing; }},
+    {F::mindspeed_llm, "recompute_modules",
+     "Megatron-LM core_v0.12.1's transformer_config.py allows core_attn, moe_act, layernorm, "
+     "mla_up_proj, mlp and moe; shared_experts came later",
+     kRecompute, [](C, S s) {
+       return std::none_of(s.recompute.begin(), s.recompute.end(), [](const Recompute& r) {
+         return r.granularity == RecomputeGranularity::selective &&
+                r.recomputes(RecomputeModule::shared_experts);
+       });
+     }},
     {F::mindspeed_llm, "cpu_offloading_num_layers",
      "Megatron-LM core_v0.12.1's arguments.py has no --cpu-offloading-num-layers",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},

@@ -111,6 +111,17 @@ class CostBuilder {
     return cost;
   }
 
+  // --recompute-modules layernorm: a norm outside a fused norm-linear (the input norm before
+  // MLA's down-projections, the pre-MLP norm before a router; gpt_layer_specs.py) drops its
+  // output, the next GEMM's saved input, and makes it again before the backward
+  // (transformer_layer.py, CheckpointWithoutOutput). Fused norms are IdentityOp and unaffected.
+  void add_norm_recompute(LayerCost& cost) const {
+    const double n = h_ * norm_tokens_;
+    RecomputeUnit& unit = cost.unit(RecomputeModule::layernorm);
+    unit.saved_bytes += saved_input_bytes_ * n;
+    unit.forward.compute_s += kernels_.memory_s(2 * e_ * n);  // norm: read x, write y
+  }
+
   // Norm + bias/dropout/residual add of a block, forward and backward.
   void block_elementwise(LayerCost& cost) const {
     const double n = h_ * norm_tokens_;
@@ -226,6 +237,7 @@ class CostBuilder {
       // around the up-projections and rotary embedding).
       up_projections.saved_bytes = qkv_bytes;
       cost.unit(RecomputeModule::mla_up_proj) = up_projections;
+      add_norm_recompute(cost);  // MLA's input norm stands alone (no fused norm-linear)
     } else {
       add_column({tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
       qkv_bytes = e_ * tokens_ * (heads + 2 * groups) * qk_head_dim;
@@ -416,7 +428,8 @@ class CostBuilder {
     const double et = static_cast<double>(s_.expert_tensor_parallel());
     const double n = norm_tokens_;  // this GPU's tokens at the MoE input
     const MoeDispatch d = moe_dispatch(gpu_, model_, s_, gpus_per_node_, n, e_);
-    LayerCost block;  // the block's own forward and backward, for the overlaps below
+    add_norm_recompute(cost);  // the pre-MLP norm stands alone before the router
+    LayerCost block;           // the block's own forward and backward, for the overlaps below
     const double flops_before = cost.forward_flops;
 
     // Router on this GPU's tokens: gating GEMM, fp32 softmax and top-k over the experts.

@@ -528,16 +528,19 @@ const Rule kRules[] = {
        return std::string(
            "recompute_modules shared_experts needs moe_shared_expert_overlap off");
      }},
-    {"recomputing the experts' activation in fp8 needs current scaling",
+    {"recomputing the experts' activation or the norms in fp8 needs current scaling",
      "megatron/core/transformer/transformer_config.py: Delayed scaling does not support moe_act "
      "and layernorm recompute for fp8",
      {K::recompute_modules, K::recompute_granularity, K::fp8_recipe},
      [](C c, S s) {
        return c.training.precision != Precision::fp8 || s.fp8_recipe != Fp8Recipe::delayed ||
-              !any_recomputes(s, RecomputeModule::moe_act);
+              (!any_recomputes(s, RecomputeModule::moe_act) &&
+               !any_recomputes(s, RecomputeModule::layernorm));
      },
-     [](C, S) {
-       return std::string("recompute_modules moe_act in fp8 needs an fp8_recipe other than delayed");
+     [](C, S s) {
+       return std::string("recompute_modules ") +
+              (any_recomputes(s, RecomputeModule::moe_act) ? "moe_act" : "layernorm") +
+              " in fp8 needs an fp8_recipe other than delayed";
      }},
     {"Transformer Engine's loss kernel is a fused loss",
      "megatron/core/models/common/language_module/language_module.py: "

@@ -431,11 +431,13 @@ std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
   };
   add(RecomputeGranularity::none, pinned_method, false);
   add(RecomputeGranularity::selective, pinned_method, false);
-  // Selective recompute of the cheap, large MoE and MLA tensors too (Megatron-Bridge's DeepSeek
-  // and Qwen3 recipes: recompute_modules ["mla_up_proj"], ["moe_act"]).
+  // Selective recompute of the cheap, large MoE and MLA tensors too (Megatron-Bridge's DeepSeek,
+  // Qwen3 and GPT-OSS recipes: recompute_modules ["mla_up_proj"], ["moe_act"], ["layernorm",
+  // "moe_act"]).
   const auto bit = [](RecomputeModule m) { return 1u << static_cast<unsigned>(m); };
   uint32_t lean = default_modules;
   if (model_.mla) lean |= bit(RecomputeModule::mla_up_proj);
+  if (model_.mla || model_.moe) lean |= bit(RecomputeModule::layernorm);
   if (model_.moe && s_.moe_grouped_gemm) lean |= bit(RecomputeModule::moe_act);
   if (!modules && lean != default_modules) {
     add(RecomputeGranularity::selective, pinned_method, false, lean);

@@ -408,3 +408,51 @@ TEST_CASE("recompute modules: MLA's Q, K, V and the experts' activation output m
         doctest::Approx(whole.stages[0].memory.activations_bytes));
   CHECK(whole.stages[0].memory.activations_bytes < core.stages[0].memory.activations_bytes);
 }
+
+TEST_CASE("recompute modules: layernorm drops the outputs of the norms outside a fused linear") {
+  // Transformer Engine fuses the norm before attention and before a dense MLP into the next
+  // linear (IdentityOp norms); MLA's input norm and the pre-MLP norm before a router stand alone.
+  const std::string cluster = R"({"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 8}]})";
+  const auto layers = [&](const std::string& model, const std::string& precision) {
+    const Scenario sc = test::scenario(R"({"model": )" + model +
+                                       R"(, "training": {"global_batch_size": 8, "seq_length": 4096,
+        "precision": ")" + precision + R"("}, "cluster": )" +
+                                       cluster + "}");
+    Strategy s = complete_strategy(sc.strategy, sc.cluster);
+    s.use_flash_attn = true;
+    return detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, s);
+  };
+  const auto saved = [](const detail::LayerCost& l) {
+    return l.unit(RecomputeModule::layernorm).saved_bytes;
+  };
+  const double norm_output = 4096.0 * 2880;  // elements of one norm's output, TP 1
+  const detail::ModelCosts oss = layers(R"("gpt-oss-120b")", "bf16");
+  CHECK(saved(oss.dense) == 0);
+  CHECK(saved(oss.moe) == doctest::Approx(2 * norm_output));
+  CHECK(oss.moe.unit(RecomputeModule::layernorm).forward.compute_s > 0);
+  // In fp8 the next GEMM keeps its input in fp8: one byte an element.
+  CHECK(saved(layers(R"("gpt-oss-120b")", "fp8").moe) == doctest::Approx(norm_output));
+  const detail::ModelCosts v3 = layers(R"("deepseek-v3")", "bf16");
+  CHECK(saved(v3.dense) == doctest::Approx(2.0 * 4096 * 7168));    // MLA's input norm
+  CHECK(saved(v3.moe) == doctest::Approx(2 * 2.0 * 4096 * 7168));  // and the pre-MLP norm
+  CHECK(saved(layers(R"("llama3-8b")", "bf16").dense) == 0);
+
+  // Megatron-Bridge v0.2.0's GPT-OSS 120B recipe on 64 H100 (scripts/performance/configs/
+  // gpt_oss: PP 4, EP 8, ETP 1, micro-batch 1, recompute_modules ["layernorm", "moe_act"],
+  // distributed optimizer, forced balancing) is accepted and fits.
+  const std::string recipe = R"({"model": "gpt-oss-120b", "training": {"global_batch_size": 512,
+      "seq_length": 4096}, "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100",
+      "count": 64}]}, "strategy": {"pipeline_model_parallel_size": 4,
+      "expert_model_parallel_size": 8, "expert_tensor_parallel_size": 1, "micro_batch_size": 1,
+      "use_flash_attn": true, "moe_grouped_gemm": true, "moe_permute_fusion": true,
+      "moe_token_dispatcher_type": "alltoall", "zero_stage": 1,
+      "moe_router_force_load_balancing": true, "recompute_granularity": "selective",
+      "recompute_modules": )";
+  const Report lean = estimate(test::scenario(recipe + R"(["layernorm", "moe_act"]}})"));
+  const Report act = estimate(test::scenario(recipe + R"(["moe_act"]}})"));
+  REQUIRE(lean.feasible);
+  const StageReport& stage = lean.stages[0];
+  CHECK(act.stages[0].memory.activations_bytes - stage.memory.activations_bytes ==
+        doctest::Approx(stage.in_flight_micro_batches * 9 * 2 * norm_output).epsilon(1e-6));
+  CHECK(stage.recompute_s > act.stages[0].recompute_s);
+}

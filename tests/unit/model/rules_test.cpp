@@ -248,12 +248,15 @@ std::vector<Case> cases() {
          s.moe_shared_expert_overlap = true;
          recompute_modules(s, {RecomputeModule::shared_experts});
        }},
-      {"recomputing the experts' activation in fp8 needs current scaling",
+      {"recomputing the experts' activation or the norms in fp8 needs current scaling",
        job(kSharedMoe, 8, 64, 4096, "fp8", "h100"),
        [](Strategy& s) {
          s.moe_grouped_gemm = true;
          recompute_modules(s, {RecomputeModule::moe_act});
        }},
+      {"recomputing the experts' activation or the norms in fp8 needs current scaling",
+       job(kSharedMoe, 8, 64, 4096, "fp8", "h100"),
+       [](Strategy& s) { recompute_modules(s, {RecomputeModule::layernorm}); }},
       {"Transformer Engine's loss kernel is a fused loss", job(kLlama, 8),
        [](Strategy& s) {
          s.cross_entropy_loss_fusion = false;

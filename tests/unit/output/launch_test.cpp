@@ -382,6 +382,33 @@ TEST_CASE("sliding-window attention: Megatron-LM and Megatron-Bridge set it, the
   }
 }
 
+TEST_CASE(
+    "recompute modules: GPT-OSS's layernorm and moe_act pass on; MindSpeed-LLM's base has "
+    "no shared_experts") {
+  nlohmann::json d = gpt_oss();
+  d["strategy"].update({{"recompute_granularity", "selective"},
+                        {"recompute_modules", {"layernorm", "moe_act"}},
+                        {"moe_grouped_gemm", true}});
+  const nlohmann::json oss = launches(d);
+  const std::string megatron = oss["megatron"]["command"].get<std::string>();
+  CAPTURE(megatron);
+  CHECK(megatron.find(" --recompute-modules moe_act layernorm ") != std::string::npos);
+  std::string bridge;
+  for (const auto& [name, text] : oss["megatron-bridge"]["files"].items()) {
+    bridge += text.get<std::string>();
+  }
+  CHECK(bridge.find("m.recompute_modules = [\"moe_act\", \"layernorm\"]") != std::string::npos);
+
+  const nlohmann::json shared =
+      launches(reference({{"recompute_granularity", "selective"},
+                          {"recompute_modules", {"core_attn", "shared_experts"}}}));
+  CHECK(shared["megatron"].contains("command"));
+  const nlohmann::json& unsupported = shared["mindspeed-llm"]["unsupported"];
+  CHECK(std::any_of(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
+    return r.get<std::string>().rfind("recompute_modules: ", 0) == 0;
+  }));
+}
+
 TEST_CASE("Transformer Engine's loss kernel: Megatron-Bridge sets it, Megatron-LM refuses it") {
   const nlohmann::json te = launches(
       reference({{"cross_entropy_loss_fusion", true}, {"cross_entropy_fusion_impl", "te"}}));
