@@ -440,15 +440,16 @@ class CostBuilder {
     cost.parameters += h_ * experts;
     cost.forward_flops += router.flops();
 
-    // Permutation into expert order and the probability-weighted unpermute (moe_utils.py
-    // permute/unpermute): a row gather (read and write), then reading the expert rows into the
-    // token rows. Unfused, the unpermute first multiplies by the probs (read, write), zero-fills
-    // its output and scatter-adds (read, and read-modify-write of the sum per row added).
+    // Permutation into expert order and the unpermute (moe_utils.py permute/unpermute): a row
+    // gather (read and write), then reading the expert rows into the token rows. Unfused, the
+    // unpermute zero-fills its output and scatter-adds (read, and read-modify-write of the sum
+    // per row added). The probs weight the rows inside the experts' activation (experts.py
+    // weighted_bias_swiglu_impl; since Megatron-Core 0.12, before it in the unpermute).
     const double row = e_ * h_;
     const double permute_bytes = 2 * row * d.permuted_rows;
     const double unpermute_bytes = s_.moe_permute_fusion
                                        ? row * (d.unpermute_in_rows + d.unpermute_out_rows)
-                                       : row * (5 * d.unpermute_in_rows + d.unpermute_out_rows);
+                                       : row * (3 * d.unpermute_in_rows + d.unpermute_out_rows);
     const double permutation_s =
         kernels_.memory_s(permute_bytes) + kernels_.memory_s(unpermute_bytes);
     block.forward.compute_s += permutation_s;
@@ -512,10 +513,12 @@ class CostBuilder {
     cost.forward += block.forward;
     cost.backward += block.backward;
 
-    // Kept for backward: the experts' own (in mlp) and their fc1 input; the unpermute's input,
-    // for the gradient of the probs; the router's fp32 scores and its routing map.
-    const double kept = block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows +
-                        row * d.unpermute_in_rows + (4 + 1) * n * experts;
+    // Kept for backward: the experts' own (in mlp: the activation's input serves the gradient of
+    // the probs too) and their fc1 input; the router's fp32 scores and its routing map. The
+    // unpermute keeps only its row map (moe_utils.py; Transformer Engine's moe_unpermute saves
+    // its input only when it merges probs, which Megatron-Core leaves to the experts).
+    const double kept =
+        block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows + (4 + 1) * n * experts;
     cost.activation_bytes += kept;
     // --recompute-modules moe: the whole layer, dispatch included, again from its input.
     cost.unit(RecomputeModule::moe) = {kept, block.forward, cost.forward_flops - flops_before};

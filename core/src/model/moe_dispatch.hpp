@@ -27,7 +27,7 @@ double distinct_destinations(double experts, double top_k, double ranks);
 struct MoeDispatch {
   double expert_rows = 0;         // rows the GPU's local experts compute (busiest rank)
   double permuted_rows = 0;       // rows permuted into expert order on this GPU
-  double unpermute_in_rows = 0;   // expert-output rows the unpermute weights by their probs
+  double unpermute_in_rows = 0;   // expert-output rows the unpermute reads
   double unpermute_out_rows = 0;  // token rows the unpermute sums them into
   double dispatch_s = 0;          // forward dispatch collectives (the combine's backward mirrors)
   double combine_s = 0;           // forward combine collectives (the dispatch's backward mirrors)

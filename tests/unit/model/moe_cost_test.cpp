@@ -155,19 +155,19 @@ TEST_CASE("a grouped GEMM over many small experts beats one GEMM per expert") {
   CHECK(grouped.activation_bytes == doctest::Approx(sequential.activation_bytes));
 }
 
-TEST_CASE("MoE activations: the experts' rows, the unpermute's input and the router's scores") {
+TEST_CASE("MoE activations: the experts' rows and the router's scores, not the unpermute's") {
   // No tensor parallel: alltoall over EP 2, forced balance. Beyond a dense layer's MLP
   // (2 x 2 f + 2 f bytes per token for SwiGLU), a MoE layer keeps per token: k rows through
-  // the experts' MLP, their fc1 input (2h each), the unpermute's input (2h each) and fp32
-  // scores plus a routing map per expert (5 bytes).
+  // the experts' MLP, their fc1 input (2h each), and fp32 scores plus a routing map per expert
+  // (5 bytes). The probs weight the activation, so the unpermute keeps no input.
   const Scenario sc = job(moe_model(8, 2));
   Strategy s = base();
   s.expert_model_parallel_size = 2;
   s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
   const detail::ModelCosts c = costs(sc, s);
   const double tokens = 4096, h = 1024, f = 4096, fe = 1024, k = 2, experts = 8;
-  const double expected = 6 * tokens * k * fe + 2 * h * tokens * k + 2 * h * tokens * k +
-                          5 * tokens * experts - 6 * tokens * f;
+  const double expected =
+      6 * tokens * k * fe + 2 * h * tokens * k + 5 * tokens * experts - 6 * tokens * f;
   CHECK(c.moe.activation_bytes - c.dense.activation_bytes ==
         doctest::Approx(expected).epsilon(1e-12));
 }
