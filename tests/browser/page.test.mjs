@@ -349,12 +349,13 @@ describe("web page (production build)", () => {
     );
     await row(1).locator("button").last().click(); // remove h800
     assert.equal(await cluster(), "a800:128");
-    // GPUs per node defaults, as in the core, to the smallest NVLink domain of the types.
+    // GPUs per node defaults, as in the core, to the fewest GPUs a host of the types launches
+    // (GB200 NVL72: 4 per compute tray, while its NVLink domain is 72).
     const perNode = () =>
       page.getAttribute(byTestId("gpus-per-node"), "placeholder");
     await page.fill(byTestId("cluster-input"), "gb200:72");
-    assert.equal(await perNode(), "auto (72)");
-    await page.fill(byTestId("cluster-input"), "gb200:72,h100:64");
+    assert.equal(await perNode(), "auto (4)");
+    await page.fill(byTestId("cluster-input"), "h100:64,a800:64");
     assert.equal(await perNode(), "auto (8)");
     await page.fill(byTestId("cluster-input"), "a800:128");
     assert.doesNotMatch(await urlOf(page), /gpu\.h800/);

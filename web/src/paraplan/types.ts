@@ -173,6 +173,8 @@ export interface GpuPreset {
   hbm_gib: number;
   intra_node: { name: string; gb_per_s: number; gpus: number };
   inter_node: { name: string; gb_per_s: number };
+  // GPUs one host launches, where it differs from the NVLink domain (GB200 NVL72: 4 of 72).
+  gpus_per_host?: number;
   // What the timing model assumes beyond the datasheet (presets/gpus/*.json).
   hbm_gb_per_s?: number;
   efficiency?: Partial<Record<string, [number, number][]>>;

@@ -60,17 +60,18 @@ describe("the default GPUs per node", () => {
   const perNode = (cluster: string) =>
     defaultGpusPerNode(parseGpuInfos(cluster).map((info) => catalogue.gpu(info.type)));
 
-  it("is the smallest NVLink domain of the cluster's types, as the core takes it", () => {
-    expect(perNode("gb200:72")).toBe(72);
-    expect(perNode("gb300:72")).toBe(72);
+  it("is the fewest GPUs a host of the cluster's types launches, as the core takes it", () => {
+    // GB200 and GB300 NVL72: 4 GPUs per compute tray, 72 in the NVLink domain.
+    expect(perNode("gb200:72")).toBe(4);
+    expect(perNode("gb300:72")).toBe(4);
     expect(perNode("b300:16")).toBe(8);
-    expect(perNode("gb200:72,h100:64")).toBe(8);
-    expect(perNode("h100:64,gb200:72")).toBe(8);
+    expect(perNode("gb200:72,h100:64")).toBe(4);
+    expect(perNode("h100:64,a800:72")).toBe(8);
     expect(perNode("a800:128,h800:160")).toBe(8);
   });
 
   it("skips unknown types, and is undefined when none is known", () => {
-    expect(perNode("v100:8,gb200:72")).toBe(72);
+    expect(perNode("v100:8,gb200:72")).toBe(4);
     expect(perNode("v100:8")).toBeUndefined();
     expect(perNode("")).toBeUndefined();
   });

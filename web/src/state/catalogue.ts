@@ -30,9 +30,12 @@ function find<T extends { id: string; aliases?: string[] }>(
   );
 }
 
-// The GPUs per node the core takes when none is given: the smallest NVLink domain of the
-// cluster's GPU types (core/src/scenario.cpp, docs/model.md §5). Undefined when no type is known.
+// The GPUs per node the core takes when none is given: the fewest GPUs one host of the
+// cluster's types launches (gpus_per_host, else the NVLink domain; core/src/input/scenario.cpp,
+// contract section 2). Undefined when no type is known.
 export function defaultGpusPerNode(gpus: readonly (GpuPreset | undefined)[]): number | undefined {
-  const domains = gpus.flatMap((gpu) => (gpu === undefined ? [] : [gpu.intra_node.gpus]));
-  return domains.length === 0 ? undefined : Math.min(...domains);
+  const hosts = gpus.flatMap((gpu) =>
+    gpu === undefined ? [] : [gpu.gpus_per_host ?? gpu.intra_node.gpus],
+  );
+  return hosts.length === 0 ? undefined : Math.min(...hosts);
 }

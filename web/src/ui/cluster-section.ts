@@ -45,7 +45,7 @@ export function clusterSection(context: FormContext, catalogue: Catalogue): HTML
     },
     { label: "cluster.numGpus", testid: "num-gpus", numeric: true },
   );
-  // The default GPUs per node, as the core takes it: the smallest NVLink domain of the types.
+  // The default GPUs per node, as the core takes it: the fewest GPUs a host of the types launches.
   const perNodeInput = perNode.querySelector("input") as HTMLInputElement;
   const showDefault = (state: PageState) => {
     const types = parseGpuInfos(state.cluster).map((info) => catalogue.gpu(info.type));
