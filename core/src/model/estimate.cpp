@@ -167,7 +167,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   const double causal_flops = report.model_flops_per_token_causal * tokens;
   report.model_tflops_per_gpu_causal = causal_flops / report.iteration_time_s / gpus / 1e12;
   report.mfu_causal = causal_flops / report.iteration_time_s / peak_flops;
-  report.validation.notes = detail::regime_notes(model, training, cluster, report.mfu);
+  report.validation.notes = detail::regime_notes(model, training, cluster, report.mfu_causal);
   report.validation.validated = report.validation.notes.empty();
   if (!all_finite(report)) {
     Report overflow;

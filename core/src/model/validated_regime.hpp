@@ -35,7 +35,7 @@ std::string model_family(const ModelSpec& model);
 
 // One note per way the job leaves the validated regimes: a GPU type or precision never
 // measured, a model family never measured, a longer sequence, an MFU above the best published
-// for its GPU (`mfu` < 0: not checked). Empty when it stays inside them.
+// for its GPU (`mfu` is mfu_causal; < 0: not checked). Empty when it stays inside them.
 std::vector<std::string> regime_notes(const ModelSpec& model, const Training& training,
                                       const Cluster& cluster, double mfu);
 
