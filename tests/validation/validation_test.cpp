@@ -281,7 +281,7 @@ struct Row {
   bool moe = false;
   double measured = 0, predicted = 0, as_given = 0;
   double free_fraction = 0;  // smallest headroom over the stages, as a fraction of capacity
-  bool feasible = false;
+  bool feasible = false, as_given_feasible = false;
   std::vector<std::string> reasons;
   std::string note;  // how the test filled in what the source does not state
   double error() const { return predicted / measured - 1; }
@@ -298,7 +298,11 @@ std::vector<Row> run_published() {
     row.source = source_index(source);
     row.moe = entry["model"].is_object() && entry["model"].contains("moe");
     row.measured = entry["measured"]["tokens_per_s_per_gpu"];
-    row.as_given = estimate(parse_scenario(scenario_of(entry))).tokens_per_s_per_gpu;
+    // As given: the entry alone, as README.md hands it to `paraplan estimate` (and as outside
+    // checks run other published runs), every unstated key at its documented default.
+    const Report as_given = estimate(parse_scenario(scenario_of(entry)));
+    row.as_given = as_given.tokens_per_s_per_gpu;
+    row.as_given_feasible = as_given.feasible;
     const nlohmann::json stated_scenario = with_stated_settings(scenario_of(entry), source);
     // PARAPLAN_DUMP_SCENARIO=R120 writes that run's scenario, with its stated settings, to
     // stdout: `paraplan estimate` then shows its whole report.
@@ -343,12 +347,13 @@ struct Summary {
   double median = 0, p90 = 0, max = 0, mean = 0;
 };
 
-Summary summarise(const std::vector<const Row*>& rows) {
+// Errors with the stated settings, or of the entries as given.
+Summary summarise(const std::vector<const Row*>& rows, bool as_given = false) {
   Summary s;
   std::vector<double> errors;
   for (const Row* r : rows) {
-    errors.push_back(std::abs(r->error()));
-    s.infeasible += r->feasible ? 0 : 1;
+    errors.push_back(std::abs(as_given ? r->error_as_given() : r->error()));
+    s.infeasible += (as_given ? r->as_given_feasible : r->feasible) ? 0 : 1;
   }
   s.runs = rows.size();
   if (errors.empty()) return s;
@@ -437,6 +442,12 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   const Summary moe = summarise(select(rows, [](const Row& r) { return r.moe; }));
   print_summary("all dense runs", dense);
   print_summary("all mixture-of-experts runs", moe);
+  const auto is_dense = [](const Row& r) { return !r.moe; };
+  const auto is_moe = [](const Row& r) { return r.moe; };
+  const Summary dense_as_given = summarise(select(rows, is_dense), true);
+  const Summary moe_as_given = summarise(select(rows, is_moe), true);
+  print_summary("all dense runs, as given", dense_as_given);
+  print_summary("all mixture-of-experts runs, as given", moe_as_given);
 
   // The runs the model was first built beside (SC21 Table 1, Korthikanti et al., the Megatron-LM
   // README and DGX Cloud tables): they must stay where they were.
@@ -460,6 +471,11 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   CHECK(moe.infeasible == 0);
   CHECK(dense.median <= 0.075);
   CHECK(moe.median <= 0.50);
+  // As given, every MoE entry fits (the MoE defaults, docs/model.md section 5); eight dense ones
+  // do not: NVIDIA's tuned recipes, which reduce gradients in bf16 where Megatron-LM's default
+  // keeps them in fp32, and whose unstated recompute the entries assume.
+  CHECK(moe_as_given.infeasible == 0);
+  CHECK(dense_as_given.infeasible <= 8);
   // The DeepSpeed-era runs (SC21 Table 2, BLOOM-176B) are priced as DeepSpeed, the rest as
   // Megatron-LM.
   for (const Row& r : rows) {

@@ -46,7 +46,8 @@ struct Scenario {
 // Parses and validates a scenario document. Throws InputError naming the JSON path.
 Scenario parse_scenario(const nlohmann::json& document);
 
-// The strategy the pins give, with Megatron-LM's defaults for the keys they leave out.
+// The strategy the pins give, with the documented defaults (docs/model.md §5) for the keys they
+// leave out.
 Strategy complete_strategy(const StrategyPins& pins, const Cluster& cluster);
 
 nlohmann::json to_json(const Strategy& strategy, const Cluster& cluster);

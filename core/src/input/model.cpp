@@ -80,9 +80,14 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
   model.untie_embeddings_and_output_weights =
       object.optional_boolean("untie_embeddings_and_output_weights").value_or(false);
   // Defaults: GPT-style models (non-gated MLP) keep Megatron-LM's defaults (biases, dropout
-  // 0.1); gated ones follow the Llama-family recipes (--disable-bias-linear, no dropout).
+  // 0.1); gated ones follow the Llama-family recipes (--disable-bias-linear, no dropout). A MoE
+  // model trains without biases whatever its MLP: Megatron-Core's grouped experts refuse them
+  // (experts.py GroupedMLP: "bias not supported in Grouped GEMM yet, please set
+  // '--disable-bias-linear' instead"), and so does expert tensor parallelism (rules.cpp).
   const bool gpt_style = !is_gated(model.activation);
-  model.add_bias_linear = object.optional_boolean("add_bias_linear").value_or(gpt_style);
+  const bool has_moe = object.find("moe") != nullptr;
+  model.add_bias_linear =
+      object.optional_boolean("add_bias_linear").value_or(gpt_style && !has_moe);
   const double default_dropout = gpt_style ? 0.1 : 0.0;
   model.hidden_dropout =
       object.optional_number("hidden_dropout", 0, 0.99).value_or(default_dropout);

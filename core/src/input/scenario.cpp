@@ -206,6 +206,14 @@ Strategy complete_strategy(const StrategyPins& pins, const Cluster& cluster) {
   Strategy strategy;
   strategy.recompute.resize(cluster.pools.size());
   apply_pins(pins, strategy);
+  // A dispatcher left out is alltoall where tokens cross expert parallelism: Megatron-LM's help
+  // ("We recommend using 'alltoall' when applying expert parallelism"), what Megatron-Bridge's
+  // and NeMo's MoE recipes set and the only dispatcher of DeepSpeed and torchtitan; allgather,
+  // Megatron-LM's default, otherwise.
+  if (!pins.given(StrategyKeyId::moe_token_dispatcher_type) &&
+      strategy.expert_model_parallel_size > 1) {
+    strategy.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  }
   return strategy;
 }
 

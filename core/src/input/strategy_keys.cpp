@@ -109,7 +109,8 @@ const StrategyKey kKeys[] = {
      false, true, kDispatchers, 0, 2, false,
      MegatronFlag::composite, "--moe-token-dispatcher-type",
      "How tokens reach their experts: allgather (over tensor x expert parallel), alltoall (over "
-     "expert parallel) or flex (fused, node-aware all-to-all: DeepEP/HybridEP).",
+     "expert parallel) or flex (fused, node-aware all-to-all: DeepEP/HybridEP). Left out: "
+     "alltoall with expert parallelism, else allgather.",
      get_field<&Strategy::moe_token_dispatcher_type>,
      set_field<&Strategy::moe_token_dispatcher_type>},
     {K::moe_grouped_gemm, "moe_grouped_gemm", KeyType::boolean,

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/cost_cache.hpp"
+#include "paraplan/megatron.hpp"
 #include "paraplan/request.hpp"
 #include "search/top_strategies.hpp"
 #include "support.hpp"
@@ -143,4 +144,34 @@ TEST_CASE("pins set exactly the keys they give") {
   const Strategy s = complete_strategy(pins, scenario.cluster);
   CHECK(s.recompute[0].granularity == RecomputeGranularity::none);
   CHECK(s.recompute[1].granularity == RecomputeGranularity::full);
+}
+
+TEST_CASE("MoE defaults: alltoall with expert parallelism, and no biases") {
+  const auto parsed = [](int expert_parallel, const char* extra) {
+    return test::scenario(std::string(R"({"model": {"name": "moe", "num_layers": 8,
+        "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
+        "vocab_size": 32000, "activation": "gelu", "moe": {"num_experts": 8, "top_k": 2}},
+        "training": {"global_batch_size": 64, "seq_length": 2048},
+        "cluster": {"gpus": [{"type": "h100", "count": 16}]},
+        "strategy": {"expert_model_parallel_size": )") +
+                          std::to_string(expert_parallel) + extra + "}}");
+  };
+  const Scenario folded = parsed(8, "");
+  const Strategy s = complete_strategy(folded.strategy, folded.cluster);
+  CHECK(s.moe_token_dispatcher_type == MoeDispatcher::alltoall);
+  const std::string flags = join_arguments(megatron_arguments(s, folded.model, folded.training));
+  CHECK(flags.find("--moe-token-dispatcher-type alltoall") != std::string::npos);
+  CHECK_FALSE(folded.model.add_bias_linear);  // a GeLU MLP, but MoE
+  const Scenario local = parsed(1, "");
+  CHECK(complete_strategy(local.strategy, local.cluster).moe_token_dispatcher_type ==
+        MoeDispatcher::allgather);
+  const Scenario pinned = parsed(8, R"(, "moe_token_dispatcher_type": "allgather")");
+  CHECK(complete_strategy(pinned.strategy, pinned.cluster).moe_token_dispatcher_type ==
+        MoeDispatcher::allgather);
+  const Scenario dense = test::scenario(R"({"model": {"name": "gpt", "num_layers": 8,
+      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
+      "vocab_size": 32000, "activation": "gelu"},
+      "training": {"global_batch_size": 64, "seq_length": 2048},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  CHECK(dense.model.add_bias_linear);  // Megatron-LM's GPT default
 }

@@ -53,7 +53,7 @@ const std::string kLlama = R"("llama2-7b")";  // 32 layers, 32 heads, ffn 11008
 // A GPT-style MoE (biases on) and one with a shared expert.
 const std::string kBiasMoe = R"({"name": "m", "num_layers": 8, "hidden_size": 1024,
     "ffn_hidden_size": 1024, "num_attention_heads": 16, "vocab_size": 32000,
-    "activation": "gelu", "moe": {"num_experts": 8, "top_k": 2}})";
+    "activation": "gelu", "add_bias_linear": true, "moe": {"num_experts": 8, "top_k": 2}})";
 const std::string kSharedMoe = R"({"name": "m", "num_layers": 8, "hidden_size": 1024,
     "ffn_hidden_size": 1024, "num_attention_heads": 16, "vocab_size": 32000,
     "activation": "swiglu", "moe": {"num_experts": 8, "top_k": 2, "num_shared_experts": 1}})";
