@@ -136,8 +136,7 @@ std::string trace(const std::string& scenario_json) {
   return guarded([&] {
     const paraplan::Scenario scenario = scenario_of(scenario_json);
     const paraplan::Report report = paraplan::estimate(scenario);
-    const paraplan::Strategy strategy =
-        paraplan::complete_strategy(scenario.strategy, scenario.cluster);
+    const paraplan::Strategy strategy = paraplan::complete_strategy(scenario);
     return nlohmann::json{{"report", to_json(report)},
                           {"trace", paraplan::schedule_trace(strategy, report)}}
         .dump();

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (scenario.cluster.pools.size() > 1 && !scenario.strategy.pipeline_stage_gpus) return 0;
   const Report report = estimate(scenario);
   fuzz::require_finite(to_json(report));
-  const Strategy strategy = complete_strategy(scenario.strategy, scenario.cluster);
+  const Strategy strategy = complete_strategy(scenario);
   const double passes = 2.0 * static_cast<double>(report.stages.size()) *
                         static_cast<double>(strategy.virtual_pipeline_model_parallel_size) *
                         static_cast<double>(report.num_micro_batches);

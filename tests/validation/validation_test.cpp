@@ -65,19 +65,24 @@ size_t source_index(const std::string& source) {
 // MegaScale-MoE (arXiv:2505.11432) §6.1 on its Megatron-LM baseline: "Our evaluation uses the
 // Megatron-LM on GitHub with commit hash f1f03922", so Megatron-LM's defaults of that commit
 // (transformer_config.py: moe_token_dispatcher_type "allgather", moe_grouped_gemm False, no
-// fused permutation; one tensor-parallel size for attention and experts), which are Paraplan's
-// defaults; "Megatron-LM adopts TP within each node, with both systems configured with a PP
-// size of 15" (the entries' TP 8, PP 15). The model: the name "Internal-352B" and Table 2 (60
-// layers, h 4096, 32 heads, m 4, h_ffn 14336, 32 experts, top-3) give 352B parameters only with
-// gated (SwiGLU) experts and one shared expert of h_ffn beside the 32 routed ones (351.6B;
-// GELU experts give 228.5B), and §6.1's "MFU of MegaScale-MoE declines from 32.48% to 27.89%"
-// with Table 3's 272.9k and 1407.7k tokens/s on 240 and 1440 H800 (989 TFLOP/s, Table 4)
-// means 282 GFLOP per token: exactly 6 x (60 x 746M + h x vocab) + causal attention for four
-// such experts per token (gated, three routed and one shared), against 166 for GELU experts.
+// fused permutation; one tensor-parallel size for attention and experts), pinned here where
+// Paraplan's MoE defaults differ (docs/model.md section 5); "Megatron-LM adopts TP within each
+// node, with both systems configured with a PP size of 15" (the entries' TP 8, PP 15). The model:
+// the name "Internal-352B" and Table 2 (60 layers, h 4096, 32 heads, m 4, h_ffn 14336, 32 experts,
+// top-3) give 352B parameters only with gated (SwiGLU) experts and one shared expert of h_ffn
+// beside the 32 routed ones (351.6B; GELU experts give 228.5B), and §6.1's "MFU of MegaScale-MoE
+// declines from 32.48% to 27.89%" with Table 3's 272.9k and 1407.7k tokens/s on 240 and 1440 H800
+// (989 TFLOP/s, Table 4) means 282 GFLOP per token: exactly 6 x (60 x 746M + h x vocab) + causal
+// attention for four such experts per token (gated, three routed and one shared), against 166 for
+// GELU experts.
 void with_megascale_moe(nlohmann::json& scenario) {
   nlohmann::json& model = scenario["model"];
   model["activation"] = "swiglu";
   model["moe"]["num_shared_experts"] = 1;
+  nlohmann::json& strategy = scenario["strategy"];
+  strategy["moe_token_dispatcher_type"] = "allgather";
+  strategy["moe_grouped_gemm"] = false;
+  strategy["moe_permute_fusion"] = false;
 }
 
 // Megatron-Bridge 25.11 (docs/performance-summary-archive.md, "25.11 NeMo Container"): "In MoE

@@ -46,9 +46,9 @@ struct Scenario {
 // Parses and validates a scenario document. Throws InputError naming the JSON path.
 Scenario parse_scenario(const nlohmann::json& document);
 
-// The strategy the pins give, with the documented defaults (docs/model.md §5) for the keys they
-// leave out.
-Strategy complete_strategy(const StrategyPins& pins, const Cluster& cluster);
+// The strategy the scenario's pins give, with the documented defaults (docs/model.md §5) for the
+// keys they leave out.
+Strategy complete_strategy(const Scenario& scenario);
 
 nlohmann::json to_json(const Strategy& strategy, const Cluster& cluster);
 

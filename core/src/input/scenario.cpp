@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "input/json_reader.hpp"
+#include "model/framework_rules.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/presets.hpp"
@@ -202,17 +203,38 @@ Scenario parse_scenario(const nlohmann::json& document) {
   return scenario;
 }
 
-Strategy complete_strategy(const StrategyPins& pins, const Cluster& cluster) {
+Strategy complete_strategy(const Scenario& scenario) {
+  const StrategyPins& pins = scenario.strategy;
   Strategy strategy;
-  strategy.recompute.resize(cluster.pools.size());
+  strategy.recompute.resize(scenario.cluster.pools.size());
   apply_pins(pins, strategy);
-  // A dispatcher left out is alltoall where tokens cross expert parallelism: Megatron-LM's help
-  // ("We recommend using 'alltoall' when applying expert parallelism"), what Megatron-Bridge's
-  // and NeMo's MoE recipes set and the only dispatcher of DeepSpeed and torchtitan; allgather,
-  // Megatron-LM's default, otherwise.
+  if (!scenario.model.moe) return strategy;
+  // MoE keys left out take the settings MoE runs are launched with, where Megatron-LM's
+  // defaults are not. The dispatcher: alltoall where tokens cross expert parallelism
+  // (Megatron-LM's help: "We recommend using 'alltoall' when applying expert parallelism";
+  // Megatron-Bridge's and NeMo's MoE recipes set it; DeepSpeed and torchtitan have no other),
+  // allgather otherwise.
   if (!pins.given(StrategyKeyId::moe_token_dispatcher_type) &&
       strategy.expert_model_parallel_size > 1) {
     strategy.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  }
+  // Grouped GEMM and fused permutation (Megatron-Core's MoE guide recommends both; the MoE
+  // model providers of Megatron-Bridge and NeMo set moe_grouped_gemm and moe_permute_fusion),
+  // where the launch target has them.
+  int64_t num_gpus = 0;
+  for (const GpuPool& pool : scenario.cluster.pools) num_gpus += pool.count;
+  const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, num_gpus};
+  const size_t unsupported = detail::unsupported(scenario.framework, context, strategy).size();
+  const std::pair<StrategyKeyId, bool Strategy::*> kernels[] = {
+      {StrategyKeyId::moe_grouped_gemm, &Strategy::moe_grouped_gemm},
+      {StrategyKeyId::moe_permute_fusion, &Strategy::moe_permute_fusion}};
+  for (const auto& [key, field] : kernels) {
+    if (pins.given(key)) continue;
+    Strategy on = strategy;
+    on.*field = true;
+    if (detail::unsupported(scenario.framework, context, on).size() == unsupported) {
+      strategy = std::move(on);
+    }
   }
   return strategy;
 }

@@ -116,12 +116,14 @@ const StrategyKey kKeys[] = {
     {K::moe_grouped_gemm, "moe_grouped_gemm", KeyType::boolean,
      false, true, {}, 0, 1, false,
      MegatronFlag::switch_on, "--moe-grouped-gemm",
-     "Run a GPU's local experts as one grouped GEMM (TEGroupedMLP) instead of one GEMM each.",
+     "Run a GPU's local experts as one grouped GEMM (TEGroupedMLP) instead of one GEMM each. "
+     "Left out: on for a MoE model where the framework has it.",
      get_field<&Strategy::moe_grouped_gemm>, set_field<&Strategy::moe_grouped_gemm>},
     {K::moe_permute_fusion, "moe_permute_fusion", KeyType::boolean,
      false, true, {}, 0, 1, false,
      MegatronFlag::switch_on, "--moe-permute-fusion",
-     "Fused token permutation and unpermutation kernels (Transformer Engine).",
+     "Fused token permutation and unpermutation kernels (Transformer Engine). Left out: on for a "
+     "MoE model where the framework has it.",
      get_field<&Strategy::moe_permute_fusion>, set_field<&Strategy::moe_permute_fusion>},
     {K::moe_shared_expert_overlap, "moe_shared_expert_overlap", KeyType::boolean,
      false, true, {}, 0, 1, false,

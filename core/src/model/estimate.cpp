@@ -194,7 +194,7 @@ Report estimate(const Scenario& scenario) {
                      "pipeline stage)");
   }
   Estimator estimator(scenario.model, scenario.training, scenario.cluster, scenario.framework);
-  return estimator.estimate(complete_strategy(scenario.strategy, scenario.cluster));
+  return estimator.estimate(complete_strategy(scenario));
 }
 
 }  // namespace paraplan

@@ -84,7 +84,7 @@ TEST_CASE("every key round-trips through JSON and changes the ordering key") {
     nlohmann::json with_strategy = document();
     with_strategy["strategy"] = to_json(s, scenario.cluster);
     const Scenario parsed = parse_scenario(with_strategy);
-    const Strategy back = complete_strategy(parsed.strategy, parsed.cluster);
+    const Strategy back = complete_strategy(parsed);
     CHECK(detail::ordering_key(back) == detail::ordering_key(s));
     CHECK(to_json(back, parsed.cluster) == with_strategy["strategy"]);
   }
@@ -141,37 +141,54 @@ TEST_CASE("pins set exactly the keys they give") {
   CHECK(pins.given(StrategyKeyId::recompute_granularity));
   CHECK(pins.given(StrategyKeyId::pipeline_stage_gpus));
   CHECK_FALSE(pins.given(StrategyKeyId::pipeline_stage_layers));
-  const Strategy s = complete_strategy(pins, scenario.cluster);
+  const Strategy s = complete_strategy(scenario);
   CHECK(s.recompute[0].granularity == RecomputeGranularity::none);
   CHECK(s.recompute[1].granularity == RecomputeGranularity::full);
 }
 
-TEST_CASE("MoE defaults: alltoall with expert parallelism, and no biases") {
-  const auto parsed = [](int expert_parallel, const char* extra) {
-    return test::scenario(std::string(R"({"model": {"name": "moe", "num_layers": 8,
+TEST_CASE(
+    "MoE defaults: alltoall with expert parallelism, grouped GEMM and fused permutation "
+    "where the framework has them, no biases") {
+  const auto parsed = [](int expert_parallel, const std::string& keys,
+                         const std::string& framework = "megatron") {
+    return test::scenario(R"({"model": {"name": "moe", "num_layers": 8,
         "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
         "vocab_size": 32000, "activation": "gelu", "moe": {"num_experts": 8, "top_k": 2}},
         "training": {"global_batch_size": 64, "seq_length": 2048},
-        "cluster": {"gpus": [{"type": "h100", "count": 16}]},
-        "strategy": {"expert_model_parallel_size": )") +
-                          std::to_string(expert_parallel) + extra + "}}");
+        "cluster": {"gpus": [{"type": "h100", "count": 16}]}, "framework": ")" +
+                          framework + R"(", "strategy": {"expert_model_parallel_size": )" +
+                          std::to_string(expert_parallel) + keys + "}}");
   };
   const Scenario folded = parsed(8, "");
-  const Strategy s = complete_strategy(folded.strategy, folded.cluster);
+  const Strategy s = complete_strategy(folded);
   CHECK(s.moe_token_dispatcher_type == MoeDispatcher::alltoall);
+  CHECK(s.moe_grouped_gemm);
+  CHECK(s.moe_permute_fusion);
   const std::string flags = join_arguments(megatron_arguments(s, folded.model, folded.training));
   CHECK(flags.find("--moe-token-dispatcher-type alltoall") != std::string::npos);
+  CHECK(flags.find("--moe-grouped-gemm") != std::string::npos);
+  CHECK(flags.find("--moe-permute-fusion") != std::string::npos);
   CHECK_FALSE(folded.model.add_bias_linear);  // a GeLU MLP, but MoE
-  const Scenario local = parsed(1, "");
-  CHECK(complete_strategy(local.strategy, local.cluster).moe_token_dispatcher_type ==
-        MoeDispatcher::allgather);
-  const Scenario pinned = parsed(8, R"(, "moe_token_dispatcher_type": "allgather")");
-  CHECK(complete_strategy(pinned.strategy, pinned.cluster).moe_token_dispatcher_type ==
-        MoeDispatcher::allgather);
+
+  CHECK(complete_strategy(parsed(1, "")).moe_token_dispatcher_type == MoeDispatcher::allgather);
+  const Strategy pinned = complete_strategy(
+      parsed(8, R"(, "moe_token_dispatcher_type": "allgather", "moe_grouped_gemm": false)"));
+  CHECK(pinned.moe_token_dispatcher_type == MoeDispatcher::allgather);
+  CHECK_FALSE(pinned.moe_grouped_gemm);
+  CHECK(pinned.moe_permute_fusion);
+  // Megatron-DeepSpeed has neither switch; torchtitan has grouped GEMM, not the fused permute.
+  const Strategy deepspeed = complete_strategy(parsed(8, "", "deepspeed"));
+  CHECK_FALSE(deepspeed.moe_grouped_gemm);
+  CHECK_FALSE(deepspeed.moe_permute_fusion);
+  const Strategy torchtitan = complete_strategy(parsed(8, "", "torchtitan"));
+  CHECK(torchtitan.moe_grouped_gemm);
+  CHECK_FALSE(torchtitan.moe_permute_fusion);
+
   const Scenario dense = test::scenario(R"({"model": {"name": "gpt", "num_layers": 8,
       "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
       "vocab_size": 32000, "activation": "gelu"},
       "training": {"global_batch_size": 64, "seq_length": 2048},
       "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
   CHECK(dense.model.add_bias_linear);  // Megatron-LM's GPT default
+  CHECK_FALSE(complete_strategy(dense).moe_grouped_gemm);
 }

@@ -371,7 +371,7 @@ TEST_CASE("recompute modules: MLA's Q, K, V and the experts' activation output m
                                  "qk_pos_emb_head_dim": 64, "v_head_dim": 128}},
       "training": {"global_batch_size": 8, "seq_length": 4096},
       "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 8}]}})");
-  Strategy s = complete_strategy(sc.strategy, sc.cluster);
+  Strategy s = complete_strategy(sc);
   s.use_flash_attn = true;
   s.moe_grouped_gemm = true;
   s.expert_model_parallel_size = 8;
@@ -418,7 +418,7 @@ TEST_CASE("recompute modules: layernorm drops the outputs of the norms outside a
                                        R"(, "training": {"global_batch_size": 8, "seq_length": 4096,
         "precision": ")" + precision + R"("}, "cluster": )" +
                                        cluster + "}");
-    Strategy s = complete_strategy(sc.strategy, sc.cluster);
+    Strategy s = complete_strategy(sc);
     s.use_flash_attn = true;
     return detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, s);
   };

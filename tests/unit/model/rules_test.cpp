@@ -238,7 +238,10 @@ std::vector<Case> cases() {
          s.cp_comm_type = CpCommType::p2p;
        }},
       {"recomputing the experts' activation needs grouped GEMM", job(kSharedMoe, 8),
-       [](Strategy& s) { recompute_modules(s, {RecomputeModule::moe_act}); }},
+       [](Strategy& s) {
+         s.moe_grouped_gemm = false;
+         recompute_modules(s, {RecomputeModule::moe_act});
+       }},
       {"recomputing MLA's up-projections needs multi-latent attention", job(kLlama, 8),
        [](Strategy& s) { recompute_modules(s, {RecomputeModule::mla_up_proj}); }},
       {"recomputing the shared experts excludes their overlap", job(kSharedMoe, 8),
@@ -280,7 +283,7 @@ TEST_CASE("every rule has a case that breaks it, and the estimate gives its reas
   for (const Case& c : cases()) {
     CAPTURE(c.rule);
     const Scenario scenario = test::scenario(c.scenario);
-    Strategy strategy = complete_strategy(scenario.strategy, scenario.cluster);
+    Strategy strategy = complete_strategy(scenario);
     c.strategy(strategy);
     int64_t gpus = 0;
     for (const GpuPool& pool : scenario.cluster.pools) gpus += pool.count;

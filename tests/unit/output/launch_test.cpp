@@ -34,7 +34,7 @@ struct Pinned {
 Pinned pinned(const nlohmann::json& document) {
   Pinned p{parse_scenario(document), {}, 0};
   Strategy& s = p.strategy;
-  s = complete_strategy(p.scenario.strategy, p.scenario.cluster);
+  s = complete_strategy(p.scenario);
   if (s.pipeline_stage_gpus.empty()) {
     s.pipeline_stage_gpus.assign(static_cast<size_t>(s.pipeline_model_parallel_size), 0);
   }

@@ -21,8 +21,7 @@ void check_trace(const std::string& strategy) {
                                            strategy + "}");
   const Report report = estimate(scenario);
   REQUIRE(report.feasible);
-  const nlohmann::json trace =
-      schedule_trace(complete_strategy(scenario.strategy, scenario.cluster), report);
+  const nlohmann::json trace = schedule_trace(complete_strategy(scenario), report);
   double end_s = 0;
   std::set<int64_t> stages;
   std::set<std::string> names;
