@@ -224,17 +224,12 @@ Strategy complete_strategy(const Scenario& scenario) {
   int64_t num_gpus = 0;
   for (const GpuPool& pool : scenario.cluster.pools) num_gpus += pool.count;
   const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, num_gpus};
-  const size_t unsupported = detail::unsupported(scenario.framework, context, strategy).size();
-  const std::pair<StrategyKeyId, bool Strategy::*> kernels[] = {
-      {StrategyKeyId::moe_grouped_gemm, &Strategy::moe_grouped_gemm},
-      {StrategyKeyId::moe_permute_fusion, &Strategy::moe_permute_fusion}};
-  for (const auto& [key, field] : kernels) {
-    if (pins.given(key)) continue;
-    Strategy on = strategy;
-    on.*field = true;
-    if (detail::unsupported(scenario.framework, context, on).size() == unsupported) {
-      strategy = std::move(on);
-    }
+  const std::vector<const detail::FrameworkRule*> rules =
+      detail::framework_rules(scenario.framework);
+  for (const StrategyKeyId key :
+       {StrategyKeyId::moe_grouped_gemm, StrategyKeyId::moe_permute_fusion}) {
+    if (!pins.given(key)) strategy_key(key).set(strategy, 0, 1);
+    detail::fit_switch_to_framework(rules, context, pins, key, strategy);
   }
   return strategy;
 }

@@ -373,6 +373,19 @@ std::vector<const FrameworkRule*> framework_rules(Framework framework) {
   return out;
 }
 
+void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
+                             const RuleContext& context, const StrategyPins& pins,
+                             StrategyKeyId key, Strategy& strategy) {
+  const StrategyKey& row = strategy_key(key);
+  if (pins.given(key) || row.get(strategy, 0) == 0) return;
+  for (const FrameworkRule* rule : rules) {
+    if (rule->reads.contains(key) && !rule->expressible(context, strategy)) {
+      row.set(strategy, 0, 0);
+      return;
+    }
+  }
+}
+
 std::vector<std::string> unsupported(Framework framework, const RuleContext& context,
                                      const Strategy& strategy) {
   std::vector<std::string> reasons;

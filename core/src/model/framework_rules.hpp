@@ -27,6 +27,12 @@ struct FrameworkRule {
 // The rules of `framework`.
 std::vector<const FrameworkRule*> framework_rules(Framework framework);
 
+// Turns off switch `key` where `strategy` has it on, `pins` leave it out and one of `rules` that
+// reads it breaks: a default that the launch target cannot express gives way.
+void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
+                             const RuleContext& context, const StrategyPins& pins,
+                             StrategyKeyId key, Strategy& strategy);
+
 // "field: why" for every rule of `framework` that `strategy` breaks.
 std::vector<std::string> unsupported(Framework framework, const RuleContext& context,
                                      const Strategy& strategy);

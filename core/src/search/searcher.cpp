@@ -143,14 +143,7 @@ bool Searcher::rules_hold(Level level) {
 }
 
 void Searcher::fit_switch_to_framework(StrategyKeyId key) {
-  const StrategyKey& row = strategy_key(key);
-  if (pins_.given(key) || row.get(s_, 0) == 0) return;
-  for (const FrameworkRule* rule : framework_rules_) {
-    if (rule->reads.contains(key) && !rule->expressible(rule_context_, s_)) {
-      row.set(s_, 0, 0);
-      return;
-    }
-  }
+  detail::fit_switch_to_framework(framework_rules_, rule_context_, pins_, key, s_);
 }
 
 void Searcher::reject(std::string_view why, const std::string& example) {
