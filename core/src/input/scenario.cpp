@@ -208,29 +208,35 @@ Strategy complete_strategy(const Scenario& scenario) {
   Strategy strategy;
   strategy.recompute.resize(scenario.cluster.pools.size());
   apply_pins(pins, strategy);
-  if (!scenario.model.moe) return strategy;
-  // MoE keys left out take the settings MoE runs are launched with, where Megatron-LM's
-  // defaults are not. The dispatcher: alltoall where tokens cross expert parallelism
-  // (Megatron-LM's help: "We recommend using 'alltoall' when applying expert parallelism";
-  // Megatron-Bridge's and NeMo's MoE recipes set it; DeepSpeed and torchtitan have no other),
-  // allgather otherwise.
-  if (!pins.given(StrategyKeyId::moe_token_dispatcher_type) &&
-      strategy.expert_model_parallel_size > 1) {
-    strategy.moe_token_dispatcher_type = MoeDispatcher::alltoall;
-  }
-  // Grouped GEMM and fused permutation (Megatron-Core's MoE guide recommends both; the MoE
-  // model providers of Megatron-Bridge and NeMo set moe_grouped_gemm and moe_permute_fusion),
-  // where the launch target has them.
+  const bool fp8 = scenario.training.precision == Precision::fp8;
+  if (!fp8 && !scenario.model.moe) return strategy;
+  // Switches left out that are on where runs are launched with them, unless the rulebook or the
+  // launch target rules them out.
   int64_t num_gpus = 0;
   for (const GpuPool& pool : scenario.cluster.pools) num_gpus += pool.count;
   const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, num_gpus};
   const std::vector<const detail::FrameworkRule*> rules =
       detail::framework_rules(scenario.framework);
-  for (const StrategyKeyId key :
-       {StrategyKeyId::moe_grouped_gemm, StrategyKeyId::moe_permute_fusion}) {
+  const auto default_on = [&](StrategyKeyId key) {
     if (!pins.given(key)) strategy_key(key).set(strategy, 0, 1);
-    detail::fit_switch_to_framework(rules, context, pins, key, strategy);
+    detail::fit_default_switch(rules, context, pins, key, strategy);
+  };
+  // fp8 training gathers fp8 parameters: Megatron-LM's examples/llama/
+  // train_llama3_8b_h100_fp8.sh passes --fp8-param-gather, and Megatron-Bridge's and NeMo's fp8
+  // mixed-precision recipes set fp8_param_gather = True (bf16_with_fp8_delayed_scaling_mixed).
+  if (fp8) default_on(StrategyKeyId::fp8_param_gather);
+  if (!scenario.model.moe) return strategy;
+  // MoE keys: the dispatcher is alltoall where tokens cross expert parallelism (Megatron-LM's
+  // help: "We recommend using 'alltoall' when applying expert parallelism"; Megatron-Bridge's and
+  // NeMo's MoE recipes set it; DeepSpeed and torchtitan have no other), allgather otherwise.
+  if (!pins.given(StrategyKeyId::moe_token_dispatcher_type) &&
+      strategy.expert_model_parallel_size > 1) {
+    strategy.moe_token_dispatcher_type = MoeDispatcher::alltoall;
   }
+  // Grouped GEMM and fused permutation: Megatron-Core's MoE guide recommends both; the MoE model
+  // providers of Megatron-Bridge and NeMo set moe_grouped_gemm and moe_permute_fusion.
+  default_on(StrategyKeyId::moe_grouped_gemm);
+  default_on(StrategyKeyId::moe_permute_fusion);
   return strategy;
 }
 

@@ -210,7 +210,8 @@ const StrategyKey kKeys[] = {
     {K::fp8_param_gather, "fp8_param_gather", KeyType::boolean,
      false, false, {}, 0, 1, false,
      MegatronFlag::composite, "--fp8-param-gather",
-     "Keep the weights in fp8 only and gather them in fp8 (fp8 training with a sharded optimizer).",
+     "Keep the weights in fp8 only and gather them in fp8 (fp8 training with a sharded optimizer). "
+     "Left out: on in fp8 training where it can run.",
      get_field<&Strategy::fp8_param_gather>, set_field<&Strategy::fp8_param_gather>},
     {K::grad_reduce_in_bf16, "grad_reduce_in_bf16", KeyType::boolean,
      false, false, {}, 0, 1, false,

@@ -386,6 +386,19 @@ void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
   }
 }
 
+void fit_default_switch(std::span<const FrameworkRule* const> rules, const RuleContext& context,
+                        const StrategyPins& pins, StrategyKeyId key, Strategy& strategy) {
+  fit_switch_to_framework(rules, context, pins, key, strategy);
+  const StrategyKey& row = strategy_key(key);
+  if (pins.given(key) || row.get(strategy, 0) == 0) return;
+  for (const Rule& rule : detail::rules()) {
+    if (rule.reads.contains(key) && !rule.holds(context, strategy)) {
+      row.set(strategy, 0, 0);
+      return;
+    }
+  }
+}
+
 std::vector<std::string> unsupported(Framework framework, const RuleContext& context,
                                      const Strategy& strategy) {
   std::vector<std::string> reasons;

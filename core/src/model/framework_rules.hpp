@@ -33,6 +33,11 @@ void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
                              const RuleContext& context, const StrategyPins& pins,
                              StrategyKeyId key, Strategy& strategy);
 
+// The same, and off as well where a rule of the rulebook (rules.hpp) that reads `key` breaks:
+// a default that cannot be launched gives way. Every key those rules read must be decided.
+void fit_default_switch(std::span<const FrameworkRule* const> rules, const RuleContext& context,
+                        const StrategyPins& pins, StrategyKeyId key, Strategy& strategy);
+
 // "field: why" for every rule of `framework` that `strategy` breaks.
 std::vector<std::string> unsupported(Framework framework, const RuleContext& context,
                                      const Strategy& strategy);

@@ -479,12 +479,15 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     s_.zero_stage = zero;
     s_.overlap_grad_reduce = zero_pins_.overlap_grad_reduce.value_or(sharded);
     s_.overlap_param_gather = zero_pins_.overlap_param_gather.value_or(sharded && zero >= 1);
-    s_.fp8_param_gather = zero_pins_.fp8_param_gather.value_or(false);
+    s_.fp8_param_gather =
+        zero_pins_.fp8_param_gather.value_or(training_.precision == Precision::fp8);
     fit_switch_to_framework(K::overlap_grad_reduce);
     fit_switch_to_framework(K::overlap_param_gather);
     // Gradient and optimizer dtypes change the numerics, offloading needs host memory and a host
     // link the search does not weigh: as pinned, else Megatron-LM's defaults.
     for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
+    // fp8 parameter gathers where they can run, as the estimate's default (complete_strategy).
+    detail::fit_default_switch(framework_rules_, rule_context_, pins_, K::fp8_param_gather, s_);
     // A pinned optimizer offload brings the precision-aware optimizer it needs, unless pinned.
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);

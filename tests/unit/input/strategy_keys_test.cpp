@@ -192,3 +192,20 @@ TEST_CASE(
   CHECK(dense.model.add_bias_linear);  // Megatron-LM's GPT default
   CHECK_FALSE(complete_strategy(dense).moe_grouped_gemm);
 }
+
+TEST_CASE("fp8 default: fp8 parameter gathers where the optimizer and the framework allow them") {
+  const auto completed = [](const std::string& precision, const std::string& keys,
+                            const std::string& framework = "megatron") {
+    return complete_strategy(test::scenario(R"({"model": "llama3-8b",
+        "training": {"global_batch_size": 64, "seq_length": 2048, "precision": ")" +
+                                            precision + R"("},
+        "cluster": {"gpus": [{"type": "h100", "count": 8}]}, "framework": ")" +
+                                            framework + R"(", "strategy": {"zero_stage": )" + keys +
+                                            "}}"));
+  };
+  CHECK(completed("fp8", "1").fp8_param_gather);
+  CHECK_FALSE(completed("bf16", "1").fp8_param_gather);
+  CHECK_FALSE(completed("fp8", "0").fp8_param_gather);  // needs the distributed optimizer
+  CHECK_FALSE(completed("fp8", R"(1, "fp8_param_gather": false)").fp8_param_gather);
+  CHECK_FALSE(completed("fp8", "1", "deepspeed").fp8_param_gather);
+}

@@ -244,9 +244,11 @@ TEST_CASE("bf16 gradients and fp8 weights free memory and shorten the data-paral
   const std::string cluster = R"({"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 16}]})";
   const std::string fp8 = R"({"global_batch_size": 64, "seq_length": 4096, "precision": "fp8"})";
   const std::string base = R"({"zero_stage": 1, "use_flash_attn": true)";
-  const Report fp32_grads = run(kLlama8b, fp8, cluster, base + "}");
-  const Report bf16_grads = run(kLlama8b, fp8, cluster, base + R"(, "grad_reduce_in_bf16": true})");
-  const Report fp8_weights = run(kLlama8b, fp8, cluster, base + R"(, "fp8_param_gather": true})");
+  const std::string bf16_weights = base + R"(, "fp8_param_gather": false)";
+  const Report fp32_grads = run(kLlama8b, fp8, cluster, bf16_weights + "}");
+  const Report bf16_grads =
+      run(kLlama8b, fp8, cluster, bf16_weights + R"(, "grad_reduce_in_bf16": true})");
+  const Report fp8_weights = run(kLlama8b, fp8, cluster, base + "}");  // fp8's default
   const StageMemory& a = fp32_grads.stages.front().memory;
   CHECK(bf16_grads.stages.front().memory.gradients_bytes == doctest::Approx(a.gradients_bytes / 2));
   CHECK(bf16_grads.time_breakdown.dp_comm_s < fp32_grads.time_breakdown.dp_comm_s);
