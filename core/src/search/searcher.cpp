@@ -143,6 +143,7 @@ bool Searcher::rules_hold(Level level) {
 }
 
 void Searcher::fit_switch_to_framework(StrategyKeyId key) {
+  if (strategy_key(key).get(s_, 0) == 0) return;  // off: nothing to fit, and no call (hot)
   detail::fit_switch_to_framework(framework_rules_, rule_context_, pins_, key, s_);
 }
 
@@ -487,7 +488,9 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     // link the search does not weigh: as pinned, else Megatron-LM's defaults.
     for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
     // fp8 parameter gathers where they can run, as the estimate's default (complete_strategy).
-    detail::fit_default_switch(framework_rules_, rule_context_, pins_, K::fp8_param_gather, s_);
+    if (s_.fp8_param_gather) {
+      detail::fit_default_switch(framework_rules_, rule_context_, pins_, K::fp8_param_gather, s_);
+    }
     // A pinned optimizer offload brings the precision-aware optimizer it needs, unless pinned.
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
