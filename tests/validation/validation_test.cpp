@@ -443,12 +443,12 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
     print_summary("", summarise(select(rows, [&](const Row& r) { return r.source == source; })));
   }
   std::printf("\n");
-  const Summary dense = summarise(select(rows, [](const Row& r) { return !r.moe; }));
-  const Summary moe = summarise(select(rows, [](const Row& r) { return r.moe; }));
-  print_summary("all dense runs", dense);
-  print_summary("all mixture-of-experts runs", moe);
   const auto is_dense = [](const Row& r) { return !r.moe; };
   const auto is_moe = [](const Row& r) { return r.moe; };
+  const Summary dense = summarise(select(rows, is_dense));
+  const Summary moe = summarise(select(rows, is_moe));
+  print_summary("all dense runs", dense);
+  print_summary("all mixture-of-experts runs", moe);
   const Summary dense_as_given = summarise(select(rows, is_dense), true);
   const Summary moe_as_given = summarise(select(rows, is_moe), true);
   print_summary("all dense runs, as given", dense_as_given);

@@ -373,14 +373,20 @@ std::vector<const FrameworkRule*> framework_rules(Framework framework) {
   return out;
 }
 
+namespace {
+// A switch a fit may turn off: on, and not pinned.
+bool on_by_default(const StrategyPins& pins, StrategyKeyId key, const Strategy& strategy) {
+  return !pins.given(key) && strategy_key(key).get(strategy, 0) != 0;
+}
+}  // namespace
+
 void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
                              const RuleContext& context, const StrategyPins& pins,
                              StrategyKeyId key, Strategy& strategy) {
-  const StrategyKey& row = strategy_key(key);
-  if (pins.given(key) || row.get(strategy, 0) == 0) return;
+  if (!on_by_default(pins, key, strategy)) return;
   for (const FrameworkRule* rule : rules) {
     if (rule->reads.contains(key) && !rule->expressible(context, strategy)) {
-      row.set(strategy, 0, 0);
+      strategy_key(key).set(strategy, 0, 0);
       return;
     }
   }
@@ -389,11 +395,10 @@ void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
 void fit_default_switch(std::span<const FrameworkRule* const> rules, const RuleContext& context,
                         const StrategyPins& pins, StrategyKeyId key, Strategy& strategy) {
   fit_switch_to_framework(rules, context, pins, key, strategy);
-  const StrategyKey& row = strategy_key(key);
-  if (pins.given(key) || row.get(strategy, 0) == 0) return;
+  if (!on_by_default(pins, key, strategy)) return;
   for (const Rule& rule : detail::rules()) {
     if (rule.reads.contains(key) && !rule.holds(context, strategy)) {
-      row.set(strategy, 0, 0);
+      strategy_key(key).set(strategy, 0, 0);
       return;
     }
   }
