@@ -1,0 +1,206 @@
+// The attention block of one layer: its projections (multi-latent attention's included), their
+// tensor-parallel communication, and the core attention with its context-parallel exchange.
+#include <algorithm>
+#include <utility>
+
+#include "model/collectives.hpp"
+#include "model/cost_builder.hpp"
+#include "model/kernels.hpp"
+
+namespace paraplan::detail {
+namespace {
+
+// FlashAttention-2 backward runs five GEMM-like products to the forward's two (Dao 2023, §3.1).
+constexpr double kFlashBackwardFlopsRatio = 2.5;
+// Causal masking: fused kernels skip the masked half of the score matrix.
+constexpr double kCausalFraction = 0.5;
+
+}  // namespace
+
+void CostBuilder::attention_block(LayerCost& cost, bool moe) {
+  const double heads = static_cast<double>(model_.num_attention_heads) / t_;
+  const double groups =
+      std::max(1.0, static_cast<double>(model_.num_query_groups) / t_);  // replicated if t > g
+  const double batch = static_cast<double>(s_.micro_batch_size);
+  const double query_len = static_cast<double>(training_.seq_length) / s_.context_parallel_size;
+  const double key_len = static_cast<double>(training_.seq_length);
+
+  // Projections into attention (column-parallel) and out of it (row-parallel).
+  double qk_head_dim = static_cast<double>(model_.kv_channels);
+  double v_head_dim = qk_head_dim;
+  LinearTime column;
+  RecomputeUnit up_projections;           // the split (up-)projections' forward GEMMs
+  double replicated_parameters = 2 * h_;  // norms
+  double split_parameters = 0;            // this GPU's share of the tensor-parallel ones
+  double projection_flops = 0;            // forward FLOPs of the projections on this GPU
+  const auto add_column = [&](const Gemm& g, bool split) {
+    const LinearTime time = linear(kernels_, g);
+    column.forward_s += time.forward_s;
+    column.dgrad_s += time.dgrad_s;
+    column.wgrad_s += time.wgrad_s;
+    (split ? split_parameters : replicated_parameters) += g.n * g.k;
+    projection_flops += g.flops();
+    if (split) {
+      up_projections.forward.compute_s += time.forward_s;
+      up_projections.forward_flops += g.flops();
+    }
+  };
+  double qkv_bytes = 0;      // Q, K, V kept for the attention backward
+  double column_bytes = -1;  // what the column-parallel side gathers (default: hidden state)
+  if (model_.mla) {
+    // DeepSeek-V2 §2.1.2 as Megatron-LM's MLASelfAttention runs it: the down-projections are
+    // duplicated (not split) over tensor parallel and run on this GPU's sequence-parallel
+    // tokens; their normed latents (and the shared rotary key) are all-gathered into the
+    // column-parallel up-projections (multi_latent_attention.py).
+    const MlaSpec& mla = *model_.mla;
+    qk_head_dim = static_cast<double>(mla.qk_head_dim + mla.qk_pos_emb_head_dim);
+    v_head_dim = static_cast<double>(mla.v_head_dim);
+    const double kv_rank = static_cast<double>(mla.kv_lora_rank);
+    const double q_rank = static_cast<double>(mla.q_lora_rank);
+    const double rope = static_cast<double>(mla.qk_pos_emb_head_dim);
+    if (q_rank > 0) {
+      add_column({norm_tokens_, q_rank, h_}, false);
+      add_column({tokens_, heads * qk_head_dim, q_rank}, true);
+    } else {
+      add_column({tokens_, heads * qk_head_dim, h_}, true);
+    }
+    add_column({norm_tokens_, kv_rank + rope, h_}, false);
+    add_column({tokens_, heads * (mla.qk_head_dim + v_head_dim), kv_rank}, true);
+    column_bytes = e_ * tokens_ * ((q_rank > 0 ? q_rank : h_) + kv_rank + rope);
+    // q_layernorm and kv_layernorm on the latents, forward and backward.
+    const double latents = (q_rank + kv_rank) * norm_tokens_;
+    cost.forward.compute_s += kernels_.memory_s(2 * e_ * latents);
+    cost.backward.compute_s += kernels_.memory_s(3 * e_ * latents);
+    // Kept: the latents before their norms and the normed inputs of the up-projections.
+    cost.activation_bytes += (e_ + saved_input_bytes_) * latents;
+    qkv_bytes = e_ * tokens_ * heads * (2 * qk_head_dim + v_head_dim);
+    // --recompute-modules mla_up_proj: Q, K and V are not kept but made again from the kept
+    // latents before the attention backward (multi_latent_attention.py, CheckpointWithoutOutput
+    // around the up-projections and rotary embedding).
+    up_projections.saved_bytes = qkv_bytes;
+    cost.unit(RecomputeModule::mla_up_proj) = up_projections;
+    add_norm_recompute(cost);  // MLA's input norm stands alone (no fused norm-linear)
+  } else {
+    add_column({tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
+    qkv_bytes = e_ * tokens_ * (heads + 2 * groups) * qk_head_dim;
+  }
+  const Gemm out_proj{tokens_, h_, heads * v_head_dim};
+  const LinearTime row = linear(kernels_, out_proj);
+  split_parameters += out_proj.n * out_proj.k;
+  add_linear(cost, column);
+  add_linear(cost, row);
+  block_tp_comm(cost, column, row, column_bytes);
+  block_elementwise(cost);
+
+  // Core attention: scores and context per head over this GPU's query chunk.
+  const double score_flops = 2 * batch * heads * query_len * key_len * (qk_head_dim + v_head_dim);
+  double core_bytes = 0;  // what the core attention keeps beyond Q, K, V
+  if (s_.use_flash_attn) {
+    core_bytes = 4 * batch * heads * query_len;  // fp32 log-sum-exp per row
+    // In fp8 the output projection saves its input in fp8, while the fused attention kernel
+    // keeps its 16-bit output O for its own backward (model-review P5).
+    if (training_.precision == Precision::fp8) core_bytes += e_ * tokens_ * heads * v_head_dim;
+  } else {
+    // Softmax output, and with dropout its mask and output (the "5as^2b" of Korthikanti).
+    const double elements = batch * heads * query_len * key_len;
+    core_bytes = (model_.attention_dropout > 0 ? 2 * e_ + 1 : e_) * elements;
+  }
+  // The core attention's forward and backward when the fused kernel attends `fraction` of the
+  // causal (query, key) pairs (a sliding window: window_attention_fraction).
+  const auto core_passes = [&](double fraction) {
+    PassTime core_forward, core_backward;
+    if (s_.use_flash_attn) {
+      const double executed = fraction * kCausalFraction * score_flops;
+      // Context parallelism over a ring runs one kernel per ring step, each over 1/cp of the
+      // work (Megatron-LM's load-balanced causal chunks), at that size's efficiency;
+      // all-gathered K and V meet this GPU's two query chunks in two kernels, and all-to-all
+      // gives one kernel over the whole sequence with 1/cp of the heads (Transformer Engine
+      // context_parallel.py). A window shrinks every chunk's work alike.
+      const double cp = static_cast<double>(s_.context_parallel_size);
+      const double calls = cp == 1                                    ? 1
+                           : s_.cp_comm_type == CpCommType::p2p       ? cp
+                           : s_.cp_comm_type == CpCommType::allgather ? 2
+                                                                      : 1;
+      core_forward.compute_s = kernels16_.attention_s(executed, false, calls);
+      core_backward.compute_s =
+          kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls);
+    } else {
+      // Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
+      // all on the full s x s score matrix whatever the mask (Korthikanti et al. 2022, §4.1).
+      const double bmm_batch = batch * heads;
+      const Gemm scores{query_len, key_len, qk_head_dim};
+      const Gemm context{query_len, v_head_dim, key_len};
+      const double elements = bmm_batch * query_len * key_len;
+      // Attention dropout: read and write the scores plus a one-byte mask, both ways.
+      const bool dropout = model_.attention_dropout > 0;
+      const double dropout_s = dropout ? kernels_.memory_s((2 * e_ + 1) * elements) : 0;
+      core_forward.compute_s = kernels16_.gemm_s(scores, bmm_batch) +
+                               kernels_.memory_s(2 * e_ * elements) +  // scale-mask-softmax
+                               dropout_s + kernels16_.gemm_s(context, bmm_batch);
+      core_backward.compute_s = 2 * kernels16_.gemm_s(context, bmm_batch) +
+                                2 * kernels16_.gemm_s(scores, bmm_batch) + dropout_s +
+                                kernels_.memory_s(3 * e_ * elements);  // softmax: y, dy -> dx
+    }
+    if (s_.context_parallel_size > 1) {
+      const double kv_chunk_bytes = e_ * batch * query_len * groups * (qk_head_dim + v_head_dim);
+      const double cp = static_cast<double>(s_.context_parallel_size);
+      switch (s_.cp_comm_type) {
+        case CpCommType::p2p: {
+          // Ring attention: K and V chunks travel around the context-parallel ring, each step
+          // hidden under one chunk's attention (Megatron-LM context parallelism); backward also
+          // returns their gradients.
+          const bool inter = cp_group_.spans_nodes;
+          core_forward.cp_comm_s = (cp - 1) * exposed_s(gpu_, p2p_s(gpu_, inter, kv_chunk_bytes),
+                                                        core_forward.compute_s / cp);
+          core_backward.cp_comm_s =
+              (cp - 1) *
+              exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes), core_backward.compute_s / cp);
+          break;
+        }
+        case CpCommType::allgather:
+          // AttnFuncWithCPAndKVAllGather: the whole K and V gathered before the kernels, and
+          // again in backward, whose K and V gradients are reduce-scattered after.
+          core_forward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes);
+          core_backward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes) +
+                                    reduce_scatter_s(gpu_, cp_group_, cp * kv_chunk_bytes);
+          break;
+        case CpCommType::a2a: {
+          // AttnFuncWithCPAndQKVOA2A (DeepSpeed Ulysses): Q, K and V all-to-all before the
+          // kernel, its output after; backward sends their gradients the same ways.
+          const double q_bytes = e_ * batch * query_len * heads * qk_head_dim;
+          const double out_bytes = e_ * batch * query_len * heads * v_head_dim;
+          const double a2a_s = all_to_all_s(gpu_, cp_group_, q_bytes + kv_chunk_bytes) +
+                               all_to_all_s(gpu_, cp_group_, out_bytes);
+          core_forward.cp_comm_s = a2a_s;
+          core_backward.cp_comm_s = a2a_s;
+          break;
+        }
+      }
+    }
+    return std::pair{core_forward, core_backward};
+  };
+  // Sliding-window layers (Megatron-LM --window-size, --window-attn-skip-freq): this layer
+  // kind's cost is the mean over its layers, windowed and full, as the stages hold them in the
+  // model's mix (exact where a stage's layer count is a multiple of the skip frequency).
+  auto [core_forward, core_backward] = core_passes(1.0);
+  const double windowed = window_attention_layer_share(model_, moe);
+  if (windowed > 0 && s_.use_flash_attn) {
+    const auto [window_forward, window_backward] =
+        core_passes(window_attention_fraction(model_.window_size, training_.seq_length));
+    core_forward = core_forward * (1 - windowed);
+    core_forward += window_forward * windowed;
+    core_backward = core_backward * (1 - windowed);
+    core_backward += window_backward * windowed;
+  }
+  cost.forward += core_forward;
+  cost.backward += core_backward;
+
+  // Q, K, V; the core's own; the output projection's input.
+  cost.activation_bytes +=
+      qkv_bytes + core_bytes + saved_input_bytes_ * tokens_ * heads * v_head_dim;
+  cost.unit(RecomputeModule::core_attn) = {core_bytes, core_forward, score_flops};
+  cost.parameters += split_parameters + replicated_parameters;
+  cost.forward_flops += projection_flops + out_proj.flops() + score_flops;
+}
+
+}  // namespace paraplan::detail

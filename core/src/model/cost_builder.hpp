@@ -1,0 +1,98 @@
+// The builder of one layer shape's costs (layer_cost.hpp), shared by the files that price its
+// parts: layer_cost.cpp (the layer, its norms, dense MLP and tensor-parallel communication),
+// attention_cost.cpp (the attention block), moe_layer_cost.cpp (the MoE block) and edge_cost.cpp
+// (embedding, LM head and loss, multi-token prediction). Internal to core/src/model.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "model/collectives.hpp"
+#include "model/kernels.hpp"
+#include "model/layer_cost.hpp"
+
+namespace paraplan::detail {
+
+// Forward, input-gradient and weight-gradient time of one linear layer (or of a grouped GEMM
+// over experts).
+struct LinearTime {
+  double forward_s = 0;
+  double dgrad_s = 0;
+  double wgrad_s = 0;  // including the bias gradient
+};
+
+// Builds the costs of one layer shape (the values of the layer_cost strategy keys). Token counts
+// are per micro-batch on one GPU: `tokens_` is the GPU's sequence chunk gathered over tensor
+// parallelism, `norm_tokens_` what element-wise ops see (a 1/t slice with sequence parallelism).
+class CostBuilder {
+ public:
+  CostBuilder(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
+              int64_t gpus_per_node, const Strategy& strategy);
+
+  ModelCosts build();
+
+ private:
+  // Bytes of the layer's [tokens, hidden] activation (whole, before any sharding).
+  double hidden_bytes() const { return e_ * h_ * tokens_; }
+
+  // layer_cost.cpp
+  LinearTime linear(const Kernels& kernels, const Gemm& g, double groups = 1,
+                    bool grouped_gemm = false) const;
+  static void add_linear(LayerCost& cost, const LinearTime& time) {
+    cost.forward.compute_s += time.forward_s;
+    cost.backward.compute_s += time.dgrad_s + time.wgrad_s;
+  }
+  LayerCost layer(bool moe);
+  void add_norm_recompute(LayerCost& cost) const;
+  void block_elementwise(LayerCost& cost) const;
+  void block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
+                     double column_bytes = -1) const;
+  double mlp_weights(double ffn) const {
+    return (is_gated(model_.activation) ? 3.0 : 2.0) * h_ * ffn;
+  }
+
+  struct MlpTime {
+    LinearTime fc1, fc2;       // for the block's communication
+    RecomputeUnit activation;  // the activation function alone (--recompute-modules moe_act)
+  };
+  MlpTime mlp(LayerCost& cost, double rows, double ffn, double groups, double tp,
+              bool grouped_gemm = false);
+  void dense_mlp_block(LayerCost& cost, double ffn);
+
+  // attention_cost.cpp
+  void attention_block(LayerCost& cost, bool moe);
+
+  // moe_layer_cost.cpp
+  void moe_block(LayerCost& cost);
+
+  // edge_cost.cpp
+  // The vocabulary padded to a multiple of 128 x tensor parallel (Megatron-LM
+  // training/tokenizer: _vocab_size_with_padding, --make-vocab-size-divisible-by 128).
+  double padded_vocab() const {
+    const double multiple = 128 * t_;
+    return std::ceil(static_cast<double>(model_.vocab_size) / multiple) * multiple;
+  }
+  EdgeCost embedding() const;
+  EdgeCost head() const;
+  EdgeCost mtp_depth(const EdgeCost& embedding, const EdgeCost& head) const;
+
+  const ModelSpec& model_;
+  const Training& training_;
+  const GpuSpec& gpu_;
+  const Strategy& s_;  // only its keys marked layer_cost are read (see strategy_keys())
+  Kernels kernels_;
+  Kernels kernels16_;
+  double e_;                  // bytes per activation element
+  double saved_input_bytes_;  // bytes per element of GEMM inputs saved for backward
+  double t_;
+  double h_;
+  double tokens_;
+  bool sequence_parallel_;
+  double norm_tokens_;
+  double hidden_mask_bytes_;
+  Group tp_group_;
+  Group cp_group_;
+  int64_t gpus_per_node_;
+};
+
+}  // namespace paraplan::detail

@@ -1,0 +1,116 @@
+// The MoE block of one layer: router, permutation, token dispatch, routed and shared experts.
+#include "model/collectives.hpp"
+#include "model/cost_builder.hpp"
+#include "model/kernels.hpp"
+#include "model/moe_dispatch.hpp"
+
+namespace paraplan::detail {
+
+// Router, token dispatch, routed and shared experts (Megatron-LM MoELayer: router.py,
+// token_dispatcher.py, experts.py, shared_experts.py).
+void CostBuilder::moe_block(LayerCost& cost) {
+  const MoeSpec& moe = *model_.moe;
+  const double experts = static_cast<double>(moe.num_experts);
+  const double top_k = static_cast<double>(moe.top_k);
+  const double local_experts = experts / static_cast<double>(s_.expert_model_parallel_size);
+  const double expert_ffn = static_cast<double>(moe.moe_ffn_hidden_size);
+  const double et = static_cast<double>(s_.expert_tensor_parallel());
+  const double n = norm_tokens_;  // this GPU's tokens at the MoE input
+  const MoeDispatch d = moe_dispatch(gpu_, model_, s_, gpus_per_node_, n, e_);
+  add_norm_recompute(cost);  // the pre-MLP norm stands alone before the router
+  LayerCost block;           // the block's own forward and backward, for the overlaps below
+  const double flops_before = cost.forward_flops;
+
+  // Router on this GPU's tokens: gating GEMM, fp32 softmax and top-k over the experts.
+  const Gemm router{n, experts, h_};
+  block.forward.compute_s += kernels_.gemm_s(router) + kernels_.memory_s(3 * 4 * n * experts);
+  block.backward.compute_s +=
+      kernels_.dgrad_s(router) + kernels_.wgrad_s(router) + kernels_.memory_s(3 * 4 * n * experts);
+  cost.parameters += h_ * experts;
+  cost.forward_flops += router.flops();
+
+  // Permutation into expert order and the unpermute (moe_utils.py permute/unpermute): a row
+  // gather (read and write), then reading the expert rows into the token rows. Unfused, the
+  // unpermute zero-fills its output and scatter-adds (read, and read-modify-write of the sum
+  // per row added). The probs weight the rows inside the experts' activation (experts.py
+  // weighted_bias_swiglu_impl; since Megatron-Core 0.12, before it in the unpermute).
+  const double row = e_ * h_;
+  const double permute_bytes = 2 * row * d.permuted_rows;
+  const double unpermute_bytes = s_.moe_permute_fusion
+                                     ? row * (d.unpermute_in_rows + d.unpermute_out_rows)
+                                     : row * (3 * d.unpermute_in_rows + d.unpermute_out_rows);
+  const double permutation_s =
+      kernels_.memory_s(permute_bytes) + kernels_.memory_s(unpermute_bytes);
+  block.forward.compute_s += permutation_s;
+  block.backward.compute_s += permutation_s;
+
+  // Dispatch and combine collectives; their backward mirrors them.
+  const double dispatch_s = d.dispatch_s + d.combine_s;
+  double& comm_forward =
+      s_.expert_model_parallel_size > 1 ? block.forward.ep_comm_s : block.forward.tp_comm_s;
+  double& comm_backward =
+      s_.expert_model_parallel_size > 1 ? block.backward.ep_comm_s : block.backward.tp_comm_s;
+
+  // Routed experts on the rows the busiest GPU receives, width split by expert tensor parallel.
+  const MlpTime routed =
+      mlp(block, d.expert_rows, expert_ffn, local_experts, et, s_.moe_grouped_gemm);
+  cost.unit(RecomputeModule::moe_act) = routed.activation;
+  cost.expert_parameters += local_experts * mlp_weights(expert_ffn) / et;
+  cost.forward_flops += 2 * n * top_k * et * mlp_weights(expert_ffn) / et;
+
+  // Shared experts: a dense MLP over tensor parallel with its own sequence-parallel
+  // collectives; with --moe-shared-expert-overlap on a side stream, its compute under the
+  // dispatcher's communication and its collectives under the permutation.
+  LayerCost shared;
+  if (moe.num_shared_experts > 0) {
+    const double shared_ffn = static_cast<double>(moe.num_shared_experts) * expert_ffn;
+    const MlpTime time = mlp(shared, tokens_, shared_ffn, 1.0, t_);
+    block_tp_comm(shared, time.fc1, time.fc2);
+    const double flops = 2 * tokens_ * mlp_weights(shared_ffn) / t_;
+    cost.unit(RecomputeModule::shared_experts) = {shared.activation_bytes, shared.forward, flops};
+    cost.parameters += mlp_weights(shared_ffn) / t_;
+    cost.forward_flops += flops;
+  }
+  const bool shared_overlap = s_.moe_shared_expert_overlap && moe.num_shared_experts > 0 &&
+                              s_.moe_token_dispatcher_type != MoeDispatcher::allgather;
+  if (shared_overlap) {
+    comm_forward += exposed_s(gpu_, dispatch_s, shared.forward.compute_s);
+    comm_backward += exposed_s(gpu_, dispatch_s, shared.backward.compute_s);
+    block.forward.compute_s += shared.forward.compute_s;
+    block.backward.compute_s += shared.backward.compute_s;
+    block.forward.tp_comm_s += exposed_s(gpu_, shared.forward.tp_comm_s, permutation_s);
+    block.backward.tp_comm_s += exposed_s(gpu_, shared.backward.tp_comm_s, permutation_s);
+  } else {
+    comm_forward += dispatch_s;
+    comm_backward += dispatch_s;
+    block.forward += shared.forward;
+    block.backward += shared.backward;
+  }
+  block.activation_bytes += shared.activation_bytes;
+  block_elementwise(block);
+
+  if (s_.overlap_moe_expert_parallel_comm) {
+    // --overlap-moe-expert-parallel-comm: one micro-batch's dispatch and combine run under
+    // another's forward or backward compute of the same layer (combined 1F1B schedule).
+    const double window = cost.forward.compute_s + cost.backward.compute_s +
+                          block.forward.compute_s + block.backward.compute_s;
+    const double comm = block.forward.ep_comm_s + block.backward.ep_comm_s;
+    const double exposed = exposed_s(gpu_, comm, window);
+    block.forward.ep_comm_s = comm > 0 ? exposed * block.forward.ep_comm_s / comm : 0;
+    block.backward.ep_comm_s = comm > 0 ? exposed * block.backward.ep_comm_s / comm : 0;
+  }
+  cost.forward += block.forward;
+  cost.backward += block.backward;
+
+  // Kept for backward: the experts' own (in mlp: the activation's input serves the gradient of
+  // the probs too) and their fc1 input; the router's fp32 scores and its routing map. The
+  // unpermute keeps only its row map (moe_utils.py; Transformer Engine's moe_unpermute saves
+  // its input only when it merges probs, which Megatron-Core leaves to the experts).
+  const double kept =
+      block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows + (4 + 1) * n * experts;
+  cost.activation_bytes += kept;
+  // --recompute-modules moe: the whole layer, dispatch included, again from its input.
+  cost.unit(RecomputeModule::moe) = {kept, block.forward, cost.forward_flops - flops_before};
+}
+
+}  // namespace paraplan::detail
