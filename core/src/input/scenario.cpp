@@ -1,6 +1,7 @@
 #include "paraplan/scenario.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -237,6 +238,13 @@ Strategy complete_strategy(const Scenario& scenario) {
   // providers of Megatron-Bridge and NeMo set moe_grouped_gemm and moe_permute_fusion.
   default_on(StrategyKeyId::moe_grouped_gemm);
   default_on(StrategyKeyId::moe_permute_fusion);
+  // Expert tensor parallelism: Megatron-LM's None (equal to tensor parallelism) where that
+  // launches, else 1 (MoE parallel folding). Megatron-Core's MoE guide: "Prefer EP over TP for
+  // the expert layer", "setting TP=1 for MoE models, which often gets better MFU"; every
+  // Megatron-Bridge MoE recipe sets expert_tensor_parallel_size=1.
+  constexpr std::array<int64_t, 2> kExpertTensorParallel{0, 1};
+  detail::fit_default_value(rules, context, pins, StrategyKeyId::expert_tensor_parallel_size,
+                            kExpertTensorParallel, strategy);
   return strategy;
 }
 

@@ -392,16 +392,38 @@ void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
   }
 }
 
+namespace {
+// Every rule of the launch target and of the rulebook that reads `key` holds.
+bool launchable(std::span<const FrameworkRule* const> rules, const RuleContext& context,
+                StrategyKeyId key, const Strategy& strategy) {
+  for (const FrameworkRule* rule : rules) {
+    if (rule->reads.contains(key) && !rule->expressible(context, strategy)) return false;
+  }
+  for (const Rule& rule : detail::rules()) {
+    if (rule.reads.contains(key) && !rule.holds(context, strategy)) return false;
+  }
+  return true;
+}
+}  // namespace
+
 void fit_default_switch(std::span<const FrameworkRule* const> rules, const RuleContext& context,
                         const StrategyPins& pins, StrategyKeyId key, Strategy& strategy) {
-  fit_switch_to_framework(rules, context, pins, key, strategy);
-  if (!on_by_default(pins, key, strategy)) return;
-  for (const Rule& rule : detail::rules()) {
-    if (rule.reads.contains(key) && !rule.holds(context, strategy)) {
-      strategy_key(key).set(strategy, 0, 0);
-      return;
-    }
+  if (on_by_default(pins, key, strategy) && !launchable(rules, context, key, strategy)) {
+    strategy_key(key).set(strategy, 0, 0);
   }
+}
+
+void fit_default_value(std::span<const FrameworkRule* const> rules, const RuleContext& context,
+                       const StrategyPins& pins, StrategyKeyId key, std::span<const int64_t> values,
+                       Strategy& strategy) {
+  if (pins.given(key)) return;
+  const StrategyKey& k = strategy_key(key);
+  const int64_t default_value = k.get(strategy, 0);
+  for (const int64_t value : values) {
+    k.set(strategy, 0, value);
+    if (launchable(rules, context, key, strategy)) return;
+  }
+  k.set(strategy, 0, default_value);
 }
 
 std::vector<std::string> unsupported(Framework framework, const RuleContext& context,

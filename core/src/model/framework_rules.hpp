@@ -4,6 +4,7 @@
 // one, at the first level of its loop where every key the rule reads is decided.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +38,14 @@ void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
 // a default that cannot be launched gives way. Every key those rules read must be decided.
 void fit_default_switch(std::span<const FrameworkRule* const> rules, const RuleContext& context,
                         const StrategyPins& pins, StrategyKeyId key, Strategy& strategy);
+
+// `key`, which `pins` leave out, takes the first of `values` that every rule of `rules` and of
+// the rulebook reading it allows, and keeps its default where none does: a default that cannot
+// be launched gives way to the first alternative that can. Every key those rules read must be
+// decided.
+void fit_default_value(std::span<const FrameworkRule* const> rules, const RuleContext& context,
+                       const StrategyPins& pins, StrategyKeyId key, std::span<const int64_t> values,
+                       Strategy& strategy);
 
 // "field: why" for every rule of `framework` that `strategy` breaks.
 std::vector<std::string> unsupported(Framework framework, const RuleContext& context,

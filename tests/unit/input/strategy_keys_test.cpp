@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/cost_cache.hpp"
+#include "paraplan/estimate.hpp"
 #include "paraplan/megatron.hpp"
 #include "paraplan/request.hpp"
 #include "search/top_strategies.hpp"
@@ -191,6 +192,38 @@ TEST_CASE(
       "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
   CHECK(dense.model.add_bias_linear);  // Megatron-LM's GPT default
   CHECK_FALSE(complete_strategy(dense).moe_grouped_gemm);
+}
+
+TEST_CASE(
+    "MoE default: expert tensor parallel equal to tensor parallel where that launches, else 1") {
+  // Qwen3-235B-A22B's Megatron-Bridge H100 layout (TP 2, PP 8, EP 32 on 256 GPUs) launches only
+  // with expert tensor parallel 1: 2 x 32 x 8 does not divide 256.
+  const auto completed = [](int gpus, int expert_parallel, const std::string& keys = "") {
+    const Scenario scenario = test::scenario(R"({"model": "qwen3-235b-a22b",
+        "training": {"global_batch_size": 2048, "seq_length": 4096},
+        "cluster": {"gpus": [{"type": "h100", "count": )" +
+                                             std::to_string(gpus) + R"(}]},
+        "strategy": {"tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 8,
+                     "expert_model_parallel_size": )" +
+                                             std::to_string(expert_parallel) + keys + "}}");
+    return std::pair{scenario, complete_strategy(scenario)};
+  };
+  const auto [folded, s] = completed(256, 32);
+  CHECK(s.expert_tensor_parallel() == 1);
+  const std::string flags = join_arguments(megatron_arguments(s, folded.model, folded.training));
+  CHECK(flags.find("--expert-tensor-parallel-size 1") != std::string::npos);
+  for (const std::string& reason : estimate(folded).infeasible_reasons) {
+    CHECK(reason.find("does not divide") == std::string::npos);
+  }
+  // Where tensor parallel launches, Megatron-LM's default stays.
+  CHECK(completed(512, 32).second.expert_tensor_parallel_size == 0);
+  // Pinned, it stays, and the estimate says why it cannot launch.
+  const auto [pinned, p] = completed(256, 32, R"(, "expert_tensor_parallel_size": 2)");
+  CHECK(p.expert_tensor_parallel() == 2);
+  const Report report = estimate(pinned);
+  REQUIRE_FALSE(report.infeasible_reasons.empty());
+  CHECK(report.infeasible_reasons.front().find("does not divide the 256 GPUs") !=
+        std::string::npos);
 }
 
 TEST_CASE("fp8 default: fp8 parameter gathers where the optimizer and the framework allow them") {
