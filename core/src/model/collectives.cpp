@@ -132,10 +132,13 @@ double all_to_all_s(const GpuSpec& gpu, const Group& group, double bytes_per_gpu
   const double chunk = bytes_per_gpu / n;
   // Chunks to peers in the domain go over NVLink, the rest over this GPU's NIC, concurrently;
   // NCCL issues the sends to all peers at once over its channels, so the start-up is a
-  // log2(n)-deep fan-out of the slowest tier's steps rather than n-1 sequential ones.
-  const double intra_s = (k - 1) * chunk / tier_bandwidth(gpu.intra_node, chunk);
+  // log2(n)-deep fan-out of the slowest tier's steps rather than n-1 sequential ones. A chunk to
+  // one peer moves as one step of the reference ring that sends chunks of its size (the curves'
+  // key, above).
+  const double intra_s = (k - 1) * chunk / tier_bandwidth(gpu.intra_node, chunk * kIntraCurveRanks);
   const double inter_s =
-      group.spans_nodes ? (n - k) * chunk / tier_bandwidth(gpu.inter_node, chunk) : 0.0;
+      group.spans_nodes ? (n - k) * chunk / tier_bandwidth(gpu.inter_node, chunk * kInterCurveRanks)
+                        : 0.0;
   const double steps = std::ceil(std::log2(n));
   const double step_s = group.spans_nodes ? gpu.inter_node.latency_s : gpu.intra_node.latency_s;
   return steps * step_s + std::max(intra_s, inter_s);
@@ -143,8 +146,10 @@ double all_to_all_s(const GpuSpec& gpu, const Group& group, double bytes_per_gpu
 
 double p2p_s(const GpuSpec& gpu, bool inter_node, double bytes) {
   if (bytes <= 0) return 0;
+  // One message moves as one step of the reference ring that sends messages of its size.
   const NetworkTier& tier = inter_node ? gpu.inter_node : gpu.intra_node;
-  return tier.latency_s + bytes / tier_bandwidth(tier, bytes);
+  const double ranks = static_cast<double>(inter_node ? kInterCurveRanks : kIntraCurveRanks);
+  return tier.latency_s + bytes / tier_bandwidth(tier, bytes * ranks);
 }
 
 }  // namespace paraplan::detail
