@@ -93,3 +93,17 @@ TEST_CASE("a group that spans nodes runs at its members' NICs, capped by NVLink"
   const double full = reduce_scatter_s(gpu, place_group(16, 1, 8), bytes);  // 8 NICs per node
   CHECK(rail > 6 * full);
 }
+
+TEST_CASE("all-to-all and point-to-point read the curves as a ring step of their chunk's size") {
+  const GpuSpec gpu = a100();
+  const Group node = place_group(8, 1, 8);
+  const double buffer = 64e6;
+  // Inside one node a ring all-gather of `buffer` moves chunks of buffer / 8, seven per GPU; an
+  // all-to-all of `buffer` per GPU sends the same seven chunks, so only the start-up differs
+  // (log2 8 NVLink steps).
+  CHECK(all_to_all_s(gpu, node, buffer) - 3 * gpu.intra_node.latency_s ==
+        doctest::Approx(all_gather_s(gpu, node, buffer)));
+  // One message of buffer / 8 is one of those steps.
+  CHECK(p2p_s(gpu, false, buffer / 8) - gpu.intra_node.latency_s ==
+        doctest::Approx(all_gather_s(gpu, node, buffer) / 7));
+}
