@@ -2,8 +2,8 @@
 """Derives the efficiency curves of GPU presets that have no published sweeps of their own.
 
 No GPU was available to this project, so presets/gpus/*.json for B200, GB200, B300, GB300, H200
-(fp8), H20, MI300X, Ascend 910B and Kunlun P800 take the *shape* of a measured reference curve (A100 or
-H100) and
+(fp8), H20, MI300X, MI325X, MI355X, Ascend 910B and Kunlun P800 take the *shape* of a measured
+reference curve (A100 or H100) and
   * scale its sizes by the ratio of peaks (compute curves: tensor TFLOPS; memory and network
     curves: bandwidth), because a kernel of equal duration reaches an equal fraction of its
     plateau (the A100 and H100 GEMM curves agree with this within about 0.05), and
@@ -50,6 +50,10 @@ MAMF = {
     ("b200", "fp8"): 3432.5 / 4500,
     ("gb200", "bf16"): 1822.0 / 2500,  # torch 2.10.0.dev20250916+cu130
     ("gb200", "fp8"): 3615.6 / 5000,
+    # AMD, over our dense bf16 peaks (AMD's product pages), not the table's "Theory" column:
+    ("mi325x", "bf16"): 784.9 / 1307.4,  # torch 2.6.0+6.2.4, PYTORCH_TUNABLEOP_ENABLED=1, 1000W
+    ("mi355x", "bf16"): 1565.0 / 2516.6,  # torch 2.8.0+rocm7.0.2, TUNABLEOP=0 ("Theory" 2300 is
+                                          # MI350X's peak; AMD's MI355X page gives 2.5 PFLOPS)
 }
 
 # Fused attention on Blackwell: FlashAttention-4 (Zadouri, Shah, Dao et al., arXiv:2603.05451)
@@ -74,6 +78,34 @@ BLACKWELL_MEMORY_PLATEAU = 0.8
 # per direction): h100.json's NDR 400 Gb/s curve with sizes scaled by 100 / 50, plateau kept.
 CX8_OVER_NDR = 100 / 50
 NDR_PLATEAU = 0.92
+
+# AMD Instinct parts after MI300X (MI325X: MI300X's compute with HBM3e; MI355X: CDNA 4) have a
+# bf16 MAMF and nothing else, so they take mi300x.json's rule with their own numbers: GEMM plateau
+# by the rule; fp8 at H100's fp8/bf16 plateau ratio (no FP8 MAMF published); attention at H100's
+# attention-to-GEMM plateau ratios (forward 0.65 / 0.65, backward 0.5 / 0.65); HBM streaming at
+# MI300X's 0.78 (microbenchmarks of MI300X only); xGMI at MI300X's 0.70; the NDR NIC curve. All but
+# the GEMM plateau are estimates.
+H100_GEMM_PLATEAU = 0.65
+H100_FP8_OVER_BF16 = rule(MAMF["h100", "fp8"]) / H100_GEMM_PLATEAU
+H100_ATTENTION_FORWARD_RATIO = 0.65 / H100_GEMM_PLATEAU
+MI300X_MEMORY_PLATEAU = 0.78
+MI300X_XGMI_PLATEAU = 0.7
+
+
+def amd_instinct(gemm_plateau, bf16_tflops, fp8_tflops, hbm_gb_per_s, xgmi_gb_per_s):
+    """The curves of an AMD Instinct part by mi300x.json's rule (sizes scaled by its peaks)."""
+    return {
+        "gemm": (H100, bf16_tflops / 989.4, gemm_plateau),
+        "gemm_fp8": (H100, fp8_tflops / 1978.9, round(gemm_plateau * H100_FP8_OVER_BF16, 3)),
+        "attention_forward": (H100, bf16_tflops / 989.4,
+                              round(gemm_plateau * H100_ATTENTION_FORWARD_RATIO, 3)),
+        "attention_backward": (H100, bf16_tflops / 989.4,
+                               round(gemm_plateau * H100_ATTENTION_BACKWARD_RATIO, 3)),
+        "memory": (H100, hbm_gb_per_s / 3350, MI300X_MEMORY_PLATEAU),
+        "intra_node": (H100, xgmi_gb_per_s / 450, MI300X_XGMI_PLATEAU),
+        "inter_node": (H100, 1.0, NDR_PLATEAU),
+    }
+
 
 # Per GPU and curve: (reference, size scale, plateau). Scales are ratios of the new GPU's peak
 # (dense bf16 TFLOPS, fp8 for gemm_fp8; GB/s per direction for memory and networks) to the
@@ -125,6 +157,10 @@ DERIVED = {
         "intra_node": (H100, 448 / 450, 0.7),
         "inter_node": (H100, 1.0, 0.92),
     },
+    # MI325X: MI300X's peaks (1,307.4 / 2,614.9), 6.0 TB/s HBM3e, the same 7 x 64 GB/s xGMI.
+    "mi325x": amd_instinct(rule(MAMF["mi325x", "bf16"]), 1307.4, 2614.9, 6000, 448),
+    # MI355X: 2,516.6 / 5,033.2 dense, 8.0 TB/s HBM3e, 7 links of 76.8 GB/s each way (1,075 GB/s).
+    "mi355x": amd_instinct(rule(MAMF["mi355x", "bf16"]), 2516.6, 5033.2, 8000, 537.6),
     "ascend-910b": {
         "gemm": (A100, 313 / 312, 0.56),
         "attention_forward": (A100, 313 / 312, 0.56),

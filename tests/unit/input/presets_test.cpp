@@ -21,8 +21,8 @@ using units::kGiga;
 using units::kTera;
 
 const std::vector<std::string> kRequiredGpus = {
-    "a100-40g", "a100",  "a800", "h100",  "h800",   "h20",         "h200",   "gh200",
-    "b200",     "gb200", "b300", "gb300", "mi300x", "ascend-910b", "kunlun3"};
+    "a100-40g", "a100", "a800",  "h100",   "h800",   "h20",    "h200",        "gh200",  "b200",
+    "gb200",    "b300", "gb300", "mi300x", "mi325x", "mi355x", "ascend-910b", "kunlun3"};
 
 const std::vector<std::string> kRequiredModels = {
     // AIAK's list and GPT-3.
