@@ -257,15 +257,19 @@ PipelineInput pipeline_input(const ModelSpec& model, const Training& training,
   return input;
 }
 
+int64_t moe_layers_in(const ModelSpec& model, int64_t first_layer, int64_t layers) {
+  const int64_t dense_end = model.moe ? model.moe->first_k_dense_layers : model.num_layers;
+  return layers - std::clamp<int64_t>(dense_end - first_layer, 0, layers);
+}
+
 void group_stages(std::span<const int> stage_pools, std::span<const int64_t> stage_layers,
                   const ModelSpec& model, std::vector<StageGroup>& groups) {
   groups.clear();
   const int64_t stages = static_cast<int64_t>(stage_layers.size());
-  const int64_t dense_end = model.moe ? model.moe->first_k_dense_layers : model.num_layers;
   int64_t first_layer = 0;
   for (int64_t i = 0; i < stages; ++i) {
     const int64_t layers = stage_layers[static_cast<size_t>(i)];
-    const int64_t moe_layers = layers - std::clamp<int64_t>(dense_end - first_layer, 0, layers);
+    const int64_t moe_layers = moe_layers_in(model, first_layer, layers);
     first_layer += layers;
     const int pool = stage_pools[static_cast<size_t>(i)];
     const bool edge = i == 0 || i + 1 == stages;

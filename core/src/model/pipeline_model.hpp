@@ -24,6 +24,10 @@ struct StageGroup {
   int64_t moe_layers = 0;
 };
 
+// MoE layers among the `layers` consecutive layers from `first_layer`: the model's
+// first_k_dense_layers lead with dense MLPs.
+int64_t moe_layers_in(const ModelSpec& model, int64_t first_layer, int64_t layers);
+
 // Stages as groups: consecutive stages of one pool and layer count share a group.
 void group_stages(std::span<const int> stage_pools, std::span<const int64_t> stage_layers,
                   const ModelSpec& model, std::vector<StageGroup>& groups);

@@ -161,10 +161,16 @@ double Searcher::lower_bound_s() const {
   };
   // Pace (slowest stage) and total work of all stages per micro-batch.
   double pace = 0, work = 0;
-  if (!split_at_leaf_) {  // a fixed split
+  if (!split_at_leaf_) {  // a fixed split: each stage's dense and MoE layers as estimated
+    int64_t first_layer = 0;
     for (size_t i = 0; i < stages; ++i) {
+      const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus[i])];
+      const int64_t layers = s.pipeline_stage_layers[i];
+      const int64_t moe_layers = moe_layers_in(model_, first_layer, layers);
+      first_layer += layers;
       const double stage =
-          static_cast<double>(s.pipeline_stage_layers[i]) * layer_s(i) + edges_s(i);
+          static_cast<double>(layers - moe_layers) * pass_s(c.dense.forward, c.dense.backward) +
+          static_cast<double>(moe_layers) * pass_s(c.moe.forward, c.moe.backward) + edges_s(i);
       pace = std::max(pace, stage);
       work += stage;
     }

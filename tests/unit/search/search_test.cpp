@@ -67,6 +67,16 @@ TEST_CASE("pruning keeps the exact top N of the exhaustive search") {
         "cluster": {"gpus": [{"type": "h100", "count": 16}]}})");
     check_same_ranking(s, 5);
   }
+  SUBCASE("mixture of experts with leading dense layers (the bound counts each stage's kinds)") {
+    const Scenario s = test::scenario(R"({"model": {"name": "moe", "num_layers": 8,
+        "hidden_size": 2048, "ffn_hidden_size": 8192, "num_attention_heads": 16,
+        "num_query_groups": 4, "vocab_size": 32000, "activation": "swiglu",
+        "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 1408,
+                "first_k_dense_layers": 3}},
+        "training": {"global_batch_size": 32, "seq_length": 2048},
+        "cluster": {"gpus": [{"type": "h100", "count": 16}]}})");
+    check_same_ranking(s, 5);
+  }
 }
 
 TEST_CASE("MoE: with attention at TP 8, the search folds the experts into expert parallel") {
