@@ -51,6 +51,12 @@ bool Searcher::evaluate() {
       s_.cpu_offloading_num_layers = 1;
       if (!zero_rules_hold()) return;                 // recompute, or a model of one layer
       int64_t low = 1, high = model_.num_layers - 1;  // memory falls as more layers go
+      // Offloading only adds time: where this strategy already misses the ranked N, only
+      // whether any offload fits matters (the micro-batch walk), and the most offload says.
+      if (!options_.exhaustive && top_.full() && !(time_s < top_.worst_s() * (1 + 1e-9))) {
+        s_.cpu_offloading_num_layers = high;
+        return;
+      }
       while (low < high) {
         s_.cpu_offloading_num_layers = (low + high) / 2;
         bool fit = false;
