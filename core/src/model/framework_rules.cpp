@@ -378,33 +378,34 @@ namespace {
 bool on_by_default(const StrategyPins& pins, StrategyKeyId key, const Strategy& strategy) {
   return !pins.given(key) && strategy_key(key).get(strategy, 0) != 0;
 }
-}  // namespace
 
-void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
-                             const RuleContext& context, const StrategyPins& pins,
-                             StrategyKeyId key, Strategy& strategy) {
-  if (!on_by_default(pins, key, strategy)) return;
-  for (const FrameworkRule* rule : rules) {
-    if (rule->reads.contains(key) && !rule->expressible(context, strategy)) {
-      strategy_key(key).set(strategy, 0, 0);
-      return;
-    }
-  }
-}
-
-namespace {
-// Every rule of the launch target and of the rulebook that reads `key` holds.
-bool launchable(std::span<const FrameworkRule* const> rules, const RuleContext& context,
-                StrategyKeyId key, const Strategy& strategy) {
+// Every rule of the launch target that reads `key` can express the strategy.
+bool expressible(std::span<const FrameworkRule* const> rules, const RuleContext& context,
+                 StrategyKeyId key, const Strategy& strategy) {
   for (const FrameworkRule* rule : rules) {
     if (rule->reads.contains(key) && !rule->expressible(context, strategy)) return false;
   }
+  return true;
+}
+
+// The same, and every rule of the rulebook that reads `key` holds.
+bool launchable(std::span<const FrameworkRule* const> rules, const RuleContext& context,
+                StrategyKeyId key, const Strategy& strategy) {
+  if (!expressible(rules, context, key, strategy)) return false;
   for (const Rule& rule : detail::rules()) {
     if (rule.reads.contains(key) && !rule.holds(context, strategy)) return false;
   }
   return true;
 }
 }  // namespace
+
+void fit_switch_to_framework(std::span<const FrameworkRule* const> rules,
+                             const RuleContext& context, const StrategyPins& pins,
+                             StrategyKeyId key, Strategy& strategy) {
+  if (on_by_default(pins, key, strategy) && !expressible(rules, context, key, strategy)) {
+    strategy_key(key).set(strategy, 0, 0);
+  }
+}
 
 void fit_default_switch(std::span<const FrameworkRule* const> rules, const RuleContext& context,
                         const StrategyPins& pins, StrategyKeyId key, Strategy& strategy) {
