@@ -5,10 +5,9 @@ Usage: python3 compare_measured.py scripts/calibration/measured/h100-2026-11-26.
            presets/gpus/h100.json
 
 Prints, per curve, the measured median efficiency per decade of size beside the preset's curve
-at the same size (interpolated in log size, clamped at its ends, as EfficiencyCurve::at does).
-Fused attention efficiency depends on the sequence length more than on a call's GFLOP, so it is
-also printed per sequence length (median over head counts), beside the preset at the GFLOP of
-one micro-batch-1 call with 8 heads of dimension 128 (Llama 2 70B at TP 8).
+at the same size (interpolated in log size, clamped at its ends, as EfficiencyCurve::at does),
+and where the file has them, micro-batch-1 attention calls (the forward from CUDA-graph
+replays; backwards under about 120 us were host-bound in eager mode).
 """
 import json
 import math
@@ -43,17 +42,19 @@ def main(measured_path, preset_path):
             print(f"{name:28s} {size:9.3g} {value:9.3f} "
                   f"{reference if reference is None else round(reference, 3)!s:>7s} {ratio}")
     samples = measured["samples"]
-    print(f"\n{'cuDNN attention, b=1 h=8':28s} {'seq':>9s} {'forward':>9s} {'preset':>7s} "
-          f"{'backward':>9s} {'preset':>7s}")
-    for seq in sorted({s["shape"][2] for s in samples["attention_forward"]}):
-        row = []
-        for name, factor in (("attention_forward", 1.0), ("attention_backward", 2.5)):
-            values = [s["efficiency"] for s in samples[name]
-                      if s["backend"] == "cudnn" and s["shape"][2] == seq]
-            gflop = factor * 0.5 * 4 * 8 * seq * seq * 128 / 1e9
-            row += [statistics.median(values) if values else float("nan"),
-                    preset_at(preset[name], gflop)]
-        print(f"{'':28s} {seq:9d} {row[0]:9.3f} {row[1]:7.3f} {row[2]:9.3f} {row[3]:7.3f}")
+    rows = samples.get("attention_head_dims")
+    if isinstance(rows, list) and rows:
+        print(f"\n{'cuDNN attention, batch 1':28s} {'GFLOP':>9s} {'forward':>9s} {'preset':>7s} "
+              f"{'backward':>9s} {'preset':>7s}")
+        for r in sorted(rows, key=lambda r: (r["d_qk"], r["heads"] * r["seq"] ** 2)):
+            gflop = 0.5 * 2 * r["heads"] * r["seq"] ** 2 * (r["d_qk"] + r["d_v"]) / 1e9
+            forward = gflop * 1e3 / r["forward_graph_us"] / measured["peaks"]["bf16_tflops"]
+            label = f"h{r['heads']} s{r['seq']} d{r['d_qk']}/{r['d_v']}"
+            print(f"{label:28s} {gflop:9.3g} {forward:9.3f} "
+                  f"{preset_at(preset['attention_forward'], gflop):7.3f} {r['backward']:9.3f} "
+                  f"{preset_at(preset['attention_backward'], 2.5 * gflop):7.3f}")
+    if not isinstance(samples.get("sustained"), dict):
+        return
     sustained = samples["sustained"]["efficiency_per_window"]
     print(f"\nsustained 8192^3 bf16 GEMM: first window {sustained[0]:.3f}, median "
           f"{statistics.median(sustained):.3f} of the bf16 peak over {len(sustained)} windows")

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Derives the efficiency curves of GPU presets that have no published sweeps of their own.
 
-No GPU was available to this project, so presets/gpus/*.json for B200, GB200, B300, GB300, H200
-(fp8), H20, MI300X, MI325X, MI355X, Ascend 910B and Kunlun P800 take the *shape* of a measured
-reference curve (A100 or H100) and
+presets/gpus/*.json for B200, GB200, B300, GB300, H200 (fp8), H20, MI300X, MI325X, MI355X, Ascend
+910B and Kunlun P800, which no one has measured for this project, take the *shape* of a measured
+reference curve (A100 or H100; H100's attention measured on a lent H100, the rest published) and
   * scale its sizes by the ratio of peaks (compute curves: tensor TFLOPS; memory and network
     curves: bandwidth), because a kernel of equal duration reaches an equal fraction of its
     plateau (the A100 and H100 GEMM curves agree with this within about 0.05), and
@@ -26,8 +26,11 @@ A100 = {
 H100 = {
     "gemm": ([0.1, 1, 10, 100, 1000], [0.07, 0.25, 0.47, 0.6, 0.65]),
     "gemm_fp8": ([0.1, 1, 10, 100, 1000], [0.05, 0.18, 0.38, 0.51, 0.56]),
-    "attention_forward": ([0.5, 5, 50, 500], [0.25, 0.45, 0.58, 0.65]),
-    "attention_backward": ([0.5, 5, 50, 500], [0.18, 0.35, 0.45, 0.5]),
+    # Measured on a lent H100 (scripts/calibration/measured/h100-*2026-11-26.json): cuDNN.
+    "attention_forward": ([0.5, 1, 3, 10, 30, 100, 300, 1000, 10000],
+                          [0.045, 0.085, 0.17, 0.28, 0.36, 0.46, 0.52, 0.59, 0.6]),
+    "attention_backward": ([1.25, 2.5, 7.5, 25, 100, 350, 1000, 3500, 11000, 30000],
+                           [0.036, 0.07, 0.135, 0.22, 0.3, 0.378, 0.45, 0.483, 0.524, 0.534]),
     "memory": ([0.1, 1, 10, 100, 1000], [0.06, 0.3, 0.7, 0.86, 0.9]),
     "intra_node": ([0.1, 1, 8, 64, 512], [0.08, 0.25, 0.55, 0.75, 0.8]),
     "inter_node": ([0.1, 1, 8, 64, 512], [0.08, 0.3, 0.65, 0.86, 0.92]),
@@ -59,11 +62,11 @@ MAMF = {
 # Fused attention on Blackwell: FlashAttention-4 (Zadouri, Shah, Dao et al., arXiv:2603.05451)
 # reaches up to 1613 TFLOPS forward on B200 in BF16, "up to 1.3x over cuDNN 9.13", the kernel
 # Transformer Engine runs: cuDNN's best is about 1613 / 1.3 TFLOPS. The backward keeps H100's
-# backward/forward plateau ratio (0.50 / 0.65, FlashAttention-3 and cuDNN on H100). GB200 runs
-# the same silicon at 1200 W instead of 1000 W: its MAMF is 1822 / 1745 of B200's, taken for
+# backward/forward plateau ratio (cuDNN measured on a lent H100: 0.534 / 0.60). GB200 runs the
+# same silicon at 1200 W instead of 1000 W: its MAMF is 1822 / 1745 of B200's, taken for
 # attention too.
 CUDNN_B200_FORWARD_TFLOPS = 1613 / 1.3
-H100_ATTENTION_BACKWARD_RATIO = 0.5 / 0.65
+H100_ATTENTION_BACKWARD_RATIO = 0.534 / 0.6
 GB200_OVER_B200 = 1822.0 / 1745.0
 # HBM3e streaming: "over 6,000 GB/s" device-to-device (CUDA bandwidthTest on 8x B200, newmind.ai
 # 2025) of HGX B200's 7.7 TB/s; about 0.8, against H100's 0.9.
@@ -82,12 +85,12 @@ NDR_PLATEAU = 0.92
 # AMD Instinct parts after MI300X (MI325X: MI300X's compute with HBM3e; MI355X: CDNA 4) have a
 # bf16 MAMF and nothing else, so they take mi300x.json's rule with their own numbers: GEMM plateau
 # by the rule; fp8 at H100's fp8/bf16 plateau ratio (no FP8 MAMF published); attention at H100's
-# attention-to-GEMM plateau ratios (forward 0.65 / 0.65, backward 0.5 / 0.65); HBM streaming at
-# MI300X's 0.78 (microbenchmarks of MI300X only); xGMI at MI300X's 0.70; the NDR NIC curve. All but
-# the GEMM plateau are estimates.
+# attention-to-GEMM plateau ratio (forward 0.6 / 0.65) and backward/forward ratio (0.534 / 0.6);
+# HBM streaming at MI300X's 0.78 (microbenchmarks of MI300X only); xGMI at MI300X's 0.70; the NDR
+# NIC curve. All but the GEMM plateau are estimates.
 H100_GEMM_PLATEAU = 0.65
 H100_FP8_OVER_BF16 = rule(MAMF["h100", "fp8"]) / H100_GEMM_PLATEAU
-H100_ATTENTION_FORWARD_RATIO = 0.65 / H100_GEMM_PLATEAU
+H100_ATTENTION_FORWARD_RATIO = 0.6 / H100_GEMM_PLATEAU
 MI300X_MEMORY_PLATEAU = 0.78
 MI300X_XGMI_PLATEAU = 0.7
 
@@ -100,7 +103,8 @@ def amd_instinct(gemm_plateau, bf16_tflops, fp8_tflops, hbm_gb_per_s, xgmi_gb_pe
         "attention_forward": (H100, bf16_tflops / 989.4,
                               round(gemm_plateau * H100_ATTENTION_FORWARD_RATIO, 3)),
         "attention_backward": (H100, bf16_tflops / 989.4,
-                               round(gemm_plateau * H100_ATTENTION_BACKWARD_RATIO, 3)),
+                               round(gemm_plateau * H100_ATTENTION_FORWARD_RATIO
+                                     * H100_ATTENTION_BACKWARD_RATIO, 3)),
         "memory": (H100, hbm_gb_per_s / 3350, MI300X_MEMORY_PLATEAU),
         "intra_node": (H100, xgmi_gb_per_s / 450, MI300X_XGMI_PLATEAU),
         "inter_node": (H100, 1.0, NDR_PLATEAU),
@@ -142,8 +146,9 @@ DERIVED = {
     "h20": {
         "gemm": (H100, 148 / 989.4, 0.73),            # estimate: MAMF ~90% x 0.815
         "gemm_fp8": (H100, 296 / 1978.9, round(0.73 * rule(MAMF["h100", "fp8"]) / 0.65, 2)),
-        "attention_forward": (H100, 148 / 989.4, 0.73),
-        "attention_backward": (H100, 148 / 989.4, 0.56),
+        "attention_forward": (H100, 148 / 989.4, round(0.73 * H100_ATTENTION_FORWARD_RATIO, 3)),
+        "attention_backward": (H100, 148 / 989.4, round(0.73 * H100_ATTENTION_FORWARD_RATIO
+                                                        * H100_ATTENTION_BACKWARD_RATIO, 3)),
         "memory": (H100, 4000 / 3350, 0.9),
         "intra_node": (H100, 1.0, 0.8),               # same NVLink 4 as H100
         "inter_node": (H100, 1.0, 0.92),
@@ -151,8 +156,9 @@ DERIVED = {
     "mi300x": {
         "gemm": (H100, 1307.4 / 989.4, round(0.514 * DERATING, 2)),  # MAMF v2 51.4%
         "gemm_fp8": (H100, 2614.9 / 1978.9, round(0.42 * rule(MAMF["h100", "fp8"]) / 0.65, 2)),
-        "attention_forward": (H100, 1307.4 / 989.4, 0.42),
-        "attention_backward": (H100, 1307.4 / 989.4, 0.32),
+        "attention_forward": (H100, 1307.4 / 989.4, 0.42),  # ~550 TFLOPS (CK/AITER)
+        "attention_backward": (H100, 1307.4 / 989.4,
+                               round(0.42 * H100_ATTENTION_BACKWARD_RATIO, 3)),
         "memory": (H100, 5300 / 3350, 0.78),
         "intra_node": (H100, 448 / 450, 0.7),
         "inter_node": (H100, 1.0, 0.92),

@@ -72,7 +72,7 @@ LOCAL_EXPERTS = [2, 8, 32]
 ROWS_PER_EXPERT = [256, 1024, 4096, 16384]
 # Seconds each section may take (the whole run stays under about seven minutes).
 BUDGET_S = {"gemm": 100, "gemm_fp8": 80, "attention": 80, "memory": 10, "elementwise": 12,
-            "grouped_gemm": 40, "launch": 10, "sustained": 15}
+            "grouped_gemm": 40, "launch": 10, "sustained": 15, "attention_head_dims": 60}
 TARGET_TIMED_S = 0.02  # device time per timed replay
 
 
@@ -224,6 +224,46 @@ def measure_attention(peak_tflops):
                          "efficiency": 2.5 * executed / bwd_s / (peak_tflops * 1e12)})
         del q, k, v, out, grad
     return forward, backward
+
+
+def measure_attention_head_dims(peak_tflops):
+    """cuDNN attention at micro-batch 1 over the head dims of GQA/MHA (64, 128, 256) and of
+    multi-latent attention (query/key 192 = 128 + 64 rotary, value 128), executed FLOPs counted
+    as 0.5 x 2 b h s^2 (d_qk + d_v) forward, 2.5 x that backward."""
+    samples = []
+    configs = [(heads, s, d_qk, d_v) for heads in (8, 16, 32)
+               for s in (512, 1024, 2048, 4096, 8192)
+               for d_qk, d_v in ((64, 64), (128, 128), (192, 128))]
+    for heads, s, d_qk, d_v in in_budget("attention_head_dims", configs):
+        executed = 0.5 * 2.0 * heads * s * s * (d_qk + d_v)
+        try:
+            q, k = (torch.randn((1, heads, s, d_qk), device="cuda", dtype=torch.bfloat16,
+                                requires_grad=True) for _ in range(2))
+            v = torch.randn((1, heads, s, d_v), device="cuda", dtype=torch.bfloat16,
+                            requires_grad=True)
+            with sdpa_backend("cudnn"):
+                run = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                fwd_s = eager_timed(run)
+                try:  # device time alone: is the eager forward host-bound?
+                    with torch.no_grad():
+                        fwd_graph_s = graph_timed(run)
+                except RuntimeError as error:
+                    log(f"no graph of attention: {str(error)[:200]}")
+                    fwd_graph_s = float("nan")
+                out = run()
+                grad = torch.randn_like(out)
+                bwd_s = eager_timed(lambda: torch.autograd.grad(out, (q, k, v), grad,
+                                                                retain_graph=True))
+        except RuntimeError as error:
+            log(f"skipping attention {heads}x{s} d {d_qk}/{d_v}: {str(error)[:200]}")
+            continue
+        samples.append({"heads": heads, "seq": s, "d_qk": d_qk, "d_v": d_v,
+                        "forward_us": fwd_s * 1e6, "forward_graph_us": fwd_graph_s * 1e6,
+                        "backward_us": bwd_s * 1e6,
+                        "forward": executed / fwd_s / (peak_tflops * 1e12),
+                        "backward": 2.5 * executed / bwd_s / (peak_tflops * 1e12)})
+        del q, k, v, out, grad
+    return samples
 
 
 def measure_memory(hbm_gb_per_s):
@@ -402,6 +442,7 @@ def main():
     parser.add_argument("--fp8-tflops", type=float)
     parser.add_argument("--hbm-gb-per-s", type=float)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--sections", nargs="*", help="measure only these sections")
     args = parser.parse_args()
     bf16, fp8, hbm, preset_curves = peaks(args)
     if not bf16 or not hbm:
@@ -425,8 +466,11 @@ def main():
         ("gemm_fp8", lambda: measure_gemms(fp8, True) if fp8 else []),
         ("attention", lambda: measure_attention(bf16)),
         ("grouped_gemm", lambda: measure_grouped_gemms(bf16)),
+        ("attention_head_dims", lambda: measure_attention_head_dims(bf16)),
     ]
     for name, measure in sections:
+        if args.sections and name not in args.sections:
+            continue
         log(f"{name} ...")
         try:
             result["samples"][name] = measure()
@@ -463,6 +507,11 @@ def main():
         print(f"{name:32s} measured {points}")
         if base in preset_curves:
             print(f"{'':32s} preset   {preset_curves[base]}")
+    for sample in samples.get("attention_head_dims") or []:
+        if isinstance(sample, dict):
+            print("attention h{heads} s{seq} d {d_qk}/{d_v}: forward {forward:.3f} "
+                  "backward {backward:.3f} forward {forward_us:.1f} us, from a graph "
+                  "{forward_graph_us:.1f} us".format(**sample))
 
 
 if __name__ == "__main__":
