@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <iterator>
 
 #include "model/layer_cost.hpp"
 #include "paraplan/hardware.hpp"
@@ -45,6 +46,33 @@ constexpr Fp8Quantisation kFp8Quantisation[] = {
     {2 + 2 * (1 + 4.0 / 128), 1},  // blockwise
 };
 
+// The fused kernel's efficiency at a head dim, relative to head dim 128 at the same executed
+// FLOPs (the attention curves are measured at 128). cuDNN 9.19 on a lent H100, micro-batch 1,
+// 16-32 heads, 2,048-8,192 tokens (scripts/calibration/measured/h100-attention-b1-2026-11-26.json,
+// presets/README.md); applied to every GPU, none other measured.
+struct HeadDimEfficiency {
+  double head_dim, forward, backward;
+};
+constexpr HeadDimEfficiency kEqualHeadDims[] = {
+    {64, 0.85, 0.95}, {128, 1.0, 1.0}, {192, 0.98, 0.71}, {256, 0.99, 0.79}};
+// Multi-latent attention: query/key 192 (128 + 64 rotary), value 128.
+constexpr HeadDimEfficiency kLatentHeadDims = {192, 1.0, 0.865};
+
+// Piecewise linear in the head dim between the measured ones, clamped at both ends; a query/key
+// head dim above the value's is multi-latent attention's.
+inline double head_dim_efficiency(double qk_head_dim, double v_head_dim, bool backward) {
+  const auto value = [&](const HeadDimEfficiency& e) { return backward ? e.backward : e.forward; };
+  if (qk_head_dim > v_head_dim) return value(kLatentHeadDims);
+  const auto* upper =
+      std::find_if(std::begin(kEqualHeadDims), std::end(kEqualHeadDims),
+                   [&](const HeadDimEfficiency& e) { return e.head_dim >= qk_head_dim; });
+  if (upper == std::begin(kEqualHeadDims)) return value(*upper);
+  if (upper == std::end(kEqualHeadDims)) return value(*std::prev(upper));
+  const HeadDimEfficiency& lower = *std::prev(upper);
+  const double fraction = (qk_head_dim - lower.head_dim) / (upper->head_dim - lower.head_dim);
+  return value(lower) + fraction * (value(*upper) - value(lower));
+}
+
 // Kernel timings on one GPU at one precision.
 class Kernels {
  public:
@@ -80,12 +108,14 @@ class Kernels {
   double memory_s(double bytes) const { return memory_bound_s(gpu_, bytes); }
 
   // A fused attention kernel (FlashAttention, cuDNN) executing `flops` in `calls` launches of
-  // equal size (context parallelism: one per ring step), each at its own size's efficiency.
-  double attention_s(double flops, bool backward, double calls = 1) const {
+  // equal size (context parallelism: one per ring step), each at its own size's efficiency
+  // times `head_dim_efficiency` (the curves are at head dim 128).
+  double attention_s(double flops, bool backward, double calls = 1,
+                     double head_dim_efficiency = 1) const {
     if (flops <= 0) return 0;
     const EfficiencyCurve& curve =
         backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
-    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops / calls)) +
+    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops / calls) * head_dim_efficiency) +
            calls * gpu_.kernel_overhead_s;
   }
 

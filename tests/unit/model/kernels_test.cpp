@@ -1,5 +1,7 @@
 // Kernel timings: fp8 quantisation per recipe (Transformer Engine's quantizers) and fused
 // attention under context parallelism, against hand-computed values on a GPU with flat curves.
+#include "model/kernels.hpp"
+
 #include <doctest/doctest.h>
 
 #include "model/layer_cost.hpp"
@@ -85,6 +87,35 @@ TEST_CASE("context parallel attention: one kernel per ring step, at that step's 
   const double whole = layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s;
   strategy.context_parallel_size = 8;
   CHECK(layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s * 8 > whole * 1.2);
+}
+
+TEST_CASE("fused attention at a head dim: the curve at 128 times the measured factor") {
+  using detail::head_dim_efficiency;
+  CHECK(head_dim_efficiency(128, 128, false) == 1.0);
+  CHECK(head_dim_efficiency(128, 128, true) == 1.0);
+  CHECK(head_dim_efficiency(64, 64, false) == doctest::Approx(0.85));
+  CHECK(head_dim_efficiency(64, 64, true) == doctest::Approx(0.95));
+  CHECK(head_dim_efficiency(96, 96, false) == doctest::Approx(0.925));   // between 64 and 128
+  CHECK(head_dim_efficiency(32, 32, false) == doctest::Approx(0.85));    // clamped
+  CHECK(head_dim_efficiency(512, 512, true) == doctest::Approx(0.79));   // clamped
+  CHECK(head_dim_efficiency(192, 128, true) == doctest::Approx(0.865));  // multi-latent
+
+  // The layer's core attention: 8 heads of 64 instead of 128 execute half the FLOPs at 0.85 of
+  // the curve's efficiency at that size.
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  const Scenario s = test::scenario(R"({"model": {"name": "m", "num_layers": 2,
+      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 8,
+      "num_query_groups": 2, "kv_channels": 64, "vocab_size": 32000, "activation": "swiglu"},
+      "training": {"global_batch_size": 8, "seq_length": 2048},
+      "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat", "kernel_overhead_us": 0,
+      "efficiency": {"attention_forward": [[1, 0.25], [1000, 0.5]]}}, "count": 8}]}})");
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  const double executed = 0.5 * 4.0 * 8 * 2048 * 2048 * 64;
+  const double expected = executed / (gpu.tensor_flops(Precision::bf16) *
+                                      gpu.attention_forward_efficiency.at(executed) * 0.85);
+  CHECK(layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s ==
+        doctest::Approx(expected).epsilon(1e-12));
 }
 
 TEST_CASE("context parallel attention by cp_comm_type: kernels and exposed communication") {
