@@ -83,6 +83,16 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   } else {
     add_column({tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
     qkv_bytes = e_ * tokens_ * (heads + 2 * groups) * qk_head_dim;
+    if (model_.position_embedding_type == PositionEmbedding::rope) {
+      // Rotary embedding of the queries and of the keys: Megatron-LM's default fused kernel
+      // (apply_rope_fusion unless --no-rope-fusion; Transformer Engine FusedRoPEFunc) reads
+      // each and writes it rotated, one kernel each way for each.
+      for (const double rotated_heads : {heads, groups}) {
+        const double bytes = 2 * e_ * tokens_ * rotated_heads * qk_head_dim;
+        cost.forward.compute_s += kernels_.memory_s(bytes);
+        cost.backward.compute_s += kernels_.memory_s(bytes);
+      }
+    }
   }
   const Gemm out_proj{tokens_, h_, heads * v_head_dim};
   const LinearTime row = linear(kernels_, out_proj);

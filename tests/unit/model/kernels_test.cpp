@@ -118,6 +118,21 @@ TEST_CASE("fused attention at a head dim: the curve at 128 times the measured fa
         doctest::Approx(expected).epsilon(1e-12));
 }
 
+TEST_CASE("rotary embedding: the fused kernel reads and writes Q and K each way") {
+  // flat_job's SwiGLU model takes rotary embeddings by default; the same model without them
+  // differs by Transformer Engine's fused RoPE on 8 query and 2 key heads of 128, 2048 tokens.
+  Scenario rope = flat_job("bf16");
+  Scenario none = rope;
+  none.model.position_embedding_type = PositionEmbedding::none;
+  const Strategy strategy;
+  const double bytes = 2 * 2.0 * 2048 * (8 + 2) * 128;
+  const double bandwidth = 1e12;
+  CHECK(layer(rope, strategy).forward.compute_s - layer(none, strategy).forward.compute_s ==
+        doctest::Approx(bytes / bandwidth).epsilon(1e-9));
+  CHECK(layer(rope, strategy).backward.compute_s - layer(none, strategy).backward.compute_s ==
+        doctest::Approx(bytes / bandwidth).epsilon(1e-9));
+}
+
 TEST_CASE("context parallel attention by cp_comm_type: kernels and exposed communication") {
   Strategy strategy;
   strategy.use_flash_attn = true;
