@@ -14,7 +14,11 @@ so a section cut short still spans its sizes):
   attention_forward /  torch.nn.functional.scaled_dot_product_attention (causal, bf16, head dim
   attention_backward   128) on the flash and the cuDNN backend, keyed by executed GFLOP, counted
                        as Paraplan does: forward 0.5 x 4 b h s^2 d, backward 2.5 x the forward;
-  memory               device-to-device copies keyed by MB moved (read + write);
+  attention_head_dims  cuDNN attention at micro-batch 1, head dims 64, 128 and 192/128 (multi-
+                       latent), the forward also from CUDA-graph replays and the backward from its
+                       kernels' profiled time (eager calls under about 120 us are host-bound);
+  memory               device-to-device copies keyed by MB moved (read + write), rotating over
+                       512 MB of buffers so that L2 does not serve them;
   elementwise          the memory-bound kernels of a layer (layer norm, RMS norm, GELU, SiLU,
                        residual add) at training sizes, keyed by MB moved, against the memory
                        curve;
@@ -30,6 +34,7 @@ the median efficiency per decade of size, made non-decreasing. Raw samples are w
 
 Usage:
   python3 measure_gpu.py --preset presets/gpus/h100.json --out h100-measured.json
+  python3 measure_gpu.py --preset presets/gpus/h100.json --sections attention_head_dims --out x.json
   python3 measure_gpu.py --bf16-tflops 989.4 --fp8-tflops 1978.9 --hbm-gb-per-s 3350 --out x.json
 Requires PyTorch >= 2.3 with CUDA or ROCm; fp8 needs torch._scaled_mm (Hopper, Ada, Blackwell,
 MI300), grouped GEMMs torch._grouped_mm (PyTorch >= 2.8, Hopper). Network curves are not
