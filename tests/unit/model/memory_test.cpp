@@ -258,7 +258,7 @@ TEST_CASE("bf16 gradients and fp8 weights free memory and shorten the data-paral
 
 TEST_CASE("feasible compares the reserved peak with capacity; a thin margin warns") {
   // Llama 3 8B on one H100 node, TP1, no recompute: at sequence 4352 the live tensors fit in
-  // the 79.6 GiB but the reserve does not; at 4224 it fits with 0.6 GiB to spare, inside the
+  // the 79.18 GiB but the reserve does not; at 4224 it fits with 0.2 GiB to spare, inside the
   // default margin: tight, with a warning; with bf16 gradients it is comfortable.
   const auto at = [&](int seq, const std::string& extra) {
     return run(kLlama8b, R"({"global_batch_size": 48, "seq_length": )" + std::to_string(seq) + "}",
