@@ -9,9 +9,11 @@ reference curve (A100 or H100; H100's attention measured on a lent H100, the res
     plateau (the A100 and H100 GEMM curves agree with this within about 0.05), and
   * rescale its efficiencies to the new plateau given below (MAMF x 0.815 where a MAMF is
     published, an estimate otherwise; see presets/README.md and each preset's `sources`).
-Prints the curves as JSON, ready to paste into a preset. Run: python3 derive_curves.py [gpu]
+Prints the curves as JSON, ready to paste into a preset. Run: python3 derive_curves.py [gpu];
+`derive_curves.py --check` fails where a preset's curve differs (a ctest).
 """
 import json
+import os
 import sys
 
 # Reference curves copied from presets/gpus/a100.json and h100.json: (sizes, efficiencies).
@@ -222,7 +224,26 @@ for curve, spec in A100_ATTENTION.items():
     A100[curve] = tuple(map(list, zip(*derive(spec[0], curve, *spec[1:]))))
 
 
+def check():
+    """Exit 1 where a preset's curve differs from what this script derives (ctest runs it)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    presets = os.path.join(here, "..", "..", "presets", "gpus")
+    stale = []
+    for name, specs in DERIVED.items():
+        with open(os.path.join(presets, f"{name}.json")) as file:
+            efficiency = json.load(file)["efficiency"]
+        for curve, spec in specs.items():
+            if efficiency.get(curve) != derive(spec[0], curve, *spec[1:]):
+                stale.append(f"{name}.json {curve}")
+    for entry in stale:
+        print(f"presets/gpus/{entry} differs from derive_curves.py's; paste its output")
+    print(f"{len(DERIVED)} presets' derived curves checked, {len(stale)} stale")
+    sys.exit(1 if stale else 0)
+
+
 def main():
+    if sys.argv[1:] == ["--check"]:
+        check()
     names = sys.argv[1:] or list(DERIVED)
     for name in names:
         curves = {c: derive(*spec[:1], c, *spec[1:]) for c, spec in DERIVED[name].items()}
