@@ -109,13 +109,13 @@ class Kernels {
 
   // A fused attention kernel (FlashAttention, cuDNN) executing `flops` in `calls` launches of
   // equal size (context parallelism: one per ring step), each at its own size's efficiency
-  // times `head_dim_efficiency` (the curves are at head dim 128).
+  // times `head_dim_factor` (head_dim_efficiency: the curves are at head dim 128).
   double attention_s(double flops, bool backward, double calls = 1,
-                     double head_dim_efficiency = 1) const {
+                     double head_dim_factor = 1) const {
     if (flops <= 0) return 0;
     const EfficiencyCurve& curve =
         backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
-    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops / calls) * head_dim_efficiency) +
+    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops / calls) * head_dim_factor) +
            calls * gpu_.kernel_overhead_s;
   }
 
