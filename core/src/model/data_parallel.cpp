@@ -57,6 +57,23 @@ ChunkComm chunk_comm(Collective collective, const StageSync& in, int64_t chunk,
   return comm;
 }
 
+// The per-chunk collectives of a stage, chunk by chunk. Only the first stage's first chunk is
+// bucketed (chunk_buckets); every other chunk holds the same parameters in one bucket, so one
+// is computed for all of them.
+template <typename Collective>
+std::vector<ChunkComm> chunk_comms(Collective collective, const StageSync& in, int64_t chunks,
+                                   double bytes_per_parameter) {
+  std::vector<ChunkComm> comms;
+  comms.reserve(static_cast<size_t>(chunks));
+  comms.push_back(chunk_comm(collective, in, 0, bytes_per_parameter));
+  if (chunks > 1) {
+    const ChunkComm rest =
+        in.first_stage ? chunk_comm(collective, in, 1, bytes_per_parameter) : comms.front();
+    comms.resize(static_cast<size_t>(chunks), rest);
+  }
+  return comms;
+}
+
 // Gradient sync under (interleaved) 1F1B with overlap_grad_reduce: chunk j's gradients are
 // final when its last micro-batch's backward ends (schedules.py backward_step_helper_postprocess
 // launches grad_sync_func[chunk] then), after which the cool-down still runs the backward of
@@ -139,11 +156,9 @@ SyncTime iteration_sync(const StageSync& in) {
   // Gradients: DDP all-reduces them, the distributed optimizer reduce-scatters them; ZeRO-2
   // (Megatron-FSDP optim_grads) already reduce-scattered them with every micro-batch.
   if (zero <= 1) {
-    std::vector<ChunkComm> grads;
-    for (int64_t j = 0; j < v; ++j) {
-      grads.push_back(zero == 0 ? chunk_comm(all_reduce_s, in, j, grad_bytes)
-                                : chunk_comm(reduce_scatter_s, in, j, grad_bytes));
-    }
+    const std::vector<ChunkComm> grads = zero == 0
+                                             ? chunk_comms(all_reduce_s, in, v, grad_bytes)
+                                             : chunk_comms(reduce_scatter_s, in, v, grad_bytes);
     double total = 0;
     for (const ChunkComm& c : grads) total += c.time_s;
     const double exposed =
@@ -155,8 +170,7 @@ SyncTime iteration_sync(const StageSync& in) {
 
   // Parameters: the distributed optimizer and ZeRO-2 all-gather the updated shards.
   if (zero >= 1) {
-    std::vector<ChunkComm> params;
-    for (int64_t j = 0; j < v; ++j) params.push_back(chunk_comm(all_gather_s, in, j, param_bytes));
+    const std::vector<ChunkComm> params = chunk_comms(all_gather_s, in, v, param_bytes);
     double total = 0;
     for (const ChunkComm& c : params) total += c.time_s;
     const double first_window_s = chunk_forward_s + in.forward_before_s / static_cast<double>(v);
