@@ -225,19 +225,32 @@ for curve, spec in A100_ATTENTION.items():
 
 
 def check():
-    """Exit 1 where a preset's curve differs from what this script derives (ctest runs it)."""
+    """Exit 1 where a preset's curve differs from what this script derives, or from the copy of
+    it this script derives from (ctest runs it)."""
     here = os.path.dirname(os.path.abspath(__file__))
-    presets = os.path.join(here, "..", "..", "presets", "gpus")
+
+    def efficiency(name):
+        with open(os.path.join(here, "..", "..", "presets", "gpus", f"{name}.json")) as file:
+            return json.load(file)["efficiency"]
+
     stale = []
     for name, specs in DERIVED.items():
-        with open(os.path.join(presets, f"{name}.json")) as file:
-            efficiency = json.load(file)["efficiency"]
+        curves = efficiency(name)
         for curve, spec in specs.items():
-            if efficiency.get(curve) != derive(spec[0], curve, *spec[1:]):
-                stale.append(f"{name}.json {curve}")
+            if curves.get(curve) != derive(spec[0], curve, *spec[1:]):
+                stale.append(f"{name}.json {curve} differs from derive_curves.py's output")
+    # The references are copies of their presets' curves; H100's gemm_fp8 is the roll-off shape
+    # h100.json's own fp8 curve is derived from.
+    for name, reference in (("a100", A100), ("h100", H100)):
+        curves = efficiency(name)
+        for curve, (sizes, values) in reference.items():
+            if (name, curve) != ("h100", "gemm_fp8") and curves.get(curve) != [
+                    list(point) for point in zip(sizes, values)]:
+                stale.append(f"{name}.json {curve} differs from derive_curves.py's copy of it")
     for entry in stale:
-        print(f"presets/gpus/{entry} differs from derive_curves.py's; paste its output")
-    print(f"{len(DERIVED)} presets' derived curves checked, {len(stale)} stale")
+        print(f"presets/gpus/{entry}")
+    print(f"{len(DERIVED)} presets' derived curves and the reference copies checked, "
+          f"{len(stale)} stale")
     sys.exit(1 if stale else 0)
 
 
