@@ -567,3 +567,32 @@ TEST_CASE("measured memory: Megatron-LM CI golden values, max allocated") {
     CHECK(allocated == doctest::Approx(measured).epsilon(0.05));
   }
 }
+
+// Configurations NVIDIA ships as performance recipes and launched for its tables
+// (recipe-configs.json, made from Megatron-Bridge's workload_base_configs.py by
+// scripts/validation/bridge_recipes.py): each ran, so each must fit. Only memory is checked; the
+// file holds no throughput.
+TEST_CASE("shipped performance recipes fit: Megatron-Bridge's workload_base_configs") {
+  const nlohmann::json recipes = load("recipe-configs.json");
+  std::printf("\n%s\n%-42s %10s %10s %8s\n", recipes["source"].get<std::string>().c_str(), "recipe",
+              "peak GiB", "capacity", "free");
+  int feasible = 0;
+  const nlohmann::json& list = recipes["recipes"];
+  REQUIRE(list.size() >= 70);
+  for (const nlohmann::json& recipe : list) {
+    const std::string name = recipe["name"];
+    const Report r = estimate(parse_scenario(recipe["scenario"]));
+    REQUIRE(!r.stages.empty());
+    double capacity = r.stages.front().capacity_bytes;
+    for (const StageReport& stage : r.stages) capacity = std::min(capacity, stage.capacity_bytes);
+    std::printf("%-42.42s %10.1f %10.1f %7.1f%%%s\n", name.c_str(), r.peak_memory_bytes() / kGiB,
+                capacity / kGiB, 100 * r.headroom_bytes() / capacity,
+                r.feasible ? "" : "  INFEASIBLE");
+    CAPTURE(name);
+    CHECK(r.feasible);
+    CHECK(std::isfinite(r.tokens_per_s_per_gpu));
+    CHECK(r.tokens_per_s_per_gpu > 0);
+    feasible += r.feasible;
+  }
+  std::printf("%d of %zu recipes fit\n", feasible, list.size());
+}
