@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 
 namespace paraplan::detail {
 namespace {
@@ -57,20 +56,31 @@ ChunkComm chunk_comm(Collective collective, const StageSync& in, int64_t chunk,
   return comm;
 }
 
-// The per-chunk collectives of a stage, chunk by chunk. Only the first stage's first chunk is
-// bucketed (chunk_buckets); every other chunk holds the same parameters in one bucket, so one
-// is computed for all of them.
-template <typename Collective>
-std::vector<ChunkComm> chunk_comms(Collective collective, const StageSync& in, int64_t chunks,
-                                   double bytes_per_parameter) {
-  std::vector<ChunkComm> comms;
-  comms.reserve(static_cast<size_t>(chunks));
-  comms.push_back(chunk_comm(collective, in, 0, bytes_per_parameter));
-  if (chunks > 1) {
-    const ChunkComm rest =
-        in.first_stage ? chunk_comm(collective, in, 1, bytes_per_parameter) : comms.front();
-    comms.resize(static_cast<size_t>(chunks), rest);
+// The per-chunk collectives of a stage. Only the first stage's first chunk is bucketed
+// (chunk_buckets); every other chunk holds the same parameters in one bucket, so one is computed
+// for all of them.
+struct ChunkComms {
+  ChunkComm first;
+  ChunkComm rest;
+  size_t chunks = 1;
+
+  size_t size() const { return chunks; }
+  const ChunkComm& operator[](size_t j) const { return j == 0 ? first : rest; }
+  double total_s() const {
+    double total = first.time_s;
+    for (size_t j = 1; j < chunks; ++j) total += rest.time_s;
+    return total;
   }
+};
+
+template <typename Collective>
+ChunkComms chunk_comms(Collective collective, const StageSync& in, int64_t chunks,
+                       double bytes_per_parameter) {
+  ChunkComms comms;
+  comms.chunks = static_cast<size_t>(chunks);
+  comms.first = chunk_comm(collective, in, 0, bytes_per_parameter);
+  comms.rest = chunks > 1 && in.first_stage ? chunk_comm(collective, in, 1, bytes_per_parameter)
+                                            : comms.first;
   return comms;
 }
 
@@ -80,14 +90,13 @@ std::vector<ChunkComm> chunk_comms(Collective collective, const StageSync& in, i
 // `stages` micro-batches of each chunk below it; chunk 0's buckets go out as its last backward
 // produces them. All chunks queue on the one data-parallel communicator. Times are relative to
 // the end of the stage's last backward; returns what sticks out past it.
-double grad_queue_exposed_s(const std::vector<ChunkComm>& chunks, double chunk_backward_s,
-                            double stages) {
+double grad_queue_exposed_s(const ChunkComms& chunks, double chunk_backward_s, double stages) {
   double t = -std::numeric_limits<double>::infinity();
   for (size_t j = chunks.size() - 1; j >= 1; --j) {
     const double ready = -static_cast<double>(j) * stages * chunk_backward_s;
     t = std::max(t, ready) + chunks[j].time_s;
   }
-  const ChunkComm& first = chunks.front();
+  const ChunkComm& first = chunks.first;
   t = std::max(t, -chunk_backward_s) + (first.time_s - first.last_bucket_s);
   t = std::max(t, 0.0) + first.last_bucket_s;
   return std::max(0.0, t);
@@ -98,9 +107,9 @@ double grad_queue_exposed_s(const std::vector<ChunkComm>& chunks, double chunk_b
 // forward_step_helper_preprocess: "launch param synchronization for next model chunk"); chunk 0
 // streams bucket by bucket under its own first forward, chunk j is needed after `stages`
 // micro-batches of each chunk below it. Returns the compute stalled waiting for parameters.
-double param_queue_exposed_s(const std::vector<ChunkComm>& chunks, double chunk_forward_s,
+double param_queue_exposed_s(const ChunkComms& chunks, double chunk_forward_s,
                              double first_window_s, double stages) {
-  const ChunkComm& first = chunks.front();
+  const ChunkComm& first = chunks.first;
   double stall = std::max(first.last_bucket_s, first.time_s - first_window_s);
   double comm_free = first.time_s;
   for (size_t j = 1; j < chunks.size(); ++j) {
@@ -156,11 +165,9 @@ SyncTime iteration_sync(const StageSync& in) {
   // Gradients: DDP all-reduces them, the distributed optimizer reduce-scatters them; ZeRO-2
   // (Megatron-FSDP optim_grads) already reduce-scattered them with every micro-batch.
   if (zero <= 1) {
-    const std::vector<ChunkComm> grads = zero == 0
-                                             ? chunk_comms(all_reduce_s, in, v, grad_bytes)
-                                             : chunk_comms(reduce_scatter_s, in, v, grad_bytes);
-    double total = 0;
-    for (const ChunkComm& c : grads) total += c.time_s;
+    const ChunkComms grads = zero == 0 ? chunk_comms(all_reduce_s, in, v, grad_bytes)
+                                       : chunk_comms(reduce_scatter_s, in, v, grad_bytes);
+    const double total = grads.total_s();
     const double exposed =
         s.overlap_grad_reduce ? grad_queue_exposed_s(grads, chunk_backward_s, stages) : total;
     // Earlier stages finish their last backward sooner, by the drain of the stages before them.
@@ -170,9 +177,8 @@ SyncTime iteration_sync(const StageSync& in) {
 
   // Parameters: the distributed optimizer and ZeRO-2 all-gather the updated shards.
   if (zero >= 1) {
-    const std::vector<ChunkComm> params = chunk_comms(all_gather_s, in, v, param_bytes);
-    double total = 0;
-    for (const ChunkComm& c : params) total += c.time_s;
+    const ChunkComms params = chunk_comms(all_gather_s, in, v, param_bytes);
+    const double total = params.total_s();
     const double first_window_s = chunk_forward_s + in.forward_before_s / static_cast<double>(v);
     const double exposed = s.overlap_param_gather ? param_queue_exposed_s(params, chunk_forward_s,
                                                                           first_window_s, stages)

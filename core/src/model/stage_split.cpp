@@ -49,12 +49,48 @@ std::vector<int64_t> balanced_split(int64_t layers, std::span<const double> laye
   // optimal for the slowest stage because every stage's time grows with its layers); a stage
   // at its memory limit takes no more unless no stage has room.
   std::vector<int64_t> split(stages, 1);
+  int64_t left = layers - static_cast<int64_t>(stages);
+  // The greedy takes the offers (a stage's time with one more layer) smallest first, ties to
+  // the lower stage, so when no more than `left` offers lie below a time T, all of them are
+  // taken before any other: give those at once and let the greedy place the rest. T: the
+  // balance point of the continuous split less the slowest stage's layer time, below which
+  // fewer than `left` offers lie unless some stage's fixed time alone exceeds it.
+  bool increasing = true;
+  double inverse_sum = 0, weighted_fixed = 0, widest_s = 0;
+  for (size_t i = 0; i < stages; ++i) {
+    increasing &= layer_s[i] > 0 && std::isfinite(layer_s[i]) && std::isfinite(fixed_s[i]);
+    if (!increasing) break;
+    inverse_sum += 1 / layer_s[i];
+    weighted_fixed += fixed_s[i] / layer_s[i];
+    widest_s = std::max(widest_s, layer_s[i]);
+  }
+  const double below_s =
+      increasing ? (static_cast<double>(layers) + weighted_fixed) / inverse_sum - widest_s : 0;
+  if (increasing && std::isfinite(below_s)) {
+    std::vector<int64_t> below(stages);
+    int64_t given = 0;
+    for (size_t i = 0; i < stages; ++i) {
+      // The most layers n with time(i, n) < below_s, as the greedy computes its offers.
+      int64_t n = static_cast<int64_t>(std::clamp(std::floor((below_s - fixed_s[i]) / layer_s[i]),
+                                                  1.0, static_cast<double>(layers)));
+      while (n > 1 && time(i, n) >= below_s) --n;
+      while (n < layers && time(i, n + 1) < below_s) ++n;
+      if (limited) n = std::min(n, std::max<int64_t>(1, max_layers[i]));
+      below[i] = n;
+      given += n - 1;
+    }
+    // Fewer than `left` unless a stage's fixed time dwarfs the rest: then the greedy alone.
+    if (given <= left) {
+      split = std::move(below);
+      left -= given;
+    }
+  }
   using Offer = std::pair<double, size_t>;  // the stage's time with one more layer, the stage
   std::priority_queue<Offer, std::vector<Offer>, std::greater<>> with_room, full;
   for (size_t i = 0; i < stages; ++i) {
-    (limited && split[i] >= max_layers[i] ? full : with_room).push({time(i, 2), i});
+    (limited && split[i] >= max_layers[i] ? full : with_room).push({time(i, split[i] + 1), i});
   }
-  for (int64_t left = layers - static_cast<int64_t>(stages); left > 0; --left) {
+  for (; left > 0; --left) {
     auto& queue = with_room.empty() ? full : with_room;
     const size_t i = queue.top().second;
     queue.pop();

@@ -105,3 +105,48 @@ TEST_CASE("virtual chunks: layers spread evenly, the first and last chunks take 
     }
   }
 }
+
+TEST_CASE("balanced_split places every layer where the one-at-a-time greedy does, ties included") {
+  // The greedy balanced_split shortcuts: each next layer to the stage that is fastest with it,
+  // ties to the lower stage, within memory limits while any stage has room.
+  const auto greedy = [](int64_t layers, const std::vector<double>& layer_s,
+                         const std::vector<double>& fixed_s, const std::vector<int64_t>& limit) {
+    const size_t stages = layer_s.size();
+    const bool limited = std::accumulate(limit.begin(), limit.end(), int64_t{0}) >= layers;
+    std::vector<int64_t> split(stages, 1);
+    for (int64_t left = layers - static_cast<int64_t>(stages); left > 0; --left) {
+      bool room = false;
+      for (size_t i = 0; i < stages; ++i) room |= !limited || split[i] < limit[i];
+      size_t best = stages;
+      for (size_t i = 0; i < stages; ++i) {
+        if (room && limited && split[i] >= limit[i]) continue;
+        const double offer = fixed_s[i] + static_cast<double>(split[i] + 1) * layer_s[i];
+        if (best == stages ||
+            offer < fixed_s[best] + static_cast<double>(split[best] + 1) * layer_s[best]) {
+          best = i;
+        }
+      }
+      ++split[best];
+    }
+    return split;
+  };
+  std::mt19937 random(11);
+  std::uniform_int_distribution<int> stage_count(1, 32), layer_count(1, 160), cap(0, 40),
+      small(1, 4), large(0, 200);
+  std::uniform_real_distribution<double> speed(0.1, 4.0), fixed(0.0, 20.0);
+  for (int trial = 0; trial < 3000; ++trial) {
+    const size_t stages = static_cast<size_t>(stage_count(random));
+    const int64_t layers = std::max<int64_t>(layer_count(random), static_cast<int64_t>(stages));
+    std::vector<double> layer_s(stages), fixed_s(stages);
+    std::vector<int64_t> limit(stages);
+    const bool ties = trial % 2 == 0;  // whole-number times tie often
+    for (size_t i = 0; i < stages; ++i) {
+      layer_s[i] = ties ? small(random) : speed(random);
+      fixed_s[i] = ties ? (trial % 6 == 0 ? large(random) : small(random)) : fixed(random);
+      limit[i] = trial % 3 == 0 ? layers : cap(random);
+    }
+    CAPTURE(trial);
+    CHECK(balanced_split(layers, layer_s, fixed_s, limit) ==
+          greedy(layers, layer_s, fixed_s, limit));
+  }
+}
