@@ -19,6 +19,19 @@ enum class RecomputeMethod { uniform, block };
 // Paraplan models; transformer_config.py also lists layernorm and others).
 enum class RecomputeModule { core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts };
 inline constexpr size_t kNumRecomputeModules = 7;
+// Megatron-LM --offload-modules (with --fine-grained-activation-offloading): the submodules whose
+// saved activations go to host memory during the forward pass and come back for the backward
+// (transformer_config.py offload_modules; pipeline_parallel/fine_grained_activation_offload.py).
+enum class OffloadModule {
+  attn_norm,
+  qkv_linear,
+  core_attn,
+  attn_proj,
+  mlp_norm,
+  expert_fc1,
+  moe_act
+};
+inline constexpr size_t kNumOffloadModules = 7;
 // Transformer Engine's fp8 scaling recipes (Megatron-LM --fp8-recipe).
 enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 // Storage dtypes of gradients and optimizer state (Megatron-LM --main-grads-dtype,
@@ -116,6 +129,12 @@ struct Strategy {
   // Layers whose activations go to host memory during the forward pass (Megatron-LM
   // --cpu-offloading-num-layers; 0: none).
   int64_t cpu_offloading_num_layers = 0;
+  // Megatron-LM --offload-modules, a bit each (OffloadModule); none: no fine-grained activation
+  // offloading.
+  uint32_t offload_modules = 0;
+  bool offloads(OffloadModule module) const {
+    return (offload_modules & (1u << static_cast<unsigned>(module))) != 0;
+  }
   // Megatron-LM --optimizer-cpu-offload (HybridDeviceOptimizer): this share of the optimizer's
   // parameters keeps its fp32 copy and moments in host memory and steps on the CPU
   // (--optimizer-offload-fraction, default 1.0); --overlap-cpu-optimizer-d2h-h2d pipelines the
@@ -172,6 +191,7 @@ enum class StrategyKeyId : uint8_t {
   cross_entropy_loss_fusion,
   cross_entropy_fusion_impl,
   cpu_offloading_num_layers,
+  offload_modules,
   optimizer_cpu_offload,
   optimizer_offload_fraction,
   overlap_cpu_optimizer_d2h_h2d,

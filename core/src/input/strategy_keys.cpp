@@ -17,6 +17,8 @@ constexpr std::array<std::string_view, 3> kGranularities = {"none", "selective",
 constexpr std::array<std::string_view, 2> kMethods = {"uniform", "block"};
 constexpr std::array<std::string_view, kNumRecomputeModules> kRecomputeModules = {
     "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"};
+constexpr std::array<std::string_view, kNumOffloadModules> kOffloadModules = {
+    "attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm", "expert_fc1", "moe_act"};
 constexpr std::array<std::string_view, 4> kFp8Recipes = {"delayed", "tensorwise", "mxfp8",
                                                          "blockwise"};
 // Megatron-LM's choices (arguments.py: --main-grads-dtype, --main-params-dtype, --exp-avg-dtype).
@@ -271,6 +273,14 @@ const StrategyKey kKeys[] = {
      "back for the backward (no pipeline parallelism or recompute).",
      get_field<&Strategy::cpu_offloading_num_layers>,
      set_field<&Strategy::cpu_offloading_num_layers>},
+    {K::offload_modules, "offload_modules", KeyType::choice_set,
+     false, false, kOffloadModules, 0, (1 << kNumOffloadModules) - 1, false,
+     MegatronFlag::composite, "--offload-modules",
+     "Fine-grained activation offloading: the submodules whose saved activations go to host "
+     "memory in the forward pass and come back for the backward: attn_norm and mlp_norm (norms "
+     "outside a fused norm-linear), qkv_linear, core_attn, attn_proj (with core_attn), "
+     "expert_fc1, moe_act.",
+     get_field<&Strategy::offload_modules>, set_field<&Strategy::offload_modules>},
     {K::optimizer_cpu_offload, "optimizer_cpu_offload", KeyType::boolean,
      false, false, {}, 0, 1, false,
      MegatronFlag::switch_on, "--optimizer-cpu-offload",

@@ -79,6 +79,11 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
     // around the up-projections and rotary embedding).
     up_projections.saved_bytes = qkv_bytes;
     cost.unit(RecomputeModule::mla_up_proj) = up_projections;
+    // qkv_linear's region (multi_latent_attention.py get_query_key_value_tensors): the
+    // down-projections' input (the input norm's output) and the latents around their norms.
+    cost.qkv_norm_output_bytes = saved_input_bytes_ * h_ * norm_tokens_;
+    cost.offload(OffloadModule::qkv_linear) +=
+        cost.qkv_norm_output_bytes + (e_ + saved_input_bytes_) * latents;
     add_norm_recompute(cost);  // MLA's input norm stands alone (no fused norm-linear)
   } else {
     add_column({tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
@@ -208,8 +213,10 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   cost.backward += core_backward;
 
   // Q, K, V; the core's own; the output projection's input.
-  cost.activation_bytes +=
-      qkv_bytes + core_bytes + saved_input_bytes_ * tokens_ * heads * v_head_dim;
+  const double projection_input_bytes = saved_input_bytes_ * tokens_ * heads * v_head_dim;
+  cost.activation_bytes += qkv_bytes + core_bytes + projection_input_bytes;
+  cost.offload(OffloadModule::core_attn) += qkv_bytes + core_bytes;
+  cost.offload(OffloadModule::attn_proj) += projection_input_bytes;
   cost.unit(RecomputeModule::core_attn) = {core_bytes, core_forward, score_flops};
   cost.parameters += split_parameters + replicated_parameters;
   cost.forward_flops += projection_flops + out_proj.flops() + score_flops;

@@ -52,8 +52,9 @@ class CostBuilder {
   }
 
   struct MlpTime {
-    LinearTime fc1, fc2;       // for the block's communication
-    RecomputeUnit activation;  // the activation function alone (--recompute-modules moe_act)
+    LinearTime fc1, fc2;          // for the block's communication
+    RecomputeUnit activation;     // the activation function alone (--recompute-modules moe_act)
+    double fc1_output_bytes = 0;  // the activation's input, kept for its backward
   };
   MlpTime mlp(LayerCost& cost, double rows, double ffn, double groups, double tp,
               bool grouped_gemm = false);

@@ -101,6 +101,9 @@ const FrameworkRule kRules[] = {
     {F::mindspeed_llm, "cpu_offloading_num_layers",
      "Megatron-LM core_v0.12.1's arguments.py has no --cpu-offloading-num-layers",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
+    {F::mindspeed_llm, "offload_modules",
+     "Megatron-LM core_v0.12.1's arguments.py has no --fine-grained-activation-offloading",
+     {K::offload_modules}, [](C, S s) { return s.offload_modules == 0; }},
 
     {F::mindspeed_llm, "cross_entropy_fusion_impl",
      "Transformer Engine's Triton loss kernel is CUDA-only; MindSpeed-LLM runs on Ascend",
@@ -192,6 +195,8 @@ const FrameworkRule kRules[] = {
     {F::deepspeed, "cpu_offloading_num_layers",
      "Megatron-DeepSpeed has no --cpu-offloading-num-layers",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
+    {F::deepspeed, "offload_modules", "Megatron-DeepSpeed has no --fine-grained-activation-offloading",
+     {K::offload_modules}, [](C, S s) { return s.offload_modules == 0; }},
     {F::deepspeed, "cross_entropy_loss_fusion", "Megatron-DeepSpeed has no --cross-entropy-loss-fusion",
      {K::cross_entropy_loss_fusion}, [](C, S s) { return !s.cross_entropy_loss_fusion; }},
     {F::deepspeed, "model", "Megatron-DeepSpeed has no multi-latent attention",
@@ -261,6 +266,8 @@ const FrameworkRule kRules[] = {
      kOptimizerDtypes, [](C, S s) { return default_optimizer_dtypes(s); }},
     {F::colossalai, "cpu_offloading_num_layers", "no activation offloading by layer",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
+    {F::colossalai, "offload_modules", "no activation offloading by submodule",
+     {K::offload_modules}, [](C, S s) { return s.offload_modules == 0; }},
     {F::colossalai, "fp8_param_gather", "no fp8 parameter gather",
      {K::fp8_param_gather}, [](C c, S s) { return !fp8(c) || !s.fp8_param_gather; }},
 
@@ -360,6 +367,8 @@ const FrameworkRule kRules[] = {
      {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
     {F::torchtitan, "cpu_offloading_num_layers", "no activation offloading by layer",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
+    {F::torchtitan, "offload_modules", "no activation offloading by submodule",
+     {K::offload_modules}, [](C, S s) { return s.offload_modules == 0; }},
 };
 // clang-format on
 

@@ -77,6 +77,17 @@ LayerCost CostBuilder::layer(bool moe) {
   cost.activation_bytes +=
       (2 * e_ + 2 * saved_input_bytes_ + 2 * hidden_mask_bytes_) * h_ * norm_tokens_;
   cost.checkpoint_bytes = e_ * h_ * norm_tokens_;
+  // --offload-modules: a norm fused into the next GEMM (Transformer Engine's LayerNormLinear)
+  // saves the layer input and its normed copy within qkv_linear (attention) and fc1 (a dense
+  // MLP, no offload module); a standalone norm saves its input within attn_norm or mlp_norm and
+  // its output within the next module (transformer_layer.py, gpt_layer_specs.py).
+  const double hidden = e_ * h_ * norm_tokens_;
+  if (model_.mla) {
+    cost.offload(OffloadModule::attn_norm) += hidden;
+  } else {
+    cost.offload(OffloadModule::qkv_linear) += hidden + saved_input_bytes_ * h_ * norm_tokens_;
+  }
+  if (moe) cost.offload(OffloadModule::mlp_norm) += hidden;
   return cost;
 }
 
@@ -164,6 +175,7 @@ CostBuilder::MlpTime CostBuilder::mlp(LayerCost& cost, double rows, double ffn, 
   cost.activation_bytes += (e_ * gate + saved_input_bytes_) * activation_elements;
   MlpTime time{fc1, fc2, {}};
   time.activation.saved_bytes = saved_input_bytes_ * activation_elements;
+  time.fc1_output_bytes = e_ * gate * activation_elements;
   time.activation.forward.compute_s = activation_s;
   return time;
 }

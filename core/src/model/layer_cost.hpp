@@ -41,6 +41,12 @@ struct LayerCost {
   double expert_parameters = 0;  // on this GPU, reduced over expert-data parallel
   double forward_flops = 0;      // model FLOPs of the forward pass on this GPU
   std::array<RecomputeUnit, kNumRecomputeModules> recompute_units{};  // zero where absent
+  // What each --offload-modules region saves for the backward (its input, and what its ops
+  // keep), zero where the module is absent (a norm fused into the next GEMM is an IdentityOp).
+  std::array<double, kNumOffloadModules> offload_bytes{};
+  // Of qkv_linear's, the standalone input norm's output (multi-latent attention), which
+  // --recompute-modules layernorm already drops.
+  double qkv_norm_output_bytes = 0;
 
   RecomputeUnit& unit(RecomputeModule module) {
     return recompute_units[static_cast<size_t>(module)];
@@ -48,6 +54,8 @@ struct LayerCost {
   const RecomputeUnit& unit(RecomputeModule module) const {
     return recompute_units[static_cast<size_t>(module)];
   }
+  double& offload(OffloadModule module) { return offload_bytes[static_cast<size_t>(module)]; }
+  double offload(OffloadModule module) const { return offload_bytes[static_cast<size_t>(module)]; }
 };
 
 // The embedding (first stage) or the final norm, LM head and loss (last stage).

@@ -55,6 +55,10 @@ void CostBuilder::moe_block(LayerCost& cost) {
   const MlpTime routed =
       mlp(block, d.expert_rows, expert_ffn, local_experts, et, s_.moe_grouped_gemm);
   cost.unit(RecomputeModule::moe_act) = routed.activation;
+  // experts.py: expert_fc1's region saves the permuted rows (fc1's input), moe_act's the fc1
+  // output (the activation's input).
+  cost.offload(OffloadModule::expert_fc1) += saved_input_bytes_ * h_ * d.expert_rows;
+  cost.offload(OffloadModule::moe_act) += routed.fc1_output_bytes;
   cost.expert_parameters += local_experts * mlp_weights(expert_ffn) / et;
   cost.forward_flops += 2 * n * top_k * et * mlp_weights(expert_ffn) / et;
 

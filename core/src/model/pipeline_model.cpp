@@ -39,6 +39,51 @@ void offload_activations(const PipelineInput& in, const StageGroup& group, doubl
                    exposed_s(gpu, copy_s, fraction * work.backward.compute_s);
 }
 
+// What Megatron-LM's fine-grained activation offloading (--offload-modules) sends to host memory
+// from one layer: the chosen modules' saved tensors, less what selective recompute already drops
+// (the core attention's own and, with mla_up_proj, Q, K and V; with layernorm, the standalone
+// input norm's output).
+double module_offload_bytes(const LayerCost& l, const Strategy& s, const Recompute& r) {
+  double bytes = 0;
+  for (size_t m = 0; m < kNumOffloadModules; ++m) {
+    if (s.offloads(static_cast<OffloadModule>(m))) bytes += l.offload_bytes[m];
+  }
+  if (s.offloads(OffloadModule::core_attn)) {
+    for (const RecomputeModule dropped :
+         {RecomputeModule::core_attn, RecomputeModule::mla_up_proj}) {
+      if (r.recomputes(dropped)) bytes -= l.unit(dropped).saved_bytes;
+    }
+  }
+  if (s.offloads(OffloadModule::qkv_linear) && r.recomputes(RecomputeModule::layernorm)) {
+    bytes -= l.qkv_norm_output_bytes;
+  }
+  return std::max(0.0, bytes);
+}
+
+// Fine-grained activation offloading (pipeline_parallel/fine_grained_activation_offload.py): each
+// chosen module's saved tensors go to host memory on a side stream during the forward pass and
+// come back before its backward, overlapped with the stage's compute; the last group of each
+// module stays on the GPU so that the first backward waits for no reload (post_warmup_callback's
+// offload margin). Under full recompute the layers keep only their inputs: nothing to offload.
+void offload_module_activations(const PipelineInput& in, const StageGroup& group,
+                                double dense_layers, double moe_layers, StageWork& work) {
+  const Strategy& s = *in.strategy;
+  const Recompute& recompute = s.recompute[static_cast<size_t>(group.pool)];
+  if (recompute.granularity == RecomputeGranularity::full) return;
+  const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
+  const double dense = module_offload_bytes(c.dense, s, recompute);
+  const double moe = module_offload_bytes(c.moe, s, recompute);
+  const double offloaded = dense * dense_layers + moe * moe_layers;
+  if (offloaded <= 0) return;
+  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  work.stored_activation_bytes -= offloaded;
+  work.working_bytes += std::max(dense_layers > 0 ? dense : 0.0, moe_layers > 0 ? moe : 0.0);
+  work.offloaded_bytes += offloaded;
+  const double copy_s = offloaded / gpu.host.bandwidth_bytes_per_s;
+  work.offload_s += exposed_s(gpu, copy_s, work.forward.compute_s) +
+                    exposed_s(gpu, copy_s, work.backward.compute_s);
+}
+
 }  // namespace
 
 StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
@@ -138,6 +183,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     }
   }
   if (s.cpu_offloading_num_layers > 0) offload_activations(in, group, activation, work);
+  if (s.offload_modules != 0) offload_module_activations(in, group, dense_layers, moe_layers, work);
 
   // Megatron-FSDP: ZeRO-2 reduce-scatters each unit's gradients with every micro-batch, ZeRO-3
   // also gathers its parameters before the forward and the backward, prefetched under the

@@ -500,6 +500,33 @@ const Rule kRules[] = {
      [](C, S) {
        return std::string("cpu_offloading_num_layers needs recompute_granularity none");
      }},
+    {"fine-grained activation offloading excludes CPU offloading by layer",
+     "megatron/core/transformer/transformer_config.py: fine_grained_activation_offloading cannot "
+     "be enabled with cpu_offloading",
+     {K::offload_modules, K::cpu_offloading_num_layers},
+     [](C, S s) { return s.offload_modules == 0 || s.cpu_offloading_num_layers == 0; },
+     [](C, S) {
+       return std::string("offload_modules needs cpu_offloading_num_layers 0");
+     }},
+    {"offloading the attention projection's input needs the core attention's",
+     "megatron/core/transformer/transformer_config.py: attn_proj cannot be set to "
+     "offload_modules alone without core_attn",
+     {K::offload_modules},
+     [](C, S s) {
+       return !s.offloads(OffloadModule::attn_proj) || s.offloads(OffloadModule::core_attn);
+     },
+     [](C, S) { return std::string("offload_modules attn_proj needs core_attn"); }},
+    {"offloading inside a MoE layer excludes recomputing the whole layer",
+     "megatron/core/transformer/transformer_config.py: Cannot offload ... while recomputing the "
+     "entire MoE layer",
+     {K::offload_modules, K::recompute_modules, K::recompute_granularity},
+     [](C, S s) {
+       return (!s.offloads(OffloadModule::expert_fc1) && !s.offloads(OffloadModule::moe_act)) ||
+              !any_recomputes(s, RecomputeModule::moe);
+     },
+     [](C, S) {
+       return std::string("offload_modules expert_fc1 or moe_act needs moe out of recompute_modules");
+     }},
     {"recomputing the experts' activation needs grouped GEMM",
      "megatron/core/transformer/transformer_config.py: moe_act in recompute_modules is only "
      "supported with moe_grouped_gemm",

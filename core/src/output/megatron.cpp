@@ -169,6 +169,17 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
           value(key.megatron_flag, names);
         }
         break;
+      case StrategyKeyId::offload_modules:
+        if (s.offload_modules != 0) {
+          flag("--fine-grained-activation-offloading");
+          std::string names;
+          for (const std::string_view name : choice_set_names(key, s.offload_modules)) {
+            if (!names.empty()) names += ' ';
+            names += name;
+          }
+          value(key.megatron_flag, names);
+        }
+        break;
       case StrategyKeyId::zero_stage:
         if (s.zero_stage == 1) flag("--use-distributed-optimizer");
         if (s.zero_stage >= 2) {  // Megatron-FSDP (its user guide's required flags)

@@ -317,6 +317,45 @@ TEST_CASE("activation offloading moves N layers' activations to host memory over
   CHECK(small.infeasible_reasons.back().find("of host memory per GPU") != std::string::npos);
 }
 
+TEST_CASE("fine-grained offloading moves the chosen modules' saved tensors to host memory") {
+  // llama2-7b: 32 layers, h 4096, 32 heads of 128 (no GQA); TP 8 without sequence parallelism:
+  // each GPU holds 4096 tokens of the hidden state and 4 heads.
+  const std::string model = R"("llama2-7b")";
+  const std::string training = R"({"global_batch_size": 8, "seq_length": 4096})";
+  const auto with = [&](const std::string& keys) {
+    return run(model, training, kNode,
+               R"({"tensor_model_parallel_size": 8, "use_flash_attn": true)" + keys + "}");
+  };
+  const double hidden = 2.0 * 4096 * 4096;  // one bf16 copy of the hidden state
+  const double layers = 32;
+  const auto check_moved = [&](const Report& kept, const Report& offloaded, double per_layer) {
+    REQUIRE(kept.feasible);
+    REQUIRE(offloaded.feasible);
+    const StageMemory& a = kept.stages.front().memory;
+    const StageMemory& b = offloaded.stages.front().memory;
+    // Every layer's share goes to the host; one layer's stays on the GPU (the offload margin).
+    CHECK(b.host_bytes == doctest::Approx(layers * per_layer).epsilon(1e-9));
+    CHECK(a.activations_bytes - b.activations_bytes ==
+          doctest::Approx((layers - 1) * per_layer).epsilon(1e-9));
+    CHECK(offloaded.iteration_time_s >= kept.iteration_time_s);
+    CHECK(offloaded.stages.front().host_copy_bytes > 0);
+  };
+  // qkv_linear: the fused norm-linear's input and its normed copy.
+  check_moved(with(""), with(R"(, "offload_modules": ["qkv_linear"])"), 2 * hidden);
+  // core_attn under core_attn recompute: Q, K and V only (the kernel's own is not kept anyway).
+  const double qkv = 2.0 * 4096 * (4 + 2 * 4) * 128;
+  const std::string selective =
+      R"(, "recompute_granularity": "selective", "recompute_modules": ["core_attn"])";
+  check_moved(with(selective), with(selective + R"(, "offload_modules": ["core_attn"])"), qkv);
+  // Full recompute keeps only the layer inputs: nothing to offload.
+  const std::string full = R"(, "recompute_granularity": "full")";
+  const Report all = with(full + R"(, "offload_modules": ["qkv_linear", "core_attn"])");
+  REQUIRE(all.feasible);
+  CHECK(all.stages.front().memory.host_bytes == 0);
+  CHECK(all.stages.front().memory.activations_bytes ==
+        with(full).stages.front().memory.activations_bytes);
+}
+
 TEST_CASE("optimizer CPU offload: a share of the optimizer in host memory, stepped on the CPU") {
   const std::string model = R"("llama2-7b")";
   const std::string training = R"({"global_batch_size": 8, "seq_length": 4096})";

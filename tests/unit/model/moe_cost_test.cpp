@@ -275,3 +275,36 @@ TEST_CASE("multi-latent attention gathers its latents, not the hidden state, ove
                              detail::reduce_scatter_s(gpu, tp, 2 * tokens * 4096);
   CHECK(layer.forward.tp_comm_s == doctest::Approx(attention_forward + mlp_forward));
 }
+
+TEST_CASE("fine-grained offloading: what each module's region saves in a MoE layer") {
+  // 1024 hidden, 8 experts of 1024 (SwiGLU), top-2, one GPU: 4096 tokens, 8192 expert rows.
+  const Scenario sc = job(moe_model(), 1);
+  const detail::ModelCosts c = costs(sc, base());
+  const double tokens = 4096, rows = 2 * tokens, h = 1024, expert_ffn = 1024;
+  // The norm before the router stands alone; attention's is fused into the QKV projection.
+  CHECK(c.moe.offload(OffloadModule::mlp_norm) == 2 * h * tokens);
+  CHECK(c.dense.offload(OffloadModule::mlp_norm) == 0);
+  CHECK(c.moe.offload(OffloadModule::attn_norm) == 0);
+  CHECK(c.moe.offload(OffloadModule::qkv_linear) == (2 + 2) * h * tokens);
+  CHECK(c.moe.offload(OffloadModule::expert_fc1) == 2 * h * rows);
+  CHECK(c.moe.offload(OffloadModule::moe_act) == 2 * 2 * expert_ffn * rows);  // gated fc1 output
+  // Q (16 heads), K and V (8 groups each) of 64, and the fp32 log-sum-exp per query row.
+  CHECK(c.moe.offload(OffloadModule::core_attn) ==
+        2 * tokens * (16 + 2 * 8) * 64 + 4 * 16 * tokens);
+  CHECK(c.moe.offload(OffloadModule::attn_proj) == 2 * tokens * 16 * 64);
+}
+
+TEST_CASE("fine-grained offloading with multi-latent attention: the norm stands alone") {
+  const std::string mla = R"({"name": "mla", "num_layers": 4, "hidden_size": 4096,
+      "ffn_hidden_size": 8192, "num_attention_heads": 32, "vocab_size": 32000,
+      "activation": "swiglu", "kv_channels": 128, "multi_latent_attention": {"q_lora_rank": 768,
+      "kv_lora_rank": 256, "qk_head_dim": 128, "qk_pos_emb_head_dim": 64, "v_head_dim": 128}})";
+  const Scenario sc = job(mla, 1);
+  const detail::LayerCost layer = costs(sc, base()).dense;
+  const double tokens = 4096, h = 4096;
+  CHECK(layer.offload(OffloadModule::attn_norm) == 2 * h * tokens);
+  // The down-projections' input (the norm's output, which layernorm recompute drops) and the
+  // latents before and after their norms.
+  CHECK(layer.qkv_norm_output_bytes == 2 * h * tokens);
+  CHECK(layer.offload(OffloadModule::qkv_linear) == 2 * h * tokens + 4 * (768 + 256) * tokens);
+}

@@ -222,6 +222,20 @@ std::vector<Case> cases() {
          s.cpu_offloading_num_layers = 4;
          s.recompute[0].granularity = RecomputeGranularity::selective;
        }},
+      {"fine-grained activation offloading excludes CPU offloading by layer", job(kLlama, 8),
+       [](Strategy& s) {
+         s.cpu_offloading_num_layers = 4;
+         s.offload_modules = 1u << static_cast<unsigned>(OffloadModule::qkv_linear);
+       }},
+      {"offloading the attention projection's input needs the core attention's", job(kLlama, 8),
+       [](Strategy& s) {
+         s.offload_modules = 1u << static_cast<unsigned>(OffloadModule::attn_proj);
+       }},
+      {"offloading inside a MoE layer excludes recomputing the whole layer", job(kSharedMoe, 8),
+       [](Strategy& s) {
+         recompute_modules(s, {RecomputeModule::moe});
+         s.offload_modules = 1u << static_cast<unsigned>(OffloadModule::moe_act);
+       }},
       {"all-to-all context parallelism divides the heads", job(R"("llama3-8b")", 16),
        [](Strategy& s) {
          s.use_flash_attn = true;

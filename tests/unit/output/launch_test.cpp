@@ -189,6 +189,7 @@ std::vector<nlohmann::json> strategy_grid() {
        {"exp_avg_sq_dtype", "bf16"},
        {"main_params_dtype", "fp16"}},
       {{"accumulate_allreduce_grads_in_fp32", true}, {"cpu_offloading_num_layers", 2}},
+      {{"offload_modules", {"qkv_linear", "core_attn", "attn_proj"}}},
       {{"optimizer_cpu_offload", true},
        {"use_precision_aware_optimizer", true},
        {"optimizer_offload_fraction", 0.5},
@@ -209,6 +210,7 @@ std::vector<nlohmann::json> strategy_grid() {
     moe["strategy"]["overlap_moe_expert_parallel_comm"] = true;
     moe["strategy"]["moe_router_force_load_balancing"] = true;
     moe["strategy"]["expert_tensor_parallel_size"] = 2;
+    moe["strategy"]["offload_modules"] = {"expert_fc1", "moe_act", "mlp_norm"};
     documents.push_back(moe);
   }
   documents.push_back(gpt_oss());
@@ -434,6 +436,33 @@ TEST_CASE("Transformer Engine's loss kernel: Megatron-Bridge sets it, Megatron-L
     native_bridge += text.get<std::string>();
   }
   CHECK(native_bridge.find("cross_entropy_fusion_impl") == std::string::npos);
+}
+
+TEST_CASE("fine-grained activation offloading: Megatron-LM and Megatron-Bridge name the modules") {
+  const nlohmann::json launch =
+      launches(reference({{"offload_modules", {"core_attn", "qkv_linear"}}}));
+  const std::string command = launch["megatron"]["command"];
+  CHECK(command.find("export NVTE_CPU_OFFLOAD_V1=1\n") != std::string::npos);
+  CHECK(command.find(
+            " --fine-grained-activation-offloading --offload-modules qkv_linear core_attn ") !=
+        std::string::npos);
+  std::string bridge = launch["megatron-bridge"]["command"];
+  for (const auto& [name, text] : launch["megatron-bridge"]["files"].items()) {
+    bridge += text.get<std::string>();
+  }
+  CHECK(bridge.find("export NVTE_CPU_OFFLOAD_V1=1\n") != std::string::npos);
+  CHECK(bridge.find("m.fine_grained_activation_offloading = True\n") != std::string::npos);
+  CHECK(bridge.find("m.offload_modules = [\"qkv_linear\", \"core_attn\"]\n") != std::string::npos);
+  for (const char* framework : {"mindspeed-llm", "deepspeed", "colossalai", "torchtitan"}) {
+    CAPTURE(framework);
+    const nlohmann::json& unsupported = launch[framework]["unsupported"];
+    CHECK(std::any_of(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
+      return r.get<std::string>().rfind("offload_modules: ", 0) == 0;
+    }));
+  }
+  // None chosen: neither the flags nor the environment.
+  const std::string plain = launches(reference(nlohmann::json::object()))["megatron"]["command"];
+  CHECK(plain.find("offload") == std::string::npos);
 }
 
 TEST_CASE("every flag Paraplan emits for Megatron-LM is in its arguments.py (d98e8a64ddf3)") {

@@ -158,6 +158,7 @@ export const en = {
   "table.yes": "yes",
   "table.optimizerOnCpu": "optimizer on CPU",
   "table.offloadedLayers": "{n} layers' activations on the host",
+  "table.offloadedModules": "{modules} activations on the host",
   "table.no": "no",
   "table.infeasible": "infeasible",
 
@@ -454,6 +455,7 @@ export const zh: Record<MessageKey, string> = {
   "table.yes": "是",
   "table.optimizerOnCpu": "优化器在 CPU",
   "table.offloadedLayers": "{n} 层激活卸载到主机",
+  "table.offloadedModules": "{modules} 的激活卸载到主机",
   "table.no": "否",
   "table.infeasible": "不可行",
 

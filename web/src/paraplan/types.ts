@@ -86,6 +86,7 @@ export interface Strategy {
   tp_comm_overlap: boolean;
   optimizer_cpu_offload?: boolean;
   cpu_offloading_num_layers?: number;
+  offload_modules?: string[];
   optimizer_offload_fraction?: number;
   pipeline_stage_gpus?: string[];
   pipeline_stage_layers?: number[];

@@ -66,4 +66,13 @@ describe("offloading in the columns", () => {
     ranked.strategy.cpu_offloading_num_layers = 3;
     expect(column("recompute").text(ranked)).toBe(`${plain}\n3 layers' activations on the host`);
   });
+
+  it("names the submodules whose activations go to the host (fine-grained offloading)", () => {
+    const ranked = rankedStrategy({ rank: 1, tokens: 900, mfu: 0.5, tp: 2 });
+    const plain = column("recompute").text(ranked);
+    ranked.strategy.offload_modules = ["expert_fc1", "moe_act"];
+    expect(column("recompute").text(ranked)).toBe(
+      `${plain}\nexpert_fc1, moe_act activations on the host`,
+    );
+  });
 });

@@ -28,10 +28,15 @@ export function recomputeText(ranked: RankedStrategy, separator = " · "): strin
   };
   const gpus = Object.keys(granularity).filter((gpu) => (ranked.gpus_used[gpu] ?? 0) > 0);
   const texts = gpus.map(describe);
-  // Activations of N layers offloaded to host memory (the search's other answer to memory).
+  // Activations of N layers offloaded to host memory (the search's other answer to memory), or
+  // those of the chosen submodules (fine-grained offloading, as pinned).
   const offloaded = ranked.strategy.cpu_offloading_num_layers ?? 0;
+  const modules = ranked.strategy.offload_modules ?? [];
   const offload =
-    offloaded > 0 ? `${separator}${t("table.offloadedLayers", { n: offloaded })}` : "";
+    (offloaded > 0 ? `${separator}${t("table.offloadedLayers", { n: offloaded })}` : "") +
+    (modules.length > 0
+      ? `${separator}${t("table.offloadedModules", { modules: modules.join(", ") })}`
+      : "");
   if (texts.every((text) => text === texts[0])) return (texts[0] ?? "") + offload;
   return gpus.map((gpu, index) => `${gpu} ${texts[index]}`).join(separator) + offload;
 }

@@ -159,6 +159,15 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     set("m.cpu_offloading", "True");
     num("m.cpu_offloading_num_layers", s.cpu_offloading_num_layers);
   }
+  if (s.offload_modules != 0) {
+    std::string modules;
+    for (const std::string_view name :
+         choice_set_names(strategy_key(StrategyKeyId::offload_modules), s.offload_modules)) {
+      modules += (modules.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+    }
+    set("m.fine_grained_activation_offloading", "True");
+    set("m.offload_modules", "[" + modules + "]");
+  }
   set("m.attention_backend", s.use_flash_attn ? "AttnBackend.flash" : "AttnBackend.auto");
   set("m.cross_entropy_loss_fusion", py_bool(s.cross_entropy_loss_fusion));
   if (s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::te) {
@@ -268,6 +277,9 @@ Launch bridge_launch(const LaunchInput& in) {
   script += "\npretrain(cfg, forward_step)\n";
   launch.files["pretrain_paraplan.py"] = script;
   std::string text = "# Megatron-Bridge 067f987df03b (main, 2026-08-22).\n";
+  // Megatron-LM arguments.py: fine-grained activation offloading with Transformer Engine >= 2.10
+  // needs NVTE_CPU_OFFLOAD_V1=1.
+  if (in.strategy.offload_modules != 0) text += "export NVTE_CPU_OFFLOAD_V1=1\n";
   if (in.strategy.zero_stage < 2 &&
       (in.strategy.tensor_model_parallel_size > 1 || in.strategy.context_parallel_size > 1)) {
     text += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
