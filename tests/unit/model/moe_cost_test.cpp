@@ -31,6 +31,12 @@ Scenario job(const std::string& model, int gpus = 64, const std::string& gpu = "
                         gpu + R"(", "count": )" + std::to_string(gpus) + "}]}}");
 }
 
+// Multi-latent attention: 4096 hidden, 32 heads, latent ranks 768 (Q) and 256 (KV).
+const std::string kMla = R"({"name": "mla", "num_layers": 4, "hidden_size": 4096,
+    "ffn_hidden_size": 8192, "num_attention_heads": 32, "vocab_size": 32000,
+    "activation": "swiglu", "kv_channels": 128, "multi_latent_attention": {"q_lora_rank": 768,
+    "kv_lora_rank": 256, "qk_head_dim": 128, "qk_pos_emb_head_dim": 64, "v_head_dim": 128}})";
+
 Strategy base() {
   Strategy s;
   s.use_flash_attn = true;
@@ -257,11 +263,7 @@ TEST_CASE("MTP depths run on the last stage: time, weights and model FLOPs grow 
 }
 
 TEST_CASE("multi-latent attention gathers its latents, not the hidden state, over TP") {
-  const std::string mla = R"({"name": "mla", "num_layers": 4, "hidden_size": 4096,
-      "ffn_hidden_size": 8192, "num_attention_heads": 32, "vocab_size": 32000,
-      "activation": "swiglu", "kv_channels": 128, "multi_latent_attention": {"q_lora_rank": 768,
-      "kv_lora_rank": 256, "qk_head_dim": 128, "qk_pos_emb_head_dim": 64, "v_head_dim": 128}})";
-  const Scenario sc = job(mla, 8);
+  const Scenario sc = job(kMla, 8);
   const GpuSpec& gpu = sc.cluster.pools[0].gpu;
   Strategy s = base();
   s.tensor_model_parallel_size = 8;
@@ -295,11 +297,7 @@ TEST_CASE("fine-grained offloading: what each module's region saves in a MoE lay
 }
 
 TEST_CASE("fine-grained offloading with multi-latent attention: the norm stands alone") {
-  const std::string mla = R"({"name": "mla", "num_layers": 4, "hidden_size": 4096,
-      "ffn_hidden_size": 8192, "num_attention_heads": 32, "vocab_size": 32000,
-      "activation": "swiglu", "kv_channels": 128, "multi_latent_attention": {"q_lora_rank": 768,
-      "kv_lora_rank": 256, "qk_head_dim": 128, "qk_pos_emb_head_dim": 64, "v_head_dim": 128}})";
-  const Scenario sc = job(mla, 1);
+  const Scenario sc = job(kMla, 1);
   const detail::LayerCost layer = costs(sc, base()).dense;
   const double tokens = 4096, h = 4096;
   CHECK(layer.offload(OffloadModule::attn_norm) == 2 * h * tokens);
