@@ -108,6 +108,15 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
     args.push_back(v);
   };
   const auto number = [&](std::string_view name, int64_t v) { value(name, std::to_string(v)); };
+  // A choice_set key's value as Megatron-LM's nargs='*' flags take it: names separated by spaces.
+  const auto names_of = [](const StrategyKey& key, int64_t bits) {
+    std::string names;
+    for (const std::string_view name : choice_set_names(key, bits)) {
+      if (!names.empty()) names += ' ';
+      names += name;
+    }
+    return names;
+  };
 
   const SplitFlags split = split_flags(s, model);
   const Recompute& recompute = s.recompute.at(static_cast<size_t>(pool));
@@ -161,23 +170,13 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
       case StrategyKeyId::recompute_modules:
         if (recompute.granularity == RecomputeGranularity::selective &&
             recompute.modules != Recompute{}.modules) {
-          std::string names;
-          for (const std::string_view name : choice_set_names(key, recompute.modules)) {
-            if (!names.empty()) names += ' ';
-            names += name;
-          }
-          value(key.megatron_flag, names);
+          value(key.megatron_flag, names_of(key, recompute.modules));
         }
         break;
       case StrategyKeyId::offload_modules:
         if (s.offload_modules != 0) {
           flag("--fine-grained-activation-offloading");
-          std::string names;
-          for (const std::string_view name : choice_set_names(key, s.offload_modules)) {
-            if (!names.empty()) names += ' ';
-            names += name;
-          }
-          value(key.megatron_flag, names);
+          value(key.megatron_flag, names_of(key, s.offload_modules));
         }
         break;
       case StrategyKeyId::zero_stage:

@@ -88,6 +88,15 @@ std::string mixed_precision(const Training& training, const Strategy& s) {
   return "\"bf16_mixed\"";
 }
 
+// A choice_set key's value as a Python list of strings: ["core_attn", "mlp"].
+std::string python_names(StrategyKeyId id, int64_t bits) {
+  std::string names;
+  for (const std::string_view name : choice_set_names(strategy_key(id), bits)) {
+    names += (names.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+  }
+  return "[" + names + "]";
+}
+
 std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
   const Strategy& s = in.strategy;
   std::string t;
@@ -148,25 +157,15 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     num("m.recompute_num_layers", r.num_layers);
   }
   if (r.granularity == RecomputeGranularity::selective) {
-    std::string modules;
-    for (const std::string_view name :
-         choice_set_names(strategy_key(StrategyKeyId::recompute_modules), r.modules)) {
-      modules += (modules.empty() ? "\"" : ", \"") + std::string(name) + "\"";
-    }
-    set("m.recompute_modules", "[" + modules + "]");
+    set("m.recompute_modules", python_names(StrategyKeyId::recompute_modules, r.modules));
   }
   if (s.cpu_offloading_num_layers > 0) {
     set("m.cpu_offloading", "True");
     num("m.cpu_offloading_num_layers", s.cpu_offloading_num_layers);
   }
   if (s.offload_modules != 0) {
-    std::string modules;
-    for (const std::string_view name :
-         choice_set_names(strategy_key(StrategyKeyId::offload_modules), s.offload_modules)) {
-      modules += (modules.empty() ? "\"" : ", \"") + std::string(name) + "\"";
-    }
     set("m.fine_grained_activation_offloading", "True");
-    set("m.offload_modules", "[" + modules + "]");
+    set("m.offload_modules", python_names(StrategyKeyId::offload_modules, s.offload_modules));
   }
   set("m.attention_backend", s.use_flash_attn ? "AttnBackend.flash" : "AttnBackend.auto");
   set("m.cross_entropy_loss_fusion", py_bool(s.cross_entropy_loss_fusion));
