@@ -81,6 +81,17 @@ struct ModelCosts {
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
                                int64_t nvlink_domain_gpus, const Strategy& strategy);
 
+// --overlap-moe-expert-parallel-comm: one micro-batch's forward of a MoE layer runs with another's
+// backward of it (Megatron-LM's combined 1F1B, model_chunk_schedule_plan.py
+// TransformerLayerSchedulePlan.run), in three phases of a communication and a compute stream:
+//   comm: combine_bwd       | dispatch_fwd -> dispatch_bwd       | combine_fwd
+//   comp: pre_dispatch_fwd  | mlp_bwd -> mlp_bwd_dw -> mlp_fwd   | pre_dispatch_bwd
+// Returns how much longer the pair takes than its compute alone (the attention block as
+// pre_dispatch, the MoE block as mlp; one dispatch and one combine each way).
+double a2a_overlap_exposed_s(double attention_forward_s, double attention_backward_s,
+                             double experts_forward_s, double experts_backward_s, double dispatch_s,
+                             double combine_s);
+
 // Communication hidden under a kernel of `window_s`: what sticks out, plus the compute the
 // overlap steals from that kernel.
 double exposed_s(const GpuSpec& gpu, double comm_s, double window_s);

@@ -6,6 +6,25 @@
 
 namespace paraplan::detail {
 
+double a2a_overlap_exposed_s(double attention_forward_s, double attention_backward_s,
+                             double experts_forward_s, double experts_backward_s, double dispatch_s,
+                             double combine_s) {
+  // The backward of the combine sends what the dispatch sent, the other way, and the backward
+  // of the dispatch what the combine sent. The experts' backward is its input-gradient GEMMs,
+  // then its weight-gradient GEMMs, about as long.
+  const double combine_backward_s = dispatch_s, dispatch_backward_s = combine_s;
+  const double experts_dgrad_s = experts_backward_s / 2;
+  const double first = std::max(attention_forward_s, combine_backward_s);
+  // The backward's dispatch waits for its input gradients; the forward's experts for its
+  // dispatch.
+  const double second = std::max(std::max(dispatch_s, experts_dgrad_s) + dispatch_backward_s,
+                                 std::max(experts_backward_s, dispatch_s) + experts_forward_s);
+  const double third = std::max(combine_s, attention_backward_s);
+  const double compute_s =
+      attention_forward_s + attention_backward_s + experts_forward_s + experts_backward_s;
+  return std::max(0.0, first + second + third - compute_s);
+}
+
 // Router, token dispatch, routed and shared experts (Megatron-LM MoELayer: router.py,
 // token_dispatcher.py, experts.py, shared_experts.py).
 void CostBuilder::moe_block(LayerCost& cost) {
@@ -94,14 +113,13 @@ void CostBuilder::moe_block(LayerCost& cost) {
   block_elementwise(block);
 
   if (s_.overlap_moe_expert_parallel_comm) {
-    // --overlap-moe-expert-parallel-comm: one micro-batch's dispatch and combine run under
-    // another's forward or backward compute of the same layer (combined 1F1B schedule).
-    const double window = cost.forward.compute_s + cost.backward.compute_s +
-                          block.forward.compute_s + block.backward.compute_s;
     const double comm = block.forward.ep_comm_s + block.backward.ep_comm_s;
-    const double exposed = exposed_s(gpu_, comm, window);
-    block.forward.ep_comm_s = comm > 0 ? exposed * block.forward.ep_comm_s / comm : 0;
-    block.backward.ep_comm_s = comm > 0 ? exposed * block.backward.ep_comm_s / comm : 0;
+    const double exposed = a2a_overlap_exposed_s(cost.forward.compute_s, cost.backward.compute_s,
+                                                 block.forward.compute_s, block.backward.compute_s,
+                                                 d.dispatch_s, d.combine_s);
+    const double charged = exposed + gpu_.overlap_slowdown * std::max(0.0, comm - exposed);
+    block.forward.ep_comm_s = comm > 0 ? charged * block.forward.ep_comm_s / comm : 0;
+    block.backward.ep_comm_s = comm > 0 ? charged * block.backward.ep_comm_s / comm : 0;
   }
   cost.forward += block.forward;
   cost.backward += block.backward;
