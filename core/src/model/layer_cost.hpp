@@ -47,6 +47,10 @@ struct LayerCost {
   // Of qkv_linear's, the standalone input norm's output (multi-latent attention), which
   // --recompute-modules layernorm already drops.
   double qkv_norm_output_bytes = 0;
+  // --overlap-moe-expert-parallel-comm: what a forward (backward) pass that runs unpaired, in the
+  // schedule's warm-up (cool-down), pays on top of its paired share of the all-to-all.
+  double a2a_unpaired_forward_s = 0;
+  double a2a_unpaired_backward_s = 0;
 
   RecomputeUnit& unit(RecomputeModule module) {
     return recompute_units[static_cast<size_t>(module)];

@@ -118,8 +118,11 @@ void CostBuilder::moe_block(LayerCost& cost) {
                                                  block.forward.compute_s, block.backward.compute_s,
                                                  d.dispatch_s, d.combine_s);
     const double charged = exposed + gpu_.overlap_slowdown * std::max(0.0, comm - exposed);
-    block.forward.ep_comm_s = comm > 0 ? charged * block.forward.ep_comm_s / comm : 0;
-    block.backward.ep_comm_s = comm > 0 ? charged * block.backward.ep_comm_s / comm : 0;
+    const double forward_s = block.forward.ep_comm_s, backward_s = block.backward.ep_comm_s;
+    block.forward.ep_comm_s = comm > 0 ? charged * forward_s / comm : 0;
+    block.backward.ep_comm_s = comm > 0 ? charged * backward_s / comm : 0;
+    cost.a2a_unpaired_forward_s = forward_s - block.forward.ep_comm_s;
+    cost.a2a_unpaired_backward_s = backward_s - block.backward.ep_comm_s;
   }
   cost.forward += block.forward;
   cost.backward += block.backward;

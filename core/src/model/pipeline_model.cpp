@@ -108,6 +108,14 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   work.forward = layers_forward;
   work.backward = c.dense.backward * dense_layers;
   work.backward += c.moe.backward * moe_layers;
+  if (s.overlap_moe_expert_parallel_comm) {
+    const double unpaired =
+        unpaired_pass_share(group.first, in.stages, s.virtual_pipeline_model_parallel_size,
+                            in.micro_batches) *
+        moe_layers;
+    work.forward.ep_comm_s += unpaired * c.moe.a2a_unpaired_forward_s;
+    work.backward.ep_comm_s += unpaired * c.moe.a2a_unpaired_backward_s;
+  }
   work.parameters = sum([](const LayerCost& l) { return l.parameters; });
   work.expert_parameters = sum([](const LayerCost& l) { return l.expert_parameters; });
   const auto add_edge = [&](const EdgeCost& edge, double parameters) {
@@ -326,6 +334,17 @@ void group_stages(std::span<const int> stage_pools, std::span<const int64_t> sta
       groups.push_back({pool, i, 1, layers, moe_layers});
     }
   }
+}
+
+double unpaired_pass_share(int64_t index, int64_t stages, int64_t virtual_stages,
+                           int64_t micro_batches) {
+  const double passes = static_cast<double>(micro_batches * virtual_stages);
+  if (passes <= 0) return 0;
+  const double warmup =
+      stages == 1
+          ? 1.0
+          : static_cast<double>((stages - index - 1) * 2 + (virtual_stages - 1) * stages + 1);
+  return std::min(passes, warmup) / passes;
 }
 
 double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_stages,

@@ -111,6 +111,14 @@ StageWork stage_work(const PipelineInput& input, const StageGroup& group);
 // Evaluates the pipeline; `groups_out` receives one result per group.
 PipelineResult evaluate_pipeline(const PipelineInput& input, std::vector<GroupResult>& groups_out);
 
+// The share of a stage's passes that the combined 1F1B of --overlap-moe-expert-parallel-comm
+// runs unpaired: the warm-up's forwards and as many cool-down backwards (schedules.py
+// get_pp_rank_microbatches: (p - i - 1) x 2 + (v - 1) x p chunks, "one extra micro-batch forward
+// step before the 1f1b stages" with the overlap; without pipelining, the first forward and the
+// last backward).
+double unpaired_pass_share(int64_t index, int64_t stages, int64_t virtual_stages,
+                           int64_t micro_batches);
+
 // Micro-batches whose activations stage `index` holds at its peak (whole-stage units).
 double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_stages,
                                int64_t micro_batches);

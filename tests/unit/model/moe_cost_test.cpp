@@ -8,6 +8,7 @@
 #include "model/collectives.hpp"
 #include "model/layer_cost.hpp"
 #include "model/moe_dispatch.hpp"
+#include "model/pipeline_model.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
@@ -316,4 +317,15 @@ TEST_CASE("fine-grained offloading with multi-latent attention: the norm stands 
   // latents before and after their norms.
   CHECK(layer.qkv_norm_output_bytes == 2 * h * tokens);
   CHECK(layer.offload(OffloadModule::qkv_linear) == 2 * h * tokens + 4 * (768 + 256) * tokens);
+}
+
+TEST_CASE("expert-parallel overlap pairs only the steady state: the warm-up runs unpaired") {
+  using detail::unpaired_pass_share;
+  // Without pipelining the first forward and the last backward of m micro-batches.
+  CHECK(unpaired_pass_share(0, 1, 1, 4) == doctest::Approx(0.25));
+  // Interleaved, 4 stages x 2 chunks, 8 micro-batches: (p - i - 1) x 2 + (v - 1) x p + 1 of 16.
+  CHECK(unpaired_pass_share(0, 4, 2, 8) == doctest::Approx(11.0 / 16));
+  CHECK(unpaired_pass_share(3, 4, 2, 8) == doctest::Approx(5.0 / 16));
+  // Too few micro-batches: all of them.
+  CHECK(unpaired_pass_share(0, 8, 4, 2) == doctest::Approx(1));
 }
