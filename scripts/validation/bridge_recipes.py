@@ -9,6 +9,8 @@ throughput.
 
     python3 scripts/validation/bridge_recipes.py MEGATRON_BRIDGE_GIT_DIR [--tag v0.2.0] \
         > tests/validation/data/recipe-configs.json
+    python3 scripts/validation/bridge_recipes.py MEGATRON_BRIDGE_GIT_DIR --tag v0.3.0 \
+        > tests/validation/data/recipe-configs-26.02.json
 
 Each recipe-level setting below cites the file of the tag that sets it.
 """
@@ -22,6 +24,8 @@ import sys
 import types
 from dataclasses import dataclass
 from typing import List, Optional
+
+from layouts import stage_layers
 
 # Model families of the release (scripts/performance/configs/<family>/), each with the Paraplan
 # preset of its models and the sequence length its *_llm_pretrain.py sets.
@@ -75,13 +79,20 @@ class WorkloadBaseConfig:
     moe_flex_dispatcher_backend: Optional[str] = None
     moe_a2a_overlap: Optional[bool] = False
     peft: Optional[str] = None
+    nccl_ub: Optional[bool] = None  # v0.3.0: NCCL user buffers (no memory or time modelled)
+    pp_layout: Optional[str] = None  # v0.3.0: --pipeline-model-parallel-layout
 
 
 def load_configs(git_dir, tag, family):
-    text = subprocess.run(
-        ["git", "--git-dir", git_dir, "show",
-         f"{tag}:scripts/performance/configs/{family}/workload_base_configs.py"],
-        check=True, capture_output=True, text=True).stdout
+    # configs/<family>/workload_base_configs.py (v0.2.0) or
+    # configs/<group>/<family>_workload_base_configs.py (v0.3.0).
+    files = subprocess.run(
+        ["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", tag,
+         "scripts/performance/configs/"], check=True, capture_output=True, text=True).stdout.split()
+    path = next(f for f in files if f.endswith((f"/{family}/workload_base_configs.py",
+                                                f"/{family}_workload_base_configs.py")))
+    text = subprocess.run(["git", "--git-dir", git_dir, "show", f"{tag}:{path}"],
+                          check=True, capture_output=True, text=True).stdout
     utils = types.ModuleType("utils.utils")
     utils.WorkloadBaseConfig = WorkloadBaseConfig
     sys.modules["utils"] = types.ModuleType("utils")
@@ -89,7 +100,7 @@ def load_configs(git_dir, tag, family):
     namespace = {}
     exec(compile(text, f"{family}/workload_base_configs.py", "exec"), namespace)
     return {name: value for name, value in namespace.items()
-            if name.endswith("_BASE_CONFIG") and isinstance(value, WorkloadBaseConfig)}
+            if isinstance(value, WorkloadBaseConfig)}
 
 
 def strategy_of(family, c, dtype):
@@ -144,7 +155,12 @@ def strategy_of(family, c, dtype):
     if family == "deepseek" or c.recompute_modules:
         s["recompute_granularity"] = "selective"
         s["recompute_modules"] = c.recompute_modules or ["core_attn"]
-    if family == "deepseek":
+    if c.pp_layout:
+        layers, virtual, mtp = stage_layers(c.pp_layout, s["pipeline_model_parallel_size"])
+        if family != "deepseek" or not mtp:
+            raise ValueError(f"a layout the presets cannot take: {c.pp_layout}")
+        s["pipeline_stage_layers"], s["virtual_pipeline_model_parallel_size"] = layers, virtual
+    elif family == "deepseek":
         layers = DEEPSEEK_STAGE_LAYERS.get((s["pipeline_model_parallel_size"],
                                             s["virtual_pipeline_model_parallel_size"]))
         if layers:
@@ -162,9 +178,12 @@ def strategy_of(family, c, dtype):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("git_dir", help="a clone (or bare git directory) of Megatron-Bridge")
-    parser.add_argument("--tag", default="v0.2.0", help="release tag (v0.2.0: NeMo 25.11)")
+    parser.add_argument("--tag", default="v0.2.0",
+                        help="release tag (v0.2.0: NeMo 25.11, v0.3.0: NeMo 26.02)")
     args = parser.parse_args()
-    pattern = re.compile(r"(.*)_(GB300|GB200|B300|B200|H100)_(BF16|FP8_CS|FP8_MX|FP8_SC)_BASE_CONFIG")
+    # MODEL_GPU_DTYPE_BASE_CONFIG (v0.2.0), MODEL_PRETRAIN_CONFIG_GPU_DTYPE_Vn (v0.3.0)
+    pattern = re.compile(r"(.*?)_(?:PRETRAIN_CONFIG_)?(GB300|GB200|B300|B200|H100)_"
+                         r"(BF16|FP8_CS|FP8_MX|FP8_SC)(?:_BASE_CONFIG|_V\d+)")
     recipes = []
     for family, models in FAMILIES.items():
         for name, config in load_configs(args.git_dir, args.tag, family).items():

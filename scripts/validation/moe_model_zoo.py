@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from layouts import stage_layers
+
 PRESETS = Path(__file__).resolve().parents[2] / "presets" / "models"
 
 MODELS = {
@@ -47,21 +49,6 @@ def model_defaults(runtime_conf):
     for model, values in re.findall(r'\[([\w.-]+)\]="\s*([^"]*)"', runtime_conf):
         defaults[model] = dict(zip(names, values.split()))
     return defaults
-
-
-def stage_layers(layout, pp):
-    """Layers per pipeline stage of a --pipeline-model-parallel-layout ('E', 'L' and 'm' are
-    the embedding, loss and MTP; '|' separates virtual stages, stage-major by virtual rank)."""
-    text = layout
-    while True:
-        group = re.search(r"\(([^()]*)\)\*(\d+)", text)
-        if not group:
-            break
-        text = text[:group.start()] + group.group(1) * int(group.group(2)) + text[group.end():]
-    text = re.sub(r"t\*(\d+)", lambda m: "t" * int(m.group(1)), text)
-    segments = text.split("|")
-    return ([sum(segments[i].count("t") for i in range(p, len(segments), pp)) for p in range(pp)],
-            len(segments) // pp, any("m" in s for s in segments))
 
 
 def flag_values(args):

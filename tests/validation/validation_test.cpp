@@ -610,6 +610,23 @@ TEST_CASE("shipped performance recipes fit: Megatron-Bridge's workload_base_conf
   check_recipes_fit("recipe-configs.json", {});
 }
 
+// The next release's (v0.3.0, NeMo 26.02; recipe-configs-26.02.json, same script): B300 and
+// GB300 added, "V2" batches. Four have no row in its performance table
+// (docs/performance-summary.md at v0.3.0: no Llama 3.1 405B on DGX-B300, none in bf16 on
+// DGX-GB200), so they may never have run; the model rejects exactly those.
+TEST_CASE("shipped performance recipes fit: Megatron-Bridge 26.02") {
+  REQUIRE(load("recipe-configs-26.02.json")["recipes"].size() >= 140);
+  const std::string b300 =
+      "TP 2 without context parallelism keeps all 8 micro-batches' activations in flight "
+      "(interleaved warm-up); no B300 row for Llama 3.1 405B in the release's table";
+  check_recipes_fit("recipe-configs-26.02.json",
+                    {{"LLAMA31_405B_PRETRAIN_CONFIG_B300_BF16_V1", b300},
+                     {"LLAMA31_405B_PRETRAIN_CONFIG_B300_FP8_CS_V1", b300},
+                     {"LLAMA31_405B_PRETRAIN_CONFIG_B300_FP8_MX_V1", b300},
+                     {"LLAMA31_405B_PRETRAIN_CONFIG_GB200_BF16_V2",
+                      "no bf16 row for Llama 3.1 405B on GB200 in the release's table"}});
+}
+
 // NVIDIA's Megatron-MoE-ModelZoo best-practice launches (moe-model-zoo-configs.json, made by
 // scripts/validation/moe_model_zoo.py): DeepSeek-V3, Qwen3 and Mixtral on H100, B200, GB200 and
 // GB300, to 256k tokens, fine-grained activation offloading among them.
