@@ -19,6 +19,14 @@ namespace {
 bool is_first(const StageGroup& g) { return g.first == 0; }
 bool is_last(const StageGroup& g, int64_t stages) { return g.first + g.count == stages; }
 
+// `bytes` copied to host memory during the forward pass and back during the backward, each copy
+// hidden under that pass's compute as far as it goes.
+double host_round_trip_s(const GpuSpec& gpu, double bytes, double forward_compute_s,
+                         double backward_compute_s) {
+  const double copy_s = bytes / gpu.host.bandwidth_bytes_per_s;
+  return exposed_s(gpu, copy_s, forward_compute_s) + exposed_s(gpu, copy_s, backward_compute_s);
+}
+
 // Megatron-LM activation offloading (--cpu-offloading-num-layers, TransformerConfig
 // cpu_offloading, cpu_offload.py): the first N layers' saved activations go to host memory after
 // their forward and come back for their backward over the host link, each copy overlapped with
@@ -34,9 +42,8 @@ void offload_activations(const PipelineInput& in, const StageGroup& group, doubl
   const double fraction = offloaded / layers;
   work.offloaded_bytes = fraction * activation;
   work.stored_activation_bytes -= work.offloaded_bytes - activation / layers;
-  const double copy_s = work.offloaded_bytes / gpu.host.bandwidth_bytes_per_s;
-  work.offload_s = exposed_s(gpu, copy_s, fraction * work.forward.compute_s) +
-                   exposed_s(gpu, copy_s, fraction * work.backward.compute_s);
+  work.offload_s = host_round_trip_s(gpu, work.offloaded_bytes, fraction * work.forward.compute_s,
+                                     fraction * work.backward.compute_s);
 }
 
 // What Megatron-LM's fine-grained activation offloading (--offload-modules) sends to host memory
@@ -79,9 +86,8 @@ void offload_module_activations(const PipelineInput& in, const StageGroup& group
   work.stored_activation_bytes -= offloaded;
   work.working_bytes += std::max(dense_layers > 0 ? dense : 0.0, moe_layers > 0 ? moe : 0.0);
   work.offloaded_bytes += offloaded;
-  const double copy_s = offloaded / gpu.host.bandwidth_bytes_per_s;
-  work.offload_s += exposed_s(gpu, copy_s, work.forward.compute_s) +
-                    exposed_s(gpu, copy_s, work.backward.compute_s);
+  work.offload_s +=
+      host_round_trip_s(gpu, offloaded, work.forward.compute_s, work.backward.compute_s);
 }
 
 }  // namespace
@@ -336,27 +342,36 @@ void group_stages(std::span<const int> stage_pools, std::span<const int64_t> sta
   }
 }
 
+namespace {
+
+// Megatron-LM's interleaved warm-up before stage `index`'s first backward: (p - i - 1) x 2 +
+// (v - 1) x p chunk forwards (schedules.py get_pp_rank_microbatches).
+double interleaved_warmup_chunks(int64_t index, int64_t stages, int64_t virtual_stages) {
+  return static_cast<double>((stages - index - 1) * 2 + (virtual_stages - 1) * stages);
+}
+
+}  // namespace
+
 double unpaired_pass_share(int64_t index, int64_t stages, int64_t virtual_stages,
                            int64_t micro_batches) {
   const double passes = static_cast<double>(micro_batches * virtual_stages);
   if (passes <= 0) return 0;
   const double warmup =
-      stages == 1
-          ? 1.0
-          : static_cast<double>((stages - index - 1) * 2 + (virtual_stages - 1) * stages + 1);
+      stages == 1 ? 1.0 : interleaved_warmup_chunks(index, stages, virtual_stages) + 1;
   return std::min(passes, warmup) / passes;
 }
 
 double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_stages,
                                int64_t micro_batches) {
-  // 1F1B holds p - i micro-batches; interleaving holds Megatron-LM's warm-up chunks
-  // (p - i - 1) * 2 + (v - 1) * p plus one, each a 1/v of the stage.
+  // 1F1B holds p - i micro-batches; interleaving holds Megatron-LM's warm-up chunks plus one,
+  // each a 1/v of the stage.
   const double i = static_cast<double>(index);
   const double p = static_cast<double>(stages);
   const double v = static_cast<double>(virtual_stages);
   const double m = static_cast<double>(micro_batches);
-  return virtual_stages == 1 ? std::min(p - i, m)
-                             : std::min(m * v, (p - i - 1) * 2 + (v - 1) * p + 1) / v;
+  return virtual_stages == 1
+             ? std::min(p - i, m)
+             : std::min(m * v, interleaved_warmup_chunks(index, stages, virtual_stages) + 1) / v;
 }
 
 StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const StageWork& work,
