@@ -468,18 +468,20 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   // per-step ring latency; the README does not state the NCCL version (2.23+ would run PAT).
   CHECK(first_summary.max <= 0.31);
   // Every published run ran, so every one must fit (issue 11); the all-run medians must not
-  // slip back from where they are (dense 7.6%, mixture-of-experts 47.0%). The MoE runs are
+  // slip back from where they are (dense 7.3%, mixture-of-experts 46.9%). The MoE runs are
   // MegaScale-MoE's baseline on Megatron-LM of October 2024, whose unpermute still multiplied
   // by the probs and kept its input; the model follows Megatron-Core 0.12 and later (the probs
   // weight the experts' activation), which moved them from 45.5% to 49.0%. The Hopper attention
   // curves measured on a lent H100 (cuDNN, 2026-11-26; presets/README.md) moved the dense median
   // from 7.1% to 7.6% and R036 from -29.3% to -30.4%, and every H100 table's p90 down (README
   // 22.6% to 19.9%, DGX Cloud 14.4% to 12.7%, NeMo fp8 14.8% to 11.6%, Bridge 18.9% to 17.0%;
-  // with A100 taking their shape, MegaScale 28.0% to 27.1%, all dense 22.5% to 21.5%).
+  // with A100 taking their shape, MegaScale 28.0% to 27.1%, all dense 22.5% to 21.5%). The
+  // overlap slowdown taken from Lee et al. 2025 (0.16 where 0.15 was assumed; presets/gpus)
+  // moved the dense median from 7.6% to 7.3% and R036 from -30.4% to -30.7%.
   CHECK(dense.infeasible == 0);
   CHECK(moe.infeasible == 0);
-  CHECK(dense.median <= 0.076);
-  CHECK(moe.median <= 0.475);
+  CHECK(dense.median <= 0.074);
+  CHECK(moe.median <= 0.47);
   // As given, every MoE entry fits (the MoE defaults, docs/model.md section 5), and every dense
   // one but three of NVIDIA's tuned recipes (fp8 runs gather fp8 parameters by default): R096 and
   // R115 reduce gradients in bf16 where Megatron-LM's default keeps them in fp32 (R115 also keeps
