@@ -127,7 +127,9 @@ std::string fixed(double value, int digits) {
   return text;
 }
 
-void print_table(const nlohmann::json& output) {
+// The table; for a Megatron-LM search also rank 1's flags (another framework's search prints
+// rank 1's launch on that framework instead: run_search).
+void print_table(const nlohmann::json& output, bool megatron) {
   std::printf("%-4s %11s %9s %6s %-16s %8s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %6s  %s\n", "rank",
               "tokens/s/GPU", "iter s", "MFU", "memory GiB", "free GiB", "TP", "PP", "VP", "CP",
               "EP", "DP", "mbs", "SP", "recompute", "ZeRO", "stages");
@@ -182,7 +184,7 @@ void print_table(const nlohmann::json& output) {
                 s["sequence_parallel"].get<bool>() ? "yes" : "no", recompute.c_str(), zero.c_str(),
                 stages.c_str());
   }
-  if (!output["strategies"].empty()) {
+  if (megatron && !output["strategies"].empty()) {
     std::printf("\nMegatron-LM flags of rank 1:\n  %s\n",
                 output["strategies"][0]["megatron_args"].get<std::string>().c_str());
   }
@@ -240,12 +242,17 @@ int run_search(const std::vector<std::string>& args) {
   if (options.json) {
     std::cout << output.dump(2) << '\n';
   } else {
-    print_table(output);
+    print_table(output, scenario.framework == Framework::megatron);
   }
   if (options.analytic) write_traces(result, options.trace_dir);
-  if (options.launch && !output["strategies"].empty()) {
-    print_launch(output["strategies"][0]["launch"][*options.launch], *options.launch,
-                 options.launch_dir, options.json);
+  // The launch asked for, or in text the launch of the framework searched for.
+  std::optional<std::string> launch = options.launch;
+  if (!launch && !options.json && scenario.framework != Framework::megatron) {
+    launch = std::string(to_string(scenario.framework));
+  }
+  if (launch && !output["strategies"].empty()) {
+    print_launch(output["strategies"][0]["launch"][*launch], *launch, options.launch_dir,
+                 options.json);
   }
   return 0;
 }

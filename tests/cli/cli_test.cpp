@@ -161,6 +161,16 @@ TEST_CASE("search with AIAK flags prints a ranked table; --json the contract's k
   CHECK(best["estimate"]["feasible"] == true);
 }
 
+TEST_CASE("a search for another framework prints rank 1's launch on it, not Megatron-LM flags") {
+  const Result r = run(
+      "search --model-name llama3.1-405b --num-gpus 512 --gpu-infos h100 --global-batch-size 256 "
+      "--sequence-length 8192 --framework torchtitan --top 1");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("Megatron-LM flags of rank 1:") == std::string::npos);
+  CHECK(r.out.find("torchtitan launch of rank 1:") != std::string::npos);
+  CHECK(r.out.find("--- job.toml") != std::string::npos);
+}
+
 TEST_CASE("search --memory-margin keeps memory free; each strategy shows its headroom") {
   const std::string job =
       "search --model-name llama2-13b --gpu-infos a800:16 --global-batch-size 64 "

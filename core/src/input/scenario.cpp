@@ -215,7 +215,8 @@ Strategy complete_strategy(const Scenario& scenario) {
   // launch target rules them out.
   int64_t num_gpus = 0;
   for (const GpuPool& pool : scenario.cluster.pools) num_gpus += pool.count;
-  const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, num_gpus};
+  const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, num_gpus,
+                                    scenario.framework};
   const std::vector<const detail::FrameworkRule*> rules =
       detail::framework_rules(scenario.framework);
   const auto default_on = [&](StrategyKeyId key) {

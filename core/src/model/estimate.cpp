@@ -62,7 +62,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.validation.notes = detail::regime_notes(model, training, cluster, -1);  // MFU below
   report.validation.validated = report.validation.notes.empty();
   const std::optional<detail::Layout> layout =
-      detail::plan_layout(model, training, cluster, s, report.infeasible_reasons);
+      detail::plan_layout(model, training, cluster, framework, s, report.infeasible_reasons);
   if (!layout) {
     report.feasible = false;
     return report;

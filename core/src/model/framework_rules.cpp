@@ -436,11 +436,18 @@ void fit_default_value(std::span<const FrameworkRule* const> rules, const RuleCo
   k.set(strategy, 0, default_value);
 }
 
-std::vector<std::string> unsupported(Framework framework, const RuleContext& context,
+std::vector<std::string> unsupported(const RuleContext& context, Framework scenario_framework,
                                      const Strategy& strategy) {
   std::vector<std::string> reasons;
-  for (const FrameworkRule* rule : framework_rules(framework)) {
+  for (const FrameworkRule* rule : framework_rules(context.framework)) {
     if (!rule->expressible(context, strategy)) reasons.push_back(rule->reason());
+  }
+  RuleContext scenario_context = context;
+  scenario_context.framework = scenario_framework;
+  for (const Rule& rule : rules()) {
+    if (!rule.holds(context, strategy) && rule.holds(scenario_context, strategy)) {
+      reasons.push_back(rule.reason(context, strategy));
+    }
   }
   return reasons;
 }

@@ -236,15 +236,17 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
                                       parameter_bytes(in.training->precision, s).edge_weight);
   } else if (s.zero_stage >= 2 && dp_cp > 1) {
     const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
-    // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters, and with pipelines no
-    // second gather; its norm and LM head unit is never resharded after forward.
+    // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters; with pipelines one gather
+    // and one reduce-scatter per iteration, under the first forward and the last backward;
+    // its norm and LM head unit is never resharded after forward.
     const bool fsdp2 = torchtitan_fsdp2(in.framework, s);
-    const bool reshard = fsdp2_reshards_after_forward(in.stages);
+    const bool keeps = fsdp2_keeps_unsharded(in.stages);
+    const double share = keeps ? 1 / static_cast<double>(in.micro_batches) : 1;
     const auto unit = [&](double parameters, double gather_bytes, const PassTime& forward,
                           const PassTime& backward, bool head = false) {
       if (fsdp2) {
-        return fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, reshard && !head,
-                                 forward.total_s(), backward.total_s());
+        return share * fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, !keeps && !head,
+                                         forward.total_s(), backward.total_s());
       }
       return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters,
                               forward.total_s(), backward.total_s());
@@ -401,15 +403,15 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     memory.weights_bytes = bytes.edge_weight * (sharded + live);
   } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: the sharded parameters are the fp32 masters (counted with the optimizer state);
-    // held in 16 bits are the block in use and the one prefetched, or with pipelines (no
-    // reshard after forward) every block between a micro-batch's forward and backward, and the
-    // last stage's norm and LM head, never resharded after forward.
+    // held in 16 bits are the block in use and the one prefetched, and the last stage's norm
+    // and LM head, never resharded after forward; with pipelines every unit of the stage
+    // (fsdp2_keeps_unsharded).
     const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
     const double head =
         group.first + group.count == in.stages ? std::min(c.head.parameters, edges) : 0;
-    const double held =
-        fsdp2_reshards_after_forward(in.stages) ? std::min(layers, 2 * unit) : layers;
-    memory.weights_bytes = bytes.edge_weight * (held + head);
+    memory.weights_bytes =
+        bytes.edge_weight *
+        (fsdp2_keeps_unsharded(in.stages) ? all : std::min(layers, 2 * unit) + head);
   } else if (zero == 3) {
     // Megatron-FSDP: this GPU's shard of the weights, plus the layers gathered for compute and
     // prefetch (double buffer).
@@ -426,9 +428,10 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     memory.gradients_bytes = bytes.edge_weight * (sharded + kDeepSpeed.reduce_bucket_elements);
   } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: fp32 gradient shards (reduce_dtype); one block's 16-bit gradients and their fp32
-    // copy for the reduce-scatter are whole until it is done.
-    memory.gradients_bytes =
-        kFsdp2ReduceBytes * sharded + (bytes.edge_weight + kFsdp2ReduceBytes) * unit;
+    // copy for the reduce-scatter are whole until it is done, with pipelines every unit's fp32
+    // gradients until the stage's last backward (fsdp2_keeps_unsharded).
+    const double whole = fsdp2_keeps_unsharded(in.stages) ? all : unit;
+    memory.gradients_bytes = kFsdp2ReduceBytes * (sharded + whole) + bytes.edge_weight * unit;
   } else if (zero == 1 && deepspeed_bf16_optimizer(in.framework, precision, s)) {
     // BF16_Optimizer: the fp32 gradient copies of every parameter (fp32_groups_gradients_flat),
     // and the bf16 gradients autograd makes in each backward, set to None only before the next

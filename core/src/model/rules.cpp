@@ -382,11 +382,16 @@ const Rule kRules[] = {
               str(s.micro_batch_size) + ") does not divide global_batch_size (" +
               str(c.training.global_batch_size) + ")";
      }},
+    // torchtitan's FSDP2 composes with its pipeline schedules (torchtitan/distributed/
+    // pipeline_parallel.py, fsdp.py: "For PP, by default do not reshard after forward").
     {"Megatron-FSDP runs without pipeline parallelism",
      "Megatron-FSDP user guide: pipeline parallelism is not supported with "
      "--use-megatron-fsdp",
      {K::zero_stage, K::pipeline_model_parallel_size},
-     [](C, S s) { return s.zero_stage < 2 || s.pipeline_model_parallel_size == 1; },
+     [](C c, S s) {
+       return s.zero_stage < 2 || s.pipeline_model_parallel_size == 1 ||
+              c.framework == Framework::torchtitan;
+     },
      [](C, S s) {
        return "zero_stage " + str(s.zero_stage) +
               " shards with Megatron-FSDP, which needs pipeline_model_parallel_size 1 (got " +

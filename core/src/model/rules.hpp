@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "paraplan/framework.hpp"
 #include "paraplan/scenario.hpp"
 
 namespace paraplan::detail {
@@ -19,7 +20,8 @@ struct RuleContext {
   const ModelSpec& model;
   const Training& training;
   const Cluster& cluster;
-  int64_t num_gpus = 0;  // the GPUs the strategy uses in all
+  int64_t num_gpus = 0;                       // the GPUs the strategy uses in all
+  Framework framework = Framework::megatron;  // what launches it, where that changes a rule
 };
 
 struct Rule {

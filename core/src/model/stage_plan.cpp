@@ -7,11 +7,11 @@
 namespace paraplan::detail {
 
 std::optional<Layout> plan_layout(const ModelSpec& model, const Training& training,
-                                  const Cluster& cluster, const Strategy& s,
+                                  const Cluster& cluster, Framework framework, const Strategy& s,
                                   std::vector<std::string>& reasons) {
   Layout layout;
   for (const GpuPool& pool : cluster.pools) layout.num_gpus += pool.count;
-  const RuleContext context{model, training, cluster, layout.num_gpus};
+  const RuleContext context{model, training, cluster, layout.num_gpus, framework};
   if (!check_rules(context, s, reasons)) return std::nullopt;
 
   layout.data_parallel = data_parallel_size(context, s);

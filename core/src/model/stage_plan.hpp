@@ -28,7 +28,7 @@ struct Layout {
 
 // The layout of `strategy`, or nothing with one reason per problem appended to `reasons`.
 std::optional<Layout> plan_layout(const ModelSpec& model, const Training& training,
-                                  const Cluster& cluster, const Strategy& strategy,
-                                  std::vector<std::string>& reasons);
+                                  const Cluster& cluster, Framework framework,
+                                  const Strategy& strategy, std::vector<std::string>& reasons);
 
 }  // namespace paraplan::detail

@@ -10,7 +10,7 @@ bool torchtitan_fsdp2(Framework framework, const Strategy& s) {
   return framework == Framework::torchtitan && s.zero_stage == 3;
 }
 
-bool fsdp2_reshards_after_forward(int64_t pipeline_stages) { return pipeline_stages <= 1; }
+bool fsdp2_keeps_unsharded(int64_t pipeline_stages) { return pipeline_stages > 1; }
 
 double fsdp2_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double gather_bytes,
                          int64_t data_parallel_cp, double parameters, bool reshard_after_forward,

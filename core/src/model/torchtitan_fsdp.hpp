@@ -21,9 +21,16 @@ constexpr double kFsdp2ReduceBytes = 4;
 // FSDP2 prices this strategy (framework torchtitan, zero_stage 3).
 bool torchtitan_fsdp2(Framework framework, const Strategy& s);
 
-// fsdp.py get_fsdp_reshard_after_forward_policy, fsdp_reshard_after_forward "default": "For PP,
-// by default do not reshard after forward to avoid per-microbatch all-gathers" (not pp_enabled).
-bool fsdp2_reshards_after_forward(int64_t pipeline_stages);
+// With pipelines FSDP2 keeps every unit of the stage whole through the iteration: gathered at
+// the first micro-batch's forward and not resharded after it (fsdp.py
+// get_fsdp_reshard_after_forward_policy: "For PP, by default do not reshard after forward to
+// avoid per-microbatch all-gathers") nor after any backward but the stage's last, whose
+// gradients stay whole until that last backward reduce-scatters them (torch.distributed.pipelining
+// stage.py backward_maybe_with_nosync: set_reshard_after_backward(False),
+// set_requires_gradient_sync(False)), accumulated in the fp32 reduce dtype (_fsdp_param.py
+// to_accumulated_grad_if_needed). Without pipelines each block is gathered for its forward and
+// again for its backward, and reduce-scattered after it.
+bool fsdp2_keeps_unsharded(int64_t pipeline_stages);
 
 // The exposed time of one unit's FSDP2 traffic per micro-batch: its parameters gathered in the
 // 16-bit `gather_bytes` under the forward (FSDP2 prefetches the next unit), again under the

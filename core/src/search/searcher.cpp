@@ -89,7 +89,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       options_(options),
       mixed_(cluster_.pools.size() > 1),
       leaf_splits_layers_(!pins_.pipeline_stage_layers),
-      rule_context_{model_, training_, cluster_, cluster_.num_gpus},
+      rule_context_{model_, training_, cluster_, cluster_.num_gpus, framework_},
       rules_at_(kNumLevels),
       framework_rules_at_(kNumLevels),
       framework_rules_(framework_rules(scenario.framework)),

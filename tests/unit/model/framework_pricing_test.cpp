@@ -233,8 +233,8 @@ TEST_CASE("torchtitan's FSDP2 reduce-scatters in fp32 and, with pipelines, gathe
                         exposed_s(gpu, gather + scatter, backward_s)));
   CHECK(fsdp2_unit_comm_s(gpu, s, 2, 64, 1e9, false, forward_s, backward_s) ==
         doctest::Approx(exposed_s(gpu, gather, forward_s) + exposed_s(gpu, scatter, backward_s)));
-  CHECK(fsdp2_reshards_after_forward(1));
-  CHECK(!fsdp2_reshards_after_forward(2));
+  CHECK(!fsdp2_keeps_unsharded(1));
+  CHECK(fsdp2_keeps_unsharded(2));
   CHECK(torchtitan_fsdp2(Framework::torchtitan, s));
   CHECK(!torchtitan_fsdp2(Framework::megatron, s));
 
@@ -248,4 +248,41 @@ TEST_CASE("torchtitan's FSDP2 reduce-scatters in fp32 and, with pipelines, gathe
   const double shard = 174.6e9 / 1536;
   CHECK(titan.stages.front().memory.gradients_bytes >
         megatron.stages.front().memory.gradients_bytes + 1.9 * shard);
+}
+
+TEST_CASE(
+    "torchtitan's FSDP2 under pipelines: whole units, fp32 gradients until the last backward") {
+  // torchtitan's 3D layout for Llama 3.1 405B (benchmarks/llama3_h100_202412_torchtitan.md,
+  // Table 5: FSDP 8, TP 8, PP 8, local batch 32, full activation checkpointing).
+  const auto layout = [](const std::string& framework, int micro_batches) {
+    return test::scenario(R"({"model": "llama3.1-405b", "framework": ")" + framework +
+                          R"(", "training": {"global_batch_size": )" +
+                          std::to_string(8 * micro_batches) + R"(, "seq_length": 8192},
+        "cluster": {"gpus": [{"type": "h100", "count": 512}]},
+        "strategy": {"tensor_model_parallel_size": 8, "sequence_parallel": true,
+                     "pipeline_model_parallel_size": 8, "micro_batch_size": 1,
+                     "recompute_granularity": "full", "zero_stage": 3}})");
+  };
+  // Megatron-FSDP refuses pipelines; torchtitan composes FSDP2 with its schedules.
+  const Report megatron = estimate(layout("megatron", 32));
+  CHECK_FALSE(megatron.feasible);
+  REQUIRE(megatron.infeasible_reasons.size() == 1);
+  CHECK(megatron.infeasible_reasons[0].find("Megatron-FSDP") != std::string::npos);
+  const Report titan = estimate(layout("torchtitan", 32));
+  REQUIRE(titan.infeasible_reasons.empty());
+
+  // Every unit of a stage stays whole in 16 bits, and its gradients in fp32 (plus the fp32
+  // shard after the reduce-scatter and one block's 16-bit gradients before the upcast).
+  const StageMemory& middle = titan.stages[3].memory;
+  const double stage_parameters = middle.weights_bytes / 2;
+  CHECK(stage_parameters == doctest::Approx(405.9e9 / 64).epsilon(0.03));
+  CHECK(middle.gradients_bytes > 4 * stage_parameters * (1 + 1.0 / 8));
+  CHECK(middle.gradients_bytes < 4 * stage_parameters * (1 + 1.0 / 8) + 2 * stage_parameters / 15);
+
+  // One gather and one reduce-scatter per unit and iteration: the data-parallel traffic does
+  // not grow with the micro-batches.
+  const Report twice = estimate(layout("torchtitan", 64));
+  REQUIRE(twice.infeasible_reasons.empty());
+  CHECK(twice.time_breakdown.dp_comm_s ==
+        doctest::Approx(titan.time_breakdown.dp_comm_s).epsilon(0.02));
 }

@@ -365,6 +365,26 @@ TEST_CASE("what a framework cannot express is unsupported, naming the field") {
   CHECK(plain["colossalai"].contains("command"));
 }
 
+TEST_CASE("FSDP with pipelines: torchtitan launches it, the Megatron family cannot") {
+  const nlohmann::json all = launches(nlohmann::json::parse(R"({"model": "llama3.1-405b",
+      "framework": "torchtitan",
+      "training": {"global_batch_size": 256, "seq_length": 8192, "precision": "bf16"},
+      "cluster": {"gpus": [{"type": "h100", "count": 512}]},
+      "strategy": {"tensor_model_parallel_size": 8, "sequence_parallel": true,
+                   "pipeline_model_parallel_size": 8, "micro_batch_size": 1,
+                   "recompute_granularity": "full", "recompute_method": "uniform",
+                   "recompute_num_layers": 1, "zero_stage": 3}})"));
+  REQUIRE(all["torchtitan"].contains("files"));
+  // torchtitan's default policy: resharded after forward without pipelines, kept with them.
+  CHECK(all["torchtitan"]["files"]["job.toml"].get<std::string>().find(
+            "fsdp_reshard_after_forward = \"default\"") != std::string::npos);
+  for (const char* framework : {"megatron", "megatron-bridge", "mindspeed-llm"}) {
+    CAPTURE(framework);
+    REQUIRE(all[framework].contains("unsupported"));
+    CHECK(all[framework]["unsupported"].dump().find("Megatron-FSDP") != std::string::npos);
+  }
+}
+
 TEST_CASE("sliding-window attention: Megatron-LM and Megatron-Bridge set it, the others cannot") {
   const nlohmann::json oss = launches(gpt_oss());
   const std::string megatron = oss["megatron"]["command"].get<std::string>();

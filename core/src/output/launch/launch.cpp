@@ -13,9 +13,10 @@ Launch make_launch(Framework framework, const Strategy& strategy, const Scenario
                    int64_t data_parallel_size) {
   const int64_t num_gpus = strategy.pipeline_model_parallel_size *
                            strategy.gpus_per_stage(std::max<int64_t>(1, data_parallel_size));
-  const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, num_gpus};
+  const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, num_gpus,
+                                    framework};
   Launch launch;
-  launch.unsupported = detail::unsupported(framework, context, strategy);
+  launch.unsupported = detail::unsupported(context, scenario.framework, strategy);
   if (!launch.unsupported.empty()) return launch;
   const detail::LaunchInput in{strategy, scenario, data_parallel_size,
                                detail::num_micro_batches(context, strategy),

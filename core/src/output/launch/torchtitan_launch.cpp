@@ -98,7 +98,10 @@ Launch torchtitan_launch(const LaunchInput& in) {
   t += "data_parallel_shard_degree = " + std::to_string(fsdp ? dp : 1) + "\n";
   if (fsdp) {
     t += std::string("fsdp_reshard_after_forward = \"") +
-         (s.zero_stage == 2 ? "never\"  # ZeRO-2" : "always\"  # ZeRO-3") + "\n";
+         (s.zero_stage == 2 ? "never\"  # ZeRO-2"
+                            : "default\"  # ZeRO-3; kept whole from forward to backward with "
+                              "pipelines") +
+         "\n";
   }
   t += "tensor_parallel_degree = " + std::to_string(s.tensor_model_parallel_size) +
        (s.tensor_model_parallel_size > 1 ? "  # with sequence parallelism\n" : "\n");
