@@ -66,6 +66,9 @@ class CostBuilder {
   // moe_layer_cost.cpp
   void moe_block(LayerCost& cost);
 
+  // torchtitan_sac.cpp: sets cost.per_op_checkpoint from the finished layer.
+  void per_op_checkpoint(LayerCost& cost, bool moe) const;
+
   // edge_cost.cpp
   // The vocabulary padded to a multiple of 128 x tensor parallel (Megatron-LM
   // training/tokenizer: _vocab_size_with_padding, --make-vocab-size-divisible-by 128).

@@ -312,9 +312,11 @@ const FrameworkRule kRules[] = {
        return s.expert_tensor_parallel() == 1 ||
               s.expert_tensor_parallel() == s.tensor_model_parallel_size;
      }},
-    {F::torchtitan, "recompute_granularity",
-     "selective is per-op (matmul outputs), not Megatron-LM's module recompute",
-     kRecompute, [](C, S s) { return !any_recompute(s, RecomputeGranularity::selective); }},
+    {F::torchtitan, "recompute_modules",
+     "selective checkpointing is per op (selective_ac_option = \"op\": every op's output but "
+     "every second matmul's is kept, distributed/activation_checkpoint.py), with no modules to "
+     "choose",
+     kRecompute, [](C, S s) { return only_core_attn(s); }},
     {F::torchtitan, "recompute_method",
      "full recompute is of every layer or every Nth layer (selective_ac_option = N), not "
      "N-layer units or the first N layers of a stage",

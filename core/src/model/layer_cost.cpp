@@ -88,6 +88,7 @@ LayerCost CostBuilder::layer(bool moe) {
     cost.offload(OffloadModule::qkv_linear) += hidden + saved_input_bytes_ * h_ * norm_tokens_;
   }
   if (moe) cost.offload(OffloadModule::mlp_norm) += hidden;
+  per_op_checkpoint(cost, moe);
   return cost;
 }
 

@@ -41,6 +41,9 @@ struct LayerCost {
   double expert_parameters = 0;  // on this GPU, reduced over expert-data parallel
   double forward_flops = 0;      // model FLOPs of the forward pass on this GPU
   std::array<RecomputeUnit, kNumRecomputeModules> recompute_units{};  // zero where absent
+  // torchtitan's per-op selective checkpointing of the whole layer (torchtitan_sac.cpp): what
+  // it does not keep and the forward it runs again.
+  RecomputeUnit per_op_checkpoint;
   // What each --offload-modules region saves for the backward (its input, and what its ops
   // keep), zero where the module is absent (a norm fused into the next GEMM is an IdentityOp).
   std::array<double, kNumOffloadModules> offload_bytes{};

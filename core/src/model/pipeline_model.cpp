@@ -159,9 +159,19 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       work.stored_activation_bytes += activation;
       break;
     case RecomputeGranularity::selective:
+      work.stored_activation_bytes += activation;
+      if (in.framework == Framework::torchtitan) {
+        // torchtitan's selective checkpointing is per op (torchtitan_sac.cpp).
+        work.recompute += c.dense.per_op_checkpoint.forward * dense_layers;
+        work.recompute += c.moe.per_op_checkpoint.forward * moe_layers;
+        work.recompute_flops +=
+            sum([](const LayerCost& l) { return l.per_op_checkpoint.forward_flops; });
+        work.stored_activation_bytes -=
+            sum([](const LayerCost& l) { return l.per_op_checkpoint.saved_bytes; });
+        break;
+      }
       // --recompute-modules; whole MoE layers include their experts' activation and the shared
       // experts.
-      work.stored_activation_bytes += activation;
       for (size_t m = 0; m < kNumRecomputeModules; ++m) {
         const auto module = static_cast<RecomputeModule>(m);
         const bool within_moe =

@@ -349,9 +349,11 @@ TEST_CASE("what a framework cannot express is unsupported, naming the field") {
   CHECK(reasons(ref["deepspeed"]).find("cp_comm_type: ") != std::string::npos);
   // Colossal-AI: split_gather SP and ring-attention CP are one mode.
   CHECK(reasons(ref["colossalai"]).find("sequence_parallel: ") == 0);
-  // torchtitan: no ZeRO-1; and selective is per-op there.
+  // torchtitan: no ZeRO-1; its selective checkpointing is per op, with no modules to choose.
   CHECK(reasons(ref["torchtitan"]).find("zero_stage: ") == 0);
-  CHECK(reasons(ref["torchtitan"]).find("recompute_granularity: ") != std::string::npos);
+  CHECK(reasons(ref["torchtitan"]).find("recompute_") == std::string::npos);
+  nlohmann::json modules = reference({{"recompute_modules", {"core_attn", "mlp"}}});
+  CHECK(reasons(launches(modules)["torchtitan"]).find("recompute_modules: ") != std::string::npos);
   // The Megatron family expresses all of it.
   for (const char* framework : {"megatron", "megatron-bridge", "mindspeed-llm"}) {
     CHECK(ref[framework].contains("command"));

@@ -134,8 +134,8 @@ Launch torchtitan_launch(const LaunchInput& in) {
     t += "expert_tensor_parallel_degree = " + std::to_string(s.expert_tensor_parallel()) + "\n";
   }
   const Recompute& r = stage_recompute(in);
-  t += std::string("\n[activation_checkpoint]\nmode = \"") +
-       (r.granularity == RecomputeGranularity::full ? "full" : "none") + "\"\n";
+  t += "\n[activation_checkpoint]\nmode = \"" + std::string(to_string(r.granularity)) + "\"\n";
+  if (r.granularity == RecomputeGranularity::selective) t += "selective_ac_option = \"op\"\n";
   if (s.tp_comm_overlap) t += "\n[compile]\nenable = true\ncomponents = [\"model\"]\n";
   if (training.precision == Precision::fp8 && s.fp8_recipe != Fp8Recipe::mxfp8) {
     t += "\n[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n"
