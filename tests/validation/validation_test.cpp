@@ -641,3 +641,12 @@ TEST_CASE("published MoE best-practice launches fit: Megatron-MoE-ModelZoo") {
         "model's MaxVio at loss coefficient 0.001 (moe_dispatch.cpp), this launch sets 0.01 "
         "(model_configs/benchmarking/Mixtral-8x22B.yaml); force-balanced (line 31) it fits"}});
 }
+
+// torchtitan's published benchmark configurations (torchtitan-configs.json, written from
+// benchmarks/llama3_h100_202412_torchtitan.md's table captions): FSDP2 alone, with context
+// parallelism to 262k tokens, with tensor parallelism, and with pipelines (1F1B and
+// interleaved), selective (per-op) and full activation checkpointing, bf16 and Float8.
+TEST_CASE("published benchmark configurations fit: torchtitan") {
+  REQUIRE(load("torchtitan-configs.json")["recipes"].size() == 16);
+  check_recipes_fit("torchtitan-configs.json", {});
+}

@@ -94,6 +94,7 @@ EdgeCost CostBuilder::head() const {
   // logit from 16-bit training (model-review P9), 4 in fp32. Transformer Engine's kernel keeps
   // only the logits (and 12 bytes of statistics per token).
   edge.transient_bytes = (te_loss ? e_ : e_ < 4 ? e_ + 4 : 4) * logit_elements;
+  edge.logit_elements = logit_elements;
   edge.parameters = h_ * vocab + h_;
   edge.forward_flops = logits.flops();
   return edge;
@@ -111,6 +112,7 @@ EdgeCost CostBuilder::mtp_depth(const EdgeCost& embedding, const EdgeCost& head)
   edge.backward += head.backward;
   edge.activation_bytes = embedding.activation_bytes + head.activation_bytes;
   edge.transient_bytes = head.transient_bytes;
+  edge.logit_elements = head.logit_elements;
   edge.forward_flops = head.forward_flops;
   const Gemm eh_proj{tokens_, h_ / t_, 2 * h_};
   const LinearTime proj = linear(kernels_, eh_proj);

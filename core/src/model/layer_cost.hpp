@@ -71,6 +71,7 @@ struct EdgeCost {
   PassTime backward;
   double activation_bytes = 0;  // kept per micro-batch in flight
   double transient_bytes = 0;   // held while one micro-batch passes (logits in fp32)
+  double logit_elements = 0;    // the LM head's logits on this GPU (for another framework's loss)
   double parameters = 0;
   double forward_flops = 0;
 };

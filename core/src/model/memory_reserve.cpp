@@ -154,7 +154,9 @@ MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
 
   // Tensor-parallel overlap buffers (Megatron-LM training/initialize.py
   // _initialize_tp_communicators: shape [seq_length x micro_batch_size / cp, hidden_size]).
-  if (s.tp_comm_overlap && t > 1) {
+  // torchtitan's async tensor parallelism runs PyTorch's fused collective matmuls on symmetric
+  // memory instead (distributed/tensor_parallel.py maybe_enable_async_tp), no such buffers.
+  if (s.tp_comm_overlap && t > 1 && in.framework != Framework::torchtitan) {
     const double element = activation_element_bytes(in.training->precision);
     const double gather_element = in.training->precision == Precision::fp8 ? 1 : element;
     const double tokens = static_cast<double>(in.training->seq_length) *

@@ -130,7 +130,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     work.parameters += parameters;
     work.edge_parameters += parameters;
     work.stored_activation_bytes += edge.activation_bytes;
-    work.working_bytes += edge.transient_bytes;
+    work.working_bytes += in.framework == Framework::torchtitan
+                              ? kTorchtitanLossBytesPerLogit * edge.logit_elements
+                              : edge.transient_bytes;
   };
   if (is_first(group)) add_edge(c.embedding, c.embedding.parameters);
   if (is_last(group, in.stages)) {

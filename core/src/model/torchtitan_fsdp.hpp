@@ -18,6 +18,12 @@ namespace paraplan::detail {
 // MixedPrecisionPolicy reduce_dtype of every fully_shard.
 constexpr double kFsdp2ReduceBytes = 4;
 
+// torchtitan's loss (components/loss.py at v0.2.2, cross_entropy_loss): PyTorch's
+// cross_entropy on the logits cast to fp32, which keeps the fp32 log-softmax for its backward;
+// there its fp32 gradient and the fp32 input gradient join it: 12 bytes per logit, whatever
+// the training precision (Megatron-LM's fused loss holds 6 from 16-bit: edge_cost.cpp).
+constexpr double kTorchtitanLossBytesPerLogit = 3 * 4;
+
 // FSDP2 prices this strategy (framework torchtitan, zero_stage 3).
 bool torchtitan_fsdp2(Framework framework, const Strategy& s);
 
