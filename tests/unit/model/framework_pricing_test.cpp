@@ -332,3 +332,26 @@ TEST_CASE(
   CHECK(c2.dense.activation_bytes - c2.dense.per_op_checkpoint.saved_bytes ==
         doctest::Approx(kept2).epsilon(1e-9));
 }
+
+TEST_CASE("torchtitan's loss holds fp32 log-softmax, its gradient and the input's: 12 B a logit") {
+  const auto run = [](const char* framework, bool overlap) {
+    return estimate(test::scenario(std::string(R"({"model": "llama3.1-8b", "framework": ")") +
+                                   framework + R"(",
+        "training": {"global_batch_size": 16, "seq_length": 8192},
+        "cluster": {"gpus": [{"type": "h100", "count": 8}]},
+        "strategy": {"tensor_model_parallel_size": 2, "sequence_parallel": true,
+                     "tp_comm_overlap": )" +
+                                   (overlap ? "true" : "false") + R"(, "micro_batch_size": 2,
+                     "use_flash_attn": true, "zero_stage": 3,
+                     "recompute_granularity": "full"}})"));
+  };
+  const Report megatron = run("megatron", false), titan = run("torchtitan", false);
+  REQUIRE(titan.feasible);
+  const double logits = 2 * 8192 * 128256 / 2.0;  // this GPU's vocabulary half
+  // Megatron-LM's fused loss: the 16-bit logits and their fp32 copy, 6 bytes.
+  CHECK(titan.stages[0].memory.activations_bytes - megatron.stages[0].memory.activations_bytes ==
+        doctest::Approx((12 - 6) * logits).epsilon(1e-6));
+  // Async tensor parallelism keeps no Transformer Engine userbuffers.
+  CHECK(run("torchtitan", true).stages[0].memory.reserve.userbuffers_bytes == 0);
+  CHECK(run("megatron", true).stages[0].memory.reserve.userbuffers_bytes > 0);
+}
