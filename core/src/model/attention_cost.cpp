@@ -26,8 +26,7 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   const double key_len = static_cast<double>(training_.seq_length);
 
   // Projections into attention (column-parallel) and out of it (row-parallel).
-  double qk_head_dim = static_cast<double>(model_.kv_channels);
-  double v_head_dim = qk_head_dim;
+  const auto [qk_head_dim, v_head_dim] = head_dims();
   LinearTime column;
   RecomputeUnit up_projections;           // the split (up-)projections' forward GEMMs
   double replicated_parameters = 2 * h_;  // norms
@@ -53,8 +52,6 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
     // tokens; their normed latents (and the shared rotary key) are all-gathered into the
     // column-parallel up-projections (multi_latent_attention.py).
     const MlaSpec& mla = *model_.mla;
-    qk_head_dim = static_cast<double>(mla.qk_head_dim + mla.qk_pos_emb_head_dim);
-    v_head_dim = static_cast<double>(mla.v_head_dim);
     const double kv_rank = static_cast<double>(mla.kv_lora_rank);
     const double q_rank = static_cast<double>(mla.q_lora_rank);
     const double rope = static_cast<double>(mla.qk_pos_emb_head_dim);

@@ -27,16 +27,13 @@ struct Projection {
 void CostBuilder::per_op_checkpoint(LayerCost& cost, bool moe) const {
   const double heads = static_cast<double>(model_.num_attention_heads) / t_;
   const double groups = std::max(1.0, static_cast<double>(model_.num_query_groups) / t_);
-  double qk_head_dim = static_cast<double>(model_.kv_channels);
-  double v_head_dim = qk_head_dim;
+  const auto [qk_head_dim, v_head_dim] = head_dims();
   // The block's linear layers in the order the forward runs them (torchtitan's models:
   // llama3 Attention wq, wk, wv then wo; deepseek_v3 MLA wq_a, wq_b or wq, wkv_a, wkv_b, wo;
   // FeedForward w1, w3, w2 and the shared experts alike; GELU MLPs w1, w2).
   std::vector<Projection> projections;
   if (model_.mla) {
     const MlaSpec& mla = *model_.mla;
-    qk_head_dim = static_cast<double>(mla.qk_head_dim + mla.qk_pos_emb_head_dim);
-    v_head_dim = static_cast<double>(mla.v_head_dim);
     const double q_rank = static_cast<double>(mla.q_lora_rank);
     const double kv_rank = static_cast<double>(mla.kv_lora_rank);
     if (q_rank > 0) {
