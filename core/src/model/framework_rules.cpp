@@ -447,8 +447,14 @@ std::vector<std::string> unsupported(const RuleContext& context, Framework scena
   RuleContext scenario_context = context;
   scenario_context.framework = scenario_framework;
   for (const Rule& rule : rules()) {
-    if (!rule.holds(context, strategy) && rule.holds(scenario_context, strategy)) {
-      reasons.push_back(rule.reason(context, strategy));
+    if (rule.holds(context, strategy) || !rule.holds(scenario_context, strategy)) continue;
+    // "field: why", the field being the first key the rule reads.
+    for (size_t id = 0; id < kNumStrategyKeys; ++id) {
+      const auto key = static_cast<StrategyKeyId>(id);
+      if (!rule.reads.contains(key)) continue;
+      reasons.push_back(std::string(strategy_key(key).name) + ": " +
+                        rule.reason(context, strategy));
+      break;
     }
   }
   return reasons;

@@ -47,9 +47,9 @@ void fit_default_value(std::span<const FrameworkRule* const> rules, const RuleCo
                        const StrategyPins& pins, StrategyKeyId key, std::span<const int64_t> values,
                        Strategy& strategy);
 
-// "field: why" for every rule of `context.framework` that `strategy` breaks, then the reason of
-// every rulebook rule it breaks there but not under `scenario_framework` (a rule one of them
-// lifts: RuleContext::framework).
+// "field: why" for every rule of `context.framework` that `strategy` breaks, then for every
+// rulebook rule it breaks there but not under `scenario_framework` (a rule one of them lifts:
+// RuleContext::framework).
 std::vector<std::string> unsupported(const RuleContext& context, Framework scenario_framework,
                                      const Strategy& strategy);
 
