@@ -649,4 +649,7 @@ TEST_CASE("published MoE best-practice launches fit: Megatron-MoE-ModelZoo") {
 TEST_CASE("published benchmark configurations fit: torchtitan") {
   REQUIRE(load("torchtitan-configs.json")["recipes"].size() == 16);
   check_recipes_fit("torchtitan-configs.json", {});
+  // benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md: vanilla against async TP.
+  REQUIRE(load("torchtitan-async-tp-configs.json")["recipes"].size() == 8);
+  check_recipes_fit("torchtitan-async-tp-configs.json", {});
 }
