@@ -653,3 +653,12 @@ TEST_CASE("published benchmark configurations fit: torchtitan") {
   REQUIRE(load("torchtitan-async-tp-configs.json")["recipes"].size() == 8);
   check_recipes_fit("torchtitan-async-tp-configs.json", {});
 }
+
+// MindSpeed-LLM's example launches for Atlas 800T A2 (mindspeed-llm-configs.json, made from
+// examples/mcore/*/pretrain_*.sh by scripts/validation/mindspeed_llm.py): Qwen3 0.6B-32B,
+// Qwen2.5 72B at 32k, Qwen3 30B-A3B, DeepSeek-V2-Lite, Ling-mini, Phi-3.5-MoE and a two-layer
+// Kimi-K2 on Ascend 910B; --reuse-fp32-param is priced without its saving.
+TEST_CASE("published example launches fit: MindSpeed-LLM on Ascend 910B") {
+  REQUIRE(load("mindspeed-llm-configs.json")["recipes"].size() >= 14);
+  check_recipes_fit("mindspeed-llm-configs.json", {});
+}
