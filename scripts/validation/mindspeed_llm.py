@@ -11,7 +11,9 @@ validation test checks. Only configurations are read, never a throughput.
         > tests/validation/data/mindspeed-llm-configs.json
 
 A launch using what Paraplan does not model (DualPipe, no-op layers, linear attention, logit
-soft-capping, optimizer or attention swapping) is left out and listed under "skipped" with why.
+soft-capping, optimizer swapping) is left out and listed under "skipped" with why.
+--swap-attention is Megatron-LM's fine-grained activation offloading of the attention block and
+both norms.
 Two memory savings are priced without, so the model can only over-estimate those launches:
 --reuse-fp32-param (the 16-bit parameters share the fp32 masters' memory) and
 --recompute-activation-function on a dense MLP.
@@ -31,7 +33,7 @@ UNMODELLED = {
     "swap-optimizer": "optimizer swapping to host memory",
     "interleave-sliding-window": "Gemma 2's layer spec (GeGLU from --gelu-tanh, soft-capping)",
     "gated-deltanet": "linear attention",
-    "swap-attention": "attention activations swapped to host memory",
+    "swap-modules": "--swap-attention with other modules than its default",
 }
 
 
@@ -144,6 +146,11 @@ def scenario(path, f, values):
     if granularity == "full":
         strategy["recompute_method"] = (f.get("recompute-method") or ["uniform"])[0]
         strategy["recompute_num_layers"] = number(f, "recompute-num-layers", 1)
+    # --swap-attention: its default modules are Megatron-LM's offload modules below
+    # (framework_rules.hpp kMindSpeedSwapAttentionModules).
+    if "swap-attention" in f:
+        strategy["offload_modules"] = ["attn_norm", "qkv_linear", "core_attn", "attn_proj",
+                                       "mlp_norm"]
     if "recompute-activation-function" in f and "moe" in model:
         strategy["recompute_granularity"] = "selective"
         strategy["recompute_modules"] = ["core_attn", "moe_act"]

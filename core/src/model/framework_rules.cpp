@@ -102,8 +102,12 @@ const FrameworkRule kRules[] = {
      "Megatron-LM core_v0.12.1's arguments.py has no --cpu-offloading-num-layers",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
     {F::mindspeed_llm, "offload_modules",
-     "Megatron-LM core_v0.12.1's arguments.py has no --fine-grained-activation-offloading",
-     {K::offload_modules}, [](C, S s) { return s.offload_modules == 0; }},
+     "Megatron-LM core_v0.12.1's arguments.py has no --fine-grained-activation-offloading; "
+     "MindSpeed's --swap-attention offloads attn_norm, qkv_linear, core_attn, attn_proj and "
+     "mlp_norm together (docs/features/swap_attention.md)",
+     {K::offload_modules}, [](C, S s) {
+       return s.offload_modules == 0 || s.offload_modules == kMindSpeedSwapAttentionModules;
+     }},
 
     {F::mindspeed_llm, "cross_entropy_fusion_impl",
      "Transformer Engine's Triton loss kernel is CUDA-only; MindSpeed-LLM runs on Ascend",

@@ -47,6 +47,20 @@ void fit_default_value(std::span<const FrameworkRule* const> rules, const RuleCo
                        const StrategyPins& pins, StrategyKeyId key, std::span<const int64_t> values,
                        Strategy& strategy);
 
+// MindSpeed's --swap-attention with its default --swap-modules "input_norm,self_attention,
+// post_attention_norm" (MindSpeed docs/features/swap_attention.md: those modules' activations
+// go to host memory and are prefetched for the backward): Megatron-LM's offload modules
+// attn_norm, qkv_linear, core_attn, attn_proj and mlp_norm.
+inline constexpr uint32_t kMindSpeedSwapAttentionModules = [] {
+  uint32_t bits = 0;
+  for (const OffloadModule m :
+       {OffloadModule::attn_norm, OffloadModule::qkv_linear, OffloadModule::core_attn,
+        OffloadModule::attn_proj, OffloadModule::mlp_norm}) {
+    bits |= 1u << static_cast<unsigned>(m);
+  }
+  return bits;
+}();
+
 // "field: why" for every rule of `context.framework` that `strategy` breaks, then for every
 // rulebook rule it breaks there but not under `scenario_framework` (a rule one of them lifts:
 // RuleContext::framework).

@@ -485,6 +485,15 @@ TEST_CASE("fine-grained activation offloading: Megatron-LM and Megatron-Bridge n
   // None chosen: neither the flags nor the environment.
   const std::string plain = launches(reference(nlohmann::json::object()))["megatron"]["command"];
   CHECK(plain.find("offload") == std::string::npos);
+  // MindSpeed-LLM offloads one set, --swap-attention's: the attention block and both norms.
+  const nlohmann::json swap = launches(reference(
+      {{"offload_modules", {"attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm"}}}));
+  const std::string mindspeed = swap["mindspeed-llm"]["command"];
+  CHECK(mindspeed.find(" --swap-attention ") != std::string::npos);
+  CHECK(mindspeed.find("offload") == std::string::npos);
+  CHECK(swap["megatron"]["command"].get<std::string>().find(
+            "--offload-modules attn_norm qkv_linear core_attn attn_proj mlp_norm ") !=
+        std::string::npos);
 }
 
 TEST_CASE("every flag Paraplan emits for Megatron-LM is in its arguments.py (d98e8a64ddf3)") {
@@ -551,7 +560,7 @@ TEST_CASE("every flag Paraplan emits for MindSpeed-LLM is Megatron-LM core_v0.12
   REQUIRE(known.size() > 400);
   REQUIRE(known.count("--attention-backend") == 1);
   CHECK(known.count("--pipeline-model-parallel-layout") == 0);  // not upstream in 0.12.1
-  known.insert({"--context-parallel-algo", "--pipeline-model-parallel-layout"});
+  known.insert({"--context-parallel-algo", "--pipeline-model-parallel-layout", "--swap-attention"});
   int checked = 0;
   for (const nlohmann::json& document : strategy_grid()) {
     CAPTURE(document.dump());

@@ -32,6 +32,11 @@ std::vector<std::string> mindspeed_arguments(const LaunchInput& in, int pool) {
       ++i;
     } else if (word == "--cp-comm-type") {
       ++i;  // written below, always (the docs and the code disagree on its default)
+    } else if (word == "--fine-grained-activation-offloading") {
+      // framework_rules.cpp: the modules are MindSpeed's swap-attention set.
+      args.emplace_back("--swap-attention");
+    } else if (word == "--offload-modules") {
+      ++i;  // --swap-modules keeps its default
     } else {
       args.push_back(word);
     }
