@@ -17,15 +17,14 @@ Each recipe-level setting below cites the file of the tag that sets it.
 
 import argparse
 import dataclasses
-import json
 import re
-import subprocess
 import sys
 import types
 from dataclasses import dataclass
 from typing import List, Optional
 
 from layouts import stage_layers
+from recipe_io import git, write_recipes
 
 # Model families of the release (scripts/performance/configs/<family>/), each with the Paraplan
 # preset of its models and the sequence length its *_llm_pretrain.py sets.
@@ -86,13 +85,10 @@ class WorkloadBaseConfig:
 def load_configs(git_dir, tag, family):
     # configs/<family>/workload_base_configs.py (v0.2.0) or
     # configs/<group>/<family>_workload_base_configs.py (v0.3.0).
-    files = subprocess.run(
-        ["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", tag,
-         "scripts/performance/configs/"], check=True, capture_output=True, text=True).stdout.split()
+    files = git(git_dir, "ls-tree", "-r", "--name-only", tag, "scripts/performance/configs/").split()
     path = next(f for f in files if f.endswith((f"/{family}/workload_base_configs.py",
                                                 f"/{family}_workload_base_configs.py")))
-    text = subprocess.run(["git", "--git-dir", git_dir, "show", f"{tag}:{path}"],
-                          check=True, capture_output=True, text=True).stdout
+    text = git(git_dir, "show", f"{tag}:{path}")
     utils = types.ModuleType("utils.utils")
     utils.WorkloadBaseConfig = WorkloadBaseConfig
     sys.modules["utils"] = types.ModuleType("utils")
@@ -202,13 +198,9 @@ def main():
                     "strategy": strategy_of(family, config, dtype),
                 },
             })
-    json.dump({
-        "source": f"NVIDIA-NeMo/Megatron-Bridge {args.tag} scripts/performance/configs/*/"
+    write_recipes(f"NVIDIA-NeMo/Megatron-Bridge {args.tag} scripts/performance/configs/*/"
                   "workload_base_configs.py (configurations only), made by "
-                  "scripts/validation/bridge_recipes.py",
-        "recipes": recipes,
-    }, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+                  "scripts/validation/bridge_recipes.py", recipes)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,10 @@ Two memory savings are priced without, so the model can only over-estimate those
 """
 
 import argparse
-import json
 import re
 import shlex
-import subprocess
-import sys
+
+from recipe_io import git, write_recipes
 
 # Flags whose launches are left out, and why.
 UNMODELLED = {
@@ -35,11 +34,6 @@ UNMODELLED = {
     "gated-deltanet": "linear attention",
     "swap-modules": "--swap-attention with other modules than its default",
 }
-
-
-def git(git_dir, *args):
-    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True, capture_output=True,
-                          text=True).stdout
 
 
 def expand(text):
@@ -192,13 +186,9 @@ def main():
             skipped.append(f"{path} ({why})")
             continue
         recipes.append({"name": path, "scenario": scenario(path, f, values)})
-    json.dump({
-        "source": f"Ascend/MindSpeed-LLM {commit[:8]} examples/mcore/*/pretrain_*.sh for Atlas "
+    write_recipes(f"Ascend/MindSpeed-LLM {commit[:8]} examples/mcore/*/pretrain_*.sh for Atlas "
                   "800T A2 (configurations only), made by scripts/validation/mindspeed_llm.py",
-        "recipes": recipes,
-        "skipped": skipped,
-    }, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+                  recipes, skipped)
 
 
 if __name__ == "__main__":

@@ -17,11 +17,10 @@ import argparse
 import json
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 from layouts import stage_layers
+from recipe_io import git, write_recipes
 
 PRESETS = Path(__file__).resolve().parents[2] / "presets" / "models"
 
@@ -32,11 +31,6 @@ MODELS = {
     "Mixtral-8x22B": "mixtral-8x22b",
 }
 GPUS = ("gb300", "gb200", "b200", "h100")  # longest names first: "gb200" contains "b200"
-
-
-def git(git_dir, *args):
-    return subprocess.run(["git", "--git-dir", git_dir, *args], check=True, capture_output=True,
-                          text=True).stdout
 
 
 def model_defaults(runtime_conf):
@@ -175,13 +169,9 @@ def main():
             per_node = 4 if gpu in ("gb200", "gb300") else 8
             launches.append({"name": name, "scenario": scenario(
                 env, flag_values(words[at + 1:]), gpu, per_node, int(base["NUM_LAYERS"]))})
-    json.dump({
-        "source": f"yanring/Megatron-MoE-ModelZoo {args.commit} best_practice/*/*.sh "
+    write_recipes(f"yanring/Megatron-MoE-ModelZoo {args.commit} best_practice/*/*.sh "
                   "(configurations only), made by scripts/validation/moe_model_zoo.py",
-        "recipes": launches,
-        "skipped": skipped,
-    }, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+                  launches, skipped)
 
 
 if __name__ == "__main__":
