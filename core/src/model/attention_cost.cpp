@@ -26,7 +26,8 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   const double key_len = static_cast<double>(training_.seq_length);
 
   // Projections into attention (column-parallel) and out of it (row-parallel).
-  const auto [qk_head_dim, v_head_dim] = head_dims();
+  const HeadDims dims = head_dims();  // plain names: lambdas below capture them
+  const double qk_head_dim = dims.qk, v_head_dim = dims.v;
   LinearTime column;
   RecomputeUnit up_projections;           // the split (up-)projections' forward GEMMs
   double replicated_parameters = 2 * h_;  // norms

@@ -27,7 +27,8 @@ struct Projection {
 void CostBuilder::per_op_checkpoint(LayerCost& cost, bool moe) const {
   const double heads = static_cast<double>(model_.num_attention_heads) / t_;
   const double groups = std::max(1.0, static_cast<double>(model_.num_query_groups) / t_);
-  const auto [qk_head_dim, v_head_dim] = head_dims();
+  const HeadDims dims = head_dims();
+  const double qk_head_dim = dims.qk, v_head_dim = dims.v;
   // The block's linear layers in the order the forward runs them (torchtitan's models:
   // llama3 Attention wq, wk, wv then wo; deepseek_v3 MLA wq_a, wq_b or wq, wkv_a, wkv_b, wo;
   // FeedForward w1, w3, w2 and the shared experts alike; GELU MLPs w1, w2).
