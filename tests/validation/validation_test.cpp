@@ -652,6 +652,9 @@ TEST_CASE("published benchmark configurations fit: torchtitan") {
   // benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md: vanilla against async TP.
   REQUIRE(load("torchtitan-async-tp-configs.json")["recipes"].size() == 8);
   check_recipes_fit("torchtitan-async-tp-configs.json", {});
+  // benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md: FSDP on 32 and 64 H200.
+  REQUIRE(load("torchtitan-h200-configs.json")["recipes"].size() == 2);
+  check_recipes_fit("torchtitan-h200-configs.json", {});
 }
 
 // MindSpeed-LLM's example launches for Atlas 800T A2 (mindspeed-llm-configs.json, made from
