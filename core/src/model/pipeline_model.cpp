@@ -250,14 +250,15 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
     // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters; with pipelines one gather
     // and one reduce-scatter per iteration, under the first forward and the last backward;
-    // its norm and LM head unit is never resharded after forward.
+    // ZeRO-2 and its norm and LM head unit are never resharded after forward.
     const bool fsdp2 = torchtitan_fsdp2(in.framework, s);
     const bool keeps = fsdp2_keeps_unsharded(in.stages);
     const double share = keeps ? 1 / static_cast<double>(in.micro_batches) : 1;
     const auto unit = [&](double parameters, double gather_bytes, const PassTime& forward,
                           const PassTime& backward, bool head = false) {
       if (fsdp2) {
-        return share * fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, !keeps && !head,
+        const bool reshard = s.zero_stage == 3 && !keeps && !head;
+        return share * fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, reshard,
                                          forward.total_s(), backward.total_s());
       }
       return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters,
@@ -413,17 +414,18 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     const double fetch = unit / zero3_fetches_per_layer(*in.model, s, group.moe_layers > 0);
     const double live = std::max(fetch, std::min(kDeepSpeed.max_live_parameters, 2 * fetch));
     memory.weights_bytes = bytes.edge_weight * (sharded + live);
-  } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
+  } else if (zero >= 2 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: the sharded parameters are the fp32 masters (counted with the optimizer state);
     // held in 16 bits are the block in use and the one prefetched, and the last stage's norm
-    // and LM head, never resharded after forward; with pipelines every unit of the stage
-    // (fsdp2_keeps_unsharded).
+    // and LM head, never resharded after forward; every unit of the stage between its forward
+    // and backward with ZeRO-2 (fsdp_reshard_after_forward "never") and through the iteration
+    // with pipelines (fsdp2_keeps_unsharded).
     const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
     const double head =
         group.first + group.count == in.stages ? std::min(c.head.parameters, edges) : 0;
     memory.weights_bytes =
         bytes.edge_weight *
-        (fsdp2_keeps_unsharded(in.stages) ? all : std::min(layers, 2 * unit) + head);
+        (zero == 2 || fsdp2_keeps_unsharded(in.stages) ? all : std::min(layers, 2 * unit) + head);
   } else if (zero == 3) {
     // Megatron-FSDP: this GPU's shard of the weights, plus the layers gathered for compute and
     // prefetch (double buffer).
@@ -438,7 +440,7 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     // under ZeRO, engine.py get_data_types) and the contiguous reduce bucket (stage3.py
     // __ipg_bucket_flat_buffer, reduce_bucket_size elements).
     memory.gradients_bytes = bytes.edge_weight * (sharded + kDeepSpeed.reduce_bucket_elements);
-  } else if (zero == 3 && torchtitan_fsdp2(in.framework, s)) {
+  } else if (zero >= 2 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: fp32 gradient shards (reduce_dtype); one block's 16-bit gradients and their fp32
     // copy for the reduce-scatter are whole until it is done, with pipelines every unit's fp32
     // gradients until the stage's last backward (fsdp2_keeps_unsharded).

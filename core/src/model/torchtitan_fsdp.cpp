@@ -7,7 +7,7 @@
 namespace paraplan::detail {
 
 bool torchtitan_fsdp2(Framework framework, const Strategy& s) {
-  return framework == Framework::torchtitan && s.zero_stage == 3;
+  return framework == Framework::torchtitan && s.zero_stage >= 2;
 }
 
 bool fsdp2_keeps_unsharded(int64_t pipeline_stages) { return pipeline_stages > 1; }

@@ -1,8 +1,8 @@
 // torchtitan's FSDP2 where it differs from Megatron-FSDP, for scenarios whose framework is
-// "torchtitan" with zero_stage 3 (docs/model.md, "Frameworks"): the same units (each
+// "torchtitan" with zero_stage 2 or 3 (docs/model.md, "Frameworks"): the same units (each
 // transformer block, the embedding, the final norm with the LM head: torchtitan/distributed/
 // fsdp.py apply_fsdp_to_decoder), but gradients reduce-scattered in fp32 and, with pipeline
-// parallelism, parameters kept gathered from each micro-batch's forward to its backward.
+// parallelism, every unit kept whole through the iteration (fsdp2_keeps_unsharded).
 // Sources: pytorch/torchtitan at commit b5bcd76 (2026-08-21).
 #pragma once
 
@@ -24,7 +24,8 @@ constexpr double kFsdp2ReduceBytes = 4;
 // the training precision (Megatron-LM's fused loss holds 6 from 16-bit: edge_cost.cpp).
 constexpr double kTorchtitanLossBytesPerLogit = 3 * 4;
 
-// FSDP2 prices this strategy (framework torchtitan, zero_stage 3).
+// FSDP2 prices this strategy (framework torchtitan, zero_stage 2 or 3: fsdp_reshard_after_forward
+// "never" or the default).
 bool torchtitan_fsdp2(Framework framework, const Strategy& s);
 
 // With pipelines FSDP2 keeps every unit of the stage whole through the iteration: gathered at

@@ -279,6 +279,33 @@ TEST_CASE(
   CHECK(middle.gradients_bytes > 4 * stage_parameters * (1 + 1.0 / 8));
   CHECK(middle.gradients_bytes < 4 * stage_parameters * (1 + 1.0 / 8) + 2 * stage_parameters / 15);
 
+  // ZeRO-2 (fsdp_reshard_after_forward "never") holds the same under pipelines.
+  nlohmann::json zero2 = nlohmann::json::parse(R"({"model": "llama3.1-405b",
+      "framework": "torchtitan", "training": {"global_batch_size": 256, "seq_length": 8192},
+      "cluster": {"gpus": [{"type": "h100", "count": 512}]},
+      "strategy": {"tensor_model_parallel_size": 8, "sequence_parallel": true,
+                   "pipeline_model_parallel_size": 8, "micro_batch_size": 1,
+                   "recompute_granularity": "full", "zero_stage": 2}})");
+  const Report two = estimate(parse_scenario(zero2));
+  REQUIRE(two.infeasible_reasons.empty());
+  CHECK(two.stages[3].memory.weights_bytes == doctest::Approx(middle.weights_bytes));
+  CHECK(two.stages[3].memory.gradients_bytes == doctest::Approx(middle.gradients_bytes));
+  // Without pipelines ZeRO-2 still holds every block whole from its forward to its backward;
+  // ZeRO-3 only the block in use and the one prefetched.
+  nlohmann::json flat = nlohmann::json::parse(R"({"model": "llama3.1-8b",
+      "framework": "torchtitan", "training": {"global_batch_size": 16, "seq_length": 8192},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]},
+      "strategy": {"micro_batch_size": 2, "recompute_granularity": "full", "zero_stage": 2}})");
+  const Report flat2 = estimate(parse_scenario(flat));
+  flat["strategy"]["zero_stage"] = 3;
+  const Report flat3 = estimate(parse_scenario(flat));
+  REQUIRE(flat2.infeasible_reasons.empty());
+  REQUIRE(flat3.infeasible_reasons.empty());
+  CHECK(flat2.stages[0].memory.weights_bytes / 2 == doctest::Approx(8.03e9).epsilon(0.02));
+  CHECK(flat3.stages[0].memory.weights_bytes < flat2.stages[0].memory.weights_bytes / 8);
+  CHECK(flat2.stages[0].memory.gradients_bytes ==
+        doctest::Approx(flat3.stages[0].memory.gradients_bytes));
+
   // One gather and one reduce-scatter per unit and iteration: the data-parallel traffic does
   // not grow with the micro-batches.
   const Report twice = estimate(layout("torchtitan", 64));
