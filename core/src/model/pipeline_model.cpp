@@ -131,7 +131,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     work.edge_parameters += parameters;
     work.stored_activation_bytes += edge.activation_bytes;
     work.working_bytes += in.framework == Framework::torchtitan
-                              ? kTorchtitanLossBytesPerLogit * edge.logit_elements
+                              ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
                               : edge.transient_bytes;
   };
   if (is_first(group)) add_edge(c.embedding, c.embedding.parameters);

@@ -10,6 +10,11 @@ bool torchtitan_fsdp2(Framework framework, const Strategy& s) {
   return framework == Framework::torchtitan && s.zero_stage >= 2;
 }
 
+double torchtitan_loss_bytes_per_logit(const Strategy& s) {
+  return s.tensor_model_parallel_size > 1 ? kTorchtitanLossParallelBytesPerLogit
+                                          : kTorchtitanLossBytesPerLogit;
+}
+
 bool fsdp2_keeps_unsharded(int64_t pipeline_stages) { return pipeline_stages > 1; }
 
 double fsdp2_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double gather_bytes,

@@ -24,6 +24,20 @@ constexpr double kFsdp2ReduceBytes = 4;
 // the training precision (Megatron-LM's fused loss holds 6 from 16-bit: edge_cost.cpp).
 constexpr double kTorchtitanLossBytesPerLogit = 3 * 4;
 
+// With tensor parallelism torchtitan's loss is vocabulary parallel (loss_parallel), whose
+// backward builds the input gradient from four fp32 tensors of the local logits at once: the
+// saved log-softmax, the zeros it scatters -1 into, exp of the log-softmax and their sum
+// (`grad_input = zeros_like(x)`, `(grad_input + torch.exp(x)) * grad_output`):
+// torch/distributed/tensor/parallel/loss.py _nll_loss_and_log_softmax_backward (PyTorch 2024-25,
+// torchtitan 9dec370's loss_parallel) and components/loss.py _LossParallelCrossEntropy.backward
+// at b5bcd76: 16 bytes per logit.
+constexpr double kTorchtitanLossParallelBytesPerLogit = 4 * 4;
+
+// The bytes per logit torchtitan's loss holds: vocabulary parallel with tensor parallelism
+// (torchtitan 9dec370 train.py loss_parallel unless training.disable_loss_parallel; b5bcd76
+// cross_entropy_loss on Shard(-1) logits), PyTorch's fused cross_entropy otherwise.
+double torchtitan_loss_bytes_per_logit(const Strategy& s);
+
 // FSDP2 prices this strategy (framework torchtitan, zero_stage 2 or 3: fsdp_reshard_after_forward
 // "never" or the default).
 bool torchtitan_fsdp2(Framework framework, const Strategy& s);

@@ -360,24 +360,34 @@ TEST_CASE(
         doctest::Approx(kept2).epsilon(1e-9));
 }
 
-TEST_CASE("torchtitan's loss holds fp32 log-softmax, its gradient and the input's: 12 B a logit") {
-  const auto run = [](const char* framework, bool overlap) {
-    return estimate(test::scenario(std::string(R"({"model": "llama3.1-8b", "framework": ")") +
-                                   framework + R"(",
+TEST_CASE(
+    "torchtitan's loss holds fp32 log-softmax, its gradient and the input's: 12 B a logit, 16 B "
+    "vocabulary parallel") {
+  const auto run = [](const char* framework, bool overlap, int tp = 2) {
+    return estimate(test::scenario(
+        std::string(R"({"model": "llama3.1-8b", "framework": ")") + framework + R"(",
         "training": {"global_batch_size": 16, "seq_length": 8192},
         "cluster": {"gpus": [{"type": "h100", "count": 8}]},
-        "strategy": {"tensor_model_parallel_size": 2, "sequence_parallel": true,
+        "strategy": {"tensor_model_parallel_size": )" +
+        std::to_string(tp) + R"(, "sequence_parallel": )" + (tp > 1 ? "true" : "false") + R"(,
                      "tp_comm_overlap": )" +
-                                   (overlap ? "true" : "false") + R"(, "micro_batch_size": 2,
+        (overlap ? "true" : "false") + R"(, "micro_batch_size": 2,
                      "use_flash_attn": true, "zero_stage": 3,
                      "recompute_granularity": "full"}})"));
   };
   const Report megatron = run("megatron", false), titan = run("torchtitan", false);
   REQUIRE(titan.feasible);
   const double logits = 2 * 8192 * 128256 / 2.0;  // this GPU's vocabulary half
-  // Megatron-LM's fused loss: the 16-bit logits and their fp32 copy, 6 bytes.
+  // Megatron-LM's fused loss: the 16-bit logits and their fp32 copy, 6 bytes. torchtitan's
+  // vocabulary-parallel loss (tensor parallelism): the saved log-softmax, the scattered zeros,
+  // their exp and the sum, 16 bytes (PyTorch loss.py _nll_loss_and_log_softmax_backward).
   CHECK(titan.stages[0].memory.activations_bytes - megatron.stages[0].memory.activations_bytes ==
-        doctest::Approx((12 - 6) * logits).epsilon(1e-6));
+        doctest::Approx((16 - 6) * logits).epsilon(1e-6));
+  // Without tensor parallelism PyTorch's cross_entropy: log-softmax, its gradient and the
+  // input's, 12 bytes.
+  const Report megatron1 = run("megatron", false, 1), titan1 = run("torchtitan", false, 1);
+  CHECK(titan1.stages[0].memory.activations_bytes - megatron1.stages[0].memory.activations_bytes ==
+        doctest::Approx((12 - 6) * 2 * logits).epsilon(1e-6));
   // Async tensor parallelism keeps no Transformer Engine userbuffers.
   CHECK(run("torchtitan", true).stages[0].memory.reserve.userbuffers_bytes == 0);
   CHECK(run("megatron", true).stages[0].memory.reserve.userbuffers_bytes > 0);
