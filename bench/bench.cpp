@@ -68,11 +68,14 @@ int main() {
                                     {{"type", "h800"}, {"count", 512}},
                                     {{"type", "h100"}, {"count", 512}}},
                                    1536, 2048, 8192);
+  const Scenario deepseek =
+      job("deepseek-v3", {{{"type", "h100"}, {"count", 1024}}}, 1024, 8192, 4096);
   std::printf("Paraplan benchmarks (single thread)\n");
   bench_estimate(example1);
   bench_search("search AIAK example 1: llama2-70b 256 a800", example1);
   bench_search("search AIAK example 2: a800:128,h800:160", example2);
   bench_search("search gpt3-175b, 512 a100, GBS 1536", gpt3);
   bench_search("search llama3.1-405b, a800+h800+h100:512 each", three_types);
+  bench_search("search deepseek-v3 (MoE, MLA), 1024 h100", deepseek);
   return 0;
 }
