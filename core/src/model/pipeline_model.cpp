@@ -109,6 +109,10 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   };
 
   StageWork work;
+  // The loss's transient and a recomputed layer's working set are never held together: the
+  // loss's backward ends before the first layer's recompute begins (Megatron-LM schedules.py
+  // backward_step from the loss; torchtitan train.py deletes the logits before backward).
+  double edge_transient = 0, recompute_working = 0;
   PassTime layers_forward = c.dense.forward * dense_layers;
   layers_forward += c.moe.forward * moe_layers;
   work.forward = layers_forward;
@@ -130,9 +134,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     work.parameters += parameters;
     work.edge_parameters += parameters;
     work.stored_activation_bytes += edge.activation_bytes;
-    work.working_bytes += in.framework == Framework::torchtitan
-                              ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
-                              : edge.transient_bytes;
+    edge_transient += in.framework == Framework::torchtitan
+                          ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
+                          : edge.transient_bytes;
   };
   if (is_first(group)) add_edge(c.embedding, c.embedding.parameters);
   if (is_last(group, in.stages)) {
@@ -195,12 +199,12 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       double recomputed = layers;
       if (recompute.method == RecomputeMethod::uniform) {
         work.stored_activation_bytes += v * std::ceil(chunk_layers / chunk_group) * checkpoint;
-        work.working_bytes += chunk_group * mean_activation;
+        recompute_working = chunk_group * mean_activation;
       } else {
         recomputed = chunk_group * v;
         work.stored_activation_bytes +=
             recomputed * checkpoint + (layers - recomputed) * mean_activation;
-        work.working_bytes += mean_activation;
+        recompute_working = mean_activation;
       }
       work.recompute = layers_forward * (recomputed / layers);
       work.recompute_flops =
@@ -208,6 +212,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       break;
     }
   }
+  work.working_bytes = std::max(edge_transient, recompute_working);
   if (s.cpu_offloading_num_layers > 0) offload_activations(in, group, activation, work);
   if (s.offload_modules != 0) offload_module_activations(in, group, dense_layers, moe_layers, work);
 

@@ -222,6 +222,28 @@ TEST_CASE("the cross-entropy holds 16-bit logits beside their fp32 copy: 6 bytes
   CHECK(c.head.transient_bytes == doctest::Approx(6.0 * 2 * 4096 * 128256 / 2));
 }
 
+TEST_CASE("the loss's transient and a recomputed layer's working set are never held together") {
+  // Full recompute: the last stage holds its checkpoints plus the larger of the loss's logits
+  // (backward from the loss ends before the first layer is made again) and one layer made again.
+  const auto activations = [](int64_t vocab) {
+    const Report r = estimate(test::scenario(
+        R"({"model": {"name": "t", "num_layers": 8, "hidden_size": 4096, "ffn_hidden_size": 14336,
+            "num_attention_heads": 32, "num_query_groups": 8, "activation": "swiglu",
+            "vocab_size": )" +
+        std::to_string(vocab) + R"(}, "training": {"global_batch_size": 8, "seq_length": 4096},
+            "cluster": {"gpus": [{"type": "h100", "count": 8}]},
+            "strategy": {"micro_batch_size": 1, "recompute_granularity": "full",
+                         "use_flash_attn": true}})"));
+    REQUIRE(r.feasible);
+    return r.stages[0].memory.activations_bytes;
+  };
+  // Small vocabularies: the recomputed layer is the larger; the logits add nothing.
+  CHECK(activations(8192) == doctest::Approx(activations(4096)).epsilon(1e-12));
+  // Large ones: the logits are; each logit adds its 6 bytes (16-bit logits and the fp32 copy).
+  CHECK(activations(131072) - activations(65536) ==
+        doctest::Approx(6.0 * 4096 * (131072 - 65536)).epsilon(1e-9));
+}
+
 TEST_CASE("fp8 keeps the attention output in 16 bits for the fused kernel's backward") {
   const auto layer = [](const std::string& precision) {
     const Scenario sc =
