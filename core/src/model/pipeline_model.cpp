@@ -421,16 +421,18 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     memory.weights_bytes = bytes.edge_weight * (sharded + live);
   } else if (zero >= 2 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: the sharded parameters are the fp32 masters (counted with the optimizer state);
-    // held in 16 bits are the block in use and the one prefetched, and the last stage's norm
+    // held as gathered are the block in use and the one prefetched, and the last stage's norm
     // and LM head, never resharded after forward; every unit of the stage between its forward
     // and backward with ZeRO-2 (fsdp_reshard_after_forward "never") and through the iteration
-    // with pipelines (fsdp2_keeps_unsharded).
+    // with pipelines (fsdp2_keeps_unsharded). Blocks are gathered in 16 bits, or in fp8 with
+    // enable_fsdp_float8_all_gather, which keeps the gathered weights in fp8 (torchao
+    // float8/fsdp_utils.py fsdp_post_all_gather); the norm and the LM head stay 16-bit.
     const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
     const double head =
         group.first + group.count == in.stages ? std::min(c.head.parameters, edges) : 0;
-    memory.weights_bytes =
-        bytes.edge_weight *
-        (zero == 2 || fsdp2_keeps_unsharded(in.stages) ? all : std::min(layers, 2 * unit) + head);
+    const bool whole = zero == 2 || fsdp2_keeps_unsharded(in.stages);
+    memory.weights_bytes = bytes.layer_gather * (whole ? layers : std::min(layers, 2 * unit)) +
+                           bytes.edge_weight * (whole ? edges : head);
   } else if (zero == 3) {
     // Megatron-FSDP: this GPU's shard of the weights, plus the layers gathered for compute and
     // prefetch (double buffer).

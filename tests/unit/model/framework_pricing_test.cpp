@@ -254,15 +254,19 @@ TEST_CASE(
     "torchtitan's FSDP2 under pipelines: whole units, fp32 gradients until the last backward") {
   // torchtitan's 3D layout for Llama 3.1 405B (benchmarks/llama3_h100_202412_torchtitan.md,
   // Table 5: FSDP 8, TP 8, PP 8, local batch 32, full activation checkpointing).
-  const auto layout = [](const std::string& framework, int micro_batches) {
-    return test::scenario(R"({"model": "llama3.1-405b", "framework": ")" + framework +
-                          R"(", "training": {"global_batch_size": )" +
-                          std::to_string(8 * micro_batches) + R"(, "seq_length": 8192},
+  const auto layout_of = [](const std::string& framework, int micro_batches) {
+    return R"({"model": "llama3.1-405b", "framework": ")" + framework +
+           R"(", "training": {"global_batch_size": )" + std::to_string(8 * micro_batches) +
+           R"(, "seq_length": 8192},
         "cluster": {"gpus": [{"type": "h100", "count": 512}]},
         "strategy": {"tensor_model_parallel_size": 8, "sequence_parallel": true,
                      "pipeline_model_parallel_size": 8, "micro_batch_size": 1,
-                     "recompute_granularity": "full", "zero_stage": 3}})");
+                     "recompute_granularity": "full", "zero_stage": 3}})";
   };
+  const auto layout = [&](const std::string& framework, int micro_batches) {
+    return test::scenario(layout_of(framework, micro_batches));
+  };
+  const std::string layout_json = layout_of("torchtitan", 32);
   // Megatron-FSDP refuses pipelines; torchtitan composes FSDP2 with its schedules.
   const Report megatron = estimate(layout("megatron", 32));
   CHECK_FALSE(megatron.feasible);
@@ -305,6 +309,23 @@ TEST_CASE(
   CHECK(flat3.stages[0].memory.weights_bytes < flat2.stages[0].memory.weights_bytes / 8);
   CHECK(flat2.stages[0].memory.gradients_bytes ==
         doctest::Approx(flat3.stages[0].memory.gradients_bytes));
+
+  // Float8 with enable_fsdp_float8_all_gather (fp8_param_gather) gathers the blocks in fp8
+  // and keeps them whole in fp8: a byte a layer parameter less; the middle stages hold no
+  // embedding, LM head or final norm.
+  nlohmann::json float8 = nlohmann::json::parse(layout_json);
+  float8["training"]["precision"] = "fp8";
+  float8["strategy"]["fp8_recipe"] = "tensorwise";
+  float8["strategy"]["fp8_param_gather"] = false;
+  const Report gathered16 = estimate(parse_scenario(float8));
+  float8["strategy"]["fp8_param_gather"] = true;
+  const Report gathered8 = estimate(parse_scenario(float8));
+  REQUIRE(gathered16.infeasible_reasons.empty());
+  REQUIRE(gathered8.infeasible_reasons.empty());
+  CHECK(gathered16.stages[3].memory.weights_bytes ==
+        doctest::Approx(middle.weights_bytes).epsilon(1e-12));
+  CHECK(gathered8.stages[3].memory.weights_bytes ==
+        doctest::Approx(middle.weights_bytes / 2).epsilon(1e-12));
 
   // One gather and one reduce-scatter per unit and iteration: the data-parallel traffic does
   // not grow with the micro-batches.
