@@ -146,6 +146,11 @@ struct Strategy {
   double optimizer_host_fraction() const {
     return optimizer_cpu_offload ? optimizer_offload_fraction : 0.0;
   }
+  // MindSpeed's --reuse-fp32-param (parameter-copy reuse, MindSpeed-LLM only): the 16-bit
+  // weights and the optimizer's fp32 copy of them share memory, the fp32 value being the bf16
+  // weight and a 16-bit residual, so the copy costs 2 bytes a parameter of the optimizer's
+  // shard instead of 4 (docs/features/reuse-fp32-param.md).
+  bool reuse_fp32_param = false;
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
@@ -195,6 +200,7 @@ enum class StrategyKeyId : uint8_t {
   optimizer_cpu_offload,
   optimizer_offload_fraction,
   overlap_cpu_optimizer_d2h_h2d,
+  reuse_fp32_param,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count

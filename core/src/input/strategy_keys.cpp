@@ -299,6 +299,13 @@ const StrategyKey kKeys[] = {
      "Pipeline the offloaded optimizer's gradient and parameter copies with its CPU step.",
      get_field<&Strategy::overlap_cpu_optimizer_d2h_h2d>,
      set_field<&Strategy::overlap_cpu_optimizer_d2h_h2d>},
+    {K::reuse_fp32_param, "reuse_fp32_param", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::composite, "--reuse-fp32-param",
+     "MindSpeed's parameter-copy reuse (MindSpeed-LLM only; bf16 weights, ZeRO 0-1): the fp32 "
+     "master copy shares memory with the bf16 weights, saving 2 bytes a parameter of the "
+     "optimizer's shard.",
+     get_field<&Strategy::reuse_fp32_param>, set_field<&Strategy::reuse_fp32_param>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",

@@ -73,6 +73,16 @@ const FrameworkRule kRules[] = {
      "due to stability issues\"); Megatron-Bridge's configs still set it",
      {K::cross_entropy_fusion_impl},
      native_loss_kernel},
+    {F::megatron, "reuse_fp32_param",
+     "Megatron-LM has no --reuse-fp32-param: parameter-copy reuse is MindSpeed's "
+     "(mindspeed/features_manager/memory/reuse_fp32_param.py)",
+     {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
+
+    // --- Megatron-Bridge: Megatron-Core's optimizers through its config containers.
+    {F::megatron_bridge, "reuse_fp32_param",
+     "Megatron-Core's OptimizerConfig, which Megatron-Bridge configures, has no "
+     "parameter-copy reuse: it is MindSpeed's --reuse-fp32-param",
+     {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
 
     // --- MindSpeed-LLM: Megatron-LM core_v0.12.1 (a845aa7e12b3) with MindSpeed's features.
     {F::mindspeed_llm, "zero_stage",
@@ -201,6 +211,10 @@ const FrameworkRule kRules[] = {
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
     {F::deepspeed, "offload_modules", "Megatron-DeepSpeed has no --fine-grained-activation-offloading",
      {K::offload_modules}, [](C, S s) { return s.offload_modules == 0; }},
+    {F::deepspeed, "reuse_fp32_param",
+     "DeepSpeed's optimizers keep their own fp32 master copy; parameter-copy reuse is MindSpeed's "
+     "--reuse-fp32-param",
+     {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
     {F::deepspeed, "cross_entropy_loss_fusion", "Megatron-DeepSpeed has no --cross-entropy-loss-fusion",
      {K::cross_entropy_loss_fusion}, [](C, S s) { return !s.cross_entropy_loss_fusion; }},
     {F::deepspeed, "model", "Megatron-DeepSpeed has no multi-latent attention",
@@ -272,6 +286,10 @@ const FrameworkRule kRules[] = {
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
     {F::colossalai, "offload_modules", "no activation offloading by submodule",
      {K::offload_modules}, [](C, S s) { return s.offload_modules == 0; }},
+    {F::colossalai, "reuse_fp32_param",
+     "the mixed-precision optimizer keeps its own fp32 master copy; parameter-copy reuse is "
+     "MindSpeed's --reuse-fp32-param",
+     {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
     {F::colossalai, "fp8_param_gather", "no fp8 parameter gather",
      {K::fp8_param_gather}, [](C c, S s) { return !fp8(c) || !s.fp8_param_gather; }},
 
@@ -375,6 +393,10 @@ const FrameworkRule kRules[] = {
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
     {F::torchtitan, "offload_modules", "no activation offloading by submodule",
      {K::offload_modules}, [](C, S s) { return s.offload_modules == 0; }},
+    {F::torchtitan, "reuse_fp32_param",
+     "no parameter-copy reuse (MindSpeed's --reuse-fp32-param): FSDP2's sharded parameters are "
+     "the fp32 masters themselves",
+     {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
 };
 // clang-format on
 

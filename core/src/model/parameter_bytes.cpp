@@ -15,6 +15,12 @@ constexpr double kFp8GatherBytes = 1;
 constexpr double kMxfp8GatherBytes = 1 + 1.0 / 32;
 // fp16's loss-scale unscaling and inf check read and write the fp32 gradients once more.
 constexpr double kFp16UnscaleBytes = 8;
+// MindSpeed's --reuse-fp32-param turns the shard's bf16 weights and 16-bit residuals into fp32
+// values before the step and back after it (mindspeed/core/memory/reuse_param/adaptor.py
+// fp16_tensor_convert_to_fp32_tensor, fp32_tensor_convert_to_fp16_tensor): each way the halves
+// go through a workspace and a transposed contiguous copy and the int32 view takes or gives back
+// the rounding offset, about 32 bytes of HBM traffic a parameter of the shard.
+constexpr double kReuseConvertBytes = 2 * 32;
 
 double moment_bytes(MomentDtype dtype) {
   switch (dtype) {
@@ -69,11 +75,18 @@ ParameterBytes parameter_bytes(Precision precision, const Strategy& s) {
   double master = 4, remainder_read = 0;
   double moments = 8;
   bool fused_copy = false;
+  const bool bf16_weights = precision == Precision::bf16 || (fp8 && !fp8_weights);
+  // MindSpeed's --reuse-fp32-param (docs/features/reuse-fp32-param.md): the fp32 master is the
+  // bf16 weight and a 16-bit residual in one storage, so it adds 2 bytes to the weight, not 4:
+  // sizeof(bfloat16) x parameters saved without the distributed optimizer, x parameters / DP
+  // with it (the shard). It shares Megatron-LM's own fp32 copy (shard_fp32_from_float16_groups),
+  // which the precision-aware optimizer does not make (rules.cpp).
+  const bool reuse = s.reuse_fp32_param && bf16_weights && !s.use_precision_aware_optimizer;
+  if (reuse) master = 2;
   if (s.use_precision_aware_optimizer) {
     moments = moment_bytes(s.exp_avg_dtype) + moment_bytes(s.exp_avg_sq_dtype);
     const bool te_masters =
         s.main_params_dtype != MainParamsDtype::fp32 || !fp8 || s.fp8_recipe == Fp8Recipe::delayed;
-    const bool bf16_weights = precision == Precision::bf16 || (fp8 && !fp8_weights);
     if (s.main_params_dtype == MainParamsDtype::fp16) {
       master = 2;
     } else if (te_masters && bf16_weights) {
@@ -87,10 +100,14 @@ ParameterBytes parameter_bytes(Precision precision, const Strategy& s) {
   // The step's HBM traffic per parameter of the shard: the gradient norm reads the gradient;
   // Adam reads master, gradient and moments and writes master and moments; then the master is
   // copied to the model weight (16-bit, or fp8 with fp8 weights) unless TE's kernel writes it.
+  // With --reuse-fp32-param Adam reads and writes the whole fp32 value, and the conversions
+  // around the step replace that copy.
   const double weight_write = fp8_weights ? 1 : 2;
-  const double master_traffic = 2 * (master + remainder_read);
-  b.optimizer_step = b.gradient + (master_traffic + 2 * moments + b.gradient) +
-                     (fused_copy ? (remainder_read > 0 ? 0 : weight_write) : master + weight_write);
+  const double master_traffic = reuse ? 2 * 4 : 2 * (master + remainder_read);
+  const double weight_update =
+      reuse ? kReuseConvertBytes
+            : (fused_copy ? (remainder_read > 0 ? 0 : weight_write) : master + weight_write);
+  b.optimizer_step = b.gradient + (master_traffic + 2 * moments + b.gradient) + weight_update;
   if (precision == Precision::fp16) b.optimizer_step += kFp16UnscaleBytes;
   return b;
 }

@@ -444,6 +444,44 @@ const Rule kRules[] = {
            "accumulate_allreduce_grads_in_fp32 needs main_grads_dtype fp32 in bf16 training");
      }},
 
+    // --- MindSpeed's parameter-copy reuse (--reuse-fp32-param; framework_rules.cpp: only
+    // MindSpeed-LLM launches it).
+    {"parameter-copy reuse needs bf16 weights",
+     "mindspeed/features_manager/memory/reuse_fp32_param.py: validate_args "
+     "dependency_check(args, 'bf16'); the fp32 value is the bf16 weight and a 16-bit residual "
+     "(docs/features/reuse-fp32-param.md), so fp8 weights (fp8_param_gather) leave none to reuse",
+     {K::reuse_fp32_param, K::fp8_param_gather},
+     [](C c, S s) {
+       const Precision p = c.training.precision;
+       return !s.reuse_fp32_param || p == Precision::bf16 ||
+              (p == Precision::fp8 && !s.fp8_param_gather);
+     },
+     [](C c, S) {
+       return c.training.precision == Precision::fp8
+                  ? std::string("reuse_fp32_param needs bf16 weights: fp8_param_gather off")
+                  : "reuse_fp32_param needs bf16 training (got " +
+                        std::string(to_string(c.training.precision)) + ")";
+     }},
+    {"parameter-copy reuse needs Megatron-LM's optimizer or distributed optimizer",
+     "mindspeed/features_manager/memory/reuse_fp32_param.py: validate_args "
+     "incompatible_check(args, 'enable_zero3'); its patches wrap only "
+     "Float16OptimizerWithFloat16Params and DistributedOptimizer, not a fully sharded data "
+     "parallelism",
+     {K::reuse_fp32_param, K::zero_stage},
+     [](C, S s) { return !s.reuse_fp32_param || s.zero_stage <= 1; },
+     [](C, S s) {
+       return "reuse_fp32_param needs zero_stage 0 or 1 (got " + str(s.zero_stage) + ")";
+     }},
+    {"parameter-copy reuse needs Megatron-LM's fp32 main parameters",
+     "megatron/core/optimizer/distrib_optimizer.py (core_v0.12.1): with the precision-aware "
+     "optimizer \"main params are held by FusedAdam\" and shard_fp32_from_float16_groups, the "
+     "copy MindSpeed's reuse_fp32_param_distrib_optimizer_init_wrapper shares, is not made",
+     {K::reuse_fp32_param, K::use_precision_aware_optimizer},
+     [](C, S s) { return !s.reuse_fp32_param || !s.use_precision_aware_optimizer; },
+     [](C, S) {
+       return std::string("reuse_fp32_param needs use_precision_aware_optimizer off");
+     }},
+
     // --- Activation offloading.
     {"CPU offloading leaves a layer on the GPU",
      "megatron/core/transformer/transformer_config.py: CPU offloading can be done only for "

@@ -209,6 +209,9 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
       case StrategyKeyId::fp8_param_gather:
         if (training.precision == Precision::fp8 && s.fp8_param_gather) flag(key.megatron_flag);
         break;
+      case StrategyKeyId::reuse_fp32_param:
+        // MindSpeed's flag, not Megatron-LM's: the MindSpeed-LLM launch writes it.
+        break;
       default:  // pipeline_stage_gpus: the GPUs a process runs on, not a flag
         break;
     }

@@ -71,7 +71,8 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::offload_modules,
               K::optimizer_cpu_offload,
               K::optimizer_offload_fraction,
-              K::overlap_cpu_optimizer_d2h_h2d};
+              K::overlap_cpu_optimizer_d2h_h2d,
+              K::reuse_fp32_param};
     case Level::leaf:
     case Level::count:
       break;
@@ -121,7 +122,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
                       K::use_precision_aware_optimizer, K::main_grads_dtype, K::main_params_dtype,
                       K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers,
                       K::offload_modules, K::optimizer_cpu_offload, K::optimizer_offload_fraction,
-                      K::overlap_cpu_optimizer_d2h_h2d}) {
+                      K::overlap_cpu_optimizer_d2h_h2d, K::reuse_fp32_param}) {
     const StrategyKey& row = strategy_key(key);
     zero_pins_.fixed.emplace_back(&row, pins_.get(key).value_or(row.default_value()));
   }

@@ -242,3 +242,16 @@ TEST_CASE("fp8 default: fp8 parameter gathers where the optimizer and the framew
   CHECK_FALSE(completed("fp8", R"(1, "fp8_param_gather": false)").fp8_param_gather);
   CHECK_FALSE(completed("fp8", "1", "deepspeed").fp8_param_gather);
 }
+
+TEST_CASE("reuse_fp32_param: MindSpeed's argument name, a boolean, off unless given") {
+  nlohmann::json d = document();
+  CHECK_FALSE(complete_strategy(parse_scenario(d)).reuse_fp32_param);
+  d["strategy"] = {{"reuse_fp32_param", true}};
+  const Scenario on = parse_scenario(d);
+  CHECK(on.strategy.given(StrategyKeyId::reuse_fp32_param));
+  const Strategy s = complete_strategy(on);
+  CHECK(s.reuse_fp32_param);
+  CHECK(to_json(s, on.cluster)["reuse_fp32_param"] == true);
+  d["strategy"] = {{"reuse_fp32_param", "yes"}};
+  CHECK_THROWS_AS(parse_scenario(d), InputError);
+}

@@ -519,3 +519,90 @@ TEST_CASE("recompute modules: layernorm drops the outputs of the norms outside a
         doctest::Approx(stage.in_flight_micro_batches * 9 * 2 * norm_output).epsilon(1e-6));
   CHECK(stage.recompute_s > act.stages[0].recompute_s);
 }
+
+TEST_CASE("MindSpeed's parameter-copy reuse saves 2 bytes a parameter of the optimizer's shard") {
+  // docs/features/reuse-fp32-param.md: sizeof(bfloat16) x parameters without the distributed
+  // optimizer, x parameters / DP with it; the experts' shard is over expert-data parallelism.
+  // A MoE model on 16 GPUs at expert parallel 4: data parallel 16, expert-data parallel 4.
+  const std::string model = R"({"name": "moe", "num_layers": 4, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 16, "num_query_groups": 4,
+      "vocab_size": 32000, "activation": "swiglu",
+      "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 1024}})";
+  const std::string training = R"({"global_batch_size": 64, "seq_length": 2048})";
+  const std::string cluster = R"({"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 16}]})";
+  const auto with = [&](int zero, bool reuse) {
+    const std::string strategy = R"({"expert_model_parallel_size": 4, "use_flash_attn": true,
+        "zero_stage": )" + std::to_string(zero) +
+                                 R"(, "reuse_fp32_param": )" + (reuse ? "true" : "false") + "}";
+    return estimate(test::scenario(R"({"model": )" + model + R"(, "training": )" + training +
+                                   R"(, "cluster": )" + cluster + R"(, "strategy": )" + strategy +
+                                   R"(, "framework": "mindspeed-llm"})"));
+  };
+  // This GPU's parameters: the 16-bit weights, 2 bytes each; the routed experts' share.
+  const Scenario sc =
+      test::scenario(R"({"model": )" + model + R"(, "training": )" + training + R"(, "cluster": )" +
+                     cluster + R"(, "strategy": {"expert_model_parallel_size": 4}})");
+  const double experts =
+      4 * detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8,
+                                      complete_strategy(sc))
+              .moe.expert_parameters;
+  REQUIRE(experts > 0);
+  for (const int zero : {0, 1}) {
+    CAPTURE(zero);
+    const Report off = with(zero, false);
+    const Report on = with(zero, true);
+    REQUIRE(off.feasible);
+    REQUIRE(on.feasible);
+    const StageMemory& a = off.stages.front().memory;
+    const StageMemory& b = on.stages.front().memory;
+    const double parameters = a.weights_bytes / 2;
+    REQUIRE(parameters > experts);
+    const double saved =
+        zero == 0 ? 2 * parameters : 2 * ((parameters - experts) / 16 + experts / 4);
+    CHECK(a.optimizer_bytes - b.optimizer_bytes == doctest::Approx(saved).epsilon(1e-12));
+    CHECK(b.optimizer_bytes == doctest::Approx(a.optimizer_bytes * 10 / 12).epsilon(1e-12));
+    CHECK(b.weights_bytes == a.weights_bytes);
+    CHECK(b.gradients_bytes == a.gradients_bytes);
+    CHECK(b.activations_bytes == a.activations_bytes);
+    CHECK(b.peak_allocated_bytes() == doctest::Approx(a.peak_allocated_bytes() - saved));
+    // The conversions around the step replace the master-to-weight copy: 64 bytes of HBM
+    // traffic a parameter of the shard instead of 6.
+    const double shard = a.optimizer_bytes / 12;
+    Strategy plain, reusing;
+    reusing.reuse_fp32_param = true;
+    const double step_off = detail::parameter_bytes(Precision::bf16, plain).optimizer_step;
+    const double step_on = detail::parameter_bytes(Precision::bf16, reusing).optimizer_step;
+    CHECK(step_on - step_off == 64 - 6);
+    const GpuSpec& gpu = sc.cluster.pools.front().gpu;
+    CHECK(on.stages.front().optimizer_s - off.stages.front().optimizer_s ==
+          doctest::Approx(detail::memory_bound_s(gpu, step_on * shard) -
+                          detail::memory_bound_s(gpu, step_off * shard))
+              .epsilon(1e-9));
+  }
+}
+
+TEST_CASE("parameter-copy reuse: the fp32 master is the bf16 weight and a 16-bit residual") {
+  using detail::parameter_bytes;
+  Strategy s;
+  s.reuse_fp32_param = true;
+  detail::ParameterBytes b = parameter_bytes(Precision::bf16, s);
+  CHECK(b.optimizer == 2 + 8);
+  CHECK(b.layer_weight == 2);
+  // Adam reads and writes the whole fp32 value and the moments; the conversions before and after
+  // the step (64 bytes) replace the master-to-weight copy (6).
+  CHECK(b.optimizer_step == 4 + (8 + 16 + 4) + 64);
+  // fp8 training keeps bf16 weights unless they are fp8 themselves.
+  CHECK(parameter_bytes(Precision::fp8, s).optimizer == 10);
+  s.fp8_param_gather = true;
+  CHECK(parameter_bytes(Precision::fp8, s).optimizer == 12);
+  // No bf16 weights in fp16 training, and no fp32 copy of Megatron-LM's with the precision-aware
+  // optimizer (the rulebook rules both out): nothing changes.
+  s = Strategy{};
+  s.reuse_fp32_param = true;
+  CHECK(parameter_bytes(Precision::fp16, s).optimizer == 12);
+  s.use_precision_aware_optimizer = true;
+  Strategy aware;
+  aware.use_precision_aware_optimizer = true;
+  CHECK(parameter_bytes(Precision::bf16, s).optimizer ==
+        parameter_bytes(Precision::bf16, aware).optimizer);
+}

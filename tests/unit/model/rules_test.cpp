@@ -236,6 +236,20 @@ std::vector<Case> cases() {
          recompute_modules(s, {RecomputeModule::moe});
          s.offload_modules = 1u << static_cast<unsigned>(OffloadModule::moe_act);
        }},
+      {"parameter-copy reuse needs bf16 weights", job(kLlama, 8, 64, 4096, "fp16"),
+       [](Strategy& s) { s.reuse_fp32_param = true; }},
+      {"parameter-copy reuse needs Megatron-LM's optimizer or distributed optimizer",
+       job(kLlama, 8),
+       [](Strategy& s) {
+         s.reuse_fp32_param = true;
+         s.zero_stage = 3;
+       }},
+      {"parameter-copy reuse needs Megatron-LM's fp32 main parameters", job(kLlama, 8),
+       [](Strategy& s) {
+         s.reuse_fp32_param = true;
+         s.zero_stage = 1;
+         s.use_precision_aware_optimizer = true;
+       }},
       {"all-to-all context parallelism divides the heads", job(R"("llama3-8b")", 16),
        [](Strategy& s) {
          s.use_flash_attn = true;
@@ -332,4 +346,33 @@ TEST_CASE("the search decides every key at some level, so it checks every rule")
     }
     CHECK(KeySet::all().subset_of(decided));
   }
+}
+
+TEST_CASE("parameter-copy reuse: bf16 weights (bf16, or fp8 without fp8 weights), ZeRO 0-1") {
+  const auto broken = [](const std::string& precision, const std::function<void(Strategy&)>& f) {
+    const Scenario scenario = test::scenario(job(kLlama, 8, 64, 4096, precision, "h100"));
+    Strategy s = complete_strategy(scenario);
+    s.fp8_param_gather = false;
+    s.reuse_fp32_param = true;
+    f(s);
+    const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, 8};
+    std::vector<std::string> reasons;
+    detail::check_rules(context, s, reasons);
+    return reasons;
+  };
+  const auto none = [](Strategy&) {};
+  CHECK(broken("bf16", none).empty());
+  CHECK(broken("fp8", none).empty());  // --bf16 with --fp8-format: bf16 weights
+  CHECK(broken("bf16", [](Strategy& s) { s.zero_stage = 1; }).empty());
+  CHECK(broken("fp16", none) ==
+        std::vector<std::string>{"reuse_fp32_param needs bf16 training (got fp16)"});
+  CHECK(broken("fp32", none) ==
+        std::vector<std::string>{"reuse_fp32_param needs bf16 training (got fp32)"});
+  CHECK(
+      broken("fp8", [](Strategy& s) {
+        s.zero_stage = 1;
+        s.fp8_param_gather = true;
+      }) == std::vector<std::string>{"reuse_fp32_param needs bf16 weights: fp8_param_gather off"});
+  CHECK(broken("bf16", [](Strategy& s) { s.zero_stage = 2; }) ==
+        std::vector<std::string>{"reuse_fp32_param needs zero_stage 0 or 1 (got 2)"});
 }

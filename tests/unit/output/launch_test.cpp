@@ -496,6 +496,35 @@ TEST_CASE("fine-grained activation offloading: Megatron-LM and Megatron-Bridge n
         std::string::npos);
 }
 
+TEST_CASE("parameter-copy reuse: MindSpeed-LLM passes --reuse-fp32-param, the others cannot") {
+  const nlohmann::json launch = launches(reference({{"reuse_fp32_param", true}}));
+  const std::string mindspeed = launch["mindspeed-llm"]["command"];
+  CHECK(mindspeed.find(" --use-distributed-optimizer ") != std::string::npos);
+  CHECK(mindspeed.find(" --reuse-fp32-param ") != std::string::npos);
+  CHECK(mindspeed.find(" --bf16 ") != std::string::npos);
+  for (const char* framework :
+       {"megatron", "megatron-bridge", "deepspeed", "colossalai", "torchtitan"}) {
+    CAPTURE(framework);
+    const nlohmann::json& unsupported = launch[framework]["unsupported"];
+    const auto reason =
+        std::find_if(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
+          return r.get<std::string>().rfind("reuse_fp32_param: ", 0) == 0;
+        });
+    REQUIRE(reason != unsupported.end());
+    CHECK(reason->get<std::string>().find("--reuse-fp32-param") != std::string::npos);
+  }
+  // The reference launches on Megatron-LM and Megatron-Bridge but for this key.
+  CHECK(launch["megatron"]["unsupported"].size() == 1);
+  CHECK(launch["megatron-bridge"]["unsupported"].size() == 1);
+  // Megatron-LM's own flags never carry it; off, MindSpeed-LLM does not pass it.
+  const Pinned p = pinned(reference({{"reuse_fp32_param", true}}));
+  const std::string flags =
+      join_arguments(megatron_arguments(p.strategy, p.scenario.model, p.scenario.training));
+  CHECK(flags.find("reuse") == std::string::npos);
+  const std::string plain = launches(reference())["mindspeed-llm"]["command"];
+  CHECK(plain.find("reuse") == std::string::npos);
+}
+
 TEST_CASE("every flag Paraplan emits for Megatron-LM is in its arguments.py (d98e8a64ddf3)") {
   // tests/unit/data/megatron-lm-flags.txt: scripts/megatron_lm_flags.py over
   // NVIDIA/Megatron-LM d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron/training/arguments.py
@@ -560,13 +589,20 @@ TEST_CASE("every flag Paraplan emits for MindSpeed-LLM is Megatron-LM core_v0.12
   REQUIRE(known.size() > 400);
   REQUIRE(known.count("--attention-backend") == 1);
   CHECK(known.count("--pipeline-model-parallel-layout") == 0);  // not upstream in 0.12.1
-  known.insert({"--context-parallel-algo", "--pipeline-model-parallel-layout", "--swap-attention"});
-  int checked = 0;
-  for (const nlohmann::json& document : strategy_grid()) {
+  known.insert({"--context-parallel-algo", "--pipeline-model-parallel-layout", "--swap-attention",
+                "--reuse-fp32-param"});  // mindspeed/features_manager/memory/reuse_fp32_param.py
+  // The grid Megatron-LM launches, and MindSpeed's parameter-copy reuse, which it cannot.
+  std::vector<nlohmann::json> documents = strategy_grid();
+  documents.push_back(reference({{"reuse_fp32_param", true}}));
+  documents.push_back(
+      reference({{"reuse_fp32_param", true}, {"zero_stage", 0}, {"overlap_param_gather", false}}));
+  int checked = 0, reusing = 0;
+  for (const nlohmann::json& document : documents) {
     CAPTURE(document.dump());
     const Pinned p = pinned(document);
     const Launch launch =
         make_launch(Framework::mindspeed_llm, p.strategy, p.scenario, p.data_parallel_size);
+    reusing += launch.command.find(" --reuse-fp32-param ") != std::string::npos;
     if (!launch.unsupported.empty()) continue;
     for (const std::string& flag : program_flags(launch.command, "pretrain_gpt.py")) {
       CAPTURE(flag);
@@ -575,6 +611,7 @@ TEST_CASE("every flag Paraplan emits for MindSpeed-LLM is Megatron-LM core_v0.12
     }
   }
   CHECK(checked > 500);
+  CHECK(reusing == 2);
 }
 
 TEST_CASE("a GPU type no stage runs on does not count: its recompute is not the config's") {

@@ -41,6 +41,10 @@ std::vector<std::string> mindspeed_arguments(const LaunchInput& in, int pool) {
       args.push_back(word);
     }
   }
+  // MindSpeed's parameter-copy reuse (mindspeed/features_manager/memory/reuse_fp32_param.py).
+  if (s.reuse_fp32_param) {
+    args.emplace_back(strategy_key(StrategyKeyId::reuse_fp32_param).megatron_flag);
+  }
   if (s.context_parallel_size > 1) {
     args.emplace_back("--context-parallel-algo");
     args.push_back(cp_algorithm(s.cp_comm_type));
