@@ -36,6 +36,11 @@ bool Searcher::evaluate() {
   // unless its keys are pinned: the optimizer stepped on the CPU (HybridDeviceOptimizer, all of
   // it, copies overlapped), and the fewest layers' activations offloaded that fit.
   bool any = false;
+  // MindSpeed's parameter-copy reuse, where the framework launches it and the rulebook allows it
+  // (bf16 weights, ZeRO 0-1): 2 bytes a parameter of the optimizer's shard for a slower step.
+  if (reuse_fp32_param_variant_) {
+    any |= offer_variant([&] { s_.reuse_fp32_param = true; });
+  }
   if (s_.zero_stage >= 1 && !pins_.given(StrategyKeyId::optimizer_cpu_offload) &&
       pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
     any |= offer_variant([&] {

@@ -126,6 +126,14 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
     const StrategyKey& row = strategy_key(key);
     zero_pins_.fixed.emplace_back(&row, pins_.get(key).value_or(row.default_value()));
   }
+  // The framework's rules on parameter-copy reuse read that key alone.
+  Strategy reusing;
+  reusing.reuse_fp32_param = true;
+  reuse_fp32_param_variant_ =
+      !pins_.given(K::reuse_fp32_param) &&
+      std::none_of(framework_rules_.begin(), framework_rules_.end(), [&](const FrameworkRule* r) {
+        return r->reads.contains(K::reuse_fp32_param) && !r->expressible(rule_context_, reusing);
+      });
 }
 
 bool Searcher::rules_hold(Level level) {

@@ -164,6 +164,10 @@ class Searcher {
     std::vector<std::pair<const StrategyKey*, int64_t>> fixed;
   } zero_pins_;
 
+  // MindSpeed's parameter-copy reuse is tried where a strategy does not fit: not pinned, and
+  // the scenario's framework launches it (MindSpeed-LLM).
+  bool reuse_fp32_param_variant_ = false;
+
   Strategy s_;                  // the working strategy: each level writes its own keys
   bool split_at_leaf_ = false;  // the leaf balances the stage layers (set by virtual_level)
   // Scratch reused by every evaluation.

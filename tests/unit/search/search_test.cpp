@@ -216,6 +216,49 @@ TEST_CASE("where GPU memory binds, the search steps the optimizer on the CPU") {
   CHECK_FALSE(roomy.strategies.front().strategy.optimizer_cpu_offload);
 }
 
+TEST_CASE("where GPU memory binds, a MindSpeed-LLM search reuses the fp32 parameter copy") {
+  // Qwen3 8B on 4 Ascend 910B: with the bf16 weights inside the fp32 masters the pipeline of
+  // four fits without recompute, which is faster than anything that fits without.
+  nlohmann::json document = nlohmann::json::parse(R"({"model": "qwen3-8b",
+      "framework": "mindspeed-llm", "training": {"global_batch_size": 32, "seq_length": 4096},
+      "cluster": {"gpus_per_node": 8, "gpus": [{"type": "ascend-910b", "count": 4}]}})");
+  const SearchResult reusing = run(parse_scenario(document), 3);
+  REQUIRE_FALSE(reusing.strategies.empty());
+  const RankedStrategy& best = reusing.strategies.front();
+  CHECK(best.strategy.reuse_fp32_param);
+  CHECK(best.report.feasible);
+  document["strategy"] = {{"reuse_fp32_param", false}};
+  const SearchResult without = run(parse_scenario(document), 3);
+  REQUIRE_FALSE(without.strategies.empty());
+  CHECK(without.strategies.front().report.iteration_time_s > best.report.iteration_time_s);
+  for (const RankedStrategy& r : without.strategies) CHECK_FALSE(r.strategy.reuse_fp32_param);
+  // Where memory does not bind, it stays off (it slows the optimizer step).
+  document.erase("strategy");
+  document["cluster"]["gpus"][0]["count"] = 16;
+  const SearchResult roomy = run(parse_scenario(document), 3);
+  REQUIRE_FALSE(roomy.strategies.empty());
+  CHECK_FALSE(roomy.strategies.front().strategy.reuse_fp32_param);
+  // Other frameworks cannot launch it: their searches never try it.
+  document["cluster"]["gpus"][0]["count"] = 4;
+  for (const char* framework :
+       {"megatron", "megatron-bridge", "deepspeed", "colossalai", "torchtitan"}) {
+    CAPTURE(framework);
+    document["framework"] = framework;
+    document.erase("strategy");
+    const SearchResult free = run(parse_scenario(document), 3);
+    document["strategy"] = {{"reuse_fp32_param", false}};
+    const SearchResult pinned = run(parse_scenario(document), 3);
+    CHECK(free.stats.evaluated == pinned.stats.evaluated);
+    CHECK(free.stats.feasible == pinned.stats.feasible);
+    REQUIRE(free.strategies.size() == pinned.strategies.size());
+    for (size_t i = 0; i < free.strategies.size(); ++i) {
+      CHECK_FALSE(free.strategies[i].strategy.reuse_fp32_param);
+      CHECK(free.strategies[i].report.iteration_time_s ==
+            pinned.strategies[i].report.iteration_time_s);
+    }
+  }
+}
+
 TEST_CASE("every returned strategy is feasible and re-estimates to the same numbers") {
   const auto check = [](nlohmann::json document, int top) {
     CAPTURE(document.dump());
