@@ -13,9 +13,9 @@ validation test checks. Only configurations are read, never a throughput.
 A launch using what Paraplan does not model (DualPipe, no-op layers, linear attention, logit
 soft-capping, optimizer swapping) is left out and listed under "skipped" with why.
 --swap-attention is Megatron-LM's fine-grained activation offloading of the attention block and
-both norms.
-Two memory savings are priced without, so the model can only over-estimate those launches:
---reuse-fp32-param (the 16-bit parameters share the fp32 masters' memory) and
+both norms; --reuse-fp32-param is reuse_fp32_param (the bf16 weights share the fp32 masters'
+memory).
+One memory saving is priced without, so the model can only over-estimate those launches:
 --recompute-activation-function on a dense MLP.
 """
 
@@ -127,6 +127,9 @@ def scenario(path, f, values):
         "overlap_grad_reduce": "overlap-grad-reduce" in f,
         "overlap_param_gather": "overlap-param-gather" in f,
     }
+    # MindSpeed's parameter-copy reuse (mindspeed/features_manager/memory/reuse_fp32_param.py).
+    if "reuse-fp32-param" in f:
+        strategy["reuse_fp32_param"] = True
     if "moe" in model:
         dispatcher = (f.get("moe-token-dispatcher-type") or ["allgather"])[0]
         strategy["moe_token_dispatcher_type"] = "alltoall" if dispatcher.startswith(

@@ -660,8 +660,8 @@ TEST_CASE("published benchmark configurations fit: torchtitan") {
 // MindSpeed-LLM's example launches for Atlas 800T A2 (mindspeed-llm-configs.json, made from
 // examples/mcore/*/pretrain_*.sh by scripts/validation/mindspeed_llm.py): Qwen3 0.6B-32B,
 // Qwen2.5 72B (at 32k, and at 4k with --swap-attention), Qwen3 30B-A3B, DeepSeek-V2-Lite,
-// Ling-mini, Phi-3.5-MoE and a two-layer Kimi-K2 on Ascend 910B; --reuse-fp32-param is priced
-// without its saving.
+// Ling-mini, Phi-3.5-MoE and a two-layer Kimi-K2 on Ascend 910B; the seven that pass
+// --reuse-fp32-param are priced with its saving (reuse_fp32_param).
 TEST_CASE("published example launches fit: MindSpeed-LLM on Ascend 910B") {
   REQUIRE(load("mindspeed-llm-configs.json")["recipes"].size() >= 16);
   check_recipes_fit("mindspeed-llm-configs.json", {});
