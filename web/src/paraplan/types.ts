@@ -88,6 +88,8 @@ export interface Strategy {
   cpu_offloading_num_layers?: number;
   offload_modules?: string[];
   optimizer_offload_fraction?: number;
+  // MindSpeed's --reuse-fp32-param (MindSpeed-LLM only).
+  reuse_fp32_param?: boolean;
   pipeline_stage_gpus?: string[];
   pipeline_stage_layers?: number[];
 }

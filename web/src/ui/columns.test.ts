@@ -60,6 +60,17 @@ describe("offloading in the columns", () => {
     expect(column("zero").csv.value(ranked)).toBe(ranked.strategy.zero_stage);
   });
 
+  it("marks MindSpeed's fp32 copy reused beside the ZeRO stage", () => {
+    const ranked = rankedStrategy({ rank: 1, tokens: 900, mfu: 0.5, tp: 2 });
+    ranked.strategy.reuse_fp32_param = true;
+    expect(column("zero").text(ranked)).toBe(`${ranked.strategy.zero_stage}\nfp32 copy reused`);
+    ranked.strategy.optimizer_cpu_offload = true;
+    expect(column("zero").text(ranked)).toBe(
+      `${ranked.strategy.zero_stage}\noptimizer on CPU\nfp32 copy reused`,
+    );
+    expect(column("zero").csv.value(ranked)).toBe(ranked.strategy.zero_stage);
+  });
+
   it("names the layers whose activations go to the host after the recompute", () => {
     const ranked = rankedStrategy({ rank: 1, tokens: 900, mfu: 0.5, tp: 2 });
     const plain = column("recompute").text(ranked);

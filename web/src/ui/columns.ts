@@ -133,11 +133,16 @@ export const COLUMNS: Column[] = [
   },
   {
     ...integerColumn("zero", "col.zero", "zero_stage", (r) => r.strategy.zero_stage),
-    // The optimizer stepped on the CPU (the search's answer where GPU memory binds).
+    // The optimizer stepped on the CPU, or MindSpeed's fp32 copy sharing the bf16 weights'
+    // memory (the search's answers where GPU memory binds).
     text: (r) =>
-      r.strategy.optimizer_cpu_offload
-        ? `${r.strategy.zero_stage}\n${t("table.optimizerOnCpu")}`
-        : String(r.strategy.zero_stage),
+      [
+        String(r.strategy.zero_stage),
+        r.strategy.optimizer_cpu_offload ? t("table.optimizerOnCpu") : "",
+        r.strategy.reuse_fp32_param ? t("table.reuseFp32Param") : "",
+      ]
+        .filter((line) => line !== "")
+        .join("\n"),
   },
   {
     id: "stages",
