@@ -449,10 +449,14 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     memory.gradients_bytes = bytes.edge_weight * (sharded + kDeepSpeed.reduce_bucket_elements);
   } else if (zero >= 2 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: fp32 gradient shards (reduce_dtype); one block's 16-bit gradients and their fp32
-    // copy for the reduce-scatter are whole until it is done, with pipelines every unit's fp32
-    // gradients until the stage's last backward (fsdp2_keeps_unsharded).
-    const double whole = fsdp2_keeps_unsharded(in.stages) ? all : unit;
-    memory.gradients_bytes = kFsdp2ReduceBytes * (sharded + whole) + bytes.edge_weight * unit;
+    // copy for the reduce-scatter are whole until it is done. With pipelines every unit's fp32
+    // gradients stay whole until the stage's last backward (fsdp2_keeps_unsharded), whose
+    // reduce-scatters make the shards as they free the whole ones: the shards of the last step
+    // are gone by then (torchtitan train.py optimizers.zero_grad() before the forward,
+    // set_to_none by default).
+    const bool keeps = fsdp2_keeps_unsharded(in.stages);
+    memory.gradients_bytes =
+        kFsdp2ReduceBytes * (keeps ? all : sharded + unit) + bytes.edge_weight * unit;
   } else if (zero == 1 && deepspeed_bf16_optimizer(in.framework, precision, s)) {
     // BF16_Optimizer: the fp32 gradient copies of every parameter (fp32_groups_gradients_flat),
     // and the bf16 gradients autograd makes in each backward, set to None only before the next
