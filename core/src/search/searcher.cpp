@@ -114,6 +114,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
     }
   }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
+  init_shape_counts();
   zero_pins_.stage = pins_.get(K::zero_stage);
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
@@ -139,13 +140,13 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
 bool Searcher::rules_hold(Level level) {
   for (const Rule* rule : rules_at_[static_cast<size_t>(level)]) {
     if (rule->holds(rule_context_, s_)) continue;
-    Rejection& rejection = rejections_[rule->name];
+    Rejection& rejection = tally(rule->name);
     if (rejection.count++ == 0) rejection.example = rule->reason(rule_context_, s_);
     return false;
   }
   for (const FrameworkRule* rule : framework_rules_at_[static_cast<size_t>(level)]) {
     if (rule->expressible(rule_context_, s_)) continue;
-    Rejection& rejection = rejections_[rule->why];
+    Rejection& rejection = tally(rule->why);
     if (rejection.count++ == 0) rejection.example = rule->reason();
     return false;
   }
@@ -157,8 +158,13 @@ void Searcher::fit_switch_to_framework(StrategyKeyId key) {
   detail::fit_switch_to_framework(framework_rules_, rule_context_, pins_, key, s_);
 }
 
+Rejection& Searcher::tally(std::string_view why) {
+  if (recorded_rejections_ != nullptr) recorded_rejections_->push_back(why);
+  return rejections_[why];
+}
+
 void Searcher::reject(std::string_view why, const std::string& example) {
-  Rejection& rejection = rejections_[why];
+  Rejection& rejection = tally(why);
   if (rejection.count++ == 0) rejection.example = example;
 }
 
@@ -397,7 +403,7 @@ bool Searcher::layer_shape_level(Walk walk) {
         }
         if (!rules_hold(Level::layer_shape)) continue;
         if (walk == Walk::count) {
-          recompute_level(0, Walk::count, -1);
+          count_shape();
           continue;
         }
         pool_costs_.clear();
@@ -406,7 +412,7 @@ bool Searcher::layer_shape_level(Walk walk) {
         }
         tick();
         if (!options_.exhaustive && top_.full() && lower_bound_s() >= top_.worst_s()) {
-          recompute_level(0, Walk::count, -1);
+          count_shape();
           any_fit_or_unknown = true;
           continue;
         }

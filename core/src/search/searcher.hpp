@@ -106,6 +106,7 @@ class Searcher {
   void stage_gpus_level();
   void micro_batch_level();
   bool layer_shape_level(Walk walk);
+  void count_shape();
   bool recompute_level(size_t pool, Walk walk, int fit_pool);
   bool zero_level(Walk walk, int fit_pool);
   bool leaf(Walk walk, int fit_pool);
@@ -131,6 +132,7 @@ class Searcher {
   // framework cannot express it on (model/framework_rules.cpp).
   void fit_switch_to_framework(StrategyKeyId key);
   void reject(std::string_view why, const std::string& example);
+  Rejection& tally(std::string_view why);  // the count of `why`, noted while one is recorded
   void tick();
 
   std::vector<std::string> diagnosis() const;
@@ -176,6 +178,26 @@ class Searcher {
   std::vector<GroupResult> results_;
 
   std::map<std::string_view, Rejection> rejections_;
+  // While a pruned shape is walked for its count: the rejections it makes, in order.
+  std::vector<std::string_view>* recorded_rejections_ = nullptr;
+
+  // The leaves of a pruned layer shape, what the walk rejected and the keys it left in `s_`:
+  // all of it a function of the keys the walk reads and does not write (`count_reads_`), so a
+  // walk over the same values is replayed, not repeated (shape_count.cpp).
+  struct ShapeCount {
+    int64_t leaves = 0;
+    std::vector<std::pair<std::string_view, int64_t>> rejections;
+    std::vector<Recompute> recompute;
+    std::vector<int64_t> zero_keys;  // keys_decided_at(Level::zero), in that order
+  };
+  std::vector<StrategyKeyId> count_reads_;
+  std::vector<StrategyKeyId> zero_keys_;
+  std::vector<int64_t> count_key_;  // scratch: the values of count_reads_ in s_
+  std::map<std::vector<int64_t>, ShapeCount> shape_counts_;
+  void init_shape_counts();
+  void fill_count_key();
+  ShapeCount walk_shape_count();
+  void replay(const ShapeCount& count);
   ClosestMiss closest_;
 };
 

@@ -77,6 +77,25 @@ TEST_CASE("pruning keeps the exact top N of the exhaustive search") {
         "cluster": {"gpus": [{"type": "h100", "count": 16}]}})");
     check_same_ranking(s, 5);
   }
+  SUBCASE("mixture of experts under each framework (each with its own rules for the count)") {
+    // A pruned shape's count is walked once per value of the keys its rules read, then
+    // replayed (shape_count.cpp): each framework's rules change those keys.
+    nlohmann::json document = nlohmann::json::parse(R"({"model": {"name": "moe",
+        "num_layers": 6, "hidden_size": 2048, "ffn_hidden_size": 8192,
+        "num_attention_heads": 16, "num_query_groups": 4, "vocab_size": 32000,
+        "activation": "swiglu", "moe": {"num_experts": 8, "top_k": 2,
+        "moe_ffn_hidden_size": 1408, "first_k_dense_layers": 1}},
+        "training": {"global_batch_size": 32, "seq_length": 2048},
+        "cluster": {"gpus": [{"type": "a100-40g", "count": 8}]}})");
+    for (const std::string framework : {"megatron", "megatron-bridge", "mindspeed-llm", "deepspeed",
+                                        "colossalai", "torchtitan"}) {
+      CAPTURE(framework);
+      document["framework"] = framework;
+      const Scenario s = parse_scenario(document);
+      CHECK_FALSE(run(s, 1).strategies.empty());
+      check_same_ranking(s, 5);
+    }
+  }
 }
 
 TEST_CASE("MoE: with attention at TP 8, the search folds the experts into expert parallel") {

@@ -1,0 +1,120 @@
+// Counting the leaves of a pruned layer shape. A shape the bounds rule out is walked in counting
+// mode so that `space` stays the exhaustive search's; that walk (every recompute option and ZeRO
+// stage, their rules and framework fits) used to cost a third of a large MoE search. What it
+// does (the leaves it counts, the rejections it tallies, the keys it leaves in `s_`) depends only
+// on the keys it reads and does not write, so it runs once per distinct value of those keys and
+// is replayed after (docs/search.md, section 3).
+#include <algorithm>
+
+#include "search/searcher.hpp"
+
+namespace paraplan::detail {
+namespace {
+
+using K = StrategyKeyId;
+
+}  // namespace
+
+// The keys the count walk (recompute_level in counting mode, zero_level, leaf) reads before it
+// writes them: those of the rules it checks and of the framework fits it makes, and those it
+// reads itself (data_parallel(): tensor, context, pipeline; recompute_options(): grouped GEMM;
+// the GPU types the stages use). Everything else it reads is fixed for the search (model,
+// training, cluster, pins).
+void Searcher::init_shape_counts() {
+  const auto recompute = static_cast<size_t>(Level::recompute);
+  const auto zero = static_cast<size_t>(Level::zero);
+  KeySet reads = {K::tensor_model_parallel_size, K::context_parallel_size,
+                  K::pipeline_model_parallel_size, K::moe_grouped_gemm, K::pipeline_stage_gpus};
+  for (const size_t level : {recompute, zero}) {
+    for (const Rule* rule : rules_at_[level]) reads = reads | rule->reads;
+    for (const FrameworkRule* rule : framework_rules_at_[level]) reads = reads | rule->reads;
+  }
+  // zero_level fits the overlaps to the framework and fp8 parameter gathers to the framework and
+  // the rulebook (framework_rules.cpp: the rules that read the switch).
+  const KeySet fitted = {K::overlap_grad_reduce, K::overlap_param_gather, K::fp8_param_gather};
+  for (const FrameworkRule* rule : framework_rules_) {
+    if (rule->reads.intersects(fitted)) reads = reads | rule->reads;
+  }
+  for (const Rule& rule : rules()) {
+    if (rule.reads.contains(K::fp8_param_gather)) reads = reads | rule.reads;
+  }
+  // Written before they are read: the recompute settings (a Recompute each, its layer count
+  // included) and every key of the ZeRO level.
+  const KeySet written = keys_decided_at(Level::recompute, leaf_splits_layers_) |
+                         keys_decided_at(Level::zero, leaf_splits_layers_) |
+                         KeySet{K::recompute_num_layers};
+  for (const StrategyKey& key : strategy_keys()) {
+    if (reads.contains(key.id) && !written.contains(key.id)) count_reads_.push_back(key.id);
+    if (keys_decided_at(Level::zero, leaf_splits_layers_).contains(key.id)) {
+      zero_keys_.push_back(key.id);
+    }
+  }
+}
+
+void Searcher::fill_count_key() {
+  count_key_.clear();
+  for (const K id : count_reads_) {
+    if (id == K::pipeline_stage_gpus) {
+      count_key_.push_back(static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
+      count_key_.insert(count_key_.end(), s_.pipeline_stage_gpus.begin(),
+                        s_.pipeline_stage_gpus.end());
+    } else if (id == K::pipeline_stage_layers) {
+      count_key_.push_back(static_cast<int64_t>(s_.pipeline_stage_layers.size()));
+      count_key_.insert(count_key_.end(), s_.pipeline_stage_layers.begin(),
+                        s_.pipeline_stage_layers.end());
+    } else {
+      const StrategyKey& key = strategy_key(id);
+      const size_t pools = key.per_gpu ? s_.recompute.size() : 1;
+      for (size_t pool = 0; pool < pools; ++pool) count_key_.push_back(key.get(s_, pool));
+    }
+  }
+}
+
+// Counts the leaves of the current layer shape, as recompute_level(0, Walk::count, -1) does.
+void Searcher::count_shape() {
+  if (stopped_) {  // the walk stops at once: nothing to count, nothing to keep
+    recompute_level(0, Walk::count, -1);
+    return;
+  }
+  fill_count_key();
+  const auto found = shape_counts_.find(count_key_);
+  if (found != shape_counts_.end()) {
+    replay(found->second);
+    return;
+  }
+  shape_counts_.emplace(count_key_, walk_shape_count());
+}
+
+// The walk itself, recording what it does.
+Searcher::ShapeCount Searcher::walk_shape_count() {
+  const int64_t before = stats_.pruned;
+  std::vector<std::string_view> recorded;
+  recorded_rejections_ = &recorded;
+  recompute_level(0, Walk::count, -1);
+  recorded_rejections_ = nullptr;
+  ShapeCount count;
+  count.leaves = stats_.pruned - before;
+  std::sort(recorded.begin(), recorded.end());
+  for (const std::string_view why : recorded) {
+    if (count.rejections.empty() || count.rejections.back().first != why) {
+      count.rejections.emplace_back(why, 0);
+    }
+    ++count.rejections.back().second;
+  }
+  count.recompute = s_.recompute;
+  for (const K id : zero_keys_) count.zero_keys.push_back(strategy_key(id).get(s_, 0));
+  return count;
+}
+
+// What the walk would do again: its leaves counted, its rejections tallied (each already has
+// its example, from the walk that recorded it), its last keys left in `s_`.
+void Searcher::replay(const ShapeCount& count) {
+  stats_.pruned += count.leaves;
+  for (const auto& [why, times] : count.rejections) rejections_[why].count += times;
+  s_.recompute = count.recompute;
+  for (size_t i = 0; i < zero_keys_.size(); ++i) {
+    strategy_key(zero_keys_[i]).set(s_, 0, count.zero_keys[i]);
+  }
+}
+
+}  // namespace paraplan::detail
