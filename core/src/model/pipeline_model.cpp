@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "model/collectives.hpp"
 #include "model/data_parallel.hpp"
@@ -493,12 +494,41 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   return memory;
 }
 
+namespace {
+
+// Each group's memory at its first stage, and whether every stage fits in GPU and host memory.
+void fit_memory(const PipelineInput& in, std::vector<GroupResult>& results, PipelineResult& out) {
+  const Strategy& s = *in.strategy;
+  for (size_t g = 0; g < in.groups.size(); ++g) {
+    const StageGroup& group = in.groups[g];
+    GroupResult& r = results[g];
+    const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+    r.in_flight = in_flight_micro_batches(group.first, in.stages,
+                                          s.virtual_pipeline_model_parallel_size, in.micro_batches);
+    r.memory = stage_memory(in, group, r.work, group.first);
+    out.host_fits &= r.memory.host_bytes <= gpu.host.bytes;
+    const double capacity = in.usable_bytes(gpu.hbm_bytes);
+    const double peak = r.memory.peak_bytes();
+    out.peak_bytes = std::max(out.peak_bytes, peak);
+    out.overflow_bytes = g == 0 ? peak - capacity : std::max(out.overflow_bytes, peak - capacity);
+  }
+  out.fits = out.overflow_bytes <= 0 && out.host_fits;
+}
+
+}  // namespace
+
 PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResult>& results) {
   const Strategy& s = *in.strategy;
   const std::span<const StageGroup> groups = in.groups;
   const double m = static_cast<double>(in.micro_batches);
   results.resize(groups.size());
   for (size_t g = 0; g < groups.size(); ++g) results[g].work = stage_work(in, groups[g]);
+  PipelineResult out;
+  fit_memory(in, results, out);
+  if (!out.fits && !in.time_unfit) {
+    out.iteration_time_s = std::numeric_limits<double>::infinity();
+    return out;
+  }
   for (size_t g = 0; g < groups.size(); ++g) {
     results[g].work.pp_comm_s = pipeline_comm_s(in, groups[g], results[g].work, groups, g);
   }
@@ -507,7 +537,6 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   // others costs their time once, divided by v with interleaving (Narayanan et al. 2021 §2.2):
   // the fill runs each stage's first chunk, the drain its last (edge_chunk_share, 1/v for even
   // chunks).
-  PipelineResult out;
   const int64_t vs = s.virtual_pipeline_model_parallel_size;
   // Megatron-LM's even split may count the embedding and the loss as layers of their chunks.
   const int64_t accounted = accounted_edges(in.model->num_layers, in.stages, vs);
@@ -582,18 +611,9 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
     param_tail_s = std::max(param_tail_s, r.param_exposed_s);
     optimizer_s = std::max(optimizer_s, r.optimizer_s);
 
-    r.in_flight = in_flight_micro_batches(groups[g].first, in.stages,
-                                          s.virtual_pipeline_model_parallel_size, in.micro_batches);
-    r.memory = stage_memory(in, groups[g], w, groups[g].first);
-    out.host_fits &= r.memory.host_bytes <= gpu.host.bytes;
-    const double capacity = in.usable_bytes(gpu.hbm_bytes);
-    const double peak = r.memory.peak_bytes();
-    out.peak_bytes = std::max(out.peak_bytes, peak);
-    out.overflow_bytes = g == 0 ? peak - capacity : std::max(out.overflow_bytes, peak - capacity);
     out.recompute_flops +=
         m * w.recompute_flops * count * static_cast<double>(s.gpus_per_stage(in.data_parallel));
   }
-  out.fits = out.overflow_bytes <= 0 && out.host_fits;
   // Tied embeddings: the first stage's embedding and the last stage's LM head are copies whose
   // fp32 gradients Megatron-LM all-reduces after the data-parallel sync.
   if (!in.model->untie_embeddings_and_output_weights && in.stages > 1) {

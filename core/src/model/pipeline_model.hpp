@@ -47,6 +47,9 @@ struct PipelineInput {
   // GPU's capacity.
   double memory_margin_bytes = 0;
   double memory_margin_fraction = 0;
+  // Whether a strategy that does not fit is timed too (the estimate reports its time; the search
+  // ranks only strategies that fit, and skips the time of the others it does not need).
+  bool time_unfit = true;
 
   // What a stage may use of a GPU of `capacity_bytes` under the margin.
   double usable_bytes(double capacity_bytes) const {

@@ -9,7 +9,9 @@
 
 namespace paraplan::detail {
 
-double Searcher::evaluate_time(bool& fits) {
+// The strategy's iteration time, and whether it fits; a strategy that does not fit is timed only
+// where `time_unfit` asks (else its time is infinite).
+double Searcher::evaluate_time(bool& fits, bool time_unfit) {
   group_stages(s_.pipeline_stage_gpus, s_.pipeline_stage_layers, model_, groups_);
   PipelineInput input = pipeline_input(model_, training_, cluster_, s_, data_parallel(),
                                        micro_batches(), s_.pipeline_model_parallel_size);
@@ -18,6 +20,7 @@ double Searcher::evaluate_time(bool& fits) {
   input.framework = framework_;
   input.memory_margin_bytes = options_.memory_margin.bytes;
   input.memory_margin_fraction = options_.memory_margin.fraction;
+  input.time_unfit = time_unfit;
   const PipelineResult result = evaluate_pipeline(input, results_);
   tick();
   fits = result.fits;
@@ -29,8 +32,11 @@ double Searcher::evaluate_time(bool& fits) {
 
 bool Searcher::evaluate() {
   ++stats_.evaluated;
+  // Activation offloading by layer (below) reads this strategy's time even where it does not fit.
+  const bool offloads_layers = !pins_.given(StrategyKeyId::cpu_offloading_num_layers) &&
+                               s_.pipeline_model_parallel_size == 1;
   bool fits = false;
-  const double time_s = evaluate_time(fits);
+  const double time_s = evaluate_time(fits, offloads_layers);
   if (fits) return offer(time_s);
   // Where GPU memory binds, the same strategy with Megatron-LM's offloading to host memory,
   // unless its keys are pinned: the optimizer stepped on the CPU (HybridDeviceOptimizer, all of
@@ -50,8 +56,7 @@ bool Searcher::evaluate() {
           pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
     });
   }
-  if (!pins_.given(StrategyKeyId::cpu_offloading_num_layers) &&
-      s_.pipeline_model_parallel_size == 1) {
+  if (offloads_layers) {
     any |= offer_variant([&] {
       s_.cpu_offloading_num_layers = 1;
       if (!zero_rules_hold()) return;                 // recompute, or a model of one layer
@@ -82,14 +87,14 @@ bool Searcher::evaluate() {
 // it fits; the strategy is restored after.
 template <typename Change>
 bool Searcher::offer_variant(Change change) {
-  const Strategy kept = s_;
+  variant_kept_ = s_;  // into kept capacity: no allocation per variant
   change();
   bool fits = false;
   if (zero_rules_hold() && (!split_at_leaf_ || split_layers())) {  // the estimate's split
     const double time_s = evaluate_time(fits);
     if (fits) offer(time_s);
   }
-  s_ = kept;
+  s_ = variant_kept_;
   return fits;
 }
 

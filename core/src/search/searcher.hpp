@@ -117,7 +117,7 @@ class Searcher {
 
   // The leaf's work (leaf.cpp).
   bool evaluate();
-  double evaluate_time(bool& fits);
+  double evaluate_time(bool& fits, bool time_unfit = false);
   void fit_block_layers(size_t pool);
   bool split_layers();
   double lower_bound_s() const;
@@ -172,6 +172,7 @@ class Searcher {
 
   Strategy s_;                  // the working strategy: each level writes its own keys
   bool split_at_leaf_ = false;  // the leaf balances the stage layers (set by virtual_level)
+  Strategy variant_kept_;       // the strategy an offload variant restores (offer_variant)
   // Scratch reused by every evaluation.
   std::vector<const ModelCosts*> pool_costs_;
   std::vector<StageGroup> groups_;
