@@ -30,10 +30,10 @@ const std::vector<std::string> kRequiredModels = {
     "llama-7b", "llama-65b", "llama-175b", "llama-540b", "llama-1800b", "llama2-7b", "llama2-13b",
     "llama2-35b", "llama2-70b", "glm-67b", "glm-130b", "galactica-6.7b", "galactica-30b",
     "galactica-120b", "gpt3-175b",
-    // Megatron-LM papers, Llama 3 / 3.1, Mixtral, Qwen2.5, DeepSeek-V3.
+    // Megatron-LM papers, Llama 3 / 3.1, Mixtral, Qwen2.5, DeepSeek-V3, Kimi K2.
     "megatron-22b", "megatron-530b", "megatron-1t", "llama3-8b", "llama3-70b", "llama3.1-8b",
     "llama3.1-70b", "llama3.1-405b", "mixtral-8x7b", "mixtral-8x22b", "qwen2.5-7b", "qwen2.5-72b",
-    "deepseek-v3",
+    "deepseek-v3", "kimi-k2",
     // Qwen3 (qk-layernorm, head_dim 128) and gpt-oss (sliding-window attention, biases).
     "qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b"};
 
@@ -211,6 +211,9 @@ TEST_CASE("MoE presets match their published active parameters") {
         doctest::Approx(39e9).epsilon(0.01));
   CHECK(count_parameters(parse_model(nlohmann::json("deepseek-v3"), "m")).active ==
         doctest::Approx(37e9).epsilon(0.02));
+  // Kimi K2: "32B activated" (model card, a rounded figure; counted 32.86B).
+  CHECK(count_parameters(parse_model(nlohmann::json("kimi-k2"), "m")).active ==
+        doctest::Approx(32e9).epsilon(0.03));
 }
 
 TEST_CASE("custom hardware: an H100 variant with a slower network slows a data-parallel job") {
