@@ -9,8 +9,8 @@ that the model agrees. Only the configurations are read here, never a throughput
     python3 scripts/validation/moe_model_zoo.py MODEL_ZOO_GIT_DIR [--commit e865051] \
         > tests/validation/data/moe-model-zoo-configs.json
 
-A launch whose GPU no script name or comment names, or whose model has no preset (Kimi-K2,
-Qwen3-Next), is left out and listed under "skipped".
+A launch whose GPU no script name or comment names, or whose model has no preset (Qwen3-Next),
+is left out and listed under "skipped".
 """
 
 import argparse
@@ -26,6 +26,7 @@ PRESETS = Path(__file__).resolve().parents[2] / "presets" / "models"
 
 MODELS = {
     "DeepSeek-V3": "deepseek-v3",
+    "Kimi-K2": "kimi-k2",
     "Qwen3-235B-A22B": "qwen3-235b-a22b",
     "Qwen3-30B-A3B": "qwen3-30b-a3b",
     "Mixtral-8x22B": "mixtral-8x22b",

@@ -630,8 +630,8 @@ TEST_CASE("shipped performance recipes fit: Megatron-Bridge 26.02") {
 }
 
 // NVIDIA's Megatron-MoE-ModelZoo best-practice launches (moe-model-zoo-configs.json, made by
-// scripts/validation/moe_model_zoo.py): DeepSeek-V3, Qwen3 and Mixtral on H100, B200, GB200 and
-// GB300, to 256k tokens, fine-grained activation offloading among them.
+// scripts/validation/moe_model_zoo.py): DeepSeek-V3, Kimi-K2, Qwen3 and Mixtral on H100, B200,
+// GB200 and GB300, to 256k tokens, fine-grained activation offloading among them.
 TEST_CASE("published MoE best-practice launches fit: Megatron-MoE-ModelZoo") {
   REQUIRE(load("moe-model-zoo-configs.json")["recipes"].size() >= 25);
   check_recipes_fit(
