@@ -73,10 +73,11 @@ struct StageWork {
   double edge_parameters = 0;  // of which the embedding, LM head and final norm
   double expert_parameters = 0;
   double stored_activation_bytes = 0;  // per micro-batch in flight
-  double working_bytes = 0;            // held once: the larger of a recomputed layer and the loss
-  double offloaded_bytes = 0;          // per micro-batch in flight, in host memory
-  double offload_s = 0;                // activation copies to and from the host, exposed
-  double grad_accumulate_s = 0;        // DeepSpeed BF16_Optimizer: bf16 gradients into fp32 copies
+  // Held once: the larger of a recomputed layer and the loss, and the fine-grained offload margin.
+  double working_bytes = 0;
+  double offloaded_bytes = 0;    // per micro-batch in flight, in host memory
+  double offload_s = 0;          // activation copies to and from the host, exposed
+  double grad_accumulate_s = 0;  // DeepSpeed BF16_Optimizer: bf16 gradients into fp32 copies
   double recompute_flops = 0;
 
   double per_micro_batch_s() const {
