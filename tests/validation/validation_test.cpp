@@ -11,9 +11,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "model/validated_regime.hpp"
 #include "paraplan/estimate.hpp"
 #include "paraplan/search.hpp"
 #include "paraplan/units.hpp"
@@ -282,6 +284,7 @@ nlohmann::json with_unstated_recompute_fitted(nlohmann::json scenario, const nlo
 
 struct Row {
   std::string id, name, framework;
+  int64_t zero_stage = 0;
   size_t source = 0;
   bool moe = false;
   double measured = 0, predicted = 0, as_given = 0;
@@ -324,6 +327,7 @@ std::vector<Row> run_published() {
                  " " + s["recompute_method"].dump() + " " + s["recompute_num_layers"].dump() + " " +
                  s["recompute_modules"].dump();
     }
+    row.zero_stage = fitted_scenario["strategy"].value("zero_stage", 0);
     row.predicted = stated.tokens_per_s_per_gpu;
     row.feasible = stated.feasible;
     row.free_fraction = stated.stages.empty() ? 0 : 1;
@@ -495,6 +499,14 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
     const bool deepspeed = label.find("DeepSpeed") != std::string::npos;
     CHECK_MESSAGE(r.framework == (deepspeed ? "deepspeed" : "megatron"), r.id);
   }
+  // The report's validated frameworks and ZeRO stages (model/validated_regime.cpp) are these
+  // rows'.
+  std::set<std::pair<std::string, int64_t>> ran, validated;
+  for (const Row& r : rows) ran.insert({r.framework, r.zero_stage});
+  for (const detail::ValidatedFramework& v : detail::validated_frameworks()) {
+    validated.insert({std::string(to_string(v.framework)), v.zero_stage});
+  }
+  CHECK(ran == validated);
   const Summary table5 = summarise(select(rows, [](const Row& r) { return r.source == 2; }));
   std::printf("Korthikanti et al. 2022 Table 5: mean |error| %.1f%% (Calculon: 3.7%%)\n",
               100 * table5.mean);

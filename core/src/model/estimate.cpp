@@ -59,7 +59,8 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.model_parameters = count_parameters(model).total;
   report.model_flops_per_token = model_flops_per_token(model, training.seq_length);
   report.model_flops_per_token_causal = model_flops_per_token_causal(model, training.seq_length);
-  report.validation.notes = detail::regime_notes(model, training, cluster, -1);  // MFU below
+  report.validation.notes =
+      detail::regime_notes(model, training, cluster, framework, s, -1);  // MFU below
   report.validation.validated = report.validation.notes.empty();
   const std::optional<detail::Layout> layout =
       detail::plan_layout(model, training, cluster, framework, s, report.infeasible_reasons);
@@ -167,7 +168,8 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   const double causal_flops = report.model_flops_per_token_causal * tokens;
   report.model_tflops_per_gpu_causal = causal_flops / report.iteration_time_s / gpus / 1e12;
   report.mfu_causal = causal_flops / report.iteration_time_s / peak_flops;
-  report.validation.notes = detail::regime_notes(model, training, cluster, report.mfu_causal);
+  report.validation.notes =
+      detail::regime_notes(model, training, cluster, framework, s, report.mfu_causal);
   report.validation.validated = report.validation.notes.empty();
   if (!all_finite(report)) {
     Report overflow;

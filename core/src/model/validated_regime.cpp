@@ -21,6 +21,18 @@ constexpr ValidatedGpu kValidatedGpus[] = {
 constexpr std::string_view kValidatedFamilies[] = {"MoE, gated MLP", "MoE, non-gated MLP",
                                                    "dense, gated MLP", "dense, non-gated MLP"};
 
+// The frameworks that ran them, with their ZeRO stages (validation_test.cpp checks the set).
+constexpr ValidatedFramework kValidatedFrameworks[] = {
+    {Framework::megatron, 0, ""},
+    {Framework::megatron, 1, ""},
+    {Framework::megatron, 3, ""},   // Megatron-FSDP: R120
+    {Framework::deepspeed, 1, ""},  // Megatron-DeepSpeed's bf16 optimizer: BLOOM-176B
+    // SC21 Table 2 (R017-R019): docs/model.md section 6.
+    {Framework::deepspeed, 3,
+     "its only published runs, DeepSpeed ZeRO-3 of 2021 (SC21 Table 2), ran 1.4 to 3.2 times "
+     "slower than predicted: its per-parameter host work is not modelled"},
+};
+
 // The longest sequence among them.
 constexpr int64_t kLongestValidatedSeqLength = 8192;
 
@@ -33,6 +45,7 @@ std::string percent(double fraction) {
 }  // namespace
 
 std::span<const ValidatedGpu> validated_gpus() { return kValidatedGpus; }
+std::span<const ValidatedFramework> validated_frameworks() { return kValidatedFrameworks; }
 std::span<const std::string_view> validated_model_families() { return kValidatedFamilies; }
 int64_t longest_validated_seq_length() { return kLongestValidatedSeqLength; }
 
@@ -54,8 +67,15 @@ std::string model_family(const ModelSpec& model) {
   return family;
 }
 
+Framework validated_as(Framework framework) {
+  const bool megatron_core =
+      framework == Framework::megatron_bridge || framework == Framework::mindspeed_llm;
+  return megatron_core ? Framework::megatron : framework;
+}
+
 std::vector<std::string> regime_notes(const ModelSpec& model, const Training& training,
-                                      const Cluster& cluster, double mfu) {
+                                      const Cluster& cluster, Framework framework,
+                                      const Strategy& strategy, double mfu) {
   std::vector<std::string> notes;
   const std::string_view precision = precision_class(training.precision);
   for (const GpuPool& pool : cluster.pools) {
@@ -82,6 +102,26 @@ std::vector<std::string> regime_notes(const ModelSpec& model, const Training& tr
   if (std::find(std::begin(kValidatedFamilies), std::end(kValidatedFamilies), family) ==
       std::end(kValidatedFamilies)) {
     notes.push_back("model family \"" + family + "\" was never validated against a published run");
+  }
+  const auto* const validated_framework = std::find_if(
+      std::begin(kValidatedFrameworks), std::end(kValidatedFrameworks), [&](const auto& v) {
+        return v.framework == validated_as(framework) && v.zero_stage == strategy.zero_stage;
+      });
+  const std::string framework_stage =
+      std::string(to_string(framework)) + " with zero_stage " + std::to_string(strategy.zero_stage);
+  if (validated_framework == std::end(kValidatedFrameworks)) {
+    notes.push_back(framework_stage + " was never validated against a published run");
+  } else if (!validated_framework->caveat.empty()) {
+    notes.push_back(framework_stage + ": " + std::string(validated_framework->caveat));
+  }
+  // SequentialMLP (Megatron-LM without --moe-grouped-gemm) loops over a GPU's experts in Python,
+  // two linears each: its host launch overhead is left out (docs/model.md section 6).
+  if (model.moe && !strategy.moe_grouped_gemm &&
+      model.moe->num_experts > strategy.expert_model_parallel_size) {
+    notes.push_back(
+        "moe_grouped_gemm off runs one expert at a time from the host, whose launch overhead is "
+        "not modelled: the validated runs of this kind (MegaScale-MoE's Megatron-LM baseline, "
+        "many experts per GPU) ran about 1.5 times slower than predicted");
   }
   if (training.seq_length > kLongestValidatedSeqLength) {
     notes.push_back("sequence length " + std::to_string(training.seq_length) +

@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "paraplan/framework.hpp"
 #include "paraplan/scenario.hpp"
+#include "paraplan/strategy.hpp"
 
 namespace paraplan::detail {
 
@@ -23,7 +25,17 @@ struct ValidatedGpu {
   std::string_view run;  // the published run that reached it (published-runs.json id)
 };
 
+// A framework and ZeRO stage the published runs were priced under (validation_test.cpp assigns
+// each source its framework and checks this table against its rows). `caveat`, when not empty,
+// says how far those runs are from the model.
+struct ValidatedFramework {
+  Framework framework;
+  int64_t zero_stage = 0;
+  std::string_view caveat;
+};
+
 std::span<const ValidatedGpu> validated_gpus();
+std::span<const ValidatedFramework> validated_frameworks();
 std::span<const std::string_view> validated_model_families();
 int64_t longest_validated_seq_length();
 
@@ -33,10 +45,17 @@ std::string_view precision_class(Precision precision);
 // GeGLU, "non-gated MLP" otherwise).
 std::string model_family(const ModelSpec& model);
 
+// The framework whose runs validate `framework`'s pricing: Megatron-Bridge and MindSpeed-LLM
+// run Megatron-Core and are priced as Megatron-LM (docs/model.md section 3a).
+Framework validated_as(Framework framework);
+
 // One note per way the job leaves the validated regimes: a GPU type or precision never
-// measured, a model family never measured, a longer sequence, an MFU above the best published
-// for its GPU (`mfu` is mfu_causal; < 0: not checked). Empty when it stays inside them.
+// measured, a model family never measured, a framework and ZeRO stage never measured (or
+// measured far from the model), a longer sequence, a mechanism the model leaves out that its
+// validated runs show, an MFU above the best published for its GPU (`mfu` is mfu_causal; < 0:
+// not checked). Empty when it stays inside them.
 std::vector<std::string> regime_notes(const ModelSpec& model, const Training& training,
-                                      const Cluster& cluster, double mfu);
+                                      const Cluster& cluster, Framework framework,
+                                      const Strategy& strategy, double mfu);
 
 }  // namespace paraplan::detail

@@ -126,9 +126,52 @@ TEST_CASE("an MFU above the best published for its GPU is outside the validated 
   const Scenario s = test::scenario(R"({"model": "llama3.1-8b", "training": {
       "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100",
       "count": 8}]}})");
-  CHECK(detail::regime_notes(s.model, s.training, s.cluster, 0.55).empty());
-  const std::vector<std::string> notes = detail::regime_notes(s.model, s.training, s.cluster, 0.70);
+  CHECK(
+      detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.55)
+          .empty());
+  const std::vector<std::string> notes =
+      detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.70);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] ==
         "causal MFU 70.0% is above the best published for h100 in 16-bit (55.6%, run R091)");
+}
+
+TEST_CASE("a framework, ZeRO stage or MoE loop the published runs miss is outside the regime") {
+  const auto notes = [](const std::string& framework, const std::string& model,
+                        const std::string& strategy) {
+    const Scenario s = test::scenario(R"({"model": ")" + model + R"(", "framework": ")" +
+                                      framework + R"(", "training": {"global_batch_size": 64,
+        "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100", "count": 8}]},
+        "strategy": )" + strategy + "}");
+    return detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s),
+                                -1);
+  };
+  // Megatron-LM's runs validate Megatron-Core under Megatron-Bridge and MindSpeed-LLM too.
+  for (const char* framework : {"megatron", "megatron-bridge", "mindspeed-llm"}) {
+    CAPTURE(framework);
+    CHECK(notes(framework, "llama3.1-8b", R"({"zero_stage": 1})").empty());
+    CHECK(notes(framework, "llama3.1-8b", R"({"zero_stage": 3})").empty());  // R120
+  }
+  CHECK(notes("megatron", "llama3.1-8b", R"({"zero_stage": 2})") ==
+        std::vector<std::string>{
+            "megatron with zero_stage 2 was never validated against a published run"});
+  CHECK(notes("torchtitan", "llama3.1-8b", R"({"zero_stage": 3})") ==
+        std::vector<std::string>{
+            "torchtitan with zero_stage 3 was never validated against a published run"});
+  CHECK(notes("deepspeed", "llama3.1-8b", R"({"zero_stage": 1})").empty());  // BLOOM-176B
+  const std::vector<std::string> zero3 = notes("deepspeed", "llama3.1-8b", R"({"zero_stage": 3})");
+  REQUIRE(zero3.size() == 1);
+  CHECK(
+      zero3[0].starts_with("deepspeed with zero_stage 3: its only published runs, DeepSpeed "
+                           "ZeRO-3 of 2021 (SC21 Table 2), ran 1.4 to 3.2 times slower"));
+
+  // SequentialMLP: a host loop over the GPU's experts, unless each GPU holds one.
+  const std::vector<std::string> loop =
+      notes("megatron", "mixtral-8x7b", R"({"moe_grouped_gemm": false})");
+  REQUIRE(loop.size() == 1);
+  CHECK(loop[0].starts_with("moe_grouped_gemm off runs one expert at a time from the host"));
+  CHECK(notes("megatron", "mixtral-8x7b", R"({"moe_grouped_gemm": true})").empty());
+  CHECK(notes("megatron", "mixtral-8x7b",
+              R"({"moe_grouped_gemm": false, "expert_model_parallel_size": 8})")
+            .empty());
 }
