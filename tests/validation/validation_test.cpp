@@ -688,9 +688,9 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
   const nlohmann::json outcomes = load("oom-outcomes.json");
   const std::vector<std::pair<std::string, std::string>> disagreements = {
       {"OOM01",
-       "priced 64.6 GiB of 79.2; the run had 58.8 GB allocated when it failed: ~20 GB reserved "
-       "but not allocated (no expandable_segments; TE CUDA graphs' pools) that the 5% "
-       "fragmentation term does not reach"},
+       "priced 64.6 GiB of 79.2; the run failed with 58.8 GB allocated: ~20 GB held beside the "
+       "live tensors (fragmentation, says PR #3107's skill; TE CUDA graphs' private pools) where "
+       "the model's reserve is 2.8 GiB"},
       {"OOM02", "as OOM01 (layernorm recompute saves next to nothing, measured and priced)"},
       {"OOM07",
        "priced 184.4 GiB of 185.0: fits by 0.6 GiB; TE CUDA graphs of attn, moe_router and "
