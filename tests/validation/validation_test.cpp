@@ -1,6 +1,7 @@
 // Accuracy against published measurements (tests/validation/data, a copy of shared/validation):
 // throughput of 73 real training runs, with a table per source, and memory (Korthikanti et al.'s
-// figures, Megatron-LM's CI golden values). Nothing in the model is fitted to these numbers.
+// figures, Megatron-LM's CI golden values), and the order of published sweeps (SC21 section 5).
+// Nothing in the model is fitted to these numbers.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
@@ -744,4 +745,161 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
               cases.size(), out_of_memory, cases.size() - out_of_memory);
   CHECK(cases.size() == 13);
   CHECK(agreements >= 10);
+}
+
+// Published sweeps (published-sweeps.json, made by scripts/validation/sc21_sweeps.py): one model
+// under several configurations, with the published order of their throughput (SC21 section 5,
+// from the scripts NVIDIA released to reproduce its figures). Only the order is checked: the
+// sweeps hold no throughput. Each configuration is estimated as the SC21 Table 1 runs are
+// (with_stated_settings, the entries' own strategy keys).
+namespace {
+
+struct SweepRow {
+  std::string name;
+  double predicted = 0;  // tokens/s per GPU; 0 where the model finds it infeasible
+  bool feasible = false, published_feasible = true;
+  int published_rank = 0;  // 1 = best; tied configurations share a rank; 0 = out of memory
+  int predicted_rank = 0;
+  TimeBreakdown time;
+  double peak_gib = 0;
+  std::string reason;
+};
+
+struct SweepResult {
+  std::string id;
+  double tau = 0;
+  bool best_matches = false;
+  int discordant = 0;  // pairs the model orders against the published order
+  int infeasible_published = 0, infeasible_matched = 0, feasible_rejected = 0;
+};
+
+// Kendall's tau-b of the predicted throughputs against the published ranks: pairs tied in either
+// order shrink its denominator; a sweep without an untied pair scores 0.
+double kendall_tau_b(const std::vector<const SweepRow*>& rows, int& discordant_pairs) {
+  double concordant = 0, discordant = 0, tied_predicted = 0, tied_published = 0, pairs = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = i + 1; j < rows.size(); ++j) {
+      const double predicted = rows[i]->predicted - rows[j]->predicted;
+      const int published = rows[j]->published_rank - rows[i]->published_rank;
+      pairs += 1;
+      tied_predicted += predicted == 0;
+      tied_published += published == 0;
+      if (predicted == 0 || published == 0) continue;
+      ((predicted > 0) == (published > 0) ? concordant : discordant) += 1;
+    }
+  }
+  discordant_pairs = static_cast<int>(discordant);
+  const double denominator = std::sqrt((pairs - tied_predicted) * (pairs - tied_published));
+  return denominator > 0 ? (concordant - discordant) / denominator : 0;
+}
+
+SweepResult run_sweep(const nlohmann::json& sweep) {
+  const std::string source = sweep["source"];
+  std::vector<SweepRow> rows;
+  for (const nlohmann::json& configuration : sweep["configurations"]) {
+    nlohmann::json entry = sweep;
+    entry["strategy"] = configuration["strategy"];
+    if (configuration.contains("global_batch_size")) {
+      entry["training"]["global_batch_size"] = configuration["global_batch_size"];
+    }
+    const Report r = estimate(parse_scenario(with_stated_settings(scenario_of(entry), source)));
+    SweepRow row;
+    row.name = configuration["name"];
+    row.feasible = r.feasible;
+    row.predicted = r.feasible ? r.tokens_per_s_per_gpu : 0;
+    row.published_feasible = configuration["published_feasible"];
+    row.time = r.time_breakdown;
+    row.peak_gib = r.peak_memory_bytes() / kGiB;
+    if (!r.feasible) row.reason = r.infeasible_reasons.front();
+    const nlohmann::json& order = sweep["published_order"];
+    for (size_t group = 0; group < order.size(); ++group) {
+      for (const nlohmann::json& name : order[group]) {
+        if (name == row.name) row.published_rank = static_cast<int>(group) + 1;
+      }
+    }
+    CHECK_MESSAGE(row.published_feasible == (row.published_rank > 0), row.name);
+    rows.push_back(row);
+  }
+  // Ranked: the configurations that ran (published out of memory ones have no rank).
+  std::vector<SweepRow*> by_prediction;
+  for (SweepRow& r : rows) {
+    if (r.published_feasible) by_prediction.push_back(&r);
+  }
+  std::stable_sort(
+      by_prediction.begin(), by_prediction.end(),
+      [](const SweepRow* a, const SweepRow* b) { return a->predicted > b->predicted; });
+  for (size_t i = 0; i < by_prediction.size(); ++i) {
+    by_prediction[i]->predicted_rank = static_cast<int>(i) + 1;
+  }
+  const std::vector<const SweepRow*> ranked(by_prediction.begin(), by_prediction.end());
+  SweepResult result;
+  result.id = sweep["id"];
+  result.tau = kendall_tau_b(ranked, result.discordant);
+  result.best_matches = !by_prediction.empty() && by_prediction.front()->feasible &&
+                        by_prediction.front()->published_rank == 1;
+  std::printf("\n%s %s\n%-26s %11s %5s %5s %8s %8s %8s %8s %8s %8s %7s\n", result.id.c_str(),
+              sweep["name"].get<std::string>().c_str(), "configuration", "tokens/s/GPU", "pred",
+              "publ", "compute", "recomp", "tp", "pp", "dp", "bubble", "GiB");
+  for (const SweepRow& r : rows) {
+    const std::string published =
+        r.published_feasible ? std::to_string(r.published_rank) : std::string("OOM");
+    const std::string predicted =
+        r.published_feasible ? std::to_string(r.predicted_rank) : std::string("-");
+    std::printf("%-26.26s %11.1f %5s %5s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %7.1f%s\n",
+                r.name.c_str(), r.predicted, predicted.c_str(), published.c_str(), r.time.compute_s,
+                r.time.recompute_s, r.time.tp_comm_s, r.time.pp_comm_s, r.time.dp_comm_s,
+                r.time.bubble_s, r.peak_gib, r.feasible ? "" : "  INFEASIBLE");
+    if (!r.published_feasible) {
+      result.infeasible_published += 1;
+      result.infeasible_matched += !r.feasible;
+    } else if (!r.feasible) {
+      result.feasible_rejected += 1;
+      std::printf("      %s\n", r.reason.c_str());
+    }
+  }
+  std::printf("%s: Kendall's tau-b %+.2f, %d discordant, predicted best %s (published best: %s)",
+              result.id.c_str(), result.tau, result.discordant, by_prediction.front()->name.c_str(),
+              sweep["published_order"][0].dump().c_str());
+  if (result.infeasible_published > 0) {
+    std::printf(", published out of memory %d, predicted infeasible %d",
+                result.infeasible_published, result.infeasible_matched);
+  }
+  std::printf("%s\n", result.best_matches ? "" : "  BEST MISSED");
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("published sweeps: the order of one model's configurations (SC21 section 5)") {
+  const nlohmann::json data = load("published-sweeps.json");
+  std::vector<SweepResult> results;
+  for (const nlohmann::json& sweep : data["sweeps"]) results.push_back(run_sweep(sweep));
+  int best = 0;
+  double tau_sum = 0;
+  for (const SweepResult& r : results) {
+    best += r.best_matches;
+    tau_sum += r.tau;
+  }
+  const double mean_tau = tau_sum / static_cast<double>(results.size());
+  std::printf("\n%zu sweeps: best predicted in %d, mean Kendall's tau-b %+.2f\n", results.size(),
+              best, mean_tau);
+  REQUIRE(results.size() == 15);
+
+  // What the model gets right today (a floor, not a target): every sweep's best but S16-b128's,
+  // and no pair ordered against the paper's but S16-b128's micro-batch sizes 1 and 2. There the
+  // model gains 1.9% per sample from micro-batch 2 and the paper's run about 7% (Figure 16 at
+  // batch 512, read from the plot): a cost per micro-batch the model does not price, likely
+  // Megatron-LM of 2021's torch.cuda.synchronize() after every pipeline send and receive
+  // (megatron/p2p_communication.py at de7dc40).
+  CHECK(mean_tau >= 0.95);
+  for (const SweepResult& r : results) {
+    CAPTURE(r.id);
+    const bool micro_batch_miss = r.id == "S16-b128";
+    if (!micro_batch_miss) CHECK(r.best_matches);
+    CHECK(r.discordant <= (micro_batch_miss ? 1 : 0));
+    CHECK(r.feasible_rejected == 0);
+  }
+  // Not asserted, because the model misses it: S17's five configurations without recompute at
+  // batch 16 and above ran out of memory on 80 GB; the model puts them at 65.4 GiB, with its
+  // activations (43.5 GiB, 16 micro-batches of 5 layers) at Korthikanti et al.'s closed form.
 }
