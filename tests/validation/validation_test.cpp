@@ -848,7 +848,9 @@ SweepResult run_sweep(const nlohmann::json& sweep) {
     std::printf("%-26.26s %11.1f %5s %5s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %7.1f%s\n",
                 r.name.c_str(), r.predicted, predicted.c_str(), published.c_str(), r.time.compute_s,
                 r.time.recompute_s, r.time.tp_comm_s, r.time.pp_comm_s, r.time.dp_comm_s,
-                r.time.bubble_s, r.peak_gib, r.feasible ? "" : "  INFEASIBLE");
+                r.time.bubble_s, r.peak_gib,
+                r.feasible ? (r.published_feasible ? "" : "  ran out of memory, predicted to fit")
+                           : "  INFEASIBLE");
     if (!r.published_feasible) {
       result.infeasible_published += 1;
       result.infeasible_matched += !r.feasible;
