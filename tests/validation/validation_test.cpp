@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
@@ -797,12 +798,16 @@ SweepResult run_sweep(const nlohmann::json& sweep) {
   const std::string source = sweep["source"];
   std::vector<SweepRow> rows;
   for (const nlohmann::json& configuration : sweep["configurations"]) {
-    nlohmann::json entry = sweep;
-    entry["strategy"] = configuration["strategy"];
+    // A configuration is the sweep's scenario with its own strategy (and batch), or a whole
+    // scenario of its own.
+    nlohmann::json entry = configuration.contains("scenario") ? configuration["scenario"] : sweep;
+    if (configuration.contains("strategy")) entry["strategy"] = configuration["strategy"];
     if (configuration.contains("global_batch_size")) {
       entry["training"]["global_batch_size"] = configuration["global_batch_size"];
     }
-    const Report r = estimate(parse_scenario(with_stated_settings(scenario_of(entry), source)));
+    nlohmann::json scenario = with_stated_settings(scenario_of(entry), source);
+    if (entry.contains("framework")) scenario["framework"] = entry["framework"];
+    const Report r = estimate(parse_scenario(scenario));
     SweepRow row;
     row.name = configuration["name"];
     row.feasible = r.feasible;
@@ -837,15 +842,17 @@ SweepResult run_sweep(const nlohmann::json& sweep) {
   result.tau = kendall_tau_b(ranked, result.discordant);
   result.best_matches = !by_prediction.empty() && by_prediction.front()->feasible &&
                         by_prediction.front()->published_rank == 1;
-  std::printf("\n%s %s\n%-26s %11s %5s %5s %8s %8s %8s %8s %8s %8s %7s\n", result.id.c_str(),
-              sweep["name"].get<std::string>().c_str(), "configuration", "tokens/s/GPU", "pred",
-              "publ", "compute", "recomp", "tp", "pp", "dp", "bubble", "GiB");
+  int name_width = 26;
+  for (const SweepRow& r : rows) name_width = std::max(name_width, static_cast<int>(r.name.size()));
+  std::printf("\n%s %s\n%-*s %11s %5s %5s %8s %8s %8s %8s %8s %8s %7s\n", result.id.c_str(),
+              sweep["name"].get<std::string>().c_str(), name_width, "configuration", "tokens/s/GPU",
+              "pred", "publ", "compute", "recomp", "tp", "pp", "dp", "bubble", "GiB");
   for (const SweepRow& r : rows) {
     const std::string published =
         r.published_feasible ? std::to_string(r.published_rank) : std::string("OOM");
     const std::string predicted =
         r.published_feasible ? std::to_string(r.predicted_rank) : std::string("-");
-    std::printf("%-26.26s %11.1f %5s %5s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %7.1f%s\n",
+    std::printf("%-*s %11.1f %5s %5s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %7.1f%s\n", name_width,
                 r.name.c_str(), r.predicted, predicted.c_str(), published.c_str(), r.time.compute_s,
                 r.time.recompute_s, r.time.tp_comm_s, r.time.pp_comm_s, r.time.dp_comm_s,
                 r.time.bubble_s, r.peak_gib,
@@ -904,4 +911,42 @@ TEST_CASE("published sweeps: the order of one model's configurations (SC21 secti
   // Not asserted, because the model misses it: S17's five configurations without recompute at
   // batch 16 and above ran out of memory on 80 GB; the model puts them at 65.4 GiB, with its
   // activations (43.5 GiB, 16 micro-batches of 5 layers) at Korthikanti et al.'s closed form.
+}
+
+// torchtitan's published benchmarks (torchtitan-sweeps.json): the order of each table's rows, the
+// configurations from the files the must-fit tests read. The model prices them 14% to 186%
+// faster than published (500 W H100s, torchtitan's own kernels: docs/model.md section 6); only
+// the order is checked.
+TEST_CASE("published sweeps: the order of torchtitan's benchmark tables") {
+  const nlohmann::json data = load("torchtitan-sweeps.json");
+  std::map<std::string, int> discordant_by_sweep;
+  int best = 0;
+  for (nlohmann::json sweep : data["sweeps"]) {
+    const nlohmann::json recipes = load(sweep["configs"].get<std::string>())["recipes"];
+    sweep["source"] = data["source"];
+    for (const nlohmann::json& group : sweep["published_order"]) {
+      for (const nlohmann::json& name : group) {
+        const auto recipe =
+            std::find_if(recipes.begin(), recipes.end(),
+                         [&](const nlohmann::json& r) { return r["name"] == name; });
+        REQUIRE_MESSAGE(recipe != recipes.end(), name);
+        sweep["configurations"].push_back(
+            {{"name", name}, {"scenario", (*recipe)["scenario"]}, {"published_feasible", true}});
+      }
+    }
+    const SweepResult result = run_sweep(sweep);
+    discordant_by_sweep[result.id] = result.discordant;
+    best += result.best_matches;
+    CHECK(result.feasible_rejected == 0);
+  }
+  REQUIRE(discordant_by_sweep.size() == 6);
+  std::printf("\n%zu torchtitan sweeps: best predicted in %d\n", discordant_by_sweep.size(), best);
+  // A floor: every best and every pair in the published order but one, Llama 3.1 8B's bf16 with
+  // async TP against Float8 without it (TT-A8), where the model gains more from async TP (20%
+  // against the published 10%) than from Float8 (12% against 16%).
+  CHECK(best == 6);
+  for (const auto& [id, discordant] : discordant_by_sweep) {
+    CAPTURE(id);
+    CHECK(discordant <= (id == "TT-A8" ? 1 : 0));
+  }
 }
