@@ -141,6 +141,14 @@ def strategy_of(family, c, dtype):
         s["tp_comm_overlap"] = True
     if c.moe_a2a_overlap:
         s["overlap_moe_expert_parallel_comm"] = True
+    # utils/helpers.py (v0.2.0) / utils/overrides.py (v0.3.0) set_cuda_graph_overrides:
+    # recipe.model.cuda_graph_impl and, when given, cuda_graph_scope (a string becomes a list);
+    # without a scope the model's default captures whole layers (an empty scope here).
+    if c.cuda_graph_impl and c.cuda_graph_impl != "none":
+        s["cuda_graph_impl"] = c.cuda_graph_impl
+        scope = [c.cuda_graph_scope] if isinstance(c.cuda_graph_scope, str) else c.cuda_graph_scope
+        if scope:
+            s["cuda_graph_scope"] = list(scope)
     if c.cpu_offloading_num_layers:
         s["cpu_offloading_num_layers"] = c.cpu_offloading_num_layers
     if c.recompute_num_layers:

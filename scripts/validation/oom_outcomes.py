@@ -49,14 +49,16 @@ LLAMA3_70B_SFT_H100 = {
         "use_flash_attn": True, "grad_reduce_in_bf16": True, "cross_entropy_loss_fusion": True,
         "cross_entropy_fusion_impl": "te", "tp_comm_overlap": True, "fp8_recipe": "tensorwise",
         "fp8_param_gather": True, "recompute_granularity": "selective",
-        "recompute_modules": ["core_attn"],
+        "recompute_modules": ["core_attn"], "cuda_graph_impl": "transformer_engine",
+        "cuda_graph_scope": ["mlp"],
     },
 }
 SFT_ASSUMPTIONS = [
     "packed SFT sequences of 4096 tokens priced as pretraining sequences of 4096 (pad_to_max_length"
     " in llama3_llm_finetune.py pads each pack to 4096)",
-    "TE CUDA graphs of the MLP (cuda_graph_impl transformer_engine, scope mlp) are not an input "
-    "of Paraplan: their private pools are not priced",
+    "TE CUDA graphs of the MLP (cuda_graph_impl transformer_engine, scope mlp) priced by their "
+    "static buffers (cuda_graph_memory.cpp); the graph pool's own fragmentation, and the pool "
+    "being closed to eager allocations, are not priced",
     "'Peak Mem (GB)' of the skill's table read as Megatron-LM's max allocated memory on rank 0 "
     "(the skill compares it across runs as allocated memory)",
 ]
@@ -97,7 +99,8 @@ DEEPSEEK_V3_GB200_BF16 = {
         "moe_router_force_load_balancing": True, "moe_grouped_gemm": True,
         "moe_permute_fusion": True, "moe_token_dispatcher_type": "flex",
         "recompute_granularity": "selective", "recompute_modules": ["mla_up_proj"],
-        "pipeline_stage_layers": [16, 16, 16, 13],
+        "pipeline_stage_layers": [16, 16, 16, 13], "cuda_graph_impl": "transformer_engine",
+        "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"],
     },
 }
 
@@ -115,7 +118,9 @@ def deepseek_v3_gb200(case_id, name, outcome, evidence, modules):
             "DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BF16_V1 (force-balanced routing, flex dispatcher, "
             "DeepSeek-V3 without MTP, stages of 16/16/16/13 layers): see validation_test.cpp "
             "with_bridge_moe",
-            "TE CUDA graphs of attn, moe_router and moe_preprocess are not an input of Paraplan",
+            "TE CUDA graphs of attn, moe_router and moe_preprocess (cuda_graph_impl "
+            "transformer_engine) as recipe-configs-26.02.json holds them, priced by their static "
+            "buffers (cuda_graph_memory.cpp); HybridEP's buffers are not priced",
         ],
         "scenario": scenario_doc,
     }

@@ -692,11 +692,10 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
       {"OOM01",
        "priced 64.6 GiB of 79.2; the run failed with 58.8 GB allocated: ~20 GB held beside the "
        "live tensors (fragmentation, says PR #3107's skill; TE CUDA graphs' private pools) where "
-       "the model's reserve is 2.8 GiB"},
+       "the model's reserve is 2.8 GiB; the mlp graphs' static buffers add 16 MiB (their inputs "
+       "replace eager tensors nothing else keeps; only attention graphs take a mask), the graph "
+       "pool's fragmentation is not priced"},
       {"OOM02", "as OOM01 (layernorm recompute saves next to nothing, measured and priced)"},
-      {"OOM07",
-       "priced 184.4 GiB of 185.0: fits by 0.6 GiB; TE CUDA graphs of attn, moe_router and "
-       "moe_preprocess and HybridEP's buffers are not priced"},
   };
   std::printf("\n%s\n%-6s %-72s %5s %9s %9s %9s %9s %7s %s\n",
               outcomes["source"].get<std::string>().c_str(), "id", "case", "out", "peak GiB",
@@ -745,7 +744,7 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
   std::printf("the model agrees on %d of %zu outcomes (%d out of memory, %zu ran)\n", agreements,
               cases.size(), out_of_memory, cases.size() - out_of_memory);
   CHECK(cases.size() == 13);
-  CHECK(agreements >= 10);
+  CHECK(agreements >= 11);
 }
 
 // Published sweeps (published-sweeps.json, made by scripts/validation/sc21_sweeps.py): one model

@@ -32,6 +32,16 @@ enum class OffloadModule {
   moe_act
 };
 inline constexpr size_t kNumOffloadModules = 7;
+// Megatron-LM --cuda-graph-impl (transformer_config.py cuda_graph_impl): none, per-layer graphs
+// of Megatron's own CudaGraphManager (local), or Transformer Engine's make_graphed_callables
+// (transformer_engine).
+enum class CudaGraphImpl { none, local, transformer_engine };
+// What the graphs capture (Megatron-Bridge's and older Megatron-LM's --cuda-graph-scope, current
+// Megatron-LM's --cuda-graph-modules; enums.py CudaGraphModule): parts of each layer, or with the
+// local implementation the whole forward-backward (full_iteration, current Megatron-LM's
+// --cuda-graph-impl full_iteration). An empty set captures whole layers.
+enum class CudaGraphScope { attn, mlp, moe, moe_router, moe_preprocess, full_iteration };
+inline constexpr size_t kNumCudaGraphScopes = 6;
 // Transformer Engine's fp8 scaling recipes (Megatron-LM --fp8-recipe).
 enum class Fp8Recipe { delayed, tensorwise, mxfp8, blockwise };
 // Storage dtypes of gradients and optimizer state (Megatron-LM --main-grads-dtype,
@@ -151,6 +161,22 @@ struct Strategy {
   // weight and a 16-bit residual, so the copy costs 2 bytes a parameter of the optimizer's
   // shard instead of 4 (docs/features/reuse-fp32-param.md).
   bool reuse_fp32_param = false;
+  // Megatron-LM --cuda-graph-impl and --cuda-graph-scope (a bit each, CudaGraphScope; none:
+  // whole layers). Graphs change no time here (no host launch overhead is modelled); their
+  // memory: docs/model.md section 2, cuda_graph_memory.cpp.
+  CudaGraphImpl cuda_graph_impl = CudaGraphImpl::none;
+  uint32_t cuda_graph_scope = 0;
+  bool graphs(CudaGraphScope scope) const {
+    return (cuda_graph_scope & (1u << static_cast<unsigned>(scope))) != 0;
+  }
+  // Graphs of the whole forward-backward (the local implementation's full_iteration scope).
+  bool full_iteration_graph() const {
+    return cuda_graph_impl != CudaGraphImpl::none && graphs(CudaGraphScope::full_iteration);
+  }
+  // Per-layer graphs (either implementation, not of the whole iteration).
+  bool per_layer_graphs() const {
+    return cuda_graph_impl != CudaGraphImpl::none && !graphs(CudaGraphScope::full_iteration);
+  }
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
@@ -201,6 +227,8 @@ enum class StrategyKeyId : uint8_t {
   optimizer_offload_fraction,
   overlap_cpu_optimizer_d2h_h2d,
   reuse_fp32_param,
+  cuda_graph_impl,
+  cuda_graph_scope,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count

@@ -29,6 +29,12 @@ constexpr std::array<std::string_view, 3> kDispatchers = {"allgather", "alltoall
 // Megatron-LM's --cp-comm-type choices Paraplan models (the hierarchical a2a+p2p is not).
 constexpr std::array<std::string_view, 3> kCpCommTypes = {"p2p", "a2a", "allgather"};
 constexpr std::array<std::string_view, 2> kCrossEntropyFusionImpls = {"native", "te"};
+// Megatron-LM arguments.py --cuda-graph-impl and enums.py CudaGraphModule (with the deprecated
+// full_iteration scope Megatron-Bridge's recipes set).
+constexpr std::array<std::string_view, 3> kCudaGraphImpls = {"none", "local",
+                                                             "transformer_engine"};
+constexpr std::array<std::string_view, kNumCudaGraphScopes> kCudaGraphScopes = {
+    "attn", "mlp", "moe", "moe_router", "moe_preprocess", "full_iteration"};
 
 template <auto Member>
 int64_t get_field(const Strategy& s, size_t /*pool*/) {
@@ -306,6 +312,20 @@ const StrategyKey kKeys[] = {
      "master copy shares memory with the bf16 weights, saving 2 bytes a parameter of the "
      "optimizer's shard.",
      get_field<&Strategy::reuse_fp32_param>, set_field<&Strategy::reuse_fp32_param>},
+    {K::cuda_graph_impl, "cuda_graph_impl", KeyType::choice,
+     false, false, kCudaGraphImpls, 0, 2, false,
+     MegatronFlag::composite, "--cuda-graph-impl",
+     "CUDA graphs: none, local (Megatron's CudaGraphManager) or transformer_engine (Transformer "
+     "Engine's make_graphed_callables). No time is modelled for them; their static buffers are "
+     "priced in memory.",
+     get_field<&Strategy::cuda_graph_impl>, set_field<&Strategy::cuda_graph_impl>},
+    {K::cuda_graph_scope, "cuda_graph_scope", KeyType::choice_set,
+     false, false, kCudaGraphScopes, 0, (1 << kNumCudaGraphScopes) - 1, false,
+     MegatronFlag::composite, "--cuda-graph-modules",
+     "What the CUDA graphs capture: attn, mlp (dense layers), moe, moe_router, moe_preprocess "
+     "(with moe_router), or full_iteration (the local implementation's whole forward-backward); "
+     "none: whole layers.",
+     get_field<&Strategy::cuda_graph_scope>, set_field<&Strategy::cuda_graph_scope>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",

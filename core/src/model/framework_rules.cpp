@@ -49,6 +49,11 @@ bool default_optimizer_dtypes(S s) {
          s.exp_avg_sq_dtype == d.exp_avg_sq_dtype;
 }
 // Megatron-LM's own fused loss, not Transformer Engine's kernel.
+// No CUDA graphs (cuda_graph_impl none and no scope).
+bool no_cuda_graphs(C, S s) {
+  return s.cuda_graph_impl == CudaGraphImpl::none && s.cuda_graph_scope == 0;
+}
+
 bool native_loss_kernel(C, S s) {
   return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native;
 }
@@ -118,6 +123,10 @@ const FrameworkRule kRules[] = {
      {K::offload_modules}, [](C, S s) {
        return s.offload_modules == 0 || s.offload_modules == kMindSpeedSwapAttentionModules;
      }},
+    {F::mindspeed_llm, "cuda_graph_impl",
+     "CUDA graphs are CUDA-only; MindSpeed-LLM runs on Ascend NPUs (its feature list registers no "
+     "graph capture)",
+     {K::cuda_graph_impl, K::cuda_graph_scope}, no_cuda_graphs},
 
     {F::mindspeed_llm, "cross_entropy_fusion_impl",
      "Transformer Engine's Triton loss kernel is CUDA-only; MindSpeed-LLM runs on Ascend",
@@ -215,6 +224,9 @@ const FrameworkRule kRules[] = {
      "DeepSpeed's optimizers keep their own fp32 master copy; parameter-copy reuse is MindSpeed's "
      "--reuse-fp32-param",
      {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
+    {F::deepspeed, "cuda_graph_impl",
+     "Megatron-DeepSpeed has no --cuda-graph-impl",
+     {K::cuda_graph_impl, K::cuda_graph_scope}, no_cuda_graphs},
     {F::deepspeed, "cross_entropy_loss_fusion", "Megatron-DeepSpeed has no --cross-entropy-loss-fusion",
      {K::cross_entropy_loss_fusion}, [](C, S s) { return !s.cross_entropy_loss_fusion; }},
     {F::deepspeed, "model", "Megatron-DeepSpeed has no multi-latent attention",
@@ -290,6 +302,8 @@ const FrameworkRule kRules[] = {
      "the mixed-precision optimizer keeps its own fp32 master copy; parameter-copy reuse is "
      "MindSpeed's --reuse-fp32-param",
      {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
+    {F::colossalai, "cuda_graph_impl", "no CUDA graph capture option in its plugins",
+     {K::cuda_graph_impl, K::cuda_graph_scope}, no_cuda_graphs},
     {F::colossalai, "fp8_param_gather", "no fp8 parameter gather",
      {K::fp8_param_gather}, [](C c, S s) { return !fp8(c) || !s.fp8_param_gather; }},
 
@@ -397,6 +411,9 @@ const FrameworkRule kRules[] = {
      "no parameter-copy reuse (MindSpeed's --reuse-fp32-param): FSDP2's sharded parameters are "
      "the fp32 masters themselves",
      {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
+    {F::torchtitan, "cuda_graph_impl",
+     "no Megatron-style CUDA graphs of layers (its graphs come only with torch.compile)",
+     {K::cuda_graph_impl, K::cuda_graph_scope}, no_cuda_graphs},
 };
 // clang-format on
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "model/collectives.hpp"
+#include "model/cuda_graph_memory.hpp"
 #include "model/data_parallel.hpp"
 #include "model/deepspeed_zero.hpp"
 #include "model/memory_reserve.hpp"
@@ -490,6 +491,8 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   memory.activations_bytes =
       (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
   memory.reserve = memory_reserve(in, group, memory.activations_bytes);
+  // CUDA graphs' static buffers (cuda_graph_memory.cpp): allocated once, not fragmented.
+  memory.activations_bytes += cuda_graph_bytes(in, group, in_flight + a2a_overlap_chunk);
   memory.host_bytes = in_flight * work.offloaded_bytes + kHostOptimizerBytesPerParameter * on_host;
   return memory;
 }

@@ -209,6 +209,23 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
       case StrategyKeyId::fp8_param_gather:
         if (training.precision == Precision::fp8 && s.fp8_param_gather) flag(key.megatron_flag);
         break;
+      case StrategyKeyId::cuda_graph_impl:
+        // arguments.py at d98e8a64ddf3: --cuda-graph-impl {none,local,transformer_engine,
+        // full_iteration} and --cuda-graph-modules (the older --cuda-graph-scope's successor);
+        // the full_iteration scope is its own implementation, which asserts
+        // --no-check-for-nan-in-loss-and-grad.
+        if (s.full_iteration_graph()) {
+          value(key.megatron_flag, "full_iteration");
+          flag("--no-check-for-nan-in-loss-and-grad");
+        } else if (s.cuda_graph_impl != CudaGraphImpl::none) {
+          value(key.megatron_flag, std::string(key.choices[static_cast<size_t>(key_value)]));
+        }
+        break;
+      case StrategyKeyId::cuda_graph_scope:
+        if (s.per_layer_graphs() && s.cuda_graph_scope != 0) {
+          value(key.megatron_flag, names_of(key, s.cuda_graph_scope));
+        }
+        break;
       case StrategyKeyId::reuse_fp32_param:
         // MindSpeed's flag, not Megatron-LM's: the MindSpeed-LLM launch writes it.
         break;

@@ -72,7 +72,9 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::optimizer_cpu_offload,
               K::optimizer_offload_fraction,
               K::overlap_cpu_optimizer_d2h_h2d,
-              K::reuse_fp32_param};
+              K::reuse_fp32_param,
+              K::cuda_graph_impl,
+              K::cuda_graph_scope};
     case Level::leaf:
     case Level::count:
       break;
@@ -119,11 +121,12 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
   zero_pins_.fp8_param_gather = pins_.flag(K::fp8_param_gather);
-  for (const K key : {K::grad_reduce_in_bf16, K::accumulate_allreduce_grads_in_fp32,
-                      K::use_precision_aware_optimizer, K::main_grads_dtype, K::main_params_dtype,
-                      K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers,
-                      K::offload_modules, K::optimizer_cpu_offload, K::optimizer_offload_fraction,
-                      K::overlap_cpu_optimizer_d2h_h2d, K::reuse_fp32_param}) {
+  for (const K key :
+       {K::grad_reduce_in_bf16, K::accumulate_allreduce_grads_in_fp32,
+        K::use_precision_aware_optimizer, K::main_grads_dtype, K::main_params_dtype,
+        K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers, K::offload_modules,
+        K::optimizer_cpu_offload, K::optimizer_offload_fraction, K::overlap_cpu_optimizer_d2h_h2d,
+        K::reuse_fp32_param, K::cuda_graph_impl, K::cuda_graph_scope}) {
     const StrategyKey& row = strategy_key(key);
     zero_pins_.fixed.emplace_back(&row, pins_.get(key).value_or(row.default_value()));
   }

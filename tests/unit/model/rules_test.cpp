@@ -37,6 +37,12 @@ void recompute_modules(Strategy& s, std::initializer_list<RecomputeModule> modul
   }
 }
 
+uint32_t graph_scope(std::initializer_list<CudaGraphScope> scopes) {
+  uint32_t bits = 0;
+  for (const CudaGraphScope scope : scopes) bits |= 1u << static_cast<unsigned>(scope);
+  return bits;
+}
+
 std::string custom(int heads, int groups, int ffn, int moe_ffn = 0, int experts = 8) {
   std::string model = R"({"name": "m", "num_layers": 8, "hidden_size": 1024, "ffn_hidden_size": )" +
                       std::to_string(ffn) + R"(, "num_attention_heads": )" + std::to_string(heads) +
@@ -221,6 +227,67 @@ std::vector<Case> cases() {
        [](Strategy& s) {
          s.cpu_offloading_num_layers = 4;
          s.recompute[0].granularity = RecomputeGranularity::selective;
+       }},
+      {"a CUDA graph scope needs a CUDA graph implementation", job(kLlama, 8),
+       [](Strategy& s) { s.cuda_graph_scope = graph_scope({CudaGraphScope::attn}); }},
+      {"full-iteration CUDA graphs are the local implementation's", job(kLlama, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+         s.cuda_graph_scope = graph_scope({CudaGraphScope::full_iteration});
+       }},
+      {"a full-iteration CUDA graph captures no other scope", job(kLlama, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::local;
+         s.cuda_graph_scope = graph_scope({CudaGraphScope::full_iteration, CudaGraphScope::attn});
+       }},
+      {"MoE CUDA graph scopes need a MoE model", job(kLlama, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+         s.cuda_graph_scope = graph_scope({CudaGraphScope::moe_router});
+       }},
+      {"the mlp CUDA graph scope needs dense layers", job(kSharedMoe, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+         s.cuda_graph_scope = graph_scope({CudaGraphScope::mlp});
+       }},
+      {"the moe and moe_router CUDA graph scopes exclude each other", job(kSharedMoe, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::local;
+         s.cuda_graph_scope = graph_scope({CudaGraphScope::moe, CudaGraphScope::moe_router});
+       }},
+      {"the moe CUDA graph scope needs drop-and-pad MoE", job(kSharedMoe, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+         s.cuda_graph_scope = graph_scope({CudaGraphScope::moe});
+       }},
+      {"the moe_preprocess CUDA graph scope needs moe_router", job(kSharedMoe, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+         s.cuda_graph_scope = graph_scope({CudaGraphScope::moe_preprocess});
+       }},
+      {"per-layer CUDA graphs exclude full recompute", job(kLlama, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+         s.recompute[0].granularity = RecomputeGranularity::full;
+       }},
+      {"per-layer CUDA graphs exclude CPU offloading by layer", job(kLlama, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::local;
+         s.cpu_offloading_num_layers = 4;
+       }},
+      {"recomputing whole MoE layers excludes Transformer Engine's moe_router graphs",
+       job(kSharedMoe, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+         s.cuda_graph_scope = graph_scope({CudaGraphScope::moe_router});
+         recompute_modules(s, {RecomputeModule::moe});
+       }},
+      {"fine-grained activation offloading with local per-layer graphs offloads only the experts'",
+       job(kLlama, 8),
+       [](Strategy& s) {
+         s.cuda_graph_impl = CudaGraphImpl::local;
+         s.cuda_graph_scope = graph_scope({CudaGraphScope::attn});
+         s.offload_modules = 1u << static_cast<unsigned>(OffloadModule::qkv_linear);
        }},
       {"fine-grained activation offloading excludes CPU offloading by layer", job(kLlama, 8),
        [](Strategy& s) {

@@ -167,6 +167,27 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     set("m.fine_grained_activation_offloading", "True");
     set("m.offload_modules", python_names(StrategyKeyId::offload_modules, s.offload_modules));
   }
+  // CUDA graphs through Megatron-Bridge's helpers (src/megatron/bridge/utils/cuda_graph.py
+  // set_cuda_graph_modules, set_full_iteration_cuda_graph), as its performance overrides set
+  // them (scripts/performance/utils/overrides.py _set_cuda_graph_overrides: the TE RNG tracker,
+  // and no NaN check of the loss under a full-iteration graph).
+  if (s.cuda_graph_impl != CudaGraphImpl::none) {
+    t += "from megatron.bridge.utils.cuda_graph import set_cuda_graph_modules, "
+         "set_full_iteration_cuda_graph\n";
+    set("cfg.rng.te_rng_tracker = m.use_te_rng_tracker", "True");
+    if (s.full_iteration_graph()) {
+      t += "set_full_iteration_cuda_graph(m)\n";
+      set("cfg.rerun_state_machine.check_for_nan_in_loss", "False");
+    } else {
+      set("m.cuda_graph_impl",
+          "\"" +
+              std::string(strategy_key(StrategyKeyId::cuda_graph_impl)
+                              .choices[static_cast<size_t>(s.cuda_graph_impl)]) +
+              "\"");
+      t += "set_cuda_graph_modules(m, " +
+           python_names(StrategyKeyId::cuda_graph_scope, s.cuda_graph_scope) + ")\n";
+    }
+  }
   set("m.attention_backend", s.use_flash_attn ? "AttnBackend.flash" : "AttnBackend.auto");
   set("m.cross_entropy_loss_fusion", py_bool(s.cross_entropy_loss_fusion));
   if (s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::te) {

@@ -1,0 +1,74 @@
+// CUDA graphs' memory, as Megatron-LM (d98e8a64ddf3) and Transformer Engine (d0067d0) allocate it
+// (docs/model.md section 2, "CUDA graphs").
+//
+// What every implementation shares, and so adds nothing here: a graph's saved activations live in
+// its private memory pool from its forward to its backward, as the same tensors would without
+// graphs (the pool is captured in execution order, TE graph.py "All captures here share a
+// mempool", Megatron cuda_graphs.py CudaGraphManager.global_mempool), so the activations term
+// already prices them.
+#include "model/cuda_graph_memory.hpp"
+
+#include <algorithm>
+
+namespace paraplan::detail {
+namespace {
+
+// megatron/core/transformer/module.py get_layer_static_inputs: the hidden-state input of each
+// graphed layer is torch.bfloat16, [s / cp (/ tp with sequence parallelism), b, h].
+constexpr double kStaticHiddenBytes = 2;
+// megatron/core/transformer/transformer_layer.py get_layer_static_inputs: a graph that captures
+// the attention also takes a causal attention_mask, torch.bool [b, 1, s / cp, s].
+constexpr double kStaticMaskBytes = 1;
+// megatron/core/full_cuda_graph.py StaticBufferLoader: each micro-batch's batch is copied into a
+// static buffer of its own: tokens, labels, position_ids (int64) and loss_mask (float32) per token.
+constexpr double kFullIterationBatchBytesPerToken = 8 + 8 + 8 + 4;
+
+}  // namespace
+
+double cuda_graph_bytes(const PipelineInput& in, const StageGroup& group, double in_flight) {
+  const Strategy& s = *in.strategy;
+  if (s.cuda_graph_impl == CudaGraphImpl::none) return 0;
+  const double b = static_cast<double>(s.micro_batch_size);
+  const double seq = static_cast<double>(in.training->seq_length);
+  const double cp_seq = seq / static_cast<double>(s.context_parallel_size);
+  if (s.full_iteration_graph()) {
+    // The whole forward-backward is one graph: its activations are the same tensors in its pool;
+    // what it adds is every micro-batch's input batch, read before the replay (data_read).
+    return kFullIterationBatchBytesPerToken * b * cp_seq * static_cast<double>(in.micro_batches);
+  }
+  // CudaGraphManager (local): an input that is another graph's output reuses that graph's buffer
+  // (cuda_graphs.py create_fwd_graph, _resolve_input_buffer: fwd_cudagraph_buffer), one that
+  // comes from eager code is a fresh pool buffer standing for the eager tensor, which nothing
+  // else keeps; it records the arguments the layer is called with (no mask of its own).
+  if (s.cuda_graph_impl == CudaGraphImpl::local) return 0;
+
+  // Transformer Engine's make_graphed_callables (Megatron's TECudaGraphHelper): a forward and a
+  // backward graph per layer and micro-batch (num_layers * num_microbatches callables, one
+  // micro-batch without pipeline parallelism), each with static inputs from
+  // TECudaGraphHelper._get_sample_arguments. A micro-batch's buffers are reused by a later one
+  // once its backward is done (_reuse_graph_input_output_buffers), so a stage holds one set per
+  // layer and micro-batch in flight, for the whole run.
+  const double layers = static_cast<double>(group.layers);
+  const double pairs = in_flight * layers;
+  const double sp = s.sequence_parallel ? static_cast<double>(s.tensor_model_parallel_size) : 1.0;
+  const double hidden =
+      kStaticHiddenBytes * cp_seq / sp * b * static_cast<double>(in.model->hidden_size);
+  const bool whole_layer = s.cuda_graph_scope == 0;
+  double bytes = 0;
+  // The attention mask: only graphs that capture the attention take one, and nothing else holds
+  // it (the eager layer gets none with causal fused attention).
+  if (whole_layer || s.graphs(CudaGraphScope::attn))
+    bytes += pairs * kStaticMaskBytes * b * cp_seq * seq;
+  // Whole-layer graphs chain: a layer's static output stays in the pool until its backward is
+  // captured (graph.py: per_callable_static_outputs, weak-referenced only then) while the next
+  // layer's graph copies it into its own static input (Graphed.forward copy_). Where a graph
+  // captures part of a layer its input is an eager tensor that nothing else keeps after the copy,
+  // and its output is the tensor the eager code saves: no second copy.
+  if (whole_layer) bytes += pairs * hidden;
+  // The output gradients' buffers, one per output signature and shared by every graph
+  // (graph.py static_grad_outputs_dict): the layers of a stage share one.
+  bytes += hidden;
+  return bytes;
+}
+
+}  // namespace paraplan::detail

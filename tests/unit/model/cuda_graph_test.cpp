@@ -1,0 +1,92 @@
+// CUDA graphs' memory (cuda_graph_memory.cpp): the static buffers each implementation holds beside
+// the activations, per layer and micro-batch in flight for Transformer Engine's graphs; no time.
+#include <doctest/doctest.h>
+
+#include "paraplan/estimate.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Four layers of hidden 1024 at sequence 2048, micro-batch 1, on 4 H100: TP 2 with sequence
+// parallelism, PP 2 (two layers a stage; 1F1B holds 2 micro-batches on the first stage, 1 on the
+// last), 16 micro-batches.
+Report with_graphs(const std::string& graphs) {
+  const std::string strategy = R"({"tensor_model_parallel_size": 2,
+      "pipeline_model_parallel_size": 2, "sequence_parallel": true, "use_flash_attn": true,
+      "micro_batch_size": 1)" + graphs +
+                               "}";
+  return estimate(test::scenario(R"({"model": {"name": "m", "num_layers": 4, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 16, "vocab_size": 32000,
+      "activation": "swiglu"}, "training": {"global_batch_size": 16, "seq_length": 2048},
+      "cluster": {"gpus_per_node": 4, "gpus": [{"type": "h100", "count": 4}]},
+      "strategy": )" + strategy + "}"));
+}
+
+// What the graphs add to each stage's memory.
+std::vector<double> added(const std::string& graphs) {
+  const Report off = with_graphs("");
+  const Report on = with_graphs(graphs);
+  REQUIRE(off.stages.size() == on.stages.size());
+  std::vector<double> bytes;
+  for (size_t i = 0; i < on.stages.size(); ++i) {
+    const StageMemory& a = off.stages[i].memory;
+    const StageMemory& b = on.stages[i].memory;
+    // Static buffers: allocated tensors, not the reserve (no fragmentation of their own).
+    CHECK(b.reserve.total_bytes() == a.reserve.total_bytes());
+    CHECK(b.peak_bytes() - a.peak_bytes() ==
+          doctest::Approx(b.activations_bytes - a.activations_bytes));
+    bytes.push_back(b.activations_bytes - a.activations_bytes);
+  }
+  // No host launch overhead is modelled: graphs change no time.
+  CHECK(on.iteration_time_s == off.iteration_time_s);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "Transformer Engine's whole-layer graphs: a mask and a chained hidden state per layer "
+    "and micro-batch in flight") {
+  // hidden [2048 / 2, 1, 1024] bf16: 2 MiB; mask [1, 1, 2048, 2048] bool: 4 MiB. The first stage
+  // holds 2 layers x 2 micro-batches of both, the last 2 x 1; each one output-gradient buffer.
+  const std::vector<double> bytes = added(R"(, "cuda_graph_impl": "transformer_engine")");
+  CHECK(bytes[0] == 4 * (4 + 2) * kMiB + 2 * kMiB);
+  CHECK(bytes[1] == 2 * (4 + 2) * kMiB + 2 * kMiB);
+  // Per micro-batch in flight: the first stage's extra over the last's is one set per layer.
+  CHECK(bytes[0] - bytes[1] == 2 * (4 + 2) * kMiB);
+}
+
+TEST_CASE("Transformer Engine's partial graphs: attention graphs take a mask, MLP graphs no copy") {
+  const std::vector<double> attn =
+      added(R"(, "cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["attn"])");
+  CHECK(attn[0] == 4 * 4 * kMiB + 2 * kMiB);
+  CHECK(attn[1] == 2 * 4 * kMiB + 2 * kMiB);
+  const std::vector<double> mlp =
+      added(R"(, "cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["mlp"])");
+  CHECK(mlp[0] == 2 * kMiB);
+  CHECK(mlp[1] == 2 * kMiB);
+  CHECK(attn[0] > mlp[0]);
+}
+
+TEST_CASE("local graphs reuse each other's buffers; a full-iteration graph copies every batch") {
+  for (const double bytes : added(R"(, "cuda_graph_impl": "local")")) CHECK(bytes == 0);
+  for (const double bytes :
+       added(R"(, "cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"])")) {
+    // tokens, labels, position_ids (int64) and loss_mask (fp32) of 16 micro-batches of 2048.
+    CHECK(bytes == 28.0 * 2048 * 16);
+  }
+}
+
+TEST_CASE("CUDA graph keys: Megatron-LM's names, off by default, refused where unsupported") {
+  const Report plain = with_graphs("");
+  CHECK(plain.feasible);
+  const Report te = with_graphs(R"(, "cuda_graph_impl": "transformer_engine")");
+  CHECK(te.feasible);
+  CHECK(te.peak_memory_bytes() > plain.peak_memory_bytes());
+  const Report refused = with_graphs(R"(, "cuda_graph_scope": ["attn"])");
+  CHECK_FALSE(refused.feasible);
+}
