@@ -90,6 +90,8 @@ export interface Strategy {
   optimizer_offload_fraction?: number;
   // MindSpeed's --reuse-fp32-param (MindSpeed-LLM only).
   reuse_fp32_param?: boolean;
+  cuda_graph_impl?: "none" | "local" | "transformer_engine";
+  cuda_graph_scope?: string[];
   pipeline_stage_gpus?: string[];
   pipeline_stage_layers?: number[];
 }
