@@ -31,8 +31,7 @@ constexpr std::array<std::string_view, 3> kCpCommTypes = {"p2p", "a2a", "allgath
 constexpr std::array<std::string_view, 2> kCrossEntropyFusionImpls = {"native", "te"};
 // Megatron-LM arguments.py --cuda-graph-impl and enums.py CudaGraphModule (with the deprecated
 // full_iteration scope Megatron-Bridge's recipes set).
-constexpr std::array<std::string_view, 3> kCudaGraphImpls = {"none", "local",
-                                                             "transformer_engine"};
+constexpr std::array<std::string_view, 3> kCudaGraphImpls = {"none", "local", "transformer_engine"};
 constexpr std::array<std::string_view, kNumCudaGraphScopes> kCudaGraphScopes = {
     "attn", "mlp", "moe", "moe_router", "moe_preprocess", "full_iteration"};
 

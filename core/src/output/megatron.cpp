@@ -93,7 +93,7 @@ SplitFlags split_flags(const Strategy& s, const ModelSpec& model) {
   // Any other split: the layout, which also sets the virtual pipeline size (arguments.py: at
   // most one of it, --num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-...).
   flags.layers.emplace_back("--pipeline-model-parallel-layout");
-  flags.layers.push_back("\"" + layout(layers, v) + "\"");
+  flags.layers.push_back(std::string(1, '"').append(layout(layers, v)).append(1, '"'));
   return flags;
 }
 

@@ -525,6 +525,44 @@ TEST_CASE("parameter-copy reuse: MindSpeed-LLM passes --reuse-fp32-param, the ot
   CHECK(plain.find("reuse") == std::string::npos);
 }
 
+TEST_CASE("CUDA graphs: Megatron-LM and Megatron-Bridge launch them, the others cannot") {
+  const auto bridge_text = [](const nlohmann::json& launch) {
+    std::string text = launch["megatron-bridge"]["command"];
+    for (const auto& [name, file] : launch["megatron-bridge"]["files"].items()) {
+      text += file.get<std::string>();
+    }
+    return text;
+  };
+  const nlohmann::json layers = launches(reference(
+      {{"cuda_graph_impl", "transformer_engine"}, {"cuda_graph_scope", {"attn", "mlp"}}}));
+  CHECK_FALSE(layers["megatron"].contains("unsupported"));
+  const std::string command = layers["megatron"]["command"];
+  CHECK(command.find(" --cuda-graph-impl transformer_engine ") != std::string::npos);
+  CHECK(command.find(" --cuda-graph-modules attn mlp ") != std::string::npos);
+  const std::string bridge = bridge_text(layers);
+  CHECK(bridge.find("m.cuda_graph_impl = \"transformer_engine\"\n") != std::string::npos);
+  CHECK(bridge.find("set_cuda_graph_modules(m, [\"attn\", \"mlp\"])\n") != std::string::npos);
+  for (const char* framework : {"mindspeed-llm", "deepspeed", "colossalai", "torchtitan"}) {
+    CAPTURE(framework);
+    const nlohmann::json& unsupported = layers[framework]["unsupported"];
+    CHECK(std::any_of(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
+      return r.get<std::string>().rfind("cuda_graph_impl: ", 0) == 0;
+    }));
+  }
+  // One graph of the whole iteration: its own implementation in Megatron-LM, without the loss's
+  // NaN check.
+  const nlohmann::json iteration =
+      launches(reference({{"cuda_graph_impl", "local"}, {"cuda_graph_scope", {"full_iteration"}}}));
+  const std::string whole = iteration["megatron"]["command"];
+  CHECK(whole.find(" --cuda-graph-impl full_iteration ") != std::string::npos);
+  CHECK(whole.find(" --no-check-for-nan-in-loss-and-grad ") != std::string::npos);
+  CHECK(whole.find("--cuda-graph-modules") == std::string::npos);
+  CHECK(bridge_text(iteration).find("set_full_iteration_cuda_graph(m)\n") != std::string::npos);
+  // None chosen: no graph flag.
+  CHECK(launches(reference())["megatron"]["command"].get<std::string>().find("cuda-graph") ==
+        std::string::npos);
+}
+
 TEST_CASE("every flag Paraplan emits for Megatron-LM is in its arguments.py (d98e8a64ddf3)") {
   // tests/unit/data/megatron-lm-flags.txt: scripts/megatron_lm_flags.py over
   // NVIDIA/Megatron-LM d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron/training/arguments.py

@@ -9,6 +9,10 @@ namespace paraplan::detail {
 namespace {
 
 std::string py_bool(bool value) { return value ? "True" : "False"; }
+// A Python string literal (appended, not prefixed: GCC 12 warns on "literal" + std::string).
+std::string py_string(std::string_view value) {
+  return std::string(1, '"').append(value).append(1, '"');
+}
 
 std::string model_lines(const ModelSpec& model, const Training& training) {
   std::string t;
@@ -57,7 +61,7 @@ std::string model_lines(const ModelSpec& model, const Training& training) {
   }
   if (model.mtp_num_layers > 0) num("mtp_num_layers", model.mtp_num_layers);
   if (model.window_size > 0) {  // TransformerConfig window_size (left, right)
-    set("window_size", "(" + std::to_string(model.window_size) + ", 0)");
+    set("window_size", std::string("(").append(std::to_string(model.window_size)).append(", 0)"));
     if (model.window_attn_skip_freq > 0) {
       num("window_attn_skip_freq", model.window_attn_skip_freq);
     }
@@ -140,8 +144,7 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
       s.expert_tensor_parallel_size > 0 ? std::to_string(s.expert_tensor_parallel_size) : "None");
   set("m.sequence_parallel", py_bool(s.sequence_parallel && s.tensor_model_parallel_size > 1));
   if (in.scenario.model.moe) {
-    set("m.moe_token_dispatcher_type",
-        "\"" + std::string(to_string(s.moe_token_dispatcher_type)) + "\"");
+    set("m.moe_token_dispatcher_type", py_string(to_string(s.moe_token_dispatcher_type)));
     set("m.moe_grouped_gemm", py_bool(s.moe_grouped_gemm));
     set("m.moe_permute_fusion", py_bool(s.moe_permute_fusion));
     set("m.moe_shared_expert_overlap", py_bool(s.moe_shared_expert_overlap));
@@ -150,10 +153,10 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
   if (r.granularity == RecomputeGranularity::none) {
     set("m.recompute_granularity", "None");
   } else {
-    set("m.recompute_granularity", "\"" + std::string(to_string(r.granularity)) + "\"");
+    set("m.recompute_granularity", py_string(to_string(r.granularity)));
   }
   if (r.granularity == RecomputeGranularity::full) {
-    set("m.recompute_method", "\"" + std::string(to_string(r.method)) + "\"");
+    set("m.recompute_method", py_string(to_string(r.method)));
     num("m.recompute_num_layers", r.num_layers);
   }
   if (r.granularity == RecomputeGranularity::selective) {
@@ -179,13 +182,12 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
       t += "set_full_iteration_cuda_graph(m)\n";
       set("cfg.rerun_state_machine.check_for_nan_in_loss", "False");
     } else {
-      set("m.cuda_graph_impl",
-          "\"" +
-              std::string(strategy_key(StrategyKeyId::cuda_graph_impl)
-                              .choices[static_cast<size_t>(s.cuda_graph_impl)]) +
-              "\"");
-      t += "set_cuda_graph_modules(m, " +
-           python_names(StrategyKeyId::cuda_graph_scope, s.cuda_graph_scope) + ")\n";
+      const std::string_view impl = strategy_key(StrategyKeyId::cuda_graph_impl)
+                                        .choices[static_cast<size_t>(s.cuda_graph_impl)];
+      set("m.cuda_graph_impl", py_string(impl));
+      t.append("set_cuda_graph_modules(m, ")
+          .append(python_names(StrategyKeyId::cuda_graph_scope, s.cuda_graph_scope))
+          .append(")\n");
     }
   }
   set("m.attention_backend", s.use_flash_attn ? "AttnBackend.flash" : "AttnBackend.auto");
