@@ -102,7 +102,7 @@ Launch colossalai_launch(const LaunchInput& in) {
   arg("zero_stage", std::to_string(s.zero_stage));
   arg("overlap_communication", py_bool(s.overlap_grad_reduce));
   if (s.zero_stage >= 1) arg("overlap_allgather", py_bool(s.overlap_param_gather));
-  arg("precision", "\"" + precision(training.precision) + "\"");
+  arg("precision", std::string(1, '"').append(precision(training.precision)).append(1, '"'));
   if (training.precision == Precision::fp8) arg("use_fp8", "True");
   arg("enable_flash_attention", py_bool(s.use_flash_attn));
   const Recompute& r = stage_recompute(in);
