@@ -102,6 +102,15 @@ struct Strategy {
   int64_t micro_batch_size = 1;
   bool sequence_parallel = false;
   std::vector<Recompute> recompute = std::vector<Recompute>(1);  // one per GPU type
+  // Whether some GPU type recomputes at `granularity`, or recomputes `module` selectively.
+  bool any_recompute(RecomputeGranularity granularity) const {
+    return std::any_of(recompute.begin(), recompute.end(),
+                       [&](const Recompute& r) { return r.granularity == granularity; });
+  }
+  bool any_recomputes(RecomputeModule module) const {
+    return std::any_of(recompute.begin(), recompute.end(),
+                       [&](const Recompute& r) { return r.recomputes(module); });
+  }
   int64_t zero_stage = 0;  // 1 = --use-distributed-optimizer, 2 and 3 = Megatron-FSDP
   bool use_flash_attn = false;
   bool overlap_grad_reduce = false;

@@ -10,10 +10,6 @@ using C = const RuleContext&;
 using S = const Strategy&;
 using F = Framework;
 
-bool any_recompute(S s, RecomputeGranularity granularity) {
-  return std::any_of(s.recompute.begin(), s.recompute.end(),
-                     [&](const Recompute& r) { return r.granularity == granularity; });
-}
 // The GPU types the stages run on disagree on recompute.
 bool recompute_differs(S s) {
   if (s.pipeline_stage_gpus.empty()) return false;
@@ -184,7 +180,7 @@ const FrameworkRule kRules[] = {
      "selective recompute checkpoints core attention only on the non-flash path "
      "(megatron/model/transformer.py): a no-op with flash attention",
      kRecompute | KeySet{K::use_flash_attn},
-     [](C, S s) { return !s.use_flash_attn || !any_recompute(s, RecomputeGranularity::selective); }},
+     [](C, S s) { return !s.use_flash_attn || !s.any_recompute(RecomputeGranularity::selective); }},
     {F::deepspeed, "recompute_method",
      "DeepSpeed's pipeline does not support the block recompute method (megatron/training.py)",
      kRecompute | KeySet{K::pipeline_model_parallel_size},
@@ -257,7 +253,7 @@ const FrameworkRule kRules[] = {
      }},
     {F::colossalai, "recompute_granularity",
      "no selective (core-attention) recompute: gradient checkpointing is of whole layers",
-     kRecompute, [](C, S s) { return !any_recompute(s, RecomputeGranularity::selective); }},
+     kRecompute, [](C, S s) { return !s.any_recompute(RecomputeGranularity::selective); }},
     {F::colossalai, "recompute_method",
      "PipelineGradientCheckpointConfig checkpoints the first N layers of each stage (block) or "
      "every layer, not N-layer units",

@@ -34,7 +34,9 @@ struct Rule {
   std::string (*reason)(const RuleContext& context, const Strategy& strategy);
 };
 
+// Every rule: rules.cpp's and the CUDA graph rules (cuda_graph_rules.cpp).
 std::span<const Rule> rules();
+std::span<const Rule> cuda_graph_rules();
 
 // Appends the reason of every rule `strategy` breaks; true when it breaks none.
 bool check_rules(const RuleContext& context, const Strategy& strategy,
