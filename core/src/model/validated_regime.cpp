@@ -123,6 +123,13 @@ std::vector<std::string> regime_notes(const ModelSpec& model, const Training& tr
         "not modelled: the validated runs of this kind (MegaScale-MoE's Megatron-LM baseline, "
         "many experts per GPU) ran about 1.5 times slower than predicted");
   }
+  // CUDA graphs' pool: oom-outcomes.json OOM01 and OOM02 (docs/model.md section 2).
+  if (strategy.cuda_graph_impl != CudaGraphImpl::none) {
+    notes.push_back(
+        "CUDA graphs are priced by their static buffers only, not by their memory pool's "
+        "fragmentation: a published launch with Transformer Engine graphs ran out of memory where "
+        "the model left 18% of the GPU free");
+  }
   if (training.seq_length > kLongestValidatedSeqLength) {
     notes.push_back("sequence length " + std::to_string(training.seq_length) +
                     " is longer than any validated run (" +

@@ -165,6 +165,13 @@ TEST_CASE("a framework, ZeRO stage or MoE loop the published runs miss is outsid
       zero3[0].starts_with("deepspeed with zero_stage 3: its only published runs, DeepSpeed "
                            "ZeRO-3 of 2021 (SC21 Table 2), ran 1.4 to 3.2 times slower"));
 
+  // CUDA graphs: their pool's fragmentation is not priced (oom-outcomes.json OOM01).
+  const std::vector<std::string> graphs =
+      notes("megatron", "llama3.1-8b",
+            R"({"cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["mlp"]})");
+  REQUIRE(graphs.size() == 1);
+  CHECK(graphs[0].starts_with("CUDA graphs are priced by their static buffers only"));
+
   // SequentialMLP: a host loop over the GPU's experts, unless each GPU holds one.
   const std::vector<std::string> loop =
       notes("megatron", "mixtral-8x7b", R"({"moe_grouped_gemm": false})");
