@@ -155,9 +155,11 @@ TEST_CASE("a framework, ZeRO stage or MoE loop the published runs miss is outsid
   CHECK(notes("megatron", "llama3.1-8b", R"({"zero_stage": 2})") ==
         std::vector<std::string>{
             "megatron with zero_stage 2 was never validated against a published run"});
-  CHECK(notes("torchtitan", "llama3.1-8b", R"({"zero_stage": 3})") ==
-        std::vector<std::string>{
-            "torchtitan with zero_stage 3 was never validated against a published run"});
+  const std::vector<std::string> titan = notes("torchtitan", "llama3.1-8b", R"({"zero_stage": 3})");
+  REQUIRE(titan.size() == 1);
+  CHECK(
+      titan[0].starts_with("torchtitan with zero_stage 3 was never validated against a "
+                           "published run's throughput; its published benchmarks"));
   CHECK(notes("deepspeed", "llama3.1-8b", R"({"zero_stage": 1})").empty());  // BLOOM-176B
   const std::vector<std::string> zero3 = notes("deepspeed", "llama3.1-8b", R"({"zero_stage": 3})");
   REQUIRE(zero3.size() == 1);
