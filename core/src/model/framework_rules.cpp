@@ -44,12 +44,11 @@ bool default_optimizer_dtypes(S s) {
          s.main_params_dtype == d.main_params_dtype && s.exp_avg_dtype == d.exp_avg_dtype &&
          s.exp_avg_sq_dtype == d.exp_avg_sq_dtype;
 }
-// Megatron-LM's own fused loss, not Transformer Engine's kernel.
 // No CUDA graphs (cuda_graph_impl none and no scope).
 bool no_cuda_graphs(C, S s) {
   return s.cuda_graph_impl == CudaGraphImpl::none && s.cuda_graph_scope == 0;
 }
-
+// Megatron-LM's own fused loss, not Transformer Engine's kernel.
 bool native_loss_kernel(C, S s) {
   return s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::native;
 }
