@@ -36,4 +36,13 @@ struct MoeDispatch {
 MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strategy& strategy,
                          int64_t gpus_per_node, double local_tokens, double element_bytes);
 
+// Host time to issue one local expert's forward in SequentialMLP (Megatron-LM without
+// --moe-grouped-gemm: experts.py loops over the experts, fc1, activation, fc2 each): the slope
+// of the loop's host time over its experts, measured in eager PyTorch with
+// torch.nn.functional.linear by scripts/calibration/measure_host.py on a lent H200's host
+// (scripts/calibration/measured/host-h200-2026-11-26-run{1,2}.json: 101 us forward, 142 us
+// backward). Megatron-LM's experts are Transformer Engine linears, which cost the host more per
+// call: a lower bound.
+inline constexpr double kSequentialMlpHostForwardS = 101e-6;
+
 }  // namespace paraplan::detail

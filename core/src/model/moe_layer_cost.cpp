@@ -1,4 +1,6 @@
 // The MoE block of one layer: router, permutation, token dispatch, routed and shared experts.
+#include <algorithm>
+
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
 #include "model/kernels.hpp"
@@ -71,8 +73,18 @@ void CostBuilder::moe_block(LayerCost& cost) {
       s_.expert_model_parallel_size > 1 ? block.backward.ep_comm_s : block.backward.tp_comm_s;
 
   // Routed experts on the rows the busiest GPU receives, width split by expert tensor parallel.
+  const double before_experts_s = block.forward.compute_s;
   const MlpTime routed =
       mlp(block, d.expert_rows, expert_ffn, local_experts, et, s_.moe_grouped_gemm);
+  // SequentialMLP's loop starts behind `tokens_per_expert.tolist()`, a host sync that empties
+  // the GPU's queue (experts.py), so the GPU runs its experts no faster than the host issues
+  // them. The backward has no sync: the rest of the stage's backward keeps the GPU busy while
+  // the host catches up (measured: docs/model.md section 6).
+  if (!s_.moe_grouped_gemm && local_experts > 1) {
+    const double experts_forward_s = block.forward.compute_s - before_experts_s;
+    block.forward.compute_s +=
+        std::max(0.0, local_experts * kSequentialMlpHostForwardS - experts_forward_s);
+  }
   cost.unit(RecomputeModule::moe_act) = routed.activation;
   // experts.py: expert_fc1's region saves the permuted rows (fc1's input), moe_act's the fc1
   // output (the activation's input).

@@ -162,6 +162,21 @@ TEST_CASE("a grouped GEMM over many small experts beats one GEMM per expert") {
   CHECK(grouped.activation_bytes == doctest::Approx(sequential.activation_bytes));
 }
 
+TEST_CASE("SequentialMLP's forward waits for the host to issue each expert; its backward not") {
+  // 64 experts of 128 rows per micro-batch: a few us of GPU work each, far less than the
+  // host's 101 us to issue one.
+  const Scenario sc = job(moe_model(64, 2));
+  Strategy s = base();
+  const detail::LayerCost sequential = costs(sc, s).moe;
+  CHECK(sequential.forward.compute_s >= 64 * detail::kSequentialMlpHostForwardS);
+  CHECK(sequential.backward.compute_s < 64 * detail::kSequentialMlpHostForwardS);
+  // One expert per GPU runs without the loop (experts.py): as fast as a grouped GEMM of one.
+  s.expert_model_parallel_size = 64;
+  const double alone_s = costs(sc, s).moe.forward.compute_s;
+  s.moe_grouped_gemm = true;
+  CHECK(alone_s == doctest::Approx(costs(sc, s).moe.forward.compute_s));
+}
+
 TEST_CASE("MoE activations: the experts' rows and the router's scores, not the unpermute's") {
   // No tensor parallel: alltoall over EP 2, forced balance. Beyond a dense layer's MLP
   // (2 x 2 f + 2 f bytes per token for SwiGLU), a MoE layer keeps per token: k rows through
