@@ -15,7 +15,9 @@ Cases:
                       f1f03922, megatron/core/transformer/moe/experts.py: `tokens_per_expert.
                       tolist()`, `torch.split`, per expert fc1 -> SwiGLU -> fc2, `torch.cat`), with
                       torch.nn.functional.linear and, where installed, Transformer Engine's
-                      te.pytorch.Linear (what the TE layer spec builds for each expert);
+                      te.pytorch.Linear (what the TE layer spec builds for each expert), and,
+                      given --megatron-core, Megatron-Core's SequentialMLP itself with its local
+                      linears;
   experts_grouped     the same experts as one torch._grouped_mm per GEMM (TEGroupedMLP's shape);
   moe_stage           whole MoE layers of one pipeline stage, forward and backward, with either
                       expert implementation: whether the rest of the layer hides the experts'
@@ -24,7 +26,11 @@ Cases:
                       attention, projection, RMSNorm, SwiGLU MLP, residuals).
 
 Usage:
-  python3 measure_host.py --out host-measured.json
+  python3 measure_host.py --out host-measured.json [--megatron-core PATH]
+PATH holds megatron/core of the Megatron-LM commit to measure, its package __init__.py emptied
+(the full one imports the distributed optimizer and more); the committed run used f1f03922:
+  git -C Megatron-LM archive f1f03922 megatron/core | tar -x -C PATH
+  : > PATH/megatron/core/__init__.py
 """
 import argparse
 import json
@@ -144,6 +150,39 @@ def torch_linear(inputs, outputs):
 
 def te_linear(inputs, outputs):
     return te.Linear(inputs, outputs, bias=False, params_dtype=torch.bfloat16, device="cuda")
+
+
+def megatron_sequential_experts_step(path, hidden, ffn, experts, rows):
+    """SequentialMLP itself, from a Megatron-Core checkout at `path` (tested with core_r0.9,
+    f1f03922, its package __init__ trimmed to nothing), with its own local linears
+    (tensor_parallel ColumnParallelLinear/RowParallelLinear, whose autograd Function runs in
+    Python) and Megatron-LM's default fused SwiGLU (bias_swiglu_fusion), on one rank."""
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import torch.distributed as dist
+    from megatron.core import parallel_state
+    from megatron.core.tensor_parallel.layers import ColumnParallelLinear, RowParallelLinear
+    from megatron.core.transformer.mlp import MLPSubmodules
+    from megatron.core.transformer.moe.experts import SequentialMLP
+    from megatron.core.transformer.transformer_config import TransformerConfig
+    if not dist.is_initialized():
+        dist.init_process_group("nccl", init_method="tcp://127.0.0.1:29517", world_size=1, rank=0)
+        parallel_state.initialize_model_parallel(1, 1)
+    config = TransformerConfig(
+        num_layers=1, hidden_size=hidden, ffn_hidden_size=ffn, num_attention_heads=32,
+        num_moe_experts=experts, moe_router_topk=1, gated_linear_unit=True,
+        activation_func=F.silu, bias_activation_fusion=True, add_bias_linear=False, bf16=True,
+        params_dtype=torch.bfloat16, perform_initialization=False)
+    mlp = SequentialMLP(experts, config, MLPSubmodules(linear_fc1=ColumnParallelLinear,
+                                                       linear_fc2=RowParallelLinear)).cuda()
+    with torch.no_grad():
+        for parameter in mlp.parameters():
+            parameter.normal_(0, 0.02)
+    tokens = torch.randn(rows * experts, hidden, device="cuda", dtype=torch.bfloat16,
+                         requires_grad=True)
+    tokens_per_expert = torch.full((experts,), rows, device="cuda", dtype=torch.int64)
+    grad = torch.randn(rows * experts, hidden, device="cuda", dtype=torch.bfloat16)
+    return (lambda: mlp(tokens, tokens_per_expert)[0]), grad
 
 
 def grouped_experts_step(hidden, ffn, experts, rows):
@@ -293,6 +332,8 @@ def installed_packages():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True)
+    parser.add_argument("--megatron-core", help="a Megatron-LM checkout (its megatron/core) for "
+                        "SequentialMLP itself (megatron_sequential_experts_step)")
     args = parser.parse_args()
     torch.manual_seed(0)
     result = {
@@ -305,6 +346,17 @@ def main():
     linears = [("torch", torch_linear)] + ([("transformer_engine", te_linear)] if te else [])
     for name, hidden, ffn, experts, rows in EXPERT_CASES:
         shape = {"hidden": hidden, "ffn": ffn, "experts": experts, "rows_per_expert": rows}
+        if args.megatron_core:
+            try:
+                numbers = measure(*megatron_sequential_experts_step(
+                    args.megatron_core, hidden, ffn, experts, rows))
+            except Exception as error:
+                import traceback
+                traceback.print_exc()
+                numbers = {"error": f"{type(error).__name__}: {error}"[:300]}
+            result["cases"].append({"case": "experts_sequential", "model": name,
+                                    "linear": "megatron_core_local", **shape, **numbers})
+            log(f"sequential {name} megatron_core_local: {numbers}")
         for implementation, linear in linears:
             try:
                 numbers = measure(*sequential_experts_step(hidden, ffn, experts, rows, linear))

@@ -38,11 +38,11 @@ MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strat
 
 // Host time to issue one local expert's forward in SequentialMLP (Megatron-LM without
 // --moe-grouped-gemm: experts.py loops over the experts, fc1, activation, fc2 each): the slope
-// of the loop's host time over its experts, measured in eager PyTorch with
-// torch.nn.functional.linear by scripts/calibration/measure_host.py on a lent H200's host
-// (scripts/calibration/measured/host-h200-2026-11-26-run{1,2}.json: 101 us forward, 142 us
-// backward). Megatron-LM's experts are Transformer Engine linears, which cost the host more per
-// call: a lower bound.
-inline constexpr double kSequentialMlpHostForwardS = 101e-6;
+// of the loop's host time over its experts, measured by scripts/calibration/measure_host.py on
+// a lent H200's host with Megatron-Core r0.9's SequentialMLP itself and its local linears
+// (scripts/calibration/measured/host-h200-2026-11-26-megatron-core.json: 187 us forward, 320 us
+// backward; plain torch.nn.functional.linear: 101-107 us forward). MegaScale-MoE's baseline ran
+// Transformer Engine's linears, which cost the host more per call: a lower bound.
+inline constexpr double kSequentialMlpHostForwardS = 187e-6;
 
 }  // namespace paraplan::detail

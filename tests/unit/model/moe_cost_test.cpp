@@ -164,7 +164,7 @@ TEST_CASE("a grouped GEMM over many small experts beats one GEMM per expert") {
 
 TEST_CASE("SequentialMLP's forward waits for the host to issue each expert; its backward not") {
   // 64 experts of 128 rows per micro-batch: a few us of GPU work each, far less than the
-  // host's 101 us to issue one.
+  // host's 187 us to issue one.
   const Scenario sc = job(moe_model(64, 2));
   Strategy s = base();
   const detail::LayerCost sequential = costs(sc, s).moe;
