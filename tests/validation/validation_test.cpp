@@ -771,6 +771,7 @@ struct SweepResult {
   bool best_matches = false;
   int discordant = 0;  // pairs the model orders against the published order
   int infeasible_published = 0, infeasible_matched = 0, feasible_rejected = 0;
+  std::map<std::string, double> predicted;  // tokens/s per GPU by configuration name
 };
 
 // Kendall's tau-b of the predicted throughputs against the published ranks: pairs tied in either
@@ -838,23 +839,24 @@ SweepResult run_sweep(const nlohmann::json& sweep) {
   const std::vector<const SweepRow*> ranked(by_prediction.begin(), by_prediction.end());
   SweepResult result;
   result.id = sweep["id"];
+  for (const SweepRow& r : rows) result.predicted[r.name] = r.predicted;
   result.tau = kendall_tau_b(ranked, result.discordant);
   result.best_matches = !by_prediction.empty() && by_prediction.front()->feasible &&
                         by_prediction.front()->published_rank == 1;
   int name_width = 26;
   for (const SweepRow& r : rows) name_width = std::max(name_width, static_cast<int>(r.name.size()));
-  std::printf("\n%s %s\n%-*s %11s %5s %5s %8s %8s %8s %8s %8s %8s %7s\n", result.id.c_str(),
+  std::printf("\n%s %s\n%-*s %11s %5s %5s %8s %8s %8s %8s %8s %8s %8s %7s\n", result.id.c_str(),
               sweep["name"].get<std::string>().c_str(), name_width, "configuration", "tokens/s/GPU",
-              "pred", "publ", "compute", "recomp", "tp", "pp", "dp", "bubble", "GiB");
+              "pred", "publ", "compute", "recomp", "tp", "pp", "dp", "ep", "bubble", "GiB");
   for (const SweepRow& r : rows) {
     const std::string published =
         r.published_feasible ? std::to_string(r.published_rank) : std::string("OOM");
     const std::string predicted =
         r.published_feasible ? std::to_string(r.predicted_rank) : std::string("-");
-    std::printf("%-*s %11.1f %5s %5s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %7.1f%s\n", name_width,
-                r.name.c_str(), r.predicted, predicted.c_str(), published.c_str(), r.time.compute_s,
-                r.time.recompute_s, r.time.tp_comm_s, r.time.pp_comm_s, r.time.dp_comm_s,
-                r.time.bubble_s, r.peak_gib,
+    std::printf("%-*s %11.1f %5s %5s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %7.1f%s\n",
+                name_width, r.name.c_str(), r.predicted, predicted.c_str(), published.c_str(),
+                r.time.compute_s, r.time.recompute_s, r.time.tp_comm_s, r.time.pp_comm_s,
+                r.time.dp_comm_s, r.time.ep_comm_s, r.time.bubble_s, r.peak_gib,
                 r.feasible ? (r.published_feasible ? "" : "  ran out of memory, predicted to fit")
                            : "  INFEASIBLE");
     if (!r.published_feasible) {
@@ -947,5 +949,80 @@ TEST_CASE("published sweeps: the order of torchtitan's benchmark tables") {
   for (const auto& [id, discordant] : discordant_by_sweep) {
     CAPTURE(id);
     CHECK(discordant <= (id == "TT-A8" ? 1 : 0));
+  }
+}
+
+// NVIDIA's MoE Parallel Folding paper (moe-folding-sweeps.json, made by
+// scripts/validation/moe_folding_sweeps.py): Mixtral-8x22B, its fine-grained G8T8 variant and
+// Qwen2-57B-A14B on 64 to 1024 H100 under the mappings of its appendix, with and without folding
+// (ETP 1, EP across TP), against FSDP, FSDP + EP and TP + EP + DP, at 16k to 128k tokens, and in
+// bf16 against fp8. Only the order of each sweep's MFU is checked.
+TEST_CASE("published sweeps: the order of the MoE Parallel Folding paper's configurations") {
+  const nlohmann::json data = load("moe-folding-sweeps.json");
+  std::map<std::string, SweepResult> results;
+  for (const nlohmann::json& sweep : data["sweeps"]) {
+    const SweepResult r = run_sweep(sweep);
+    results[r.id] = r;
+  }
+  int best = 0;
+  double tau_sum = 0;
+  for (const auto& [id, r] : results) {
+    best += r.best_matches;
+    tau_sum += r.tau;
+  }
+  const double mean_tau = tau_sum / static_cast<double>(results.size());
+  std::printf(
+      "\n%zu MoE Parallel Folding sweeps: best predicted in %d, mean Kendall's tau-b %+.2f\n",
+      results.size(), best, mean_tau);
+  REQUIRE(results.size() == 21);
+
+  // The paper's claim, in every sweep: the folded mapping runs faster than Megatron-Core's
+  // unfolded one beside it (the same precision in Table 2).
+  int folded_pairs = 0;
+  for (const auto& [id, r] : results) {
+    for (const auto& [name, folded] : r.predicted) {
+      if (name.rfind("MCore w/ Folding", 0) != 0) continue;
+      const std::string precision = name.substr(name.rfind(')') + 1);
+      for (const auto& [other, plain] : r.predicted) {
+        if (other.rfind("MCore (", 0) != 0 || other.substr(other.rfind(')') + 1) != precision) {
+          continue;
+        }
+        CAPTURE(id);
+        CAPTURE(name);
+        CHECK(folded > plain);
+        folded_pairs += 1;
+      }
+    }
+  }
+  CHECK(folded_pairs == 22);
+
+  // What the model gets right today (a floor, not a target): the best of 13 sweeps and every pair
+  // but those below. Each pair it orders against the paper has FSDP + EP in it, but two:
+  // - FSDP + EP runs in the model at 40-52% MFU (published 22-26%): ahead of both Megatron-Core
+  //   mappings for Qwen2-57B-A14B up to 512 GPUs and for Mixtral-8x22B at batch 256 and on 512
+  //   and 1024 GPUs, and ahead of Mixtral's TP + EP + DP everywhere. The model prices
+  //   Megatron-FSDP, each layer's gathers prefetched under its neighbour (Mixtral at 128 GPUs:
+  //   0.29 s of 3.4 s exposed). The only FSDP of Megatron-Core at the paper's time was PyTorch's
+  //   FSDP2 (r0.11.0 --use-torch-fsdp2, torch_fully_sharded_data_parallel.py: one unit per
+  //   transformer layer over the data-parallel group with context parallelism), whose
+  //   arguments.py warns that "sequence parallelism requires setting the environment variable
+  //   CUDA_DEVICE_MAX_CONNECTIONS to 1 while FSDP2 requires not setting" it "for better
+  //   parallelization": the paper's "communication ... cannot be fully overlapped".
+  // - Mixtral-8x22B at 1024 GPUs: TP + EP + DP ahead of both pipelined mappings (published 36%
+  //   against 42-45%). At batch 1024 on 1024 GPUs PP 8 runs 16 micro-batches, and the model's
+  //   1F1B bubble (7/16 of the compute, no interleaving: the ModelZoo's VPP 1 for this model) cuts
+  //   the folded mapping from 53% MFU at 128 GPUs to 36%; the paper's fell from 52% to 45%.
+  const std::map<std::string, int> known_discordant = {
+      {"MPF-T3-mixtral", 3},     {"MPF-T3-qwen2", 2},       {"MPF-T4-mixtral-128", 1},
+      {"MPF-T4-mixtral-256", 1}, {"MPF-T4-mixtral-512", 3}, {"MPF-T4-mixtral-1024", 5},
+      {"MPF-T4-qwen2-64", 2},    {"MPF-T4-qwen2-128", 2},   {"MPF-T4-qwen2-256", 2},
+      {"MPF-T4-qwen2-512", 2}};
+  CHECK(best >= 13);
+  CHECK(mean_tau >= 0.65);
+  for (const auto& [id, r] : results) {
+    CAPTURE(id);
+    const auto known = known_discordant.find(id);
+    CHECK(r.discordant <= (known == known_discordant.end() ? 0 : known->second));
+    CHECK(r.feasible_rejected == 0);
   }
 }
