@@ -23,7 +23,9 @@ Cases:
                       expert implementation: whether the rest of the layer hides the experts'
                       host time (the backward has no sync; the forward syncs every layer);
   dense_layer         a Llama-style layer in eager PyTorch (RMSNorm, QKV, rotary, cuDNN
-                      attention, projection, RMSNorm, SwiGLU MLP, residuals).
+                      attention, projection, RMSNorm, SwiGLU MLP, residuals);
+  megatron_layers     given --megatron-core, four of Megatron-Core's own TransformerLayers (its
+                      local spec), MoE and dense, at their training sequence and at 512 tokens.
 
 Usage:
   python3 measure_host.py --out host-measured.json [--megatron-core PATH]
@@ -185,6 +187,60 @@ def megatron_sequential_experts_step(path, hidden, ffn, experts, rows):
     return (lambda: mlp(tokens, tokens_per_expert)[0]), grad
 
 
+# Megatron-Core's own layers, four of a pipeline stage on one rank (megatron_layers_step): the
+# MoE layers of validation R069 on one tensor-parallel rank (as MOE_STAGE; a shared expert as
+# wide as a routed one, aux-loss routing, the allgather dispatcher) and the dense layers of the
+# Megatron-LM README's GPT-1.7B (R033: LayerNorm, GELU, biases), each at its training sequence
+# and at 512 tokens, where the GPU's work is small enough that the host's time stands alone.
+MEGATRON_LAYER_CASES = [
+    ("megascale-moe-352b", dict(hidden_size=4096, ffn_hidden_size=1792, num_attention_heads=4,
+                                num_query_groups=1, kv_channels=128, gated_linear_unit=True,
+                                activation_func=F.silu, add_bias_linear=False, num_moe_experts=32,
+                                moe_router_topk=3, moe_shared_expert_intermediate_size=1792,
+                                moe_aux_loss_coeff=1e-2), (8192, 512)),
+    ("gpt-1.7b", dict(hidden_size=2048, ffn_hidden_size=8192, num_attention_heads=16,
+                      kv_channels=128, gated_linear_unit=False, activation_func=F.gelu,
+                      add_bias_linear=True), (4096, 512)),
+]
+
+
+def megatron_layers_step(path, layers, seq, **shape):
+    """`layers` Megatron-Core TransformerLayers of the local spec (its own linears, unfused
+    attention, LayerNorm), forward and backward, micro-batch 1."""
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import torch.distributed as dist
+    from megatron.core import parallel_state
+    from megatron.core.models.gpt.gpt_layer_specs import get_gpt_layer_local_spec
+    from megatron.core.transformer.spec_utils import build_module
+    from megatron.core.transformer.transformer_config import TransformerConfig
+    from megatron.core.tensor_parallel.random import model_parallel_cuda_manual_seed
+    if not dist.is_initialized():
+        dist.init_process_group("nccl", init_method="tcp://127.0.0.1:29517", world_size=1, rank=0)
+        parallel_state.initialize_model_parallel(1, 1)
+    model_parallel_cuda_manual_seed(0)  # the attention's dropout region forks its RNG
+    config = TransformerConfig(num_layers=layers, attention_dropout=0.0, hidden_dropout=0.0,
+                               bias_activation_fusion=True, bf16=True,
+                               params_dtype=torch.bfloat16, perform_initialization=False, **shape)
+    spec = get_gpt_layer_local_spec(num_experts=shape.get("num_moe_experts"))
+    # Megatron-LM's Float16Module casts the whole model, norms included, to bf16.
+    stack = [build_module(spec, config=config, layer_number=i + 1).cuda().bfloat16()
+             for i in range(layers)]
+    with torch.no_grad():
+        for layer in stack:
+            for parameter in layer.parameters():
+                parameter.normal_(0, 0.02)
+    x0 = torch.randn(seq, 1, shape["hidden_size"], device="cuda", dtype=torch.bfloat16,
+                     requires_grad=True)
+
+    def forward():
+        x = x0
+        for layer in stack:
+            x, _ = layer(x)
+        return x
+    return forward, torch.randn_like(x0)
+
+
 def grouped_experts_step(hidden, ffn, experts, rows):
     """One forward + backward of the experts as one grouped GEMM per matrix (torch._grouped_mm)."""
     dtype = torch.bfloat16
@@ -332,6 +388,8 @@ def installed_packages():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", required=True)
+    parser.add_argument("--sections", default="experts,moe_stage,megatron_layers,dense_layer",
+                        help="comma-separated cases to run")
     parser.add_argument("--megatron-core", help="a Megatron-LM checkout (its megatron/core) for "
                         "SequentialMLP itself (megatron_sequential_experts_step)")
     args = parser.parse_args()
@@ -344,7 +402,8 @@ def main():
     }
     log(f"{result['device']}, {result['cpu']}, torch {result['torch']}, TE {TE_VERSION}")
     linears = [("torch", torch_linear)] + ([("transformer_engine", te_linear)] if te else [])
-    for name, hidden, ffn, experts, rows in EXPERT_CASES:
+    sections = args.sections.split(",")
+    for name, hidden, ffn, experts, rows in EXPERT_CASES if "experts" in sections else []:
         shape = {"hidden": hidden, "ffn": ffn, "experts": experts, "rows_per_expert": rows}
         if args.megatron_core:
             try:
@@ -372,7 +431,7 @@ def main():
         result["cases"].append({"case": "experts_grouped", "model": name, **shape, **numbers})
         log(f"grouped {name}: {numbers}")
         torch.cuda.empty_cache()
-    for grouped in (False, True):
+    for grouped in (False, True) if "moe_stage" in sections else ():
         try:
             numbers = measure(*moe_stage_step(grouped=grouped, **MOE_STAGE))
         except Exception as error:
@@ -382,7 +441,22 @@ def main():
                                 **MOE_STAGE, **numbers})
         log(f"moe stage grouped={grouped}: {numbers}")
         torch.cuda.empty_cache()
-    for name, hidden, ffn, heads, groups, seq, batch in DENSE_CASES:
+    for name, shape, seqs in (MEGATRON_LAYER_CASES if args.megatron_core and
+                              "megatron_layers" in sections else []):
+        for seq in seqs:
+            try:
+                numbers = measure(*megatron_layers_step(args.megatron_core, 4, seq, **shape))
+            except Exception as error:
+                import traceback
+                traceback.print_exc()
+                numbers = {"error": f"{type(error).__name__}: {error}"[:300]}
+            result["cases"].append({
+                "case": "megatron_layers", "model": name, "layers": 4, "seq_length": seq,
+                **{k: (v.__name__ if callable(v) else v) for k, v in shape.items()}, **numbers})
+            log(f"megatron layers {name} s{seq}: {numbers}")
+            torch.cuda.empty_cache()
+    for name, hidden, ffn, heads, groups, seq, batch in (DENSE_CASES if "dense_layer" in sections
+                                                         else []):
         try:
             numbers = measure(*dense_layer_step(hidden, ffn, heads, groups, seq, batch))
         except Exception as error:
