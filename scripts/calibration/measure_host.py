@@ -128,7 +128,7 @@ def swiglu(x):
 
 
 def sequential_experts_step(hidden, ffn, experts, rows, linear):
-    """One forward + backward of SequentialMLP over `experts` experts of `rows` rows each."""
+    """The forward, and the gradient its backward takes, of SequentialMLP over `experts` experts of `rows` rows each."""
     dtype = torch.bfloat16
     fc1 = [linear(hidden, 2 * ffn) for _ in range(experts)]
     fc2 = [linear(ffn, hidden) for _ in range(experts)]
@@ -242,7 +242,7 @@ def megatron_layers_step(path, layers, seq, **shape):
 
 
 def grouped_experts_step(hidden, ffn, experts, rows):
-    """One forward + backward of the experts as one grouped GEMM per matrix (torch._grouped_mm)."""
+    """The forward, and the gradient its backward takes, of the experts as one grouped GEMM per matrix (torch._grouped_mm)."""
     dtype = torch.bfloat16
     w1 = torch.nn.Parameter(torch.randn(experts, hidden, 2 * ffn, device="cuda", dtype=dtype)
                             / hidden ** 0.5)
@@ -259,7 +259,7 @@ def grouped_experts_step(hidden, ffn, experts, rows):
 
 
 def moe_stage_step(layers, hidden, heads, groups, head_dim, seq, ffn, experts, top_k, grouped):
-    """One forward + backward of `layers` MoE layers as one tensor-parallel rank runs them after
+    """The forward, and the gradient its backward takes, of `layers` MoE layers as one tensor-parallel rank runs them after
     the sequence-parallel gather (no communication): RMSNorm, QKV, cuDNN attention, projection,
     RMSNorm, router, permutation (index_select), the experts (SequentialMLP's loop behind its
     `tolist()` sync, or grouped GEMMs), unpermutation (index_add), a shared expert of the same
@@ -331,7 +331,7 @@ def rotary(x, cos, sin):
 
 
 def dense_layer_step(hidden, ffn, heads, groups, seq, batch):
-    """One forward + backward of a Llama-style layer, eager PyTorch, cuDNN attention."""
+    """The forward, and the gradient its backward takes, of a Llama-style layer, eager PyTorch, cuDNN attention."""
     dtype = torch.bfloat16
     head_dim = hidden // heads
 
