@@ -128,7 +128,8 @@ def swiglu(x):
 
 
 def sequential_experts_step(hidden, ffn, experts, rows, linear):
-    """The forward, and the gradient its backward takes, of SequentialMLP over `experts` experts of `rows` rows each."""
+    """SequentialMLP over `experts` experts of `rows` rows each: its forward, and the gradient
+    its backward takes."""
     dtype = torch.bfloat16
     fc1 = [linear(hidden, 2 * ffn) for _ in range(experts)]
     fc2 = [linear(ffn, hidden) for _ in range(experts)]
@@ -242,7 +243,8 @@ def megatron_layers_step(path, layers, seq, **shape):
 
 
 def grouped_experts_step(hidden, ffn, experts, rows):
-    """The forward, and the gradient its backward takes, of the experts as one grouped GEMM per matrix (torch._grouped_mm)."""
+    """The experts as one grouped GEMM per matrix (torch._grouped_mm): the forward, and the
+    gradient its backward takes."""
     dtype = torch.bfloat16
     w1 = torch.nn.Parameter(torch.randn(experts, hidden, 2 * ffn, device="cuda", dtype=dtype)
                             / hidden ** 0.5)
@@ -259,11 +261,11 @@ def grouped_experts_step(hidden, ffn, experts, rows):
 
 
 def moe_stage_step(layers, hidden, heads, groups, head_dim, seq, ffn, experts, top_k, grouped):
-    """The forward, and the gradient its backward takes, of `layers` MoE layers as one tensor-parallel rank runs them after
-    the sequence-parallel gather (no communication): RMSNorm, QKV, cuDNN attention, projection,
-    RMSNorm, router, permutation (index_select), the experts (SequentialMLP's loop behind its
-    `tolist()` sync, or grouped GEMMs), unpermutation (index_add), a shared expert of the same
-    width. Tokens are spread evenly over the experts."""
+    """`layers` MoE layers as one tensor-parallel rank runs them after the sequence-parallel
+    gather (no communication): RMSNorm, QKV, cuDNN attention, projection, RMSNorm, router,
+    permutation (index_select), the experts (SequentialMLP's loop behind its `tolist()` sync, or
+    grouped GEMMs), unpermutation (index_add), a shared expert of the same width. Tokens are
+    spread evenly over the experts. Returns the forward and the gradient its backward takes."""
     dtype = torch.bfloat16
 
     def weight(*shape):
@@ -331,7 +333,8 @@ def rotary(x, cos, sin):
 
 
 def dense_layer_step(hidden, ffn, heads, groups, seq, batch):
-    """The forward, and the gradient its backward takes, of a Llama-style layer, eager PyTorch, cuDNN attention."""
+    """A Llama-style layer, eager PyTorch, cuDNN attention: the forward, and the gradient its
+    backward takes."""
     dtype = torch.bfloat16
     head_dim = hidden // heads
 
