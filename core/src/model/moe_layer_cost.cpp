@@ -78,10 +78,10 @@ void CostBuilder::moe_block(LayerCost& cost) {
       mlp(block, d.expert_rows, expert_ffn, local_experts, et, s_.moe_grouped_gemm);
   // SequentialMLP's loop starts behind `tokens_per_expert.tolist()`, a host sync that empties
   // the GPU's queue (experts.py), so the GPU runs its experts no faster than the host issues
-  // them. DeepSpeed's and Colossal-AI's experts loop the same way (deepspeed/moe/experts.py),
-  // behind their all-to-all rather than a sync (not credited). The backward has no sync: the
-  // rest of the stage's backward keeps the GPU busy while the host catches up (measured:
-  // docs/model.md section 6).
+  // them. DeepSpeed's and Colossal-AI's experts loop the same way (deepspeed/moe/experts.py;
+  // DeepSpeed's behind its all-to-all, not a sync: a head start not credited). The backward has
+  // no sync: the rest of the stage's backward keeps the GPU busy while the host catches up
+  // (measured: docs/model.md section 6).
   if (!s_.moe_grouped_gemm && local_experts > 1) {
     const double experts_forward_s = block.forward.compute_s - before_experts_s;
     block.forward.compute_s +=
