@@ -54,6 +54,9 @@ struct LayerCost {
   // schedule's warm-up (cool-down), pays on top of its paired share of the all-to-all.
   double a2a_unpaired_forward_s = 0;
   double a2a_unpaired_backward_s = 0;
+  // A per-expert loop's backward (SequentialMLP): the host's time to issue it, which has no sync
+  // to wait behind (the stage's floor, pipeline_model.cpp).
+  double expert_loop_host_backward_s = 0;
 
   RecomputeUnit& unit(RecomputeModule module) {
     return recompute_units[static_cast<size_t>(module)];

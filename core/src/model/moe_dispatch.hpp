@@ -36,7 +36,7 @@ struct MoeDispatch {
 MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strategy& strategy,
                          int64_t gpus_per_node, double local_tokens, double element_bytes);
 
-// Host time to issue one local expert's forward in SequentialMLP (Megatron-LM without
+// Host time to issue one local expert's forward and backward in SequentialMLP (Megatron-LM without
 // --moe-grouped-gemm: experts.py loops over the experts, fc1, activation, fc2 each): the slope
 // of the loop's host time over its experts, measured by scripts/calibration/measure_host.py on
 // a lent H200's host with Megatron-Core r0.9's SequentialMLP itself and its local linears
@@ -44,5 +44,6 @@ MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strat
 // backward; plain torch.nn.functional.linear: 101-107 us forward). MegaScale-MoE's baseline ran
 // Transformer Engine's linears, which cost the host more per call: a lower bound.
 inline constexpr double kSequentialMlpHostForwardS = 187e-6;
+inline constexpr double kSequentialMlpHostBackwardS = 320e-6;
 
 }  // namespace paraplan::detail

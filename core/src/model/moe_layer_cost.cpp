@@ -80,12 +80,12 @@ void CostBuilder::moe_block(LayerCost& cost) {
   // the GPU's queue (experts.py), so the GPU runs its experts no faster than the host issues
   // them. DeepSpeed's and Colossal-AI's experts loop the same way (deepspeed/moe/experts.py;
   // DeepSpeed's behind its all-to-all, not a sync: a head start not credited). The backward has
-  // no sync: the rest of the stage's backward keeps the GPU busy while the host catches up
-  // (measured: docs/model.md section 6).
+  // no sync: the host catches up behind the rest of the stage's backward (pipeline_model.cpp).
   if (!s_.moe_grouped_gemm && local_experts > 1) {
     const double experts_forward_s = block.forward.compute_s - before_experts_s;
     block.forward.compute_s +=
         std::max(0.0, local_experts * kSequentialMlpHostForwardS - experts_forward_s);
+    cost.expert_loop_host_backward_s = local_experts * kSequentialMlpHostBackwardS;
   }
   cost.unit(RecomputeModule::moe_act) = routed.activation;
   // experts.py: expert_fc1's region saves the permuted rows (fc1's input), moe_act's the fc1

@@ -215,6 +215,10 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     }
   }
   work.working_bytes = std::max(edge_transient, recompute_working);
+  // The experts' loops in the backward have no host sync (moe_layer_cost.cpp): the GPU waits for
+  // the host only when issuing them takes longer than the stage's whole backward and recompute.
+  work.backward.compute_s += std::max(0.0, c.moe.expert_loop_host_backward_s * moe_layers -
+                                               work.backward.total_s() - work.recompute.total_s());
   if (s.cpu_offloading_num_layers > 0) offload_activations(in, group, activation, work);
   if (s.offload_modules != 0) offload_module_activations(in, group, dense_layers, moe_layers, work);
 

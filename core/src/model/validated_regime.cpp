@@ -123,15 +123,15 @@ std::vector<std::string> regime_notes(const ModelSpec& model, const Training& tr
     notes.push_back(framework_stage + ": " + std::string(validated_framework->caveat));
   }
   // SequentialMLP (Megatron-LM without --moe-grouped-gemm) loops over a GPU's experts in Python,
-  // two linears each: its host time is priced only in the forward, at the rate of Megatron-Core's
-  // own linears (moe_dispatch.hpp, docs/model.md section 6).
+  // two linears each: its host time is priced at the rate of Megatron-Core's own linears
+  // (moe_dispatch.hpp, docs/model.md section 6).
   if (model.moe && !strategy.moe_grouped_gemm &&
       model.moe->num_experts > strategy.expert_model_parallel_size) {
     notes.push_back(
         "moe_grouped_gemm off runs one expert at a time from the host, whose launch time is "
-        "priced only in the forward and without Transformer Engine's costs, a lower bound: the "
-        "validated runs of this kind (MegaScale-MoE's Megatron-LM baseline, many experts per "
-        "GPU) ran 1.2 to 1.3 times slower than predicted");
+        "priced without Transformer Engine's costs, a lower bound: the validated runs of this "
+        "kind (MegaScale-MoE's Megatron-LM baseline, many experts per GPU) ran 1.2 to 1.3 times "
+        "slower than predicted");
   }
   // CUDA graphs' pool: oom-outcomes.json OOM01 and OOM02 (docs/model.md section 2).
   if (strategy.cuda_graph_impl != CudaGraphImpl::none) {

@@ -162,7 +162,9 @@ TEST_CASE("a grouped GEMM over many small experts beats one GEMM per expert") {
   CHECK(grouped.activation_bytes == doctest::Approx(sequential.activation_bytes));
 }
 
-TEST_CASE("SequentialMLP's forward waits for the host to issue each expert; its backward not") {
+TEST_CASE(
+    "SequentialMLP's forward waits for the host to issue each expert; its layer's backward "
+    "does not, its stage's backward does when the loops outlast it") {
   // 64 experts of 128 rows per micro-batch: a few us of GPU work each, far less than the
   // host's 187 us to issue one.
   const Scenario sc = job(moe_model(64, 2));
@@ -170,6 +172,12 @@ TEST_CASE("SequentialMLP's forward waits for the host to issue each expert; its 
   const detail::LayerCost sequential = costs(sc, s).moe;
   CHECK(sequential.forward.compute_s >= 64 * detail::kSequentialMlpHostForwardS);
   CHECK(sequential.backward.compute_s < 64 * detail::kSequentialMlpHostForwardS);
+  // The stage's backward (8 layers, the LM head's included) takes at least the host's time to
+  // issue the 8 loops' backward, which is longer than the GPU's work there.
+  const Report report = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
+  REQUIRE(report.feasible);
+  CHECK(report.stages[0].backward_s >= 8 * 64 * detail::kSequentialMlpHostBackwardS);
+  CHECK(8 * sequential.backward.compute_s < 8 * 64 * detail::kSequentialMlpHostBackwardS);
   // One expert per GPU runs without the loop (experts.py): as fast as a grouped GEMM of one.
   s.expert_model_parallel_size = 64;
   const double alone_s = costs(sc, s).moe.forward.compute_s;
