@@ -155,22 +155,29 @@ def te_linear(inputs, outputs):
     return te.Linear(inputs, outputs, bias=False, params_dtype=torch.bfloat16, device="cuda")
 
 
+def megatron_rank(path):
+    """Makes the Megatron-Core checkout at `path` importable and this process its one rank."""
+    if path not in sys.path:
+        sys.path.insert(0, path)
+    import torch.distributed as dist
+    from megatron.core import parallel_state
+    from megatron.core.tensor_parallel.random import model_parallel_cuda_manual_seed
+    if not dist.is_initialized():
+        dist.init_process_group("nccl", init_method="tcp://127.0.0.1:29517", world_size=1, rank=0)
+        parallel_state.initialize_model_parallel(1, 1)
+        model_parallel_cuda_manual_seed(0)  # the attention's dropout region forks its RNG
+
+
 def megatron_sequential_experts_step(path, hidden, ffn, experts, rows):
     """SequentialMLP itself, from a Megatron-Core checkout at `path` (tested with core_r0.9,
     f1f03922, its package __init__ trimmed to nothing), with its own local linears
     (tensor_parallel ColumnParallelLinear/RowParallelLinear, whose autograd Function runs in
     Python) and Megatron-LM's default fused SwiGLU (bias_swiglu_fusion), on one rank."""
-    if path not in sys.path:
-        sys.path.insert(0, path)
-    import torch.distributed as dist
-    from megatron.core import parallel_state
+    megatron_rank(path)
     from megatron.core.tensor_parallel.layers import ColumnParallelLinear, RowParallelLinear
     from megatron.core.transformer.mlp import MLPSubmodules
     from megatron.core.transformer.moe.experts import SequentialMLP
     from megatron.core.transformer.transformer_config import TransformerConfig
-    if not dist.is_initialized():
-        dist.init_process_group("nccl", init_method="tcp://127.0.0.1:29517", world_size=1, rank=0)
-        parallel_state.initialize_model_parallel(1, 1)
     config = TransformerConfig(
         num_layers=1, hidden_size=hidden, ffn_hidden_size=ffn, num_attention_heads=32,
         num_moe_experts=experts, moe_router_topk=1, gated_linear_unit=True,
@@ -208,18 +215,10 @@ MEGATRON_LAYER_CASES = [
 def megatron_layers_step(path, layers, seq, **shape):
     """`layers` Megatron-Core TransformerLayers of the local spec (its own linears, unfused
     attention, LayerNorm), forward and backward, micro-batch 1."""
-    if path not in sys.path:
-        sys.path.insert(0, path)
-    import torch.distributed as dist
-    from megatron.core import parallel_state
+    megatron_rank(path)
     from megatron.core.models.gpt.gpt_layer_specs import get_gpt_layer_local_spec
     from megatron.core.transformer.spec_utils import build_module
     from megatron.core.transformer.transformer_config import TransformerConfig
-    from megatron.core.tensor_parallel.random import model_parallel_cuda_manual_seed
-    if not dist.is_initialized():
-        dist.init_process_group("nccl", init_method="tcp://127.0.0.1:29517", world_size=1, rank=0)
-        parallel_state.initialize_model_parallel(1, 1)
-    model_parallel_cuda_manual_seed(0)  # the attention's dropout region forks its RNG
     config = TransformerConfig(num_layers=layers, attention_dropout=0.0, hidden_dropout=0.0,
                                bias_activation_fusion=True, bf16=True,
                                params_dtype=torch.bfloat16, perform_initialization=False, **shape)

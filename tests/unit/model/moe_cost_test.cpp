@@ -177,7 +177,7 @@ TEST_CASE(
   const Report report = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
   REQUIRE(report.feasible);
   CHECK(report.stages[0].backward_s >= 8 * 64 * detail::kSequentialMlpHostBackwardS);
-  CHECK(8 * sequential.backward.compute_s < 8 * 64 * detail::kSequentialMlpHostBackwardS);
+  CHECK(sequential.backward.compute_s < 64 * detail::kSequentialMlpHostBackwardS);
   // One expert per GPU runs without the loop (experts.py): as fast as a grouped GEMM of one.
   s.expert_model_parallel_size = 64;
   const double alone_s = costs(sc, s).moe.forward.compute_s;
