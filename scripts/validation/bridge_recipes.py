@@ -3,7 +3,7 @@
 
 Every configuration in a Megatron-Bridge release's scripts/performance/configs/*/
 workload_base_configs.py was launched by NVIDIA for its performance tables, so each must fit in
-memory; tests/validation/validation_test.cpp checks that the model agrees. Only the
+memory; tests/validation/launches_fit_test.cpp checks that the model agrees. Only the
 configurations are read here (parallelism, batch, recompute, offloading, dispatcher), never a
 throughput.
 

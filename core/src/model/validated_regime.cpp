@@ -21,7 +21,8 @@ constexpr ValidatedGpu kValidatedGpus[] = {
 constexpr std::string_view kValidatedFamilies[] = {"MoE, gated MLP", "MoE, non-gated MLP",
                                                    "dense, gated MLP", "dense, non-gated MLP"};
 
-// The frameworks that ran them, with their ZeRO stages (validation_test.cpp checks the set).
+// The frameworks that ran them, with their ZeRO stages (tests/validation/published_runs_test.cpp
+// checks the set).
 constexpr ValidatedFramework kValidatedFrameworks[] = {
     {Framework::megatron, 0, ""},
     {Framework::megatron, 1, ""},
@@ -33,7 +34,7 @@ constexpr ValidatedFramework kValidatedFrameworks[] = {
      "slower than predicted: its per-parameter host work is not modelled"},
 };
 
-// torchtitan's published benchmarks, checked for order only (validation_test.cpp,
+// torchtitan's published benchmarks, checked for order only (tests/validation/sweeps_test.cpp,
 // torchtitan-sweeps.json; docs/model.md section 6).
 constexpr const char* kTorchtitanOrderOnly =
     "'s throughput; its published benchmarks (on 500 W H100s) rank configurations as the model "

@@ -25,9 +25,10 @@ struct ValidatedGpu {
   std::string_view run;  // the published run that reached it (published-runs.json id)
 };
 
-// A framework and ZeRO stage the published runs were priced under (validation_test.cpp assigns
-// each source its framework and checks this table against its rows). `caveat`, when not empty,
-// says how far those runs are from the model.
+// A framework and ZeRO stage the published runs were priced under
+// (tests/validation/stated_settings.cpp assigns each source its framework;
+// published_runs_test.cpp checks this table against its rows). `caveat`, when not empty, says how
+// far those runs are from the model.
 struct ValidatedFramework {
   Framework framework;
   int64_t zero_stage = 0;

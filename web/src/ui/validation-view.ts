@@ -1,6 +1,6 @@
 // The validation table on the page: for each published source, its runs' measured and
 // predicted tokens/s per GPU and the error, from validation/validation.json (written by
-// tests/validation/validation_test.cpp, whose staleness check keeps it in step with the model).
+// tests/validation/published_runs_test.cpp, whose staleness check keeps it in step with the model).
 import { t } from "../i18n/i18n";
 import type { Store } from "../state/store";
 import table from "../validation/validation.json";

@@ -1,0 +1,293 @@
+// Throughput of the published training runs (published-runs.json), a table per source, with
+// the settings each source states (stated_settings.cpp) and as given.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/validated_regime.hpp"
+#include "paraplan/estimate.hpp"
+#include "stated_settings.hpp"
+#include "validation_data.hpp"
+
+using namespace paraplan;
+using namespace paraplan::validation;
+
+namespace {
+
+// The sources of published-runs.json, in the order the tables print, each recognised by a
+// phrase of its `source`.
+struct Source {
+  const char* label;
+  const char* phrase;
+};
+const Source kSources[] = {
+    {"Megatron-LM SC21 Table 1, weak scaling (A100)", "Table 1 (weak scaling"},
+    {"SC21 Table 2, DeepSpeed ZeRO-3 of 2021 (A100)", "Table 2 (PTD-P vs ZeRO-3"},
+    {"Korthikanti et al. 2022 Table 5 (A100)", "Korthikanti"},
+    {"Megatron-LM README (H100)", "NVIDIA/Megatron-LM README"},
+    {"NVIDIA DGX Cloud recipes (H100)", "dgxc-benchmarking"},
+    {"MegaScale, Megatron-LM baseline (A100)", "MegaScale: Scaling"},
+    {"MegaScale-MoE, Megatron-LM baseline (H800)", "MegaScale-MoE"},
+    {"BLOOM-176B, Megatron-DeepSpeed (A100)", "BLOOM-176B"},
+    {"NeMo 24.07 fp8 (H100)", "NeMo docs/source/performance"},
+    {"Megatron-Bridge 25.11 (H100, B200, GB200)", "Megatron-Bridge"},
+};
+
+size_t source_index(const std::string& source) {
+  for (size_t i = 0; i < std::size(kSources); ++i) {
+    if (source.find(kSources[i].phrase) != std::string::npos) return i;
+  }
+  FAIL("no source table for " << source);
+  return 0;
+}
+
+struct Row {
+  std::string id, name, framework;
+  int64_t zero_stage = 0;
+  size_t source = 0;
+  bool moe = false;
+  double measured = 0, predicted = 0, as_given = 0;
+  double free_fraction = 0;  // smallest headroom over the stages, as a fraction of capacity
+  bool feasible = false, as_given_feasible = false;
+  std::vector<std::string> reasons;
+  std::string note;  // how the test filled in what the source does not state
+  double error() const { return predicted / measured - 1; }
+  double error_as_given() const { return as_given / measured - 1; }
+};
+
+std::vector<Row> run_published() {
+  std::vector<Row> rows;
+  for (const nlohmann::json& entry : load("published-runs.json")) {
+    const std::string source = entry.value("source", "");
+    Row row;
+    row.id = entry["id"];
+    row.name = entry["name"];
+    row.source = source_index(source);
+    row.moe = entry["model"].is_object() && entry["model"].contains("moe");
+    row.measured = entry["measured"]["tokens_per_s_per_gpu"];
+    // As given: the entry alone, as README.md hands it to `paraplan estimate` (and as outside
+    // checks run other published runs), every unstated key at its documented default.
+    const Report as_given = estimate(parse_scenario(scenario_of(entry)));
+    row.as_given = as_given.tokens_per_s_per_gpu;
+    row.as_given_feasible = as_given.feasible;
+    const nlohmann::json stated_scenario = with_stated_settings(scenario_of(entry), source);
+    // PARAPLAN_DUMP_SCENARIO=R120 writes that run's scenario, with its stated settings, to
+    // stdout: `paraplan estimate` then shows its whole report.
+    if (const char* dump = std::getenv("PARAPLAN_DUMP_SCENARIO"); dump && row.id == dump) {
+      std::printf("%s\n", stated_scenario.dump(1).c_str());
+    }
+    row.framework = stated_scenario.value("framework", "megatron");
+    const nlohmann::json fitted_scenario = with_unstated_recompute_fitted(
+        stated_scenario, entry, estimate(parse_scenario(stated_scenario)));
+    const Report stated = estimate(parse_scenario(fitted_scenario));
+    if (fitted_scenario != stated_scenario) {
+      const nlohmann::json& s = fitted_scenario["strategy"];
+      row.note = "recompute not stated; the least that fits: " + s["recompute_granularity"].dump() +
+                 " " + s["recompute_method"].dump() + " " + s["recompute_num_layers"].dump() + " " +
+                 s["recompute_modules"].dump();
+    }
+    row.zero_stage = fitted_scenario["strategy"].value("zero_stage", 0);
+    row.predicted = stated.tokens_per_s_per_gpu;
+    row.feasible = stated.feasible;
+    row.free_fraction = stated.stages.empty() ? 0 : 1;
+    for (const StageReport& stage : stated.stages) {
+      row.free_fraction =
+          std::min(row.free_fraction,
+                   (stage.capacity_bytes - stage.memory.peak_bytes()) / stage.capacity_bytes);
+    }
+    row.reasons = stated.infeasible_reasons;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double position = q * static_cast<double>(values.size() - 1);
+  const size_t below = static_cast<size_t>(std::floor(position));
+  const size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - static_cast<double>(below)) * (values[above] - values[below]);
+}
+
+struct Summary {
+  size_t runs = 0, infeasible = 0;
+  double median = 0, p90 = 0, max = 0, mean = 0;
+};
+
+// Errors with the stated settings, or of the entries as given.
+Summary summarise(const std::vector<const Row*>& rows, bool as_given = false) {
+  Summary s;
+  std::vector<double> errors;
+  for (const Row* r : rows) {
+    errors.push_back(std::abs(as_given ? r->error_as_given() : r->error()));
+    s.infeasible += (as_given ? r->as_given_feasible : r->feasible) ? 0 : 1;
+  }
+  s.runs = rows.size();
+  if (errors.empty()) return s;
+  s.median = quantile(errors, 0.5);
+  s.p90 = quantile(errors, 0.9);
+  s.max = *std::max_element(errors.begin(), errors.end());
+  s.mean = std::accumulate(errors.begin(), errors.end(), 0.0) / static_cast<double>(errors.size());
+  return s;
+}
+
+void print_summary(const char* label, const Summary& s) {
+  std::printf("%-46s %4zu runs  median %5.1f%%  p90 %5.1f%%  max %6.1f%%  mean %5.1f%%%s\n", label,
+              s.runs, 100 * s.median, 100 * s.p90, 100 * s.max, 100 * s.mean,
+              s.infeasible ? ("  " + std::to_string(s.infeasible) + " INFEASIBLE").c_str() : "");
+}
+
+template <typename Pick>
+std::vector<const Row*> select(const std::vector<Row>& rows, Pick pick) {
+  std::vector<const Row*> out;
+  for (const Row& r : rows) {
+    if (pick(r)) out.push_back(&r);
+  }
+  return out;
+}
+
+double rounded(double value, double step) { return std::round(value / step) * step; }
+
+nlohmann::json summary_json(const Summary& s) {
+  return {{"runs", s.runs},
+          {"infeasible", s.infeasible},
+          {"median_abs_error", rounded(s.median, 1e-4)},
+          {"p90_abs_error", rounded(s.p90, 1e-4)},
+          {"max_abs_error", rounded(s.max, 1e-4)},
+          {"mean_abs_error", rounded(s.mean, 1e-4)}};
+}
+
+// The tables above as the web page shows them (web/src/validation/validation.json): errors are
+// predicted / measured - 1, rounded to 0.01 percentage points, throughputs to 0.1 tokens/s.
+nlohmann::json validation_table(const std::vector<Row>& rows) {
+  nlohmann::json sources = nlohmann::json::array();
+  for (size_t source = 0; source < std::size(kSources); ++source) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const Row& r : rows) {
+      if (r.source != source) continue;
+      runs.push_back({{"id", r.id},
+                      {"name", r.name},
+                      {"measured_tokens_per_s_per_gpu", rounded(r.measured, 0.1)},
+                      {"predicted_tokens_per_s_per_gpu", rounded(r.predicted, 0.1)},
+                      {"error", rounded(r.error(), 1e-4)},
+                      {"feasible", r.feasible}});
+    }
+    sources.push_back({{"label", kSources[source].label},
+                       {"runs", runs},
+                       {"summary", summary_json(summarise(select(
+                                       rows, [&](const Row& r) { return r.source == source; })))}});
+  }
+  return {{"what", "tokens/s per GPU of published training runs against the model's estimate"},
+          {"regenerate",
+           "PARAPLAN_VALIDATION_JSON=web/src/validation/validation.json "
+           "build/native/tests/validation_test"},
+          {"sources", sources},
+          {"dense", summary_json(summarise(select(rows, [](const Row& r) { return !r.moe; })))},
+          {"moe", summary_json(summarise(select(rows, [](const Row& r) { return r.moe; })))}};
+}
+
+}  // namespace
+
+TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
+  const std::vector<Row> rows = run_published();
+  for (size_t source = 0; source < std::size(kSources); ++source) {
+    std::printf("\n%s\n%-5s %-40s %-9s %11s %11s %8s %9s %6s\n", kSources[source].label, "id",
+                "run", "framework", "measured", "predicted", "error", "as given", "free");
+    for (const Row& r : rows) {
+      if (r.source != source) continue;
+      std::printf("%-5s %-40.40s %-9s %11.1f %11.1f %+7.1f%% %+8.1f%% %5.1f%%%s\n", r.id.c_str(),
+                  r.name.c_str(), r.framework.c_str(), r.measured, r.predicted, 100 * r.error(),
+                  100 * r.error_as_given(), 100 * r.free_fraction,
+                  r.feasible ? "" : "  INFEASIBLE");
+      if (!r.feasible) std::printf("      %s\n", r.reasons.front().c_str());
+      if (!r.note.empty()) std::printf("      %s\n", r.note.c_str());
+    }
+    print_summary("", summarise(select(rows, [&](const Row& r) { return r.source == source; })));
+  }
+  std::printf("\n");
+  const auto is_dense = [](const Row& r) { return !r.moe; };
+  const auto is_moe = [](const Row& r) { return r.moe; };
+  const Summary dense = summarise(select(rows, is_dense));
+  const Summary moe = summarise(select(rows, is_moe));
+  print_summary("all dense runs", dense);
+  print_summary("all mixture-of-experts runs", moe);
+  const Summary dense_as_given = summarise(select(rows, is_dense), true);
+  const Summary moe_as_given = summarise(select(rows, is_moe), true);
+  print_summary("all dense runs, as given", dense_as_given);
+  print_summary("all mixture-of-experts runs, as given", moe_as_given);
+
+  // The runs the model was first built beside (SC21 Table 1, Korthikanti et al., the Megatron-LM
+  // README and DGX Cloud tables): they must stay where they were.
+  const std::vector<const Row*> first =
+      select(rows, [](const Row& r) { return r.source == 0 || (r.source >= 2 && r.source <= 4); });
+  const Summary first_summary = summarise(first);
+  print_summary("first 38 runs (SC21 T1, Korthikanti, README, DGX)", first_summary);
+  CHECK(first_summary.runs == 38);
+  CHECK(first_summary.infeasible == 0);
+  CHECK(first_summary.median <= 0.10);
+  // R036 (Megatron-LM README, GPT-32B at TP 8 and DP 48, one data-parallel rank per node) is
+  // the worst at -31%: its fp32 gradient reduce-scatter over 48 nodes in 82 buckets pays NCCL's
+  // per-step ring latency; the README does not state the NCCL version (2.23+ would run PAT).
+  CHECK(first_summary.max <= 0.31);
+  // Every published run ran, so every one must fit (issue 11), and the errors must not slip back
+  // from where they are: dense median 7.3% and p90 21.2%, mixture-of-experts median 21.7% and
+  // p90 26.1% (issue 11 asks for 6%, 15% and 15%; docs/model.md section 6 says what holds the
+  // rest).
+  CHECK(dense.infeasible == 0);
+  CHECK(moe.infeasible == 0);
+  CHECK(dense.median <= 0.074);
+  CHECK(dense.p90 <= 0.213);
+  CHECK(moe.median <= 0.217);
+  CHECK(moe.p90 <= 0.262);
+  // As given, every MoE entry fits (the MoE defaults, docs/model.md section 5), and every dense
+  // one but three of NVIDIA's tuned recipes (fp8 runs gather fp8 parameters by default): R096 and
+  // R115 reduce gradients in bf16 where Megatron-LM's default keeps them in fp32 (R115 also keeps
+  // Adam's moments in bf16), R120 offloads activations; the entries cannot state any of these.
+  CHECK(moe_as_given.infeasible == 0);
+  CHECK(dense_as_given.infeasible <= 3);
+  // The DeepSpeed-era runs (SC21 Table 2, BLOOM-176B) are priced as DeepSpeed, the rest as
+  // Megatron-LM.
+  for (const Row& r : rows) {
+    const std::string label = kSources[r.source].label;
+    const bool deepspeed = label.find("DeepSpeed") != std::string::npos;
+    CHECK_MESSAGE(r.framework == (deepspeed ? "deepspeed" : "megatron"), r.id);
+  }
+  // The report's validated frameworks and ZeRO stages (model/validated_regime.cpp) are these
+  // rows'.
+  std::set<std::pair<std::string, int64_t>> ran, validated;
+  for (const Row& r : rows) ran.insert({r.framework, r.zero_stage});
+  for (const detail::ValidatedFramework& v : detail::validated_frameworks()) {
+    validated.insert({std::string(to_string(v.framework)), v.zero_stage});
+  }
+  CHECK(ran == validated);
+  const Summary table5 = summarise(select(rows, [](const Row& r) { return r.source == 2; }));
+  std::printf("Korthikanti et al. 2022 Table 5: mean |error| %.1f%% (Calculon: 3.7%%)\n",
+              100 * table5.mean);
+  CHECK(table5.mean <= 0.05);
+
+  // The page's copy of these tables: written with PARAPLAN_VALIDATION_JSON=PATH, else it must
+  // equal what the model gives now (a model change regenerates it).
+  const nlohmann::json table = validation_table(rows);
+  if (const char* path = std::getenv("PARAPLAN_VALIDATION_JSON"); path && *path) {
+    std::ofstream(path) << table.dump(1) << "\n";
+    std::printf("wrote %s\n", path);
+  } else {
+    std::ifstream file(PARAPLAN_WEB_VALIDATION_JSON);
+    REQUIRE_MESSAGE(file.good(), PARAPLAN_WEB_VALIDATION_JSON << " is missing");
+    const nlohmann::json committed = nlohmann::json::parse(file);
+    CHECK_MESSAGE(committed == table,
+                  "web/src/validation/validation.json is stale: regenerate it with "
+                  "PARAPLAN_VALIDATION_JSON=web/src/validation/validation.json "
+                  "build/native/tests/validation_test");
+  }
+}
