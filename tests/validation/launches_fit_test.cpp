@@ -17,11 +17,11 @@ using namespace paraplan;
 using namespace paraplan::validation;
 using units::kGiB;
 
+namespace {
+
 // Configurations launched for published benchmarks, from their sources' own files: each ran, so
 // each must fit. Only memory is checked; the files hold no throughput. `exceptions`: launches the
 // model is known to reject, each with why, which must still be rejected (a fix shows up here).
-namespace {
-
 void check_recipes_fit(const std::string& file,
                        const std::vector<std::pair<std::string, std::string>>& exceptions) {
   const nlohmann::json recipes = load(file);

@@ -29,8 +29,9 @@ bool out_of_memory_only(const Report& report) {
 
 double smallest_capacity_bytes(const Report& report) {
   double capacity = report.stages.empty() ? 0 : report.stages.front().capacity_bytes;
-  for (const StageReport& stage : report.stages)
+  for (const StageReport& stage : report.stages) {
     capacity = std::min(capacity, stage.capacity_bytes);
+  }
   return capacity;
 }
 
