@@ -633,9 +633,7 @@ describe("web page (production build)", () => {
       /16 of 16 sizes searched/,
     );
     // Hovering a point shows its best strategy.
-    const canvas = page.locator(".scaling-chart canvas");
-    const box = await canvas.boundingBox();
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.locator(".scaling-chart canvas").hover();
     await screenshot("07-scaling");
     await page.click(byTestId("tab-strategies"));
   });

@@ -14,9 +14,9 @@ import { checkboxField, section, stateBinding, textField, type FormContext } fro
 import { count, number, percent, seconds } from "./format";
 import { ACCENT, MUTED } from "./palette";
 import { ProgressBar } from "./progress";
+import { ThrottledRender } from "./throttled-render";
 
 const CLIFF = "#e15759";
-const RENDER_EVERY_MS = 250;
 const IDEAL = "#59a14f";
 
 export interface ScalingPoint {
@@ -55,7 +55,7 @@ export class ScalingView {
   private readonly prompt = h("p", { class: "muted", i18n: "scaling.prompt" });
   private readonly progress: ProgressBar;
   private points: ScalingPoint[] = [];
-  private pending = false; // a render is scheduled
+  private readonly renders = new ThrottledRender(() => this.render());
   private running = false;
   private tableDrawnAt = 0;
 
@@ -146,24 +146,13 @@ export class ScalingView {
           done / points.length,
           t("scaling.progress", { done, points: points.length }),
         );
-        this.scheduleRender();
+        this.renders.schedule();
       },
     });
     this.running = false;
     this.progress.finish();
-    this.render();
+    this.renders.now();
     return outcome;
-  }
-
-  // Drawing 512 points and rows takes a while: at most one render per RENDER_EVERY_MS, so that
-  // the main thread stays free to hand the workers their next points.
-  private scheduleRender(): void {
-    if (this.pending) return;
-    this.pending = true;
-    setTimeout(() => {
-      this.pending = false;
-      this.render();
-    }, RENDER_EVERY_MS);
   }
 
   render(): void {

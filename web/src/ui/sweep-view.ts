@@ -14,6 +14,7 @@ import { number, percent, seconds } from "./format";
 import { ACCENT } from "./palette";
 import { ProgressBar } from "./progress";
 import { strategyText } from "./scaling-view";
+import { ThrottledRender } from "./throttled-render";
 
 // A parameter's value as typed: up to three decimals, no trailing zeros.
 const valueText = (value: number) => value.toLocaleString("en", { maximumFractionDigits: 3 });
@@ -29,7 +30,7 @@ export class SweepView {
   private readonly progress: ProgressBar;
   private grid: SweepGrid | null = null;
   private results: (SweepPointResult | null)[] = [];
-  private pending = false;
+  private readonly renders = new ThrottledRender(() => this.render());
 
   constructor(context: FormContext, onRun: () => void, onCancel: () => void) {
     this.progress = new ProgressBar(onCancel);
@@ -82,17 +83,11 @@ export class SweepView {
           done / this.results.length,
           t("scaling.progress", { done, points: this.results.length }),
         );
-        if (!this.pending) {
-          this.pending = true;
-          setTimeout(() => {
-            this.pending = false;
-            this.render();
-          }, 250);
-        }
+        this.renders.schedule();
       },
     });
     this.progress.finish();
-    this.render();
+    this.renders.now();
     return outcome;
   }
 
