@@ -136,6 +136,8 @@ class Searcher {
   void tick();
 
   std::vector<std::string> diagnosis() const;
+  // The public estimate of a strategy on a cluster of just the GPUs it uses.
+  Report estimate_on_used_gpus(const Strategy& strategy) const;
 
   const ModelSpec& model_;
   const Training& training_;

@@ -55,11 +55,20 @@ function slicesOf(events: TraceEvent[]): { slices: Slice[]; end_s: number } {
   return { slices, end_s };
 }
 
-// Round steps for the time axis: 1, 2 or 5 times a power of ten.
-function tickStep(span: number, maxTicks: number): number {
-  const raw = span / maxTicks;
+// The time axis' ticks: round steps (1, 2 or 5 times a power of ten), at most about
+// `maxTicks` of them. Total: an empty or non-finite span gives the single tick 0, so no
+// drawing loop depends on the data being non-empty.
+export function axisTicks(span: number, maxTicks: number): number[] {
+  const count = Math.max(1, Math.floor(maxTicks));
+  if (!Number.isFinite(span) || span <= 0) return [0];
+  const raw = span / count;
   const power = 10 ** Math.floor(Math.log10(raw));
-  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= raw) ?? raw;
+  const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw) ?? raw;
+  const ticks: number[] = [];
+  for (let index = 0; index * step <= span * (1 + 1e-9) && index <= count; index++) {
+    ticks.push(index * step);
+  }
+  return ticks;
 }
 
 export class ScheduleView {
@@ -154,11 +163,10 @@ export class ScheduleView {
       }
     }
     const axisTop = stageNames.length * ROW_HEIGHT;
-    const step = tickStep(end_s, Math.max(2, Math.floor((width - LABEL_WIDTH) / 90)));
     context.strokeStyle = "#9ca3af";
     context.fillStyle = "#4b5563";
     context.textAlign = "center";
-    for (let tick = 0; tick <= end_s + step * 1e-9; tick += step) {
+    for (const tick of axisTicks(end_s, Math.max(2, Math.floor((width - LABEL_WIDTH) / 90)))) {
       context.beginPath();
       context.moveTo(x(tick), axisTop);
       context.lineTo(x(tick), axisTop + 5);
