@@ -1,7 +1,7 @@
 // Searches without pins keep their results: the top 10 of the AIAK examples, every variant
-// ranked, as recorded in tests/unit/data/search-golden.json before the search was restructured. A change to the model
-// that moves them rewrites the file with PARAPLAN_REGENERATE_GOLDEN=1 (the test then records
-// instead of comparing) and says why in its commit.
+// ranked, as recorded in tests/unit/data/search-golden.json before the search was restructured. A
+// change to the model that moves them rewrites the file with PARAPLAN_REGENERATE_GOLDEN=1 (the test
+// then records instead of comparing) and says why in its commit.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
