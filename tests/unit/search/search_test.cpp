@@ -229,7 +229,7 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
           doctest::Approx(layout_times[i]).epsilon(1e-12));
     layouts.insert(detail::layout_key(distinct.strategies[i].strategy));
   }
-  CHECK(layouts.size() == 10);  // no two rows of one layout
+  CHECK(layouts.size() == 10);      // no two rows of one layout
   CHECK(offloaded_optimizers > 0);  // the grid reaches both kinds of offloading
   CHECK(offloaded_activations > 0);
 }
