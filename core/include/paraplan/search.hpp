@@ -21,6 +21,7 @@ struct SearchProgress {
   double elapsed_s = 0;
   double fraction_done = 0;          // of the outer loop, 0..1
   double best_iteration_time_s = 0;  // 0 until a feasible strategy is found
+  std::string best_layout;  // that strategy's sizes ("TP 2 · PP 4 · VP 10 · ..."), or ""
 };
 
 // Memory kept free on each GPU: `bytes` plus `fraction` of the GPU's capacity.

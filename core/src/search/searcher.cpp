@@ -181,8 +181,13 @@ void Searcher::tick() {
     stats_.stopped = text;
     stopped_ = true;
   } else if (options_.on_progress) {
-    const SearchProgress progress{stats_.evaluated, stats_.pruned, elapsed, fraction_done_,
-                                  top_.best_s()};
+    // The best so far, labelled again only when it changed.
+    if (top_.best_s() != progress_best_s_) {
+      progress_best_s_ = top_.best_s();
+      progress_best_layout_ = top_.best() ? layout_label(*top_.best()) : "";
+    }
+    const SearchProgress progress{stats_.evaluated, stats_.pruned, elapsed,
+                                  fraction_done_,   top_.best_s(), progress_best_layout_};
     if (!options_.on_progress(progress)) {
       stats_.stopped = "cancelled";
       stopped_ = true;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "paraplan/search.hpp"
@@ -44,6 +45,18 @@ inline std::vector<int64_t> layout_key(const Strategy& s) {
   return key;
 }
 
+// A strategy's sizes as a progress report shows the best so far: "TP 2 · PP 4 · VP 10 · CP 2 ·
+// EP 1 · mbs 1 · ZeRO 1".
+inline std::string layout_label(const Strategy& s) {
+  return "TP " + std::to_string(s.tensor_model_parallel_size) + " · PP " +
+         std::to_string(s.pipeline_model_parallel_size) + " · VP " +
+         std::to_string(s.virtual_pipeline_model_parallel_size) + " · CP " +
+         std::to_string(s.context_parallel_size) + " · EP " +
+         std::to_string(s.expert_model_parallel_size) + " · mbs " +
+         std::to_string(s.micro_batch_size) + " · ZeRO " + std::to_string(s.zero_stage) +
+         (s.optimizer_cpu_offload ? " · optimizer on CPU" : "");
+}
+
 // Whether a strategy belongs to a layout family (search.hpp, LayoutFamily).
 inline bool in_family(const Strategy& s, LayoutFamily family) {
   const int64_t tp = s.tensor_model_parallel_size, pp = s.pipeline_model_parallel_size;
@@ -76,6 +89,7 @@ class TopStrategies {
     return full() ? items_.back().time_s : std::numeric_limits<double>::infinity();
   }
   double best_s() const { return items_.empty() ? 0 : items_.front().time_s; }
+  const Strategy* best() const { return items_.empty() ? nullptr : &items_.front().strategy; }
 
   void offer(const Strategy& strategy, double time_s) {
     offer_to_families(strategy, time_s);

@@ -437,6 +437,9 @@ TEST_CASE("progress reports arrive and cancelling stops the search") {
   int calls = 0;
   options.on_progress = [&](const SearchProgress& p) {
     CHECK(p.evaluated >= 0);
+    // The best so far streams with its layout once there is one.
+    CHECK((p.best_iteration_time_s > 0) == !p.best_layout.empty());
+    if (!p.best_layout.empty()) CHECK(p.best_layout.rfind("TP ", 0) == 0);
     return ++calls < 3;
   };
   const SearchResult result = search(scenario, options);

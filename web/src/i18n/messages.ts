@@ -108,7 +108,8 @@ export const en = {
   "search.run": "Search",
   "search.running": "Searching…",
   "search.cancel": "Cancel",
-  "search.progress": "{percent} · {evaluated} evaluated · best {best} per iteration",
+  "search.progress":
+    "{percent} · {evaluated} evaluated · best so far {best} per iteration ({layout})",
   "search.progressNoBest": "{percent} · {evaluated} evaluated",
   "search.cancelled": "Search cancelled.",
   "search.stats":
@@ -417,7 +418,7 @@ export const zh: Record<MessageKey, string> = {
   "search.run": "搜索",
   "search.running": "搜索中…",
   "search.cancel": "取消",
-  "search.progress": "{percent} · 已评估 {evaluated} · 最佳每迭代 {best}",
+  "search.progress": "{percent} · 已评估 {evaluated} · 目前最佳每迭代 {best}（{layout}）",
   "search.progressNoBest": "{percent} · 已评估 {evaluated}",
   "search.cancelled": "搜索已取消。",
   "search.stats":

@@ -167,6 +167,7 @@ export interface SearchProgress {
   pruned: number;
   fraction: number;
   best_iteration_time_s: number;
+  best_layout?: string; // the best so far: "TP 2 · PP 4 · VP 10 · ..."
   elapsed_s: number;
 }
 
