@@ -163,11 +163,12 @@ std::string measured_error_note(const ModelSpec& model, Framework framework,
   if ((!model.moe && !fsdp) || band.runs == 0) return "";
   char range[64];
   std::snprintf(range, sizeof range, "%.2f to %.2f", band.low, band.high);
-  return std::string(model.moe ? "mixture-of-experts" : "FSDP") +
-         " runs are where the model errs most: in \"" + band.regime +
-         "\" published runs measured " + range +
-         " times the predicted tokens/s (10th to 90th percentile of " + std::to_string(band.runs) +
-         " runs)";
+  const std::string measured = "published runs of \"" + band.regime + "\" measured " + range +
+                               " times the predicted tokens/s (80% interval of " +
+                               std::to_string(band.runs) + " runs)";
+  if (model.moe) return "mixture-of-experts, where the model errs most: " + measured;
+  return "FSDP: few published runs measure it (Megatron-FSDP two, torchtitan's FSDP2 none); " +
+         measured;
 }
 
 }  // namespace paraplan::detail

@@ -196,12 +196,12 @@ TEST_CASE("mixture-of-experts and FSDP estimates carry their regime's measured e
   const Report moe = report("mixtral-8x7b", "megatron", R"({"expert_model_parallel_size": 8})");
   REQUIRE_FALSE(moe.validation.notes.empty());
   CHECK(moe.validation.notes.back().starts_with(
-      "mixture-of-experts runs are where the model errs most: in \""));
+      "mixture-of-experts, where the model errs most: published runs of \""));
   CHECK(moe.validation.notes.back().find(moe.uncertainty.regime) != std::string::npos);
   CHECK_FALSE(moe.validation.validated);
   const Report fsdp = report("llama3.1-8b", "megatron", R"({"zero_stage": 3})");
   REQUIRE_FALSE(fsdp.validation.notes.empty());
-  CHECK(fsdp.validation.notes.back().starts_with("FSDP runs are where the model errs most"));
+  CHECK(fsdp.validation.notes.back().starts_with("FSDP: few published runs measure it"));
   const Report dense = report("llama3.1-8b", "megatron",
                               R"({"tensor_model_parallel_size": 8, "sequence_parallel": true,
                                   "recompute_granularity": "selective"})");
