@@ -142,8 +142,8 @@ class TopStrategies {
     for (size_t f = 0; f < kLayoutFamilies.size(); ++f) {
       if (!in_family(strategy, kLayoutFamilies[f])) continue;
       std::optional<Item>& best = families_[f];
-      if (best && (tier > best->tier || (tier == best->tier &&
-                                         !(time_s < best->time_s * (1 + 1e-9))))) {
+      if (best &&
+          (tier > best->tier || (tier == best->tier && !(time_s < best->time_s * (1 + 1e-9))))) {
         continue;
       }
       Item item{tier, time_s, strategy, ordering_key(strategy), {}};
