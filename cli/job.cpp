@@ -27,8 +27,11 @@ const char* const kJobUsage = R"(job (AIAK-compatible, with its defaults), or SC
   --framework NAME           what launches it: megatron (default), megatron-bridge,
                              mindspeed-llm, deepspeed, colossalai or torchtitan
 search options:
-  --memory-margin M          memory kept free on every GPU: GiB, or N% of each GPU's memory
-                             (default 4%); no strategy above capacity minus M is ranked
+  --memory-margin M          memory kept free on every GPU: GiB, or N% of each GPU's memory;
+                             no strategy above capacity minus M is ranked (default: none)
+  --allow-at-risk            rank strategies inside the default memory margin (verdict
+                             at_risk) by time with the rest; without it they rank below every
+                             strategy that fits
   --time-budget SECONDS      stop a search and keep the best found after this long (default 30)
   --tp-across-nodes          allow tensor parallelism to span nodes
   --all-variants             rank every variant of a layout (virtual stages, micro-batch,
@@ -104,6 +107,8 @@ bool take_job_flag(const std::vector<std::string>& args, size_t& i, JobOptions& 
     options.tp_across_nodes = true;
   } else if (arg == "--all-variants") {
     options.all_variants = true;
+  } else if (arg == "--allow-at-risk") {
+    options.allow_at_risk = true;
   } else if (!arg.empty() && (arg[0] != '-' || arg == "-") && !options.scenario_path) {
     options.scenario_path = arg;
   } else {
@@ -223,6 +228,7 @@ SearchOptions job_search_options(const JobOptions& options) {
   search_options.allow_tensor_parallel_across_nodes = options.tp_across_nodes;
   search_options.distinct_layouts = !options.all_variants;
   search_options.memory_margin = options.memory_margin;
+  search_options.allow_at_risk = options.allow_at_risk;
   return search_options;
 }
 

@@ -24,7 +24,8 @@ struct JobOptions {
   double time_budget_s = limits::kDefaultTimeBudgetS;
   bool tp_across_nodes = false;
   bool all_variants = false;  // rank every variant, not only the best of each layout
-  MemoryMargin memory_margin;
+  bool allow_at_risk = false;
+  MemoryMargin memory_margin = MemoryMargin::none();
 };
 
 // When args[i] is a job flag, a search option or the scenario path, takes it (and its value,

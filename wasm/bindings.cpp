@@ -51,7 +51,8 @@ std::string estimate(const std::string& scenario_json) {
   return guarded([&] { return to_json(paraplan::estimate(scenario_of(scenario_json))).dump(); });
 }
 
-// request: {"scenario": {...}, "options": {"top", "time_budget_s", "tp_across_nodes"}}.
+// request: {"scenario": {...}, "options": {"top", "time_budget_s", "tp_across_nodes",
+// "memory_margin", "allow_at_risk"}}.
 // Reports a search's progress to `on_progress` (when given); its false cancels.
 std::function<bool(const paraplan::SearchProgress&)> progress_callback(val& on_progress) {
   if (on_progress.isUndefined() || on_progress.isNull()) return {};

@@ -58,6 +58,12 @@ struct StageMemory {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes +
            reserve.workspaces_bytes;
   }
+  // What PyTorch's caching allocator reserves at the peak, as torch.cuda.max_memory_reserved()
+  // reports it: live tensors and the allocator's fragmentation (the CUDA context, NCCL's buffers
+  // and Transformer Engine's userbuffers are allocated outside it).
+  double peak_reserved_bytes() const {
+    return peak_allocated_bytes() + reserve.fragmentation_bytes;
+  }
   // What the GPU must hold: decides out-of-memory.
   double peak_bytes() const {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + other_bytes();
@@ -80,6 +86,17 @@ struct StageReport {
   double host_copy_bytes = 0;  // over the host link in one iteration: offloaded activations,
                                // the offloaded optimizer's gradients and parameters
 };
+
+// Whether a launch of the strategy will fit in GPU memory (docs/model.md, "Memory verdict"):
+// `oom` when a stage's peak exceeds its GPU's capacity, `at_risk` when a stage's peak leaves less
+// than the default memory margin free (the band where published launches went either way),
+// `fits` otherwise.
+enum class MemoryVerdict { fits, at_risk, oom };
+
+const char* to_string(MemoryVerdict verdict);
+
+// The verdict of one stage whose peak is `peak_bytes` on a GPU of `capacity_bytes`.
+MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes);
 
 // Whether a result lies inside the regimes the validation test covers (published runs of the
 // same GPU and precision, model family and sequence length, and an MFU no higher than the best
@@ -132,10 +149,13 @@ struct Report {
   double peak_allocated_bytes() const;
   // The smallest capacity minus peak over the stages (negative when a stage overflows).
   double headroom_bytes() const;
-  // A stage keeps less free than twice the default memory margin (limits.hpp); below one
-  // margin memory_warnings says which stage and by how much.
+  // A stage keeps less free than the default memory margin (verdict at_risk); memory_warnings
+  // says which stage and by how much.
   bool memory_tight = false;
   std::vector<std::string> memory_warnings;
+  // The worst stage's verdict, and the numbers behind it.
+  MemoryVerdict memory_verdict = MemoryVerdict::fits;
+  std::string memory_verdict_reason;
   int bottleneck_stage = 0;  // the stage that sets the pipeline's pace
 };
 

@@ -22,7 +22,8 @@ struct SearchRequest {
 };
 
 // {"scenario": {...}, "options": {"top", "time_budget_s", "tp_across_nodes",
-// "memory_margin", "all_variants"}}; options and each of their keys are optional.
+// "memory_margin", "all_variants", "allow_at_risk"}}; options and each of their keys are
+// optional.
 SearchRequest parse_search_request(const nlohmann::json& request);
 
 // The inputs as the core checks them: {"version", "limits", "precisions", "activations",

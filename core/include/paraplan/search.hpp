@@ -24,12 +24,15 @@ struct SearchProgress {
   std::string best_layout;  // that strategy's sizes ("TP 2 · PP 4 · VP 10 · ..."), or ""
 };
 
-// Memory kept free on each GPU: `bytes` plus `fraction` of the GPU's capacity.
+// Memory kept free on each GPU: `bytes` plus `fraction` of the GPU's capacity. Default
+// constructed, the default margin: a stage inside it is `at_risk` (docs/model.md, "Memory
+// verdict").
 struct MemoryMargin {
   double bytes = 0;
-  double fraction = limits::kDefaultMemoryMarginPercent / 100;
+  double fraction = limits::default_memory_margin_percent() / 100;
 
   double of(double capacity_bytes) const { return bytes + fraction * capacity_bytes; }
+  static MemoryMargin none() { return {0, 0}; }
 };
 
 // Parses "N" (GiB) or "N%" (of each GPU's capacity); throws InputError naming `path`.
@@ -47,7 +50,12 @@ struct SearchOptions {
   // the best of its virtual stages, micro-batch, recompute and switches; false ranks every
   // variant.
   bool distinct_layouts = true;
-  MemoryMargin memory_margin;  // no ranked strategy uses more than capacity minus this
+  // No ranked strategy uses more than capacity minus this (a margin the user gives; none by
+  // default: capacity).
+  MemoryMargin memory_margin = MemoryMargin::none();
+  // Strategies whose memory verdict is `at_risk` (inside the default margin) rank below every
+  // one that `fits`, unless this is set: then only their time ranks them.
+  bool allow_at_risk = false;
   bool allow_tensor_parallel_across_nodes = false;
   bool exhaustive = false;  // evaluate every configuration: no pruning (for testing)
   double time_budget_s = limits::kDefaultTimeBudgetS;  // then stop with the best found so far

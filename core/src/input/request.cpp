@@ -143,6 +143,8 @@ SearchRequest parse_search_request(const nlohmann::json& request) {
     o.allow_tensor_parallel_across_nodes =
         object.optional_boolean("tp_across_nodes").value_or(false);
     o.distinct_layouts = !object.optional_boolean("all_variants").value_or(false);
+    // "allow_at_risk": rank strategies inside the default memory margin by time with the rest.
+    o.allow_at_risk = object.optional_boolean("allow_at_risk").value_or(false);
     // "memory_margin": GiB as a number or a string, or "N%" of each GPU's capacity.
     if (const nlohmann::json* margin = object.find("memory_margin")) {
       const std::string path = object.path_of("memory_margin");
@@ -180,7 +182,9 @@ nlohmann::json limits::limits_json() {
         {"memory_margin",
          {{"max_gib", kMaxMemoryMarginGib},
           {"max_percent", kMaxMemoryMarginPercent},
-          {"default", std::to_string(static_cast<int>(kDefaultMemoryMarginPercent)) + "%"}}},
+          // The default margin is not a filter: strategies inside it rank below the rest.
+          {"default", std::to_string(static_cast<int>(default_memory_margin_percent())) + "%"},
+          {"default_ranks_at_risk_last", true}}},
         {"time_budget_s",
          {{"min", kMinTimeBudgetS}, {"max", kMaxTimeBudgetS}, {"default", kDefaultTimeBudgetS}}}}}};
 }

@@ -36,7 +36,64 @@ std::string gib(double bytes) {
   return text;
 }
 
+// The worst stage's memory verdict and the numbers behind it (docs/model.md, "Memory verdict").
+void set_memory_verdict(Report& report) {
+  if (report.stages.empty()) {
+    report.memory_verdict_reason = "memory not estimated: the strategy is rejected before it";
+    return;
+  }
+  size_t worst = 0;
+  MemoryVerdict verdict = MemoryVerdict::fits;
+  double worst_share = -1;
+  for (size_t i = 0; i < report.stages.size(); ++i) {
+    const StageReport& stage = report.stages[i];
+    const double share = stage.memory.peak_bytes() / stage.capacity_bytes;
+    const MemoryVerdict v = memory_verdict_of(stage.memory.peak_bytes(), stage.capacity_bytes);
+    if (v > verdict || (v == verdict && share > worst_share)) {
+      verdict = v;
+      worst = i;
+      worst_share = share;
+    }
+  }
+  const StageReport& stage = report.stages[worst];
+  const double margin = MemoryMargin{}.of(stage.capacity_bytes);
+  char text[512];
+  const char* what = verdict == MemoryVerdict::oom ? "more than its capacity"
+                     : verdict == MemoryVerdict::at_risk
+                         ? "inside the default margin, where published launches went either way"
+                         : "the most of any stage, below the default margin";
+  std::snprintf(text, sizeof text,
+                "pipeline stage %zu (%s) peaks at %.1f GiB of %.1f GiB (%.0f%%, %.1f GiB free): "
+                "%s (the default margin keeps %.1f GiB, %.0f%%, free; docs/model.md \"Memory "
+                "verdict\")",
+                worst, stage.gpu.c_str(), stage.memory.peak_bytes() / units::kGiB,
+                stage.capacity_bytes / units::kGiB, 100 * worst_share,
+                (stage.capacity_bytes - stage.memory.peak_bytes()) / units::kGiB, what,
+                margin / units::kGiB, 100 * margin / stage.capacity_bytes);
+  report.memory_verdict = verdict;
+  report.memory_verdict_reason = text;
+}
+
 }  // namespace
+
+const char* to_string(MemoryVerdict verdict) {
+  switch (verdict) {
+    case MemoryVerdict::fits:
+      return "fits";
+    case MemoryVerdict::at_risk:
+      return "at_risk";
+    case MemoryVerdict::oom:
+      return "oom";
+  }
+  return "fits";
+}
+
+MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes) {
+  if (peak_bytes > capacity_bytes) return MemoryVerdict::oom;
+  if (capacity_bytes - peak_bytes < MemoryMargin{}.of(capacity_bytes))
+    return MemoryVerdict::at_risk;
+  return MemoryVerdict::fits;
+}
 
 struct Estimator::Impl {
   Impl(ModelSpec m, Training t, Cluster c, Framework f)
@@ -130,21 +187,20 @@ Report Estimator::Impl::estimate(const Strategy& s) {
                                 std::to_string(stage.layers) + " layers)";
       const double margin = MemoryMargin{}.of(stage.capacity_bytes);
       const double headroom = stage.capacity_bytes - stage.memory.peak_bytes();
-      // Tight: less free than twice the default margin (docs/model.md, "Memory margin").
-      if (headroom >= 0 && headroom < limits::kTightMarginFactor * margin) {
-        report.memory_tight = true;
-      }
+      // Tight: inside the default margin, the memory verdict at_risk (docs/model.md, "Memory
+      // verdict").
+      if (headroom >= 0 && headroom < margin) report.memory_tight = true;
       if (stage.memory.peak_bytes() > stage.capacity_bytes) {
         report.feasible = false;
         report.infeasible_reasons.push_back(where + " needs " + gib(stage.memory.peak_bytes()) +
                                             " per GPU, more than the " + gib(stage.capacity_bytes) +
                                             " it has");
       } else if (headroom < margin) {
-        // Fits, but within the default margin that covers the model's memory uncertainty.
+        // Fits, but within the default margin: where published launches went either way.
         report.memory_warnings.push_back(
             where + " leaves " + gib(stage.capacity_bytes - stage.memory.peak_bytes()) +
             " of its " + gib(stage.capacity_bytes) + " free, less than the default " + gib(margin) +
-            " memory margin: it may run out of memory");
+            " memory margin: at_risk, it may run out of memory");
       }
       if (stage.memory.host_bytes > gpu.host.bytes) {
         report.feasible = false;
@@ -155,6 +211,8 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       report.stages.push_back(std::move(stage));
     }
   }
+
+  set_memory_verdict(report);
 
   // Throughput and utilisation (MFU counts model FLOPs only; HFU adds recompute).
   const double tokens = static_cast<double>(training.global_batch_size) * training.seq_length;
@@ -185,6 +243,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
     overflow.feasible = false;
     overflow.infeasible_reasons.push_back(
         "the sizes are too large to estimate in double precision (a time or memory overflowed)");
+    overflow.memory_verdict_reason = "memory not estimated: the sizes overflow double precision";
     return overflow;
   }
   return report;

@@ -38,7 +38,10 @@ constexpr double kUserbuffersReduceScatter = 4;
 // the activations churn. Megatron-LM adds 5% to its activation estimate for temporaries and
 // overhead (training/theoretical_memory_usage.py, "overhead_factor = 1.05"); published
 // out-of-memory reports show 1-6% of the allocated memory reserved but unallocated
-// (docs/model.md, "Reserve"). The fraction of the activations is an estimate.
+// (docs/model.md, "Reserve"). The fraction of the activations is an estimate. Blocks freed by
+// a side stream's allocations stay cached for that stream (c10/cuda/CUDACachingAllocator.cpp:
+// a block is found by (stream, size), BlockComparatorSize orders by stream first): they add to
+// this (side_stream_cache_bytes, from the framework's streams).
 constexpr double kFragmentationFraction = 0.05;
 
 Group pipeline_peers(const PipelineInput& in) {
@@ -84,7 +87,7 @@ double nccl_p2p_bytes(const MemoryReserveSpec& spec, double nvlink_peers, double
 }
 
 MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
-                             double activations_bytes) {
+                             double activations_bytes, double side_stream_cache_bytes) {
   const Strategy& s = *in.strategy;
   const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
   const MemoryReserveSpec& spec = gpu.memory_reserve;
@@ -165,7 +168,7 @@ MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
         tokens * static_cast<double>(in.model->hidden_size) *
         (kUserbuffersAllGather * gather_element + kUserbuffersReduceScatter * element);
   }
-  r.fragmentation_bytes = kFragmentationFraction * activations_bytes;
+  r.fragmentation_bytes = kFragmentationFraction * activations_bytes + side_stream_cache_bytes;
   return r;
 }
 

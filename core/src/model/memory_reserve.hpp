@@ -8,9 +8,11 @@
 namespace paraplan::detail {
 
 // The reserve of one GPU of `group`'s stages, whose activations at the peak are
-// `activations_bytes`.
+// `activations_bytes`; `side_stream_cache_bytes` is what freed blocks of side streams' allocations
+// keep cached at the peak (PyTorch's caching allocator reuses a block only on the stream it was
+// allocated on).
 MemoryReserve memory_reserve(const PipelineInput& input, const StageGroup& group,
-                             double activations_bytes);
+                             double activations_bytes, double side_stream_cache_bytes = 0);
 
 // NCCL buffers of one communicator, per member GPU (exposed for the tests).
 double nccl_ring_bytes(const MemoryReserveSpec& spec, bool spans_nodes);

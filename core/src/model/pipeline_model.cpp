@@ -400,6 +400,25 @@ double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_st
              : std::min(m * v, interleaved_warmup_chunks(index, stages, virtual_stages) + 1) / v;
 }
 
+namespace {
+
+// What side streams' freed blocks keep cached at the peak. FSDP2 gathers each unit into one flat
+// buffer allocated on its all-gather copy-in stream (torch/distributed/fsdp/_fully_shard/
+// _fsdp_collectives.py all_gather_copy_in: all_gather_output, world x the shard) and copies it out
+// into the parameters on the default stream (foreach_all_gather_copy_out); once copied, the flat
+// buffer is freed into the copy-in stream's cache, where only the next gather can reuse it: the
+// unit in use and the one prefetched keep two (the unsharded weights they copy into are counted
+// in weights_bytes).
+double side_stream_cache_bytes(const PipelineInput& in, const Strategy& s,
+                               const ParameterBytes& bytes, double unit_parameters, int zero) {
+  if (zero >= 2 && torchtitan_fsdp2(in.framework, s)) {
+    return 2 * bytes.layer_gather * unit_parameters;
+  }
+  return 0;
+}
+
+}  // namespace
+
 StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const StageWork& work,
                          int64_t index) {
   const Strategy& s = *in.strategy;
@@ -494,7 +513,8 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
       index, in.stages, s.virtual_pipeline_model_parallel_size, in.micro_batches);
   memory.activations_bytes =
       (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
-  memory.reserve = memory_reserve(in, group, memory.activations_bytes);
+  memory.reserve = memory_reserve(in, group, memory.activations_bytes,
+                                  side_stream_cache_bytes(in, s, bytes, unit, zero));
   // CUDA graphs' static buffers (cuda_graph_memory.cpp): allocated once, not fragmented.
   memory.activations_bytes += cuda_graph_bytes(in, group, in_flight + a2a_overlap_chunk);
   memory.host_bytes = in_flight * work.offloaded_bytes + kHostOptimizerBytesPerParameter * on_host;
@@ -518,6 +538,7 @@ void fit_memory(const PipelineInput& in, std::vector<GroupResult>& results, Pipe
     const double peak = r.memory.peak_bytes();
     out.peak_bytes = std::max(out.peak_bytes, peak);
     out.overflow_bytes = g == 0 ? peak - capacity : std::max(out.overflow_bytes, peak - capacity);
+    out.at_risk |= memory_verdict_of(peak, gpu.hbm_bytes) != MemoryVerdict::fits;
   }
   out.fits = out.overflow_bytes <= 0 && out.host_fits;
 }

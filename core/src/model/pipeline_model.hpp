@@ -106,6 +106,7 @@ struct PipelineResult {
   bool host_fits = true;
   double peak_bytes = 0;       // largest peak over the stages
   double overflow_bytes = 0;   // largest peak minus usable memory (<= 0 when everything fits)
+  bool at_risk = false;        // a stage's peak inside the default margin (MemoryVerdict)
   double recompute_flops = 0;  // whole cluster, one iteration
 };
 

@@ -24,6 +24,7 @@ double Searcher::evaluate_time(bool& fits, bool time_unfit) {
   const PipelineResult result = evaluate_pipeline(input, results_);
   tick();
   fits = result.fits;
+  at_risk_ = result.at_risk;
   if (!fits && result.overflow_bytes < closest_.overflow_bytes) {
     closest_ = {result.overflow_bytes, s_, groups_, results_};
   }
@@ -37,7 +38,11 @@ bool Searcher::evaluate() {
                                s_.pipeline_model_parallel_size == 1;
   bool fits = false;
   const double time_s = evaluate_time(fits, offloads_layers);
-  if (fits) return offer(time_s);
+  // A strategy inside the default margin ranks below those that fit (unless the user allows
+  // it): its offloading variants below may fit.
+  const bool tiered = fits && at_risk_ && !options_.allow_at_risk;
+  if (fits) offer(time_s);
+  if (fits && !tiered) return true;
   // Where GPU memory binds, the same strategy with Megatron-LM's offloading to host memory,
   // unless its keys are pinned: the optimizer stepped on the CPU (HybridDeviceOptimizer, all of
   // it, copies overlapped), and the fewest layers' activations offloaded that fit.
@@ -71,7 +76,7 @@ bool Searcher::evaluate() {
         s_.cpu_offloading_num_layers = (low + high) / 2;
         bool fit = false;
         evaluate_time(fit);
-        if (fit) {
+        if (fit && !(tiered && at_risk_)) {  // tiered: the fewest that leave the margin free
           high = s_.cpu_offloading_num_layers;
         } else {
           low = s_.cpu_offloading_num_layers + 1;
@@ -80,7 +85,7 @@ bool Searcher::evaluate() {
       s_.cpu_offloading_num_layers = low;
     });
   }
-  return any;
+  return any || fits;
 }
 
 // The strategy changed by `change` (keys decided at the ZeRO level), ranked if its rules hold and
@@ -111,11 +116,12 @@ bool Searcher::zero_rules_hold() const {
              [&](const FrameworkRule* rule) { return rule->expressible(rule_context_, s_); });
 }
 
-// A strategy that fits: counted, and ranked where its time is a number.
+// A strategy that fits: counted, and ranked where its time is a number; one inside the default
+// margin (the last estimate's `at_risk_`) ranks below every other unless the user allows it.
 bool Searcher::offer(double time_s) {
   if (std::isfinite(time_s)) {
     ++stats_.feasible;
-    top_.offer(s_, time_s);
+    top_.offer(s_, time_s, at_risk_ && !options_.allow_at_risk ? 1 : 0);
   }
   return true;
 }

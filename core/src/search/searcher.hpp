@@ -177,6 +177,7 @@ class Searcher {
   Strategy s_;                  // the working strategy: each level writes its own keys
   bool split_at_leaf_ = false;  // the leaf balances the stage layers (set by virtual_level)
   Strategy variant_kept_;       // the strategy an offload variant restores (offer_variant)
+  bool at_risk_ = false;        // the last estimate's memory verdict was at_risk (evaluate_time)
   // Scratch reused by every evaluation.
   std::vector<const ModelCosts*> pool_costs_;
   std::vector<StageGroup> groups_;

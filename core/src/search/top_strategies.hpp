@@ -1,5 +1,6 @@
-// The N fastest strategies a search has seen, in a deterministic order: by default one per
-// layout (the best of its variants), and the best of each layout family.
+// The N best strategies a search has seen (fastest first within a memory tier), in a
+// deterministic order: by default one per layout (the best of its variants), and the best of
+// each layout family.
 #pragma once
 
 #include <algorithm>
@@ -75,8 +76,10 @@ inline bool in_family(const Strategy& s, LayoutFamily family) {
   return false;
 }
 
-// Kept sorted by time; times within a relative 1e-9 count as equal and are ordered by
-// ordering_key, so that native and WebAssembly builds rank alike. With distinct layouts, a
+// Kept sorted by tier, then time: a strategy of tier 1 (`at_risk` for memory, where the search
+// ranks those below the rest) comes after every one of tier 0. Times within a relative 1e-9
+// count as equal and are ordered by ordering_key, so that native and WebAssembly builds rank
+// alike. With distinct layouts, a
 // strategy whose layout is listed replaces it only when it comes first; bounds stay exact,
 // since a strategy slower than the N-th listed layout can neither add a layout nor improve one.
 class TopStrategies {
@@ -85,16 +88,19 @@ class TopStrategies {
       : capacity_(capacity), distinct_layouts_(distinct_layouts) {}
 
   bool full() const { return items_.size() >= capacity_; }
+  // The time a strategy of tier 0 must beat to enter (infinite while the list is not full of
+  // tier 0): what bounds the search's pruning.
   double worst_s() const {
-    return full() ? items_.back().time_s : std::numeric_limits<double>::infinity();
+    return full() && items_.back().tier == 0 ? items_.back().time_s
+                                             : std::numeric_limits<double>::infinity();
   }
   double best_s() const { return items_.empty() ? 0 : items_.front().time_s; }
   const Strategy* best() const { return items_.empty() ? nullptr : &items_.front().strategy; }
 
-  void offer(const Strategy& strategy, double time_s) {
-    offer_to_families(strategy, time_s);
-    if (full() && !(time_s < items_.back().time_s * (1 + 1e-9))) return;
-    Item item{time_s, strategy, ordering_key(strategy), {}};
+  void offer(const Strategy& strategy, double time_s, int tier = 0) {
+    offer_to_families(strategy, time_s, tier);
+    if (full() && !enters(tier, time_s)) return;
+    Item item{tier, time_s, strategy, ordering_key(strategy), {}};
     if (distinct_layouts_) {
       item.layout = layout_key(strategy);
       const auto same = std::find_if(items_.begin(), items_.end(), [&](const Item& listed) {
@@ -129,22 +135,32 @@ class TopStrategies {
 
  private:
   struct Item {
+    int tier;
     double time_s;
     Strategy strategy;
     std::vector<int64_t> key;
     std::vector<int64_t> layout;  // with distinct layouts
   };
+  bool enters(int tier, double time_s) const {
+    const Item& last = items_.back();
+    if (tier != last.tier) return tier < last.tier;
+    return time_s < last.time_s * (1 + 1e-9);
+  }
   static bool before(const Item& a, const Item& b) {
+    if (a.tier != b.tier) return a.tier < b.tier;
     const double scale = std::max(a.time_s, b.time_s);
     if (std::abs(a.time_s - b.time_s) > 1e-9 * scale) return a.time_s < b.time_s;
     return a.key < b.key;
   }
-  void offer_to_families(const Strategy& strategy, double time_s) {
+  void offer_to_families(const Strategy& strategy, double time_s, int tier) {
     for (size_t f = 0; f < kLayoutFamilies.size(); ++f) {
       if (!in_family(strategy, kLayoutFamilies[f])) continue;
       std::optional<Item>& best = families_[f];
-      if (best && !(time_s < best->time_s * (1 + 1e-9))) continue;
-      Item item{time_s, strategy, ordering_key(strategy), {}};
+      if (best &&
+          (tier > best->tier || (tier == best->tier && !(time_s < best->time_s * (1 + 1e-9))))) {
+        continue;
+      }
+      Item item{tier, time_s, strategy, ordering_key(strategy), {}};
       if (!best || before(item, *best)) best = std::move(item);
     }
   }

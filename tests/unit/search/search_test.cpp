@@ -25,13 +25,29 @@ Scenario job(const std::string& model, const std::string& gpus, int batch, int s
                         R"(}, "cluster": {"gpus": )" + gpus + "}" + extra + "}");
 }
 
+// The default margin as a hard limit (at_risk strategies ranked by time, none inside the
+// margin): the feasibility the brute forces below enumerate.
 SearchResult run(const Scenario& scenario, int top, bool exhaustive = false,
                  bool distinct_layouts = false) {
   SearchOptions options;
   options.top = top;
   options.exhaustive = exhaustive;
   options.distinct_layouts = distinct_layouts;
+  options.memory_margin = MemoryMargin{};
+  options.allow_at_risk = true;
   options.time_budget_s = 600;
+  return search(scenario, options);
+}
+
+// A hard margin of 4% of each GPU's memory, ranked by time: where memory binds, the scenarios
+// below leave the offloading variants just this much room.
+SearchResult run_thin_margin(const Scenario& scenario, int top) {
+  SearchOptions options;
+  options.top = top;
+  options.time_budget_s = 600;
+  options.distinct_layouts = false;
+  options.memory_margin = parse_memory_margin("4%", "margin");
+  options.allow_at_risk = true;
   return search(scenario, options);
 }
 
@@ -240,7 +256,7 @@ TEST_CASE("where GPU memory binds, the search steps the optimizer on the CPU") {
   nlohmann::json document = nlohmann::json::parse(R"({"model": "llama3-8b",
       "training": {"global_batch_size": 64, "seq_length": 4096},
       "cluster": {"gpus": [{"type": "a100-40g", "count": 4}]}})");
-  const SearchResult offloaded = run(parse_scenario(document), 3);
+  const SearchResult offloaded = run_thin_margin(parse_scenario(document), 3);
   REQUIRE_FALSE(offloaded.strategies.empty());
   const RankedStrategy& best = offloaded.strategies.front();
   CHECK(best.strategy.optimizer_cpu_offload);
@@ -248,18 +264,18 @@ TEST_CASE("where GPU memory binds, the search steps the optimizer on the CPU") {
   CHECK(best.report.feasible);
   CHECK(best.report.stages.front().memory.host_bytes > 0);
   document["strategy"] = {{"optimizer_cpu_offload", false}};
-  const SearchResult on_gpu = run(parse_scenario(document), 3);
+  const SearchResult on_gpu = run_thin_margin(parse_scenario(document), 3);
   REQUIRE_FALSE(on_gpu.strategies.empty());
   CHECK(on_gpu.strategies.front().report.iteration_time_s > best.report.iteration_time_s);
   // Pinned on, it brings the precision-aware optimizer.
   document["strategy"] = {{"optimizer_cpu_offload", true}};
-  const SearchResult pinned = run(parse_scenario(document), 1);
+  const SearchResult pinned = run_thin_margin(parse_scenario(document), 1);
   REQUIRE_FALSE(pinned.strategies.empty());
   CHECK(pinned.strategies.front().strategy.use_precision_aware_optimizer);
   // Where memory does not bind, nothing is offloaded.
   document["cluster"]["gpus"][0]["count"] = 16;
   document.erase("strategy");
-  const SearchResult roomy = run(parse_scenario(document), 3);
+  const SearchResult roomy = run_thin_margin(parse_scenario(document), 3);
   REQUIRE_FALSE(roomy.strategies.empty());
   CHECK_FALSE(roomy.strategies.front().strategy.optimizer_cpu_offload);
 }
@@ -270,20 +286,20 @@ TEST_CASE("where GPU memory binds, a MindSpeed-LLM search reuses the fp32 parame
   nlohmann::json document = nlohmann::json::parse(R"({"model": "qwen3-8b",
       "framework": "mindspeed-llm", "training": {"global_batch_size": 32, "seq_length": 4096},
       "cluster": {"gpus_per_node": 8, "gpus": [{"type": "ascend-910b", "count": 4}]}})");
-  const SearchResult reusing = run(parse_scenario(document), 3);
+  const SearchResult reusing = run_thin_margin(parse_scenario(document), 3);
   REQUIRE_FALSE(reusing.strategies.empty());
   const RankedStrategy& best = reusing.strategies.front();
   CHECK(best.strategy.reuse_fp32_param);
   CHECK(best.report.feasible);
   document["strategy"] = {{"reuse_fp32_param", false}};
-  const SearchResult without = run(parse_scenario(document), 3);
+  const SearchResult without = run_thin_margin(parse_scenario(document), 3);
   REQUIRE_FALSE(without.strategies.empty());
   CHECK(without.strategies.front().report.iteration_time_s > best.report.iteration_time_s);
   for (const RankedStrategy& r : without.strategies) CHECK_FALSE(r.strategy.reuse_fp32_param);
   // Where memory does not bind, it stays off (it slows the optimizer step).
   document.erase("strategy");
   document["cluster"]["gpus"][0]["count"] = 16;
-  const SearchResult roomy = run(parse_scenario(document), 3);
+  const SearchResult roomy = run_thin_margin(parse_scenario(document), 3);
   REQUIRE_FALSE(roomy.strategies.empty());
   CHECK_FALSE(roomy.strategies.front().strategy.reuse_fp32_param);
   // Other frameworks cannot launch it: their searches never try it.
@@ -293,9 +309,9 @@ TEST_CASE("where GPU memory binds, a MindSpeed-LLM search reuses the fp32 parame
     CAPTURE(framework);
     document["framework"] = framework;
     document.erase("strategy");
-    const SearchResult free = run(parse_scenario(document), 3);
+    const SearchResult free = run_thin_margin(parse_scenario(document), 3);
     document["strategy"] = {{"reuse_fp32_param", false}};
-    const SearchResult pinned = run(parse_scenario(document), 3);
+    const SearchResult pinned = run_thin_margin(parse_scenario(document), 3);
     CHECK(free.stats.evaluated == pinned.stats.evaluated);
     CHECK(free.stats.feasible == pinned.stats.feasible);
     REQUIRE(free.strategies.size() == pinned.strategies.size());
@@ -454,6 +470,42 @@ TEST_CASE("progress reports arrive and cancelling stops the search") {
   CHECK(timed.stats.stopped == "time budget of 0 s reached");
 }
 
+TEST_CASE("the search ranks at_risk strategies below those that fit, unless allowed") {
+  // Llama 2 13B on 16 A800 at 4096 tokens: the fastest strategies keep less than the default
+  // margin free.
+  const Scenario scenario = job("llama2-13b", R"([{"type": "a800", "count": 16}])", 64, 4096);
+  SearchOptions options;
+  options.top = 20;
+  options.time_budget_s = 600;
+  const SearchResult tiered = search(scenario, options);
+  options.allow_at_risk = true;
+  const SearchResult allowed = search(scenario, options);
+  REQUIRE(tiered.strategies.size() == 20);
+  REQUIRE(allowed.strategies.size() == 20);
+  const auto at_risk = [](const RankedStrategy& r) {
+    return r.report.memory_verdict == MemoryVerdict::at_risk;
+  };
+  // Allowed, time alone ranks, and the fastest are at_risk.
+  CHECK(at_risk(allowed.strategies.front()));
+  for (size_t i = 1; i < allowed.strategies.size(); ++i) {
+    CHECK(allowed.strategies[i - 1].report.iteration_time_s <=
+          allowed.strategies[i].report.iteration_time_s * (1 + 1e-9));
+  }
+  // By default, every strategy that fits comes before every at_risk one, each tier by time.
+  CHECK(tiered.strategies.front().report.memory_verdict == MemoryVerdict::fits);
+  for (size_t i = 1; i < tiered.strategies.size(); ++i) {
+    const RankedStrategy& a = tiered.strategies[i - 1];
+    const RankedStrategy& b = tiered.strategies[i];
+    CHECK_FALSE((at_risk(a) && !at_risk(b)));
+    if (at_risk(a) == at_risk(b)) {
+      CHECK(a.report.iteration_time_s <= b.report.iteration_time_s * (1 + 1e-9));
+    }
+    CHECK(b.report.memory_verdict != MemoryVerdict::oom);
+  }
+  CHECK(tiered.strategies.front().report.iteration_time_s >
+        allowed.strategies.front().report.iteration_time_s);
+}
+
 TEST_CASE("the search never ranks a strategy above capacity minus the memory margin") {
   const Scenario scenario = job("llama2-13b", R"([{"type": "a800", "count": 16}])", 64, 4096);
   const auto search_with = [&](const std::string& margin) {
@@ -461,6 +513,7 @@ TEST_CASE("the search never ranks a strategy above capacity minus the memory mar
     options.top = 20;
     options.time_budget_s = 600;
     options.memory_margin = parse_memory_margin(margin, "margin");
+    options.allow_at_risk = true;  // the given margin alone decides
     return search(scenario, options);
   };
   const auto tightest = [](const SearchResult& result) {
@@ -478,7 +531,8 @@ TEST_CASE("the search never ranks a strategy above capacity minus the memory mar
   REQUIRE(!none.strategies.empty());
   REQUIRE(!wide.strategies.empty());
   CHECK(tightest(none) >= 0);
-  CHECK(tightest(by_default) >= 0.04 * capacity);
+  // By default the margin is soft: the at_risk strategies inside it rank after the 20 that fit.
+  CHECK(tightest(by_default) >= MemoryMargin{}.of(capacity));
   CHECK(tightest(wide) >= 0.25 * capacity);
   CHECK(tightest(fixed) >= 12 * units::kGiB);
   // The margin removes strategies the unmargined search ranks first: the memory-hungry ones.
@@ -492,7 +546,7 @@ TEST_CASE("memory margins parse as GiB or a percentage; anything else names the 
   CHECK(parse_memory_margin("2.5", "m").fraction == 0);
   CHECK(parse_memory_margin("7%", "m").fraction == doctest::Approx(0.07));
   CHECK(parse_memory_margin("7%", "m").bytes == 0);
-  CHECK(MemoryMargin{}.fraction == doctest::Approx(limits::kDefaultMemoryMarginPercent / 100));
+  CHECK(MemoryMargin{}.fraction == doctest::Approx(limits::default_memory_margin_percent() / 100));
   for (const char* bad : {"", "%", "abc", "-1", "95%", "5%%", "2GiB", "1e9"}) {
     CAPTURE(bad);
     try {
