@@ -155,9 +155,17 @@ export interface TraceEvent {
   args?: Record<string, unknown>;
 }
 
+// The trace's otherData: what was simulated and what the drawing leaves out.
+export interface TraceOtherData {
+  iteration_time_s?: number;
+  micro_batches?: number;
+  simulated_micro_batches?: number;
+  elided?: { from_s: number; to_s: number; micro_batches: number } | null;
+}
+
 export interface TraceResult {
   report: Report;
-  trace: { traceEvents: TraceEvent[] };
+  trace: { traceEvents: TraceEvent[]; otherData?: TraceOtherData };
 }
 
 export interface ModelPreset {
@@ -256,6 +264,7 @@ export interface ScalingPointResult {
   global_batch_size: number;
   best: RankedStrategy | null;
   stats: SearchStats;
+  reason?: string; // why there is no strategy, where best is null
 }
 
 // A hardware sweep (paraplan sweep): the search request and one or two "NAME=VALUES".
