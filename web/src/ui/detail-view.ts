@@ -186,7 +186,12 @@ export class DetailView {
     }
     const memory = h("div", { class: "chart memory-chart" });
     this.schedule = new ScheduleView();
-    if (this.trace) this.schedule.show(this.trace.trace.traceEvents, stageNames(report));
+    if (this.trace)
+      this.schedule.show(
+        this.trace.trace.traceEvents,
+        stageNames(report),
+        this.trace.trace.otherData,
+      );
     const downloadTrace = h("button", {
       class: "secondary download-trace",
       text: t("detail.downloadTrace"),
