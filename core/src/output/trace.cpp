@@ -225,6 +225,7 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
       if (window.from_s <= op.start_s && op.end_s <= window.to_s) {
         ++elided_passes;
         if (i == 0 && !op.backward && op.chunk == 0) ++elided_micro_batches;
+        if (op.end_s + send_s(i) <= window.to_s) continue;  // nothing of it is drawn
       }
       const nlohmann::json args = {{"micro_batch", op.micro_batch}, {"chunk", op.chunk}};
       const double recompute =
