@@ -40,6 +40,7 @@ export type TimePart = (typeof TIME_PARTS)[number];
 export interface Report {
   feasible: boolean;
   infeasible_reasons: string[];
+  infeasible_reason_ids?: string[]; // one per reason: its stable id (i18n/core-reasons.ts)
   iteration_time_s: number;
   tokens_per_s_per_gpu: number;
   samples_per_s: number;
