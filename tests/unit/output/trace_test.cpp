@@ -68,7 +68,9 @@ TEST_CASE("a long iteration is simulated whole; its steady state is left out of 
   const double from_s = other["elided"]["from_s"].get<double>();
   const double to_s = other["elided"]["to_s"].get<double>();
   CHECK(from_s < to_s);
-  CHECK(other["elided"]["micro_batches"].get<int64_t>() > 900);
+  // Each stage keeps 1,250 of its 4,096 passes at either end: about 400 micro-batches left out.
+  CHECK(other["elided"]["micro_batches"].get<int64_t>() > 300);
+  CHECK(other["elided"]["micro_batches"].get<int64_t>() < 500);
   double end_s = 0;
   size_t drawn = 0, elided = 0;
   for (const nlohmann::json& event : trace["traceEvents"]) {
