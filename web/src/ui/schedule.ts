@@ -232,7 +232,7 @@ export function scheduleNote(
         span: seconds(gap.to_s - gap.from_s),
         microBatches: gap.microBatches,
         bubble: seconds(gap.bubble_s),
-        end: seconds(end_s),
+        end: seconds(other?.iteration_time_s ?? end_s),
       }),
     );
   const all = other?.micro_batches ?? 0;
