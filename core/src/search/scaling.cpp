@@ -298,13 +298,17 @@ std::string dip_note(const std::vector<nlohmann::json>& points, const std::vecto
   return note;
 }
 
-// When a smaller size gives more tokens/s in all than point i: the largest such.
+// When a smaller size gives more tokens/s in all than point i (by more than
+// kEfficiencyTolerance, so that a tie is not news): the largest such.
 std::string fewer_gpus_note(const std::vector<nlohmann::json>& points,
                             const std::vector<double>& values, size_t i) {
   const auto total = [&](size_t k) { return values[k] * points[k]["num_gpus"].get<double>(); };
   std::optional<size_t> best;
   for (size_t j = 0; j < i; ++j) {
-    if (values[j] > 0 && total(j) > total(i) && (!best || total(j) > total(*best))) best = j;
+    if (values[j] > 0 && total(j) > (1 + kEfficiencyTolerance) * total(i) &&
+        (!best || total(j) > total(*best))) {
+      best = j;
+    }
   }
   if (!best) return "";
   return format("fewer GPUs do more: %.0f GPUs reach %.0f tokens/s in all, above the %.0f here",

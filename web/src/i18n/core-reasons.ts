@@ -38,6 +38,10 @@ const ZH: Record<string, [RegExp, Translate]> = {
     /^tensor x context x pipeline parallel \((\d+)\) does not divide the (\d+) GPUs$/,
     (m) => `张量 × 上下文 × 流水线并行（${m[1]}）不能整除 ${m[2]} 块 GPU`,
   ],
+  "expert grid divides the GPUs": [
+    /^expert tensor x expert x pipeline parallel \((\d+) x (\d+) x (\d+)\) does not divide the (\d+) GPUs$/,
+    (m) => `专家张量 × 专家 × 流水线并行（${m[1]} × ${m[2]} × ${m[3]}）不能整除 ${m[4]} 块 GPU`,
+  ],
   "data parallel x micro-batch divides the global batch": [
     /^data parallel \((\d+)\) x micro_batch_size \((\d+)\) does not divide global_batch_size \((\d+)\)$/,
     (m) => `数据并行（${m[1]}）× micro_batch_size（${m[2]}）不能整除 global_batch_size（${m[3]}）`,

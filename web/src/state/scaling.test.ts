@@ -73,7 +73,7 @@ describe("cliffs and dips", () => {
       "the factor 3 falls to tensor, pipeline and context parallelism (TP8 PP3 DP1 here)",
     );
     expect(marks.notes[2][1]).toBe(
-      "fewer GPUs do more: 16 GPUs reach 1760 tokens/s in all, above the 1680 here",
+      "fewer GPUs do more: 16 GPUs reach 1,760 tokens/s in all, above the 1,680 here",
     );
   });
 });

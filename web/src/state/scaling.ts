@@ -2,6 +2,7 @@
 // in steps of `step` (paraplan scaling), each GPU type's cap scaled by the core so that a
 // mixed cluster keeps its mix; and the series' efficiency cliffs.
 import { t } from "../i18n/i18n";
+import { number } from "../ui/format";
 import type { RankedStrategy, ScalingPointResult, ScalingRequest } from "../paraplan/types";
 import type { Catalogue } from "./catalogue";
 import { Checker, type Built } from "./checker";
@@ -174,7 +175,7 @@ export function seriesMarks(points: readonly (ScalingPointResult | null)[]): Ser
       for (let j = i + 1; j < values.length; j++) if (values[j] > values[better]) better = j;
       let note = t("scaling.note.dip", {
         percent: Math.round(100 * (1 - values[i] / values[better])),
-        value: Math.round(values[better]),
+        value: number(values[better]),
         gpus: points[better]!.num_gpus,
       });
       const data = gcd(point.num_gpus, point.global_batch_size);
@@ -190,13 +191,18 @@ export function seriesMarks(points: readonly (ScalingPointResult | null)[]): Ser
     }
     let fewer = -1;
     for (let j = 0; j < i; j++)
-      if (values[j] > 0 && total(j) > total(i) && (fewer < 0 || total(j) > total(fewer))) fewer = j;
+      if (
+        values[j] > 0 &&
+        total(j) > (1 + EFFICIENCY_TOLERANCE) * total(i) &&
+        (fewer < 0 || total(j) > total(fewer))
+      )
+        fewer = j;
     if (fewer >= 0)
       out.push(
         t("scaling.note.fewer", {
           gpus: points[fewer]!.num_gpus,
-          total: Math.round(total(fewer)),
-          here: Math.round(total(i)),
+          total: number(total(fewer)),
+          here: number(total(i)),
         }),
       );
     return out;
