@@ -196,6 +196,7 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
       () => document.documentElement.scrollWidth - innerWidth,
     );
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+    await small.locator(byTestId("results-table")).scrollIntoViewIfNeeded();
     await screenshot("i30-9-phone", small, false);
     // Escape closes the detail, wherever the focus is.
     await small.locator(byTestId("result-row")).first().click();
