@@ -220,11 +220,13 @@ int64_t size_of(const nlohmann::json& strategy, const char* key) {
                                                                      : 1;
 }
 
-// "TP8 PP35 DP1": the model-parallel sizes above 1 (TP, PP and DP always).
+// "TP8 PP35 DP1": the parallel sizes above 1 (TP, PP and DP always).
 std::string sizes_text(const nlohmann::json& best) {
   const nlohmann::json& s = best["strategy"];
   std::string text = "TP" + std::to_string(size_of(s, "tensor_model_parallel_size")) + " PP" +
                      std::to_string(size_of(s, "pipeline_model_parallel_size"));
+  if (const int64_t vp = size_of(s, "virtual_pipeline_model_parallel_size"); vp > 1)
+    text += " VP" + std::to_string(vp);
   if (const int64_t cp = size_of(s, "context_parallel_size"); cp > 1)
     text += " CP" + std::to_string(cp);
   if (const int64_t ep = size_of(s, "expert_model_parallel_size"); ep > 1)

@@ -127,6 +127,9 @@ export function sizesText(best: RankedStrategy): string {
   return [
     `TP${s.tensor_model_parallel_size}`,
     `PP${s.pipeline_model_parallel_size}`,
+    ...(s.virtual_pipeline_model_parallel_size > 1
+      ? [`VP${s.virtual_pipeline_model_parallel_size}`]
+      : []),
     ...(s.context_parallel_size > 1 ? [`CP${s.context_parallel_size}`] : []),
     ...(s.expert_model_parallel_size > 1 ? [`EP${s.expert_model_parallel_size}`] : []),
     `DP${best.estimate.data_parallel_size}`,
