@@ -246,7 +246,7 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
       .locator("xpath=..");
     assert.equal(await clusterField.locator(".field-error").count(), 0);
     await page
-      .locator(".gpu-row")
+      .locator(".gpu-cap")
       .first()
       .screenshot({ path: join(SCREENSHOTS, "i30-9-cap.png") });
     await page.locator(".gpu-row input.cap").first().fill("64");
