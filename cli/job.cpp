@@ -31,6 +31,8 @@ search options:
                              (default 4%); no strategy above capacity minus M is ranked
   --time-budget SECONDS      stop a search and keep the best found after this long (default 30)
   --tp-across-nodes          allow tensor parallelism to span nodes
+  --all-variants             rank every variant of a layout (virtual stages, micro-batch,
+                             recompute, ...), not only the best of each layout
 )";
 
 namespace {
@@ -100,6 +102,8 @@ bool take_job_flag(const std::vector<std::string>& args, size_t& i, JobOptions& 
     options.memory_margin = parse_memory_margin(value(), arg);
   } else if (arg == "--tp-across-nodes") {
     options.tp_across_nodes = true;
+  } else if (arg == "--all-variants") {
+    options.all_variants = true;
   } else if (!arg.empty() && (arg[0] != '-' || arg == "-") && !options.scenario_path) {
     options.scenario_path = arg;
   } else {
@@ -217,6 +221,7 @@ SearchOptions job_search_options(const JobOptions& options) {
   SearchOptions search_options;
   search_options.time_budget_s = options.time_budget_s;
   search_options.allow_tensor_parallel_across_nodes = options.tp_across_nodes;
+  search_options.distinct_layouts = !options.all_variants;
   search_options.memory_margin = options.memory_margin;
   return search_options;
 }

@@ -23,6 +23,7 @@ struct JobOptions {
   std::map<std::string, std::string> job;  // AIAK flags, by flag
   double time_budget_s = limits::kDefaultTimeBudgetS;
   bool tp_across_nodes = false;
+  bool all_variants = false;  // rank every variant, not only the best of each layout
   MemoryMargin memory_margin;
 };
 

@@ -130,9 +130,9 @@ std::string fixed(double value, int digits) {
 // The table; for a Megatron-LM search also rank 1's flags (another framework's search prints
 // rank 1's launch on that framework instead: run_search).
 void print_table(const nlohmann::json& output, bool megatron) {
-  std::printf("%-4s %11s %9s %6s %-16s %8s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %6s  %s\n", "rank",
-              "tokens/s/GPU", "iter s", "MFU", "memory GiB", "free GiB", "TP", "PP", "VP", "CP",
-              "EP", "DP", "mbs", "SP", "recompute", "ZeRO", "stages");
+  std::printf("%-4s %11s %-15s %9s %6s %-16s %8s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %6s  %s\n",
+              "rank", "tokens/s/GPU", "tokens/s band", "iter s", "MFU", "memory GiB", "free GiB",
+              "TP", "PP", "VP", "CP", "EP", "DP", "mbs", "SP", "recompute", "ZeRO", "stages");
   for (const nlohmann::json& row : output["strategies"]) {
     const nlohmann::json& s = row["strategy"];
     const nlohmann::json& e = row["estimate"];
@@ -173,16 +173,20 @@ void print_table(const nlohmann::json& output, bool megatron) {
     // ZeRO stage, "+cpu" where the optimizer steps on the CPU.
     std::string zero = std::to_string(s["zero_stage"].get<int>());
     if (s["optimizer_cpu_offload"].get<bool>()) zero += "+cpu";
-    std::printf("%-4d %11.1f %9.3f %6.3f %-16s %8s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %6s  %s\n",
-                row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(),
-                e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
-                headroom.c_str(), s["tensor_model_parallel_size"].get<int>(),
-                s["pipeline_model_parallel_size"].get<int>(),
-                s["virtual_pipeline_model_parallel_size"].get<int>(),
-                s["context_parallel_size"].get<int>(), s["expert_model_parallel_size"].get<int>(),
-                e["data_parallel_size"].get<int>(), s["micro_batch_size"].get<int>(),
-                s["sequence_parallel"].get<bool>() ? "yes" : "no", recompute.c_str(), zero.c_str(),
-                stages.c_str());
+    // The 80% band of measured throughput in this regime (docs/contract.md section 4).
+    const nlohmann::json& band = e["uncertainty"]["tokens_per_s_per_gpu"];
+    const std::string band_text =
+        fixed(band[0].get<double>(), 0) + "-" + fixed(band[1].get<double>(), 0);
+    std::printf(
+        "%-4d %11.1f %-15s %9.3f %6.3f %-16s %8s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %6s  %s\n",
+        row["rank"].get<int>(), e["tokens_per_s_per_gpu"].get<double>(), band_text.c_str(),
+        e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
+        headroom.c_str(), s["tensor_model_parallel_size"].get<int>(),
+        s["pipeline_model_parallel_size"].get<int>(),
+        s["virtual_pipeline_model_parallel_size"].get<int>(), s["context_parallel_size"].get<int>(),
+        s["expert_model_parallel_size"].get<int>(), e["data_parallel_size"].get<int>(),
+        s["micro_batch_size"].get<int>(), s["sequence_parallel"].get<bool>() ? "yes" : "no",
+        recompute.c_str(), zero.c_str(), stages.c_str());
   }
   if (megatron && !output["strategies"].empty()) {
     std::printf("\nMegatron-LM flags of rank 1:\n  %s\n",

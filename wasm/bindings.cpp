@@ -61,6 +61,7 @@ std::function<bool(const paraplan::SearchProgress&)> progress_callback(val& on_p
     report.set("pruned", static_cast<double>(p.pruned));
     report.set("fraction", p.fraction_done);
     report.set("best_iteration_time_s", p.best_iteration_time_s);
+    report.set("best_layout", p.best_layout);
     report.set("elapsed_s", p.elapsed_s);
     const val keep_going = on_progress(report);
     return keep_going.isUndefined() || keep_going.as<bool>();

@@ -12,7 +12,8 @@ namespace paraplan::validation {
 // A file of tests/validation/data, parsed.
 nlohmann::json load(const std::string& name);
 
-// An entry's scenario: its model, training, cluster and strategy, nothing else.
+// An entry's scenario: its model, training, cluster, strategy and framework (where it names
+// one), nothing else.
 nlohmann::json scenario_of(const nlohmann::json& entry);
 
 // Infeasible for memory alone: every reason is a stage's peak over its capacity (the reasons for

@@ -63,6 +63,9 @@ struct HostMemory {
 
 struct GpuSpec {
   std::string id;
+  // The preset's id when the GPU is that preset as published; empty for an inline object or a
+  // preset with fields overridden ("base"), whose numbers no published run measured.
+  std::string preset;
   std::string name;
   std::array<double, kNumPrecisions> tensor_flops_per_s{};  // dense; 0 = unsupported
   double vector_flops_per_s = 0;

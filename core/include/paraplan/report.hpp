@@ -96,6 +96,18 @@ inline constexpr const char* kStageMemoryReason = "every pipeline stage fits in 
 inline constexpr const char* kHostMemoryReason = "offloaded activations fit in host memory";
 inline constexpr const char* kOverflowReason = "the estimate stays finite";
 
+// The interval the measured throughput of a run in this estimate's regime falls in `level` of
+// the time: the 80% interval of measured / predicted tokens/s of that regime's published runs
+// times the estimate (docs/contract.md section 4 `uncertainty`, model/uncertainty.hpp).
+struct Uncertainty {
+  double low_tokens_per_s_per_gpu = 0;
+  double high_tokens_per_s_per_gpu = 0;
+  double level = 0.8;
+  std::string regime;  // e.g. "Hopper, MoE, Megatron-Core"
+  int64_t runs = 0;    // published runs that inform it
+  std::string basis;   // how it was derived, and why it is wide where few runs inform it
+};
+
 struct Report {
   bool feasible = true;
   std::vector<std::string> infeasible_reasons;
@@ -122,6 +134,7 @@ struct Report {
   double model_flops_per_token = 0;
   double model_flops_per_token_causal = 0;
   Validation validation;
+  Uncertainty uncertainty;
 
   double peak_memory_bytes() const;
   double peak_allocated_bytes() const;

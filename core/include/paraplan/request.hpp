@@ -22,7 +22,7 @@ struct SearchRequest {
 };
 
 // {"scenario": {...}, "options": {"top", "time_budget_s", "tp_across_nodes",
-// "memory_margin"}}; options and each of their keys are optional.
+// "memory_margin", "all_variants"}}; options and each of their keys are optional.
 SearchRequest parse_search_request(const nlohmann::json& request);
 
 // The inputs as the core checks them: {"version", "limits", "precisions", "activations",

@@ -1,10 +1,12 @@
 // Finding the fastest feasible strategies for a job on a cluster, single or mixed GPU types.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "paraplan/limits.hpp"
@@ -19,6 +21,7 @@ struct SearchProgress {
   double elapsed_s = 0;
   double fraction_done = 0;          // of the outer loop, 0..1
   double best_iteration_time_s = 0;  // 0 until a feasible strategy is found
+  std::string best_layout;  // that strategy's sizes ("TP 2 · PP 4 · VP 10 · ..."), or ""
 };
 
 // Memory kept free on each GPU: `bytes` plus `fraction` of the GPU's capacity.
@@ -32,8 +35,18 @@ struct MemoryMargin {
 // Parses "N" (GiB) or "N%" (of each GPU's capacity); throws InputError naming `path`.
 MemoryMargin parse_memory_margin(const std::string& text, const std::string& path);
 
+// Families of layouts an engineer weighs against each other (the page's "why this strategy").
+enum class LayoutFamily { tp, pp, cp, zero3, ep };
+inline constexpr std::array<LayoutFamily, 5> kLayoutFamilies = {
+    LayoutFamily::tp, LayoutFamily::pp, LayoutFamily::cp, LayoutFamily::zero3, LayoutFamily::ep};
+std::string_view to_string(LayoutFamily family);
+
 struct SearchOptions {
   int top = limits::kDefaultTop;
+  // One ranked strategy per layout (parallel sizes, ZeRO stage, offloads; top_strategies.hpp),
+  // the best of its virtual stages, micro-batch, recompute and switches; false ranks every
+  // variant.
+  bool distinct_layouts = true;
   MemoryMargin memory_margin;  // no ranked strategy uses more than capacity minus this
   bool allow_tensor_parallel_across_nodes = false;
   bool exhaustive = false;  // evaluate every configuration: no pruning (for testing)
@@ -59,8 +72,15 @@ struct RankedStrategy {
   Report report;
 };
 
+struct FamilyBest {
+  LayoutFamily family;
+  RankedStrategy best;  // the fastest strategy of the family the search saw
+  size_t rank = 0;      // its rank among the listed strategies, 0 where it is not listed
+};
+
 struct SearchResult {
   std::vector<RankedStrategy> strategies;  // best first
+  std::vector<FamilyBest> family_bests;    // families with a feasible strategy seen
   SearchStats stats;
   std::vector<std::string> diagnosis;  // why no strategy is feasible, when none is
 };

@@ -198,7 +198,9 @@ GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path) {
       throw InputError(path,
                        "unknown GPU preset " + detail::describe(value) + " (known: " + known + ")");
     }
-    return parse_gpu_object(*preset, path);
+    GpuSpec gpu = parse_gpu_object(*preset, path);
+    gpu.preset = gpu.id;
+    return gpu;
   }
   if (value.is_object() && value.contains("base")) {
     const nlohmann::json& base = value["base"];

@@ -142,6 +142,7 @@ SearchRequest parse_search_request(const nlohmann::json& request) {
             .value_or(limits::kDefaultTimeBudgetS);
     o.allow_tensor_parallel_across_nodes =
         object.optional_boolean("tp_across_nodes").value_or(false);
+    o.distinct_layouts = !object.optional_boolean("all_variants").value_or(false);
     // "memory_margin": GiB as a number or a string, or "N%" of each GPU's capacity.
     if (const nlohmann::json* margin = object.find("memory_margin")) {
       const std::string path = object.path_of("memory_margin");

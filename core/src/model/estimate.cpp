@@ -9,6 +9,7 @@
 #include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
 #include "model/stage_split.hpp"
+#include "model/uncertainty.hpp"
 #include "model/validated_regime.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/search.hpp"
@@ -43,13 +44,16 @@ struct Estimator::Impl {
         training(t),
         cluster(std::move(c)),
         framework(f),
-        costs(model, training, cluster) {}
+        costs(model, training, cluster),
+        band(detail::ratio_band(detail::regime_of(model, cluster, framework),
+                                detail::validation_residuals())) {}
 
   ModelSpec model;
   Training training;
   Cluster cluster;
   Framework framework;
   detail::CostCache costs;
+  detail::RatioBand band;  // the regime's, from every published run (model/uncertainty.hpp)
 
   Report estimate(const Strategy& s);
 };
@@ -62,6 +66,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.validation.notes =
       detail::regime_notes(model, training, cluster, framework, s, -1);  // MFU below
   report.validation.validated = report.validation.notes.empty();
+  report.uncertainty = detail::uncertainty_of(band, 0);
   const std::optional<detail::Layout> layout =
       detail::plan_layout(model, training, cluster, framework, s, report.infeasible_reasons,
                           &report.infeasible_reason_ids);
@@ -171,8 +176,12 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   const double causal_flops = report.model_flops_per_token_causal * tokens;
   report.model_tflops_per_gpu_causal = causal_flops / report.iteration_time_s / gpus / 1e12;
   report.mfu_causal = causal_flops / report.iteration_time_s / peak_flops;
+  report.uncertainty = detail::uncertainty_of(band, report.tokens_per_s_per_gpu);
   report.validation.notes =
       detail::regime_notes(model, training, cluster, framework, s, report.mfu_causal);
+  if (std::string note = detail::measured_error_note(model, framework, s, band); !note.empty()) {
+    report.validation.notes.push_back(std::move(note));
+  }
   report.validation.validated = report.validation.notes.empty();
   if (!all_finite(report)) {
     Report overflow;

@@ -6,20 +6,21 @@
 namespace paraplan::detail {
 namespace {
 
-// Derived from tests/validation/data/published-runs.json (73 runs; validated_regime_test.cpp
-// recomputes it): per GPU and precision class, the highest measured MFU in the causal
-// convention (mfu_causal: the work a causal kernel executes, so that long sequences compare
-// fairly), over the dense peak of the preset.
+// Derived from the scored runs of tests/validation/data/published-runs*.json
+// (validated_regime_test.cpp recomputes it): per GPU family (gpu_family(): a GPU is compared with
+// its family's runs, the A100 40 GB with the A100's, the H800 with the H100's) and precision
+// class, the highest measured MFU in the causal convention (mfu_causal: the work a causal kernel
+// executes, so that long sequences compare fairly), over the dense peak of the run's preset.
 constexpr ValidatedGpu kValidatedGpus[] = {
-    {"a100", "16-bit", 0.559, "R030"},  {"b200", "fp8", 0.371, "R119"},
-    {"gb200", "16-bit", 0.298, "R122"}, {"gb200", "fp8", 0.410, "R121"},
-    {"h100", "16-bit", 0.556, "R091"},  {"h100", "fp8", 0.443, "R109"},
-    {"h800", "16-bit", 0.099, "R070"},
+    {"A100", "16-bit", 0.559, "R030"},   {"Blackwell", "16-bit", 0.467, "H033"},
+    {"Blackwell", "fp8", 0.410, "R121"}, {"Hopper", "16-bit", 0.556, "R091"},
+    {"Hopper", "fp8", 0.443, "R109"},
 };
 
 // The model families of the same runs (model_family()).
-constexpr std::string_view kValidatedFamilies[] = {"MoE, gated MLP", "MoE, non-gated MLP",
-                                                   "dense, gated MLP", "dense, non-gated MLP"};
+constexpr std::string_view kValidatedFamilies[] = {
+    "MoE, gated MLP", "MoE, multi-latent attention, gated MLP", "MoE, non-gated MLP",
+    "dense, gated MLP", "dense, non-gated MLP"};
 
 // The frameworks that ran them, with their ZeRO stages (tests/validation/published_runs_test.cpp
 // checks the set).
@@ -41,8 +42,8 @@ constexpr const char* kTorchtitanOrderOnly =
     "does but ran 14% to 62% slower than predicted at 8192 tokens, and more with context "
     "parallelism";
 
-// The longest sequence among them.
-constexpr int64_t kLongestValidatedSeqLength = 8192;
+// The longest sequence among them (NeMo's long-context table, H068: 1M tokens on 1024 H100).
+constexpr int64_t kLongestValidatedSeqLength = 1048576;
 
 std::string percent(double fraction) {
   char text[16];
@@ -89,7 +90,14 @@ std::vector<std::string> regime_notes(const ModelSpec& model, const Training& tr
   for (const GpuPool& pool : cluster.pools) {
     if (pool.count <= 0) continue;
     const std::string& id = pool.gpu.id;
-    const auto gpu_runs = [&](const ValidatedGpu& v) { return v.gpu == id; };
+    const std::string family = gpu_family(pool.gpu);
+    if (pool.gpu.preset.empty()) {
+      notes.push_back("GPU " + id +
+                      " is not a preset as published (its fields are given or overridden): no "
+                      "published run measured it");
+      continue;
+    }
+    const auto gpu_runs = [&](const ValidatedGpu& v) { return v.family == family; };
     const auto* const end = std::end(kValidatedGpus);
     const auto* const any = std::find_if(std::begin(kValidatedGpus), end, gpu_runs);
     const auto* const same = std::find_if(std::begin(kValidatedGpus), end, [&](const auto& v) {
@@ -98,12 +106,12 @@ std::vector<std::string> regime_notes(const ModelSpec& model, const Training& tr
     if (any == end) {
       notes.push_back("GPU type " + id + " was never validated against a published run");
     } else if (same == end) {
-      notes.push_back(std::string(precision) + " training on " + id +
-                      " was never validated against a published run");
+      notes.push_back(std::string(precision) + " training on " + id + " (" + family +
+                      ") was never validated against a published run");
     } else if (mfu > same->best_mfu) {
       notes.push_back("causal MFU " + percent(mfu) + " is above the best published for " + id +
-                      " in " + std::string(precision) + " (" + percent(same->best_mfu) + ", run " +
-                      std::string(same->run) + ")");
+                      " (" + family + ") in " + std::string(precision) + " (" +
+                      percent(same->best_mfu) + ", run " + std::string(same->run) + ")");
     }
   }
   const std::string family = model_family(model);
@@ -147,6 +155,20 @@ std::vector<std::string> regime_notes(const ModelSpec& model, const Training& tr
                     std::to_string(kLongestValidatedSeqLength) + ")");
   }
   return notes;
+}
+
+std::string measured_error_note(const ModelSpec& model, Framework framework,
+                                const Strategy& strategy, const RatioBand& band) {
+  const bool fsdp = framework == Framework::torchtitan || strategy.zero_stage == 3;
+  if ((!model.moe && !fsdp) || band.runs == 0) return "";
+  char range[64];
+  std::snprintf(range, sizeof range, "%.2f to %.2f", band.low, band.high);
+  const std::string measured = "published runs of \"" + band.regime + "\" measured " + range +
+                               " times the predicted tokens/s (80% interval of " +
+                               std::to_string(band.runs) + " runs)";
+  if (model.moe) return "mixture-of-experts, where the model errs most: " + measured;
+  return "FSDP: few published runs measure it (Megatron-FSDP two, torchtitan's FSDP2 none); " +
+         measured;
 }
 
 }  // namespace paraplan::detail

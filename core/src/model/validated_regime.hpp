@@ -10,19 +10,21 @@
 #include <string_view>
 #include <vector>
 
+#include "model/uncertainty.hpp"
 #include "paraplan/framework.hpp"
 #include "paraplan/scenario.hpp"
 #include "paraplan/strategy.hpp"
 
 namespace paraplan::detail {
 
-// A GPU type and precision class with published runs, and the highest MFU among them (the
-// full-attention convention of Report::mfu, measured tokens/s x model FLOPs / dense peak).
+// A GPU family (model/uncertainty.hpp gpu_family(): A100 40 GB and A800 are read with the A100,
+// H800 with the H100) and precision class with published runs, and the highest MFU among them
+// (causal convention, measured tokens/s x model FLOPs / dense peak of the run's preset).
 struct ValidatedGpu {
-  std::string_view gpu;        // preset id
+  std::string_view family;     // gpu_family()
   std::string_view precision;  // precision_class()
   double best_mfu = 0;
-  std::string_view run;  // the published run that reached it (published-runs.json id)
+  std::string_view run;  // the published run that reached it (published-runs*.json id)
 };
 
 // A framework and ZeRO stage the published runs were priced under
@@ -49,6 +51,12 @@ std::string model_family(const ModelSpec& model);
 // The framework whose runs validate `framework`'s pricing: Megatron-Bridge and MindSpeed-LLM
 // run Megatron-Core and are priced as Megatron-LM (docs/model.md section 3a).
 Framework validated_as(Framework framework);
+
+// For a regime whose published runs the model misses by far (mixture-of-experts, FSDP:
+// Megatron-FSDP or torchtitan's FSDP2), the measured error from the residual table: how far
+// measured tokens/s fell from the prediction in that regime's runs. Empty for the other regimes.
+std::string measured_error_note(const ModelSpec& model, Framework framework,
+                                const Strategy& strategy, const RatioBand& band);
 
 // One note per way the job leaves the validated regimes: a GPU type or precision never
 // measured, a model family never measured, a framework and ZeRO stage never measured (or

@@ -52,6 +52,15 @@ nlohmann::json stage_time_json(const StageReport& stage) {
           {"optimizer_s", stage.optimizer_s}};
 }
 
+// docs/contract.md section 4 `uncertainty`.
+nlohmann::json uncertainty_json(const Uncertainty& u) {
+  return {{"tokens_per_s_per_gpu", {u.low_tokens_per_s_per_gpu, u.high_tokens_per_s_per_gpu}},
+          {"level", u.level},
+          {"regime", u.regime},
+          {"runs", u.runs},
+          {"basis", u.basis}};
+}
+
 }  // namespace
 
 double Report::peak_memory_bytes() const {
@@ -114,7 +123,8 @@ nlohmann::json to_json(const Report& report) {
           {"model_flops_per_token", report.model_flops_per_token},
           {"model_flops_per_token_causal", report.model_flops_per_token_causal},
           {"validation",
-           {{"validated", report.validation.validated}, {"notes", report.validation.notes}}}};
+           {{"validated", report.validation.validated}, {"notes", report.validation.notes}}},
+          {"uncertainty", uncertainty_json(report.uncertainty)}};
 }
 
 }  // namespace paraplan

@@ -80,10 +80,33 @@ nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scen
 
 }  // namespace
 
+std::string_view to_string(LayoutFamily family) {
+  switch (family) {
+    case LayoutFamily::tp:
+      return "tp";
+    case LayoutFamily::pp:
+      return "pp";
+    case LayoutFamily::cp:
+      return "cp";
+    case LayoutFamily::zero3:
+      return "zero3";
+    case LayoutFamily::ep:
+      return "ep";
+  }
+  return "";
+}
+
 nlohmann::json to_json(const SearchResult& result, const Scenario& scenario) {
   nlohmann::json strategies = nlohmann::json::array();
   for (size_t i = 0; i < result.strategies.size(); ++i) {
     strategies.push_back(ranked_json(result.strategies[i], i + 1, scenario));
+  }
+  // The best of each family over every strategy the search saw, with the rank of that very
+  // strategy where it is listed (0 where it is not).
+  nlohmann::json family_bests = nlohmann::json::object();
+  for (const FamilyBest& family : result.family_bests) {
+    family_bests[std::string(to_string(family.family))] =
+        ranked_json(family.best, family.rank, scenario);
   }
   const SearchStats& stats = result.stats;
   return {{"strategies", strategies},
@@ -95,7 +118,8 @@ nlohmann::json to_json(const SearchResult& result, const Scenario& scenario) {
             {"seconds", stats.seconds},
             {"complete", stats.complete},
             {"stopped", stats.stopped}}},
-          {"diagnosis", result.diagnosis}};
+          {"diagnosis", result.diagnosis},
+          {"family_bests", family_bests}};
 }
 
 nlohmann::json to_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario) {

@@ -97,7 +97,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       framework_rules_at_(kNumLevels),
       framework_rules_(framework_rules(scenario.framework)),
       costs_(model_, training_, cluster_),
-      top_(static_cast<size_t>(std::max(1, options.top))),
+      top_(static_cast<size_t>(std::max(1, options.top)), options.distinct_layouts),
       start_(std::chrono::steady_clock::now()) {
   // Each rule is checked once, at the first level where every key it reads is decided.
   KeySet decided;
@@ -181,8 +181,13 @@ void Searcher::tick() {
     stats_.stopped = text;
     stopped_ = true;
   } else if (options_.on_progress) {
-    const SearchProgress progress{stats_.evaluated, stats_.pruned, elapsed, fraction_done_,
-                                  top_.best_s()};
+    // The best so far, labelled again only when it changed.
+    if (top_.best_s() != progress_best_s_) {
+      progress_best_s_ = top_.best_s();
+      progress_best_layout_ = top_.best() ? layout_label(*top_.best()) : "";
+    }
+    const SearchProgress progress{stats_.evaluated, stats_.pruned, elapsed,
+                                  fraction_done_,   top_.best_s(), progress_best_layout_};
     if (!options_.on_progress(progress)) {
       stats_.stopped = "cancelled";
       stopped_ = true;
@@ -540,6 +545,17 @@ bool Searcher::leaf(Walk walk, int fit_pool) {
   return evaluate();
 }
 
+Report Searcher::estimate_on_used_gpus(const Strategy& strategy) const {
+  Cluster used = cluster_;
+  const int64_t stage_gpus = cluster_.num_gpus / strategy.pipeline_model_parallel_size;
+  for (size_t pool = 0; pool < used.pools.size(); ++pool) {
+    used.pools[pool].count =
+        stage_gpus * std::count(strategy.pipeline_stage_gpus.begin(),
+                                strategy.pipeline_stage_gpus.end(), static_cast<int>(pool));
+  }
+  return Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
+}
+
 SearchResult Searcher::run() {
   tensor_level();
   stats_.complete = !stopped_;
@@ -549,19 +565,24 @@ SearchResult Searcher::run() {
   // it uses: the same numbers a user gets by estimating it. A strategy that estimate rejected
   // would be a bug (the property tests look for one); it is dropped, not shown.
   for (const Strategy& strategy : top_.strategies()) {
-    Cluster used = cluster_;
-    const int64_t stage_gpus = cluster_.num_gpus / strategy.pipeline_model_parallel_size;
-    for (size_t pool = 0; pool < used.pools.size(); ++pool) {
-      used.pools[pool].count =
-          stage_gpus * std::count(strategy.pipeline_stage_gpus.begin(),
-                                  strategy.pipeline_stage_gpus.end(), static_cast<int>(pool));
-    }
-    Report report = Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
+    Report report = estimate_on_used_gpus(strategy);
     if (!report.feasible) {
       ++stats_.rejected_on_estimate;
       continue;
     }
     result.strategies.push_back({strategy, std::move(report)});
+  }
+  for (auto& [family, strategy] : top_.family_bests()) {
+    Report report = estimate_on_used_gpus(strategy);
+    if (!report.feasible) continue;
+    const std::vector<int64_t> key = ordering_key(strategy);
+    const auto listed = std::find_if(
+        result.strategies.begin(), result.strategies.end(),
+        [&](const RankedStrategy& ranked) { return ordering_key(ranked.strategy) == key; });
+    const size_t rank = listed == result.strategies.end()
+                            ? 0
+                            : static_cast<size_t>(listed - result.strategies.begin()) + 1;
+    result.family_bests.push_back({family, {strategy, std::move(report)}, rank});
   }
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   result.stats = stats_;

@@ -136,6 +136,8 @@ class Searcher {
   void tick();
 
   std::vector<std::string> diagnosis() const;
+  // The public estimate of a strategy on a cluster of just the GPUs it uses.
+  Report estimate_on_used_gpus(const Strategy& strategy) const;
 
   const ModelSpec& model_;
   const Training& training_;
@@ -156,7 +158,9 @@ class Searcher {
   std::chrono::steady_clock::time_point start_;
   bool stopped_ = false;
   double fraction_done_ = 0;
-  int64_t work_ = 0;  // evaluations, shapes and block-recompute probes alike
+  double progress_best_s_ = 0;        // the best time the last progress report labelled
+  std::string progress_best_layout_;  // and its label
+  int64_t work_ = 0;                  // evaluations, shapes and block-recompute probes alike
 
   // The zero level's pins, read once: the stage, the overlaps, and the keys it sets as pinned or
   // to their defaults.

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "model/uncertainty.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
@@ -28,23 +29,30 @@ struct Derived {
   int64_t longest = 0;
 };
 
+// Both files' scored runs (entries of confidence "low" are there for information only).
 Derived derive_from_data() {
-  std::ifstream file(std::string(PARAPLAN_VALIDATION_DIR) + "/published-runs.json");
-  REQUIRE(file.good());
   Derived derived;
-  for (const nlohmann::json& entry : nlohmann::json::parse(file)) {
-    nlohmann::json document;
-    for (const char* key : {"model", "training", "cluster", "strategy"}) document[key] = entry[key];
-    const Scenario s = parse_scenario(document);
-    REQUIRE(s.cluster.pools.size() == 1);
-    const GpuSpec& gpu = s.cluster.pools.front().gpu;
-    const double mfu = entry["measured"]["tokens_per_s_per_gpu"].get<double>() *
-                       model_flops_per_token_causal(s.model, s.training.seq_length) /
-                       gpu.tensor_flops(s.training.precision);
-    Best& best = derived.gpus[{gpu.id, std::string(detail::precision_class(s.training.precision))}];
-    if (mfu > best.mfu) best = {mfu, entry["id"].get<std::string>()};
-    derived.families.insert(detail::model_family(s.model));
-    derived.longest = std::max(derived.longest, s.training.seq_length);
+  for (const char* name : {"/published-runs.json", "/published-runs-2025.json"}) {
+    std::ifstream file(std::string(PARAPLAN_VALIDATION_DIR) + name);
+    REQUIRE(file.good());
+    for (const nlohmann::json& entry : nlohmann::json::parse(file)) {
+      if (entry["measured"].value("confidence", "") == "low") continue;
+      nlohmann::json document;
+      for (const char* key : {"model", "training", "cluster", "strategy"}) {
+        document[key] = entry[key];
+      }
+      const Scenario s = parse_scenario(document);
+      REQUIRE(s.cluster.pools.size() == 1);
+      const GpuSpec& gpu = s.cluster.pools.front().gpu;
+      const double mfu = entry["measured"]["tokens_per_s_per_gpu"].get<double>() *
+                         model_flops_per_token_causal(s.model, s.training.seq_length) /
+                         gpu.tensor_flops(s.training.precision);
+      Best& best = derived.gpus[{detail::gpu_family(gpu),
+                                 std::string(detail::precision_class(s.training.precision))}];
+      if (mfu > best.mfu) best = {mfu, entry["id"].get<std::string>()};
+      derived.families.insert(detail::model_family(s.model));
+      derived.longest = std::max(derived.longest, s.training.seq_length);
+    }
   }
   return derived;
 }
@@ -67,9 +75,9 @@ TEST_CASE("the validated regimes are the published runs' GPUs, precisions, famil
 
   REQUIRE(detail::validated_gpus().size() == derived.gpus.size());
   for (const detail::ValidatedGpu& v : detail::validated_gpus()) {
-    CAPTURE(v.gpu);
+    CAPTURE(v.family);
     CAPTURE(v.precision);
-    const auto it = derived.gpus.find({std::string(v.gpu), std::string(v.precision)});
+    const auto it = derived.gpus.find({std::string(v.family), std::string(v.precision)});
     REQUIRE(it != derived.gpus.end());
     CHECK(v.best_mfu == doctest::Approx(it->second.mfu).epsilon(0.002));
     CHECK(v.run == it->second.run);
@@ -104,21 +112,26 @@ TEST_CASE("a report outside the validated regimes says how") {
   CHECK(mi300x.validation.notes[0] ==
         "GPU type mi300x was never validated against a published run");
 
-  const Report b200 = report("llama3.1-8b", "b200", 8192, "bf16", tp8);
+  const Report b200 = report("llama3.1-8b", "b200", 8192, "fp32", tp8);
   REQUIRE(b200.validation.notes.size() == 1);
   CHECK(b200.validation.notes[0] ==
-        "16-bit training on b200 was never validated against a published run");
+        "fp32 training on b200 (Blackwell) was never validated against a published run");
 
-  const Report long_context = report("llama3.1-8b", "h100", 32768, "bf16", tp8);
-  REQUIRE(long_context.validation.notes.size() == 1);
-  CHECK(long_context.validation.notes[0] ==
-        "sequence length 32768 is longer than any validated run (8192)");
+  const Report long_context = report("llama3.1-8b", "h100", 2097152, "bf16", tp8);
+  REQUIRE_FALSE(long_context.validation.notes.empty());
+  CHECK(long_context.validation.notes.back() ==
+        "sequence length 2097152 is longer than any validated run (1048576)");
 
-  const Report mla = report("deepseek-v3", "h100", 4096, "bf16", R"({})");
-  CHECK_FALSE(mla.feasible);  // 671B on 8 GPUs: the notes do not depend on it
-  REQUIRE(mla.validation.notes.size() == 1);
-  CHECK(mla.validation.notes[0] ==
-        "model family \"MoE, multi-latent attention, gated MLP\" was never validated against a "
+  // DeepSeek-V3's family has published runs (issue 32's 2025 set); a dense model with its
+  // multi-latent attention has none.
+  Scenario mla = test::scenario(R"({"model": "deepseek-v3", "training": {"global_batch_size": 64,
+      "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  mla.model.moe.reset();
+  const std::vector<std::string> dense_mla = detail::regime_notes(
+      mla.model, mla.training, mla.cluster, mla.framework, complete_strategy(mla), -1);
+  REQUIRE(dense_mla.size() == 1);
+  CHECK(dense_mla[0] ==
+        "model family \"dense, multi-latent attention, gated MLP\" was never validated against a "
         "published run");
 }
 
@@ -133,7 +146,66 @@ TEST_CASE("an MFU above the best published for its GPU is outside the validated 
       detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.70);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] ==
-        "causal MFU 70.0% is above the best published for h100 in 16-bit (55.6%, run R091)");
+        "causal MFU 70.0% is above the best published for h100 (Hopper) in 16-bit (55.6%, run "
+        "R091)");
+}
+
+TEST_CASE(
+    "a GPU is compared with its family's runs: the A100 40 GB with the A100, the H800 with "
+    "the H100") {
+  const auto notes = [](const std::string& gpu, double mfu) {
+    const Scenario s = test::scenario(R"({"model": "llama3.1-8b", "training": {
+        "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": ")" +
+                                      gpu + R"(", "count": 8}]}})");
+    return detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s),
+                                mfu);
+  };
+  // Issue 32: Llama 3 8B on 8 A100 40 GB at 59.8% causal MFU, above any published A100 run.
+  const std::vector<std::string> a100_40g = notes("a100-40g", 0.598);
+  REQUIRE(a100_40g.size() == 1);
+  CHECK(a100_40g[0] ==
+        "causal MFU 59.8% is above the best published for a100-40g (A100) in 16-bit (55.9%, run "
+        "R030)");
+  CHECK(notes("a100-40g", 0.50).empty());
+  // The H800 has the H100's Tensor Cores: its MFU is read against the H100's runs, not against
+  // MegaScale-MoE's 9.9%.
+  CHECK(notes("h800", 0.40).empty());
+  CHECK(notes("h800", 0.60).size() == 1);
+}
+
+TEST_CASE("a GPU whose preset fields are overridden is not validated") {
+  const Scenario s = test::scenario(R"({"model": "llama3.1-8b", "training": {
+      "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": {"base": "h100",
+      "id": "h100-fast", "tensor_tflops": {"bf16": 2000}}, "count": 8}]}})");
+  const std::vector<std::string> notes =
+      detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.3);
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] ==
+        "GPU h100-fast is not a preset as published (its fields are given or overridden): no "
+        "published run measured it");
+}
+
+TEST_CASE("mixture-of-experts and FSDP estimates carry their regime's measured error") {
+  const auto report = [](const std::string& model, const std::string& framework,
+                         const std::string& strategy) {
+    return estimate(test::scenario(R"({"model": ")" + model + R"(", "framework": ")" + framework +
+                                   R"(", "training": {"global_batch_size": 64, "seq_length": 4096},
+        "cluster": {"gpus": [{"type": "h100", "count": 8}]}, "strategy": )" +
+                                   strategy + "}"));
+  };
+  const Report moe = report("mixtral-8x7b", "megatron", R"({"expert_model_parallel_size": 8})");
+  REQUIRE_FALSE(moe.validation.notes.empty());
+  CHECK(moe.validation.notes.back().starts_with(
+      "mixture-of-experts, where the model errs most: published runs of \""));
+  CHECK(moe.validation.notes.back().find(moe.uncertainty.regime) != std::string::npos);
+  CHECK_FALSE(moe.validation.validated);
+  const Report fsdp = report("llama3.1-8b", "megatron", R"({"zero_stage": 3})");
+  REQUIRE_FALSE(fsdp.validation.notes.empty());
+  CHECK(fsdp.validation.notes.back().starts_with("FSDP: few published runs measure it"));
+  const Report dense = report("llama3.1-8b", "megatron",
+                              R"({"tensor_model_parallel_size": 8, "sequence_parallel": true,
+                                  "recompute_granularity": "selective"})");
+  CHECK(dense.validation.notes.empty());
 }
 
 TEST_CASE("a framework, ZeRO stage or MoE loop the published runs miss is outside the regime") {

@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <set>
 
 #include "paraplan/units.hpp"
+#include "search/top_strategies.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
@@ -22,10 +25,12 @@ Scenario job(const std::string& model, const std::string& gpus, int batch, int s
                         R"(}, "cluster": {"gpus": )" + gpus + "}" + extra + "}");
 }
 
-SearchResult run(const Scenario& scenario, int top, bool exhaustive = false) {
+SearchResult run(const Scenario& scenario, int top, bool exhaustive = false,
+                 bool distinct_layouts = false) {
   SearchOptions options;
   options.top = top;
   options.exhaustive = exhaustive;
+  options.distinct_layouts = distinct_layouts;
   options.time_budget_s = 600;
   return search(scenario, options);
 }
@@ -126,6 +131,15 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                                 R"(, "strategy": {"recompute_method": "uniform"})");
   Estimator estimator(scenario.model, scenario.training, scenario.cluster);
   std::vector<double> times;
+  std::map<std::vector<int64_t>, double> layout_best_s;  // the fastest of each layout
+  const auto fitted = [&](const Strategy& strategy, double time_s) {
+    times.push_back(time_s);
+    Strategy staged = strategy;
+    staged.pipeline_stage_gpus.assign(static_cast<size_t>(strategy.pipeline_model_parallel_size),
+                                      0);
+    const auto [best, added] = layout_best_s.emplace(detail::layout_key(staged), time_s);
+    if (!added) best->second = std::min(best->second, time_s);
+  };
   int offloaded_optimizers = 0, offloaded_activations = 0;
   Strategy s;
   s.recompute.resize(1);
@@ -167,7 +181,7 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                       };
                       const Report r = estimator.estimate(s);
                       if (fits(r)) {
-                        times.push_back(r.iteration_time_s);
+                        fitted(s, r.iteration_time_s);
                       } else {
                         // Where memory binds, the search steps the optimizer on the CPU, and
                         // offloads the fewest layers' activations that fit.
@@ -177,7 +191,7 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                           offloaded.use_precision_aware_optimizer = true;
                           offloaded.overlap_cpu_optimizer_d2h_h2d = true;
                           const Report o = estimator.estimate(offloaded);
-                          if (fits(o)) times.push_back(o.iteration_time_s);
+                          if (fits(o)) fitted(offloaded, o.iteration_time_s);
                           offloaded_optimizers += fits(o);
                         }
                         for (int64_t n = 1; p == 1 && n < 32; ++n) {
@@ -185,7 +199,7 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
                           offloaded.cpu_offloading_num_layers = n;
                           const Report o = estimator.estimate(offloaded);
                           if (!fits(o)) continue;
-                          times.push_back(o.iteration_time_s);
+                          fitted(offloaded, o.iteration_time_s);
                           ++offloaded_activations;
                           break;
                         }
@@ -201,6 +215,21 @@ TEST_CASE("the search agrees with a brute force over every strategy the estimate
   }
   const SearchResult all = run(scenario, 10, true);
   CHECK(all.stats.feasible == static_cast<int64_t>(times.size()));
+
+  // With distinct layouts: the fastest of each layout, the N fastest layouts.
+  std::vector<double> layout_times;
+  for (const auto& [layout, time_s] : layout_best_s) layout_times.push_back(time_s);
+  std::sort(layout_times.begin(), layout_times.end());
+  const SearchResult distinct = run(scenario, 10, false, true);
+  REQUIRE(distinct.strategies.size() == 10);
+  std::set<std::vector<int64_t>> layouts;
+  for (size_t i = 0; i < 10; ++i) {
+    CAPTURE(i);
+    CHECK(distinct.strategies[i].report.iteration_time_s ==
+          doctest::Approx(layout_times[i]).epsilon(1e-12));
+    layouts.insert(detail::layout_key(distinct.strategies[i].strategy));
+  }
+  CHECK(layouts.size() == 10);      // no two rows of one layout
   CHECK(offloaded_optimizers > 0);  // the grid reaches both kinds of offloading
   CHECK(offloaded_activations > 0);
 }
@@ -408,6 +437,9 @@ TEST_CASE("progress reports arrive and cancelling stops the search") {
   int calls = 0;
   options.on_progress = [&](const SearchProgress& p) {
     CHECK(p.evaluated >= 0);
+    // The best so far streams with its layout once there is one.
+    CHECK((p.best_iteration_time_s > 0) == !p.best_layout.empty());
+    if (!p.best_layout.empty()) CHECK(p.best_layout.rfind("TP ", 0) == 0);
     return ++calls < 3;
   };
   const SearchResult result = search(scenario, options);
@@ -520,4 +552,34 @@ TEST_CASE(
     CHECK(std::accumulate(split.begin(), split.end(), int64_t{0}) == 61);
   }
   check_same_ranking(open, 5);
+}
+
+TEST_CASE("the best of each layout family comes from every strategy the search saw") {
+  // Llama 2 7B on 16 H100: the top 3 layouts leave families out that the search still saw.
+  const Scenario scenario = job("llama2-7b", R"([{"type": "h100", "count": 16}])", 32, 4096);
+  const SearchResult top3 = run(scenario, 3, false, true);
+  const SearchResult exhaustive = run(scenario, 1, true, true);
+  REQUIRE(top3.strategies.size() == 3);
+  REQUIRE_FALSE(exhaustive.family_bests.empty());
+  for (const FamilyBest& best : exhaustive.family_bests) {
+    CAPTURE(to_string(best.family));
+    CHECK(detail::in_family(best.best.strategy, best.family));
+    CHECK(best.best.report.feasible);
+    // Exact where it could rank: a family best of the pruned search that is no slower than the
+    // third row is the exhaustive search's.
+    const auto pruned = std::find_if(top3.family_bests.begin(), top3.family_bests.end(),
+                                     [&](const FamilyBest& f) { return f.family == best.family; });
+    if (pruned != top3.family_bests.end() &&
+        pruned->best.report.iteration_time_s <= top3.strategies.back().report.iteration_time_s) {
+      CHECK(pruned->best.report.iteration_time_s ==
+            doctest::Approx(best.best.report.iteration_time_s).epsilon(1e-12));
+    }
+    // Listed with its rank where it is one of the rows.
+    if (best.rank > 0) {
+      CHECK(detail::ordering_key(exhaustive.strategies[best.rank - 1].strategy) ==
+            detail::ordering_key(best.best.strategy));
+    }
+  }
+  // Families beyond the three rows are found.
+  CHECK(top3.family_bests.size() >= 2);
 }

@@ -77,6 +77,9 @@ export const en = {
   "cluster.bandwidthHint":
     "Per GPU (links: per direction); empty keeps the preset's value. Set them all to define a GPU from scratch: the preset then only lends its efficiency curves.",
   "cluster.hbm_gib": "Memory, GiB",
+  "cluster.base": "Efficiency curves, reserve and host from",
+  "cluster.baseHint":
+    "A GPU type of your own: its peaks and links are yours; what fraction of them kernels and links reach comes from this preset.",
   "cluster.bf16_tflops": "Peak bf16 TFLOP/s (dense)",
   "cluster.fp8_tflops": "Peak fp8 TFLOP/s (dense)",
   "cluster.hbm_gb_per_s": "Memory GB/s",
@@ -105,7 +108,8 @@ export const en = {
   "search.run": "Search",
   "search.running": "Searching…",
   "search.cancel": "Cancel",
-  "search.progress": "{percent} · {evaluated} evaluated · best {best} per iteration",
+  "search.progress":
+    "{percent} · {evaluated} evaluated · best so far {best} per iteration ({layout})",
   "search.progressNoBest": "{percent} · {evaluated} evaluated",
   "search.cancelled": "Search cancelled.",
   "search.stats":
@@ -137,11 +141,15 @@ export const en = {
 
   "col.rank": "#",
   "col.tokens": "Tokens/s/GPU",
+  "col.band": "80% band",
   "col.iteration": "Iteration",
   "col.mfu": "MFU",
   "col.memory": "Memory/GPU",
   "col.headroom": "Free/GPU",
   "table.tight": "Tight: less than twice the default memory margin free",
+  "table.tie":
+    "A tie with #1: their 80% uncertainty bands overlap, so the model cannot tell them apart",
+  "table.outOfRegime": "Outside the regimes the validation covers:",
   "col.gpus": "GPUs",
   "col.tp": "TP",
   "col.pp": "PP",
@@ -309,7 +317,11 @@ export const en = {
   "error.unknownModel": "Unknown model preset “{value}”",
   "error.clusterEmpty": "Give at least one GPU type, e.g. a800:128,h800:160",
   "error.clusterSyntax": "Expected TYPE[:MAX],… e.g. a800:128,h800:160",
-  "error.unknownGpu": "Unknown GPU type “{value}” (known: {known})",
+  "error.unknownGpu":
+    "Unknown GPU type “{value}” (known: {known}); to define your own, open its ⚙ and fill every field",
+  "error.unknownGpuBase": "No GPU preset “{value}” to take efficiency curves from",
+  "error.gpuDefinitionMissing":
+    "{gpu} is no preset: define it with every field (missing: {fields})",
   "error.duplicateGpu": "{value} is listed twice",
   "error.tooManyGpus": "{n} GPUs is more than the {caps} the GPU types allow",
   "error.moeNeedsExperts": "Give the number of experts first",
@@ -398,6 +410,9 @@ export const zh: Record<MessageKey, string> = {
   "cluster.bandwidthHint":
     "按每卡计（链路按每个方向）；留空则用预设值。全部填写即从零定义一款 GPU：预设只提供效率曲线。",
   "cluster.hbm_gib": "显存，GiB",
+  "cluster.base": "效率曲线、预留与主机取自",
+  "cluster.baseHint":
+    "自定义的 GPU 型号：峰值与链路用您的数值；内核与链路能达到其中多少取自此预设。",
   "cluster.bf16_tflops": "bf16 峰值 TFLOP/s（稠密）",
   "cluster.fp8_tflops": "fp8 峰值 TFLOP/s（稠密）",
   "cluster.hbm_gb_per_s": "显存带宽 GB/s",
@@ -426,7 +441,7 @@ export const zh: Record<MessageKey, string> = {
   "search.run": "搜索",
   "search.running": "搜索中…",
   "search.cancel": "取消",
-  "search.progress": "{percent} · 已评估 {evaluated} · 最佳每迭代 {best}",
+  "search.progress": "{percent} · 已评估 {evaluated} · 目前最佳每迭代 {best}（{layout}）",
   "search.progressNoBest": "{percent} · 已评估 {evaluated}",
   "search.cancelled": "搜索已取消。",
   "search.stats":
@@ -458,11 +473,14 @@ export const zh: Record<MessageKey, string> = {
 
   "col.rank": "#",
   "col.tokens": "token/s/卡",
+  "col.band": "80% 区间",
   "col.iteration": "迭代时间",
   "col.mfu": "MFU",
   "col.memory": "每卡显存",
   "col.headroom": "每卡余量",
   "table.tight": "余量紧张：空闲显存不足默认余量的两倍",
+  "table.tie": "与第 1 名持平：二者的 80% 不确定区间重叠，模型无法区分",
+  "table.outOfRegime": "超出验证覆盖的范围：",
   "col.gpus": "GPU",
   "col.tp": "TP",
   "col.pp": "PP",
@@ -626,7 +644,10 @@ export const zh: Record<MessageKey, string> = {
   "error.unknownModel": "未知的模型预设“{value}”",
   "error.clusterEmpty": "至少填写一种 GPU 型号，例如 a800:128,h800:160",
   "error.clusterSyntax": "格式应为 型号[:上限],… 例如 a800:128,h800:160",
-  "error.unknownGpu": "未知的 GPU 型号“{value}”（可选：{known}）",
+  "error.unknownGpu":
+    "未知的 GPU 型号“{value}”（可选：{known}）；要自定义，请打开其 ⚙ 并填写每一项",
+  "error.unknownGpuBase": "没有可借用效率曲线的 GPU 预设“{value}”",
+  "error.gpuDefinitionMissing": "{gpu} 不是预设：请填写每一项来定义它（缺少：{fields}）",
   "error.duplicateGpu": "{value} 重复出现",
   "error.tooManyGpus": "{n} 张 GPU 超过了各型号上限之和 {caps}",
   "error.moeNeedsExperts": "请先填写专家数",

@@ -37,6 +37,16 @@ export const TIME_PARTS = [
 ] as const;
 export type TimePart = (typeof TIME_PARTS)[number];
 
+export type MemoryVerdict = "fits" | "at_risk" | "oom";
+
+export interface Uncertainty {
+  tokens_per_s_per_gpu: [number, number];
+  level: number;
+  regime: string;
+  runs: number;
+  basis: string;
+}
+
 export interface Report {
   feasible: boolean;
   infeasible_reasons: string[];
@@ -47,8 +57,16 @@ export interface Report {
   model_tflops_per_gpu: number;
   mfu: number;
   hfu: number;
-  memory: { peak_gib_per_gpu: number; per_stage: StageMemory[] };
+  memory: {
+    peak_gib_per_gpu: number;
+    per_stage: StageMemory[];
+    // fits, at risk (where published runs went either way) or out of memory, with the numbers.
+    verdict?: MemoryVerdict;
+    verdict_reason?: string;
+  };
   time_breakdown_s: Record<TimePart, number>;
+  // The interval the measured throughput of a run in this regime falls in 80% of the time.
+  uncertainty?: Uncertainty;
   pipeline: {
     stages: StageTimes[];
     bottleneck_stage: number;
@@ -74,6 +92,7 @@ export interface Strategy {
   context_parallel_size: number;
   cp_comm_type?: "p2p" | "a2a" | "allgather";
   expert_model_parallel_size: number;
+  expert_tensor_parallel_size?: number;
   micro_batch_size: number;
   sequence_parallel: boolean;
   recompute_granularity: PerGpu<string>;
@@ -119,6 +138,10 @@ export interface RankedStrategy {
   gpus_used: Record<string, number>;
   headroom_gib: number; // the smallest capacity minus peak_gib over the stages
   tight: boolean; // less than twice the default margin free
+  // Its uncertainty band overlaps the first row's: the model cannot tell them apart.
+  tie_with_best?: boolean;
+  // Why it ranks where it does where not by time alone (a safer strategy within the noise).
+  rank_note?: string;
 }
 
 export interface SearchStats {
@@ -135,6 +158,9 @@ export interface SearchResult {
   strategies: RankedStrategy[];
   stats: SearchStats;
   diagnosis: string[];
+  // The best strategy of each layout family over every strategy the search saw (rank 0 where
+  // it is not listed); absent for families with none.
+  family_bests?: Partial<Record<"tp" | "pp" | "cp" | "zero3" | "ep", RankedStrategy>>;
 }
 
 export interface SearchProgress {
@@ -142,6 +168,7 @@ export interface SearchProgress {
   pruned: number;
   fraction: number;
   best_iteration_time_s: number;
+  best_layout?: string; // the best so far: "TP 2 · PP 4 · VP 10 · ..."
   elapsed_s: number;
 }
 

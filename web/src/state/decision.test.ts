@@ -39,6 +39,18 @@ describe("why this strategy", () => {
     expect(found.ep.ranked).toBeNull();
   });
 
+  it("takes each family's best from the whole search where the search gives it", () => {
+    // The listed rows hold no PP-heavy strategy; the search saw one (not listed: rank 0).
+    const ppHeavy = withLayout(0, 700, (s) => (s.pipeline_model_parallel_size = 8));
+    const found = Object.fromEntries(
+      alternatives(list, chosen, { pp: ppHeavy, tp: tpHeavy }).map((a) => [a.kind, a]),
+    );
+    expect(found.pp.ranked).toBe(ppHeavy);
+    expect(found.pp.timeDelta).toBeCloseTo(1200 / 700 - 1, 6);
+    expect(found.tp.ranked).toBe(tpHeavy); // listed: the listed entry itself
+    expect(found.cp.ranked).toBeNull(); // the search saw none that fits
+  });
+
   it("marks the chosen strategy when it is the best of its family", () => {
     const found = alternatives(list, tpHeavy).find((a) => a.kind === "tp");
     expect(found?.isChosen).toBe(true);
@@ -198,6 +210,16 @@ describe("near-duplicates and the Pareto front", () => {
       [3, []],
       [4, []],
     ]);
+  });
+
+  it("groups virtual-stage and micro-batch variants of one layout", () => {
+    // DeepSeek-V3's rows 1-6 were one layout with VP 2 to 7: a key on VP never grouped them.
+    const vp2 = rankedStrategy({ rank: 1, tokens: 1332 });
+    const vp3 = rankedStrategy({ rank: 2, tokens: 1331 });
+    vp3.strategy.virtual_pipeline_model_parallel_size = 3;
+    vp3.strategy.micro_batch_size = 2;
+    vp3.estimate.memory.peak_gib_per_gpu = vp2.estimate.memory.peak_gib_per_gpu;
+    expect(groupNearDuplicates([vp2, vp3]).map((g) => g.variants.length)).toEqual([1]);
   });
 
   it("keeps on the front only strategies no other beats on both counts", () => {

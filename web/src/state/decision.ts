@@ -5,6 +5,7 @@ import {
   TIME_PARTS,
   type RankedStrategy,
   type Report,
+  type SearchResult,
   type Scenario,
   type TimePart,
 } from "../paraplan/types";
@@ -57,21 +58,26 @@ function compared(
 }
 
 // The runner-up (the best other feasible strategy) and the best feasible strategy of each family,
-// from a ranking ordered best first.
-export function alternatives(strategies: RankedStrategy[], chosen: RankedStrategy): Alternative[] {
+// from a ranking ordered best first. `familyBests`, the search's own bests over every strategy
+// it saw, stand for a family; without them a family is looked for among the listed.
+export function alternatives(
+  strategies: RankedStrategy[],
+  chosen: RankedStrategy,
+  familyBests: SearchResult["family_bests"] = undefined,
+): Alternative[] {
   const feasible = [...strategies]
     .filter((r) => r.estimate.feasible)
     .sort((a, b) => a.estimate.iteration_time_s - b.estimate.iteration_time_s || a.rank - b.rank);
   const runnerUp = feasible.find((r) => r !== chosen);
+  const bestOf = (family: Family): RankedStrategy | undefined => {
+    const searched = familyBests?.[family];
+    if (searched === undefined) return feasible.find((r) => inFamily(r, family));
+    // The listed entry itself where the search's best is listed, so that it reads as chosen.
+    return strategies.find((r) => r.rank === searched.rank && searched.rank > 0) ?? searched;
+  };
   return [
     compared("runnerUp", chosen, runnerUp),
-    ...FAMILIES.map((family) =>
-      compared(
-        family,
-        chosen,
-        feasible.find((r) => inFamily(r, family)),
-      ),
-    ),
+    ...FAMILIES.map((family) => compared(family, chosen, bestOf(family))),
   ];
 }
 

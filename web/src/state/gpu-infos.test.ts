@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { catalogue } from "../testing/presets";
 import { formatGpuInfos, parseGpuInfos } from "./gpu-infos";
 import { moduleSchema } from "./module-schema";
-import { defaultState } from "./page-state";
+import { defaultState, type GpuOverrides } from "./page-state";
 import { buildSearchRequest } from "./scenario";
 
 // The cluster the module is sent for --gpu-infos `text` and `numGpus`, or the cluster's error.
-function cluster(text: string, numGpus = "256") {
-  const state = { ...defaultState(), cluster: text, numGpus };
+function cluster(text: string, numGpus = "256", gpuOverrides: GpuOverrides = {}) {
+  const state = { ...defaultState(), cluster: text, numGpus, gpuOverrides };
   const built = buildSearchRequest(state, catalogue, moduleSchema());
   return built.ok ? built.value.scenario.cluster.gpus : built.errors;
 }
@@ -72,5 +72,47 @@ describe("--gpu-infos", () => {
     expect(cluster("a800:128,h800:64", "256")).toEqual([
       { field: "numGpus", key: "error.tooManyGpus", params: { n: 256, caps: 192 } },
     ]);
+  });
+
+  it("takes a GPU type defined from scratch under the user's own name", () => {
+    const x200 = {
+      bf16_tflops: "1500",
+      hbm_gib: "192",
+      hbm_gb_per_s: "6000",
+      intra_gb_per_s: "900",
+      nvlink_gpus: "8",
+      inter_gb_per_s: "50",
+    };
+    expect(cluster("x200:64", "64", { x200 })).toEqual([
+      {
+        type: {
+          base: "h100",
+          id: "x200",
+          name: "x200",
+          tensor_tflops: { bf16: 1500, fp16: 1500, fp8: 0 },
+          hbm_gib: 192,
+          hbm_gb_per_s: 6000,
+          intra_node: { gb_per_s: 900, gpus: 8 },
+          inter_node: { gb_per_s: 50 },
+        },
+        count: 64,
+      },
+    ]);
+    // Its own base for the curves, and an fp8 peak where the user gives one.
+    const [withBase] = cluster("x200:64", "64", {
+      x200: { ...x200, base: "b200", fp8_tflops: "3000" },
+    }) as unknown as { type: { base: string; tensor_tflops: object } }[];
+    expect(withBase.type.base).toBe("b200");
+    expect(withBase.type.tensor_tflops).toEqual({ bf16: 1500, fp16: 1500, fp8: 3000 });
+  });
+
+  it("says which fields a GPU type of the user's own still lacks", () => {
+    const [missing] = cluster("x200:64", "64", { x200: { bf16_tflops: "1500" } }) as {
+      field: string;
+      key: string;
+    }[];
+    expect(missing).toMatchObject({ field: "gpu.x200.hbm_gib", key: "error.gpuDefinitionMissing" });
+    const [badBase] = cluster("x200:64", "64", { x200: { base: "nope" } }) as { key: string }[];
+    expect(badBase.key).toBe("error.unknownGpuBase");
   });
 });

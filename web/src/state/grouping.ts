@@ -10,15 +10,13 @@ function layoutKey(ranked: RankedStrategy): string {
   return JSON.stringify([
     s.tensor_model_parallel_size,
     s.pipeline_model_parallel_size,
-    s.virtual_pipeline_model_parallel_size,
     s.context_parallel_size,
-    s.cp_comm_type ?? "",
     s.expert_model_parallel_size,
-    s.micro_batch_size,
-    s.sequence_parallel,
+    s.expert_tensor_parallel_size ?? 1,
     s.zero_stage,
+    s.optimizer_cpu_offload ?? false,
+    (s.cpu_offloading_num_layers ?? 0) > 0,
     ranked.gpus_used,
-    ranked["pipeline-stage-layers"],
   ]);
 }
 

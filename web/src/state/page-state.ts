@@ -72,7 +72,19 @@ export const GPU_OVERRIDE_FIELDS = [
   "inter_gb_per_s",
 ] as const;
 export type GpuOverrideField = (typeof GPU_OVERRIDE_FIELDS)[number];
-export type GpuOverrides = Record<string, Partial<Record<GpuOverrideField, string>>>;
+// The fields a GPU type that is no preset must have: every hardware field but fp8 (a part
+// without fp8 leaves it empty).
+export const GPU_DEFINITION_FIELDS: readonly GpuOverrideField[] = GPU_OVERRIDE_FIELDS.filter(
+  (field) => field !== "fp8_tflops",
+);
+// The preset whose efficiency curves (what fraction of peak kernels and links reach), memory
+// reserve and host a GPU type defined from scratch borrows, unless the user names another.
+export const DEFAULT_GPU_BASE = "h100";
+// Per GPU type, the user's hardware fields, and for a type that is no preset, `base`.
+export type GpuOverrides = Record<
+  string,
+  Partial<Record<GpuOverrideField, string>> & { base?: string }
+>;
 
 export interface PageState {
   lang: Language;

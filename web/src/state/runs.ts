@@ -203,8 +203,9 @@ export class Runs {
   // GPUs per node of a scenario: its own, else the core's default for its GPU types.
   gpusPerNode(scenario: Scenario): number {
     if (scenario.cluster.gpus_per_node !== undefined) return scenario.cluster.gpus_per_node;
+    // A GPU of the user's own hosts as its base preset does.
     const gpus = scenario.cluster.gpus.map(({ type }) =>
-      this.catalogue.gpu(typeof type === "string" ? type : String(type.id)),
+      this.catalogue.gpu(typeof type === "string" ? type : String(type.base ?? type.id)),
     );
     return defaultGpusPerNode(gpus) ?? 8;
   }

@@ -1,5 +1,6 @@
 // From the page state to the search request the module takes, checking each field first
 // (state/checker.ts) so that a mistake is reported at the field that holds it.
+import { t } from "../i18n/i18n";
 import type { Scenario, SearchRequest } from "../paraplan/types";
 import type { Catalogue } from "./catalogue";
 import { built, Checker, type Built } from "./checker";
@@ -8,7 +9,9 @@ import type { InputLimits, ModuleSchema } from "./module-schema";
 import {
   ACTIVATIONS,
   CUSTOM_MODEL,
+  DEFAULT_GPU_BASE,
   FRAMEWORKS,
+  GPU_DEFINITION_FIELDS,
   PINNED_FIELDS,
   PRECISIONS,
   type GpuOverrides,
@@ -113,12 +116,46 @@ function addOtherFields(check: Checker, text: string, model: Record<string, unkn
   else add(model.moe, moe, "moe.");
 }
 
-// A GPU preset id, or the preset with the user's changes as an inline GPU.
+// Whether a GPU type that is no preset is defined from scratch: a base preset for its curves
+// and every hardware field; else the one error that says what is missing.
+function definesGpu(
+  check: Checker,
+  id: string,
+  overrides: GpuOverrides,
+  catalogue: Catalogue,
+): boolean {
+  const definition = overrides[id];
+  if (definition === undefined) {
+    check.fail("cluster", "error.unknownGpu", {
+      value: id,
+      known: catalogue.presets.gpus.map((gpu) => gpu.id).join(", "),
+    });
+    return false;
+  }
+  const base = definition.base ?? DEFAULT_GPU_BASE;
+  if (catalogue.gpu(base) === undefined) {
+    check.fail(`gpu.${id}.base`, "error.unknownGpuBase", { value: base });
+    return false;
+  }
+  const missing = GPU_DEFINITION_FIELDS.filter((field) => (definition[field] ?? "") === "");
+  if (missing.length > 0) {
+    check.fail(`gpu.${id}.${missing[0]}`, "error.gpuDefinitionMissing", {
+      gpu: id,
+      fields: missing.map((field) => t(`cluster.${field}`)).join(", "),
+    });
+    return false;
+  }
+  return true;
+}
+
+// A GPU preset id, or the preset with the user's changes as an inline GPU; a type that is no
+// preset is its base preset with every hardware field the user's, under the user's name.
 function gpuType(
   check: Checker,
   id: string,
   limits: InputLimits,
   overrides: GpuOverrides[string] = {},
+  isPreset = true,
 ): Scenario["cluster"]["gpus"][number]["type"] {
   const changes: Record<string, unknown> = {};
   const field = (name: keyof typeof overrides) =>
@@ -149,6 +186,11 @@ function gpuType(
     };
   }
   if (inter !== undefined) changes.inter_node = { gb_per_s: inter };
+  if (!isPreset) {
+    // Defined from scratch: no fp8 peak unless the user gives one (the base's would be a guess).
+    if (fp8 === undefined) changes.tensor_tflops = { ...(changes.tensor_tflops as object), fp8: 0 };
+    return { base: overrides.base ?? DEFAULT_GPU_BASE, id, name: id, ...changes };
+  }
   return Object.keys(changes).length === 0 ? id : { base: id, id, ...changes };
 }
 
@@ -175,24 +217,21 @@ function cluster(
       return result;
     }
     const preset = catalogue.gpu(info.type);
-    if (preset === undefined) {
-      check.fail("cluster", "error.unknownGpu", {
-        value: info.type,
-        known: catalogue.presets.gpus.map((gpu) => gpu.id).join(", "),
-      });
+    const id = preset?.id ?? info.type;
+    if (preset === undefined && !definesGpu(check, info.type, state.gpuOverrides, catalogue)) {
       return result;
     }
-    if (seen.has(preset.id)) {
-      check.fail("cluster", "error.duplicateGpu", { value: preset.id });
+    if (seen.has(id)) {
+      check.fail("cluster", "error.duplicateGpu", { value: id });
       return result;
     }
-    seen.add(preset.id);
+    seen.add(id);
     // A bad cap is reported at its own box in the GPU editor (capField).
     const cap =
       info.cap === "" ? numGpus : check.integer(capField(index), info.cap, limits.numGpus);
     capped += cap;
     result.gpus.push({
-      type: gpuType(check, preset.id, limits, state.gpuOverrides[preset.id]),
+      type: gpuType(check, id, limits, state.gpuOverrides[id], preset !== undefined),
       count: cap,
     });
   }

@@ -1,5 +1,6 @@
-// The scenario that reproduces one strategy of a search: the GPUs it uses and
-// every strategy key fixed, ready for the module's trace().
+// The scenario that reproduces one strategy of a search: every field of the searched job
+// (model, training, framework, ...), the GPUs it uses and every strategy key fixed, ready
+// for the module's trace() and estimate().
 import type { RankedStrategy, Scenario } from "../paraplan/types";
 
 function gpuId(type: Scenario["cluster"]["gpus"][number]["type"]): string {
@@ -22,10 +23,7 @@ export function scenarioOfStrategy(searched: Scenario, ranked: RankedStrategy): 
   if (searched.cluster.gpus_per_node !== undefined) {
     cluster.gpus_per_node = searched.cluster.gpus_per_node;
   }
-  return {
-    model: searched.model,
-    training: searched.training,
-    cluster,
-    strategy,
-  };
+  // Spread first so that a job field added later is carried too: a strategy rebuilt without
+  // its framework is judged by Megatron-LM's rules, which may refuse it.
+  return { ...searched, cluster, strategy };
 }

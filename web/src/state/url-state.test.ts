@@ -31,6 +31,24 @@ describe("the page state in the URL", () => {
       }),
     ],
     [
+      "a GPU type of the user's own, defined from scratch on B200's curves",
+      changed((s) => {
+        s.cluster = "x200:64";
+        s.numGpus = "64";
+        s.gpuOverrides = {
+          x200: {
+            base: "b200",
+            bf16_tflops: "1500",
+            hbm_gib: "192",
+            hbm_gb_per_s: "6000",
+            intra_gb_per_s: "900",
+            nvlink_gpus: "8",
+            inter_gb_per_s: "50",
+          },
+        };
+      }),
+    ],
+    [
       "a custom MoE model with other fields",
       changed((s) => {
         s.model = "custom";

@@ -128,8 +128,15 @@ export function decodeState(params: URLSearchParams, preferredLanguage = "en"): 
     const rest = name.slice(GPU_PREFIX.length);
     const dot = rest.lastIndexOf(".");
     const gpu = rest.slice(0, dot);
-    const field = GPU_OVERRIDE_FIELDS.find((candidate) => candidate === rest.slice(dot + 1));
-    if (!GPU_ID.test(gpu) || field === undefined) continue;
+    const fieldName = rest.slice(dot + 1);
+    if (!GPU_ID.test(gpu)) continue;
+    if (fieldName === "base") {
+      // The preset a GPU type defined from scratch borrows its curves from.
+      if (GPU_ID.test(value)) state.gpuOverrides[gpu] = { ...state.gpuOverrides[gpu], base: value };
+      continue;
+    }
+    const field = GPU_OVERRIDE_FIELDS.find((candidate) => candidate === fieldName);
+    if (field === undefined) continue;
     state.gpuOverrides[gpu] = {
       ...state.gpuOverrides[gpu],
       [field as GpuOverrideField]: value,

@@ -3,7 +3,7 @@
 import { t } from "../i18n/i18n";
 import { defaultGpusPerNode, type Catalogue } from "../state/catalogue";
 import { parseGpuInfos } from "../state/gpu-infos";
-import type { PageState } from "../state/page-state";
+import { DEFAULT_GPU_BASE, type PageState } from "../state/page-state";
 import { section, textField, type FormContext } from "./fields";
 import { gpuEditor } from "./gpu-editor";
 
@@ -48,7 +48,11 @@ export function clusterSection(context: FormContext, catalogue: Catalogue): HTML
   // The default GPUs per node, as the core takes it: the fewest GPUs a host of the types launches.
   const perNodeInput = perNode.querySelector("input") as HTMLInputElement;
   const showDefault = (state: PageState) => {
-    const types = parseGpuInfos(state.cluster).map((info) => catalogue.gpu(info.type));
+    const types = parseGpuInfos(state.cluster).map(
+      (info) =>
+        catalogue.gpu(info.type) ??
+        catalogue.gpu(state.gpuOverrides[info.type]?.base ?? DEFAULT_GPU_BASE),
+    );
     const n = defaultGpusPerNode(types);
     perNodeInput.placeholder = n === undefined ? "" : t("cluster.gpusPerNodeAuto", { n });
   };

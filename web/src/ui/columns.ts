@@ -50,6 +50,14 @@ function memoryText(ranked: RankedStrategy): string {
   return memory.map(([gpu, value]) => `${gpu} ${gib(value)}`).join("\n");
 }
 
+// The memory verdict before the free memory: ⚠ at risk, ✕ out of memory; without a verdict
+// (an older module), ⚠ where less than twice the default margin is free.
+function verdictMark(ranked: RankedStrategy): string {
+  const verdict = ranked.estimate.memory.verdict;
+  if (verdict === undefined) return ranked.tight ? "⚠ " : "";
+  return verdict === "fits" ? "" : verdict === "at_risk" ? "⚠ " : "✕ ";
+}
+
 export const COLUMNS: Column[] = [
   integerColumn("rank", "col.rank", "rank", (r) => r.rank),
   {
@@ -61,6 +69,21 @@ export const COLUMNS: Column[] = [
     descendingFirst: true,
     numeric: true,
     csv: { header: "tokens_per_s_per_gpu", value: (r) => r.estimate.tokens_per_s_per_gpu },
+  },
+  {
+    id: "band",
+    label: "col.band",
+    text: feasibleOnly((r) => {
+      const band = r.estimate.uncertainty?.tokens_per_s_per_gpu;
+      return band === undefined ? "—" : `${number(band[0], 0)}–${number(band[1], 0)}`;
+    }),
+    sortKey: (r) => r.estimate.uncertainty?.tokens_per_s_per_gpu[0] ?? 0,
+    descendingFirst: true,
+    numeric: true,
+    csv: {
+      header: "tokens_per_s_per_gpu_band",
+      value: (r) => (r.estimate.uncertainty?.tokens_per_s_per_gpu ?? []).join(" "),
+    },
   },
   {
     id: "iteration",
@@ -96,7 +119,7 @@ export const COLUMNS: Column[] = [
   {
     id: "headroom",
     label: "col.headroom",
-    text: feasibleOnly((r) => (r.tight ? "⚠ " : "") + gib(r.headroom_gib)),
+    text: feasibleOnly((r) => verdictMark(r) + gib(r.headroom_gib)),
     sortKey: (r) => r.headroom_gib,
     descendingFirst: true,
     numeric: true,

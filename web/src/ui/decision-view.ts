@@ -5,7 +5,7 @@
 import { coreReasons } from "../i18n/core-reasons";
 import { t } from "../i18n/i18n";
 import type { MessageKey } from "../i18n/messages";
-import type { RankedStrategy, Report } from "../paraplan/types";
+import type { RankedStrategy, Report, SearchResult } from "../paraplan/types";
 import {
   alternatives,
   bindingConstraint,
@@ -46,6 +46,7 @@ export class DecisionView {
   readonly element = h("div", { class: "decision", testid: "decision-view" });
   private shown: RankedStrategy | null = null;
   private strategies: RankedStrategy[] = [];
+  private familyBests: SearchResult["family_bests"] = undefined;
   private sensitivities = new Map<Sensitivity, Report | string | null>();
   private generation = 0;
   private clusterSizes = new Map<Sensitivity, number>();
@@ -61,9 +62,14 @@ export class DecisionView {
     });
   }
 
-  show(ranked: RankedStrategy, strategies: RankedStrategy[]): void {
+  show(
+    ranked: RankedStrategy,
+    strategies: RankedStrategy[],
+    familyBests: SearchResult["family_bests"] = undefined,
+  ): void {
     this.shown = ranked;
     this.strategies = strategies;
+    this.familyBests = familyBests;
     this.sensitivities = new Map();
     this.render();
     if (ranked.estimate.feasible) void this.measure(ranked);
@@ -157,7 +163,7 @@ export class DecisionView {
               share: percent(binding.share),
             })
           : t("why.computeBound", { share: percent(binding.share) });
-    const rows = alternatives(this.strategies, ranked).map((alternative) => {
+    const rows = alternatives(this.strategies, ranked, this.familyBests).map((alternative) => {
       const label = t(`why.${alternative.kind}` as MessageKey);
       const other = alternative.ranked;
       if (other === null)
@@ -167,12 +173,16 @@ export class DecisionView {
           h("th", { text: label, attrs: { scope: "row" } }),
           h("td", { text: t("why.noneListed"), attrs: { colspan: "4" } }),
         );
-      const open = h("button", {
-        class: "text-link",
-        text: alternative.isChosen ? t("why.thisOne") : `#${other.rank}`,
-        attrs: { type: "button", ...(alternative.isChosen ? { disabled: "" } : {}) },
-        on: { click: () => this.onSelect(other.rank) },
-      });
+      // A family's best that is not listed (rank 0) cannot be opened: its layout and numbers say it.
+      const open =
+        other.rank > 0 || alternative.isChosen
+          ? h("button", {
+              class: "text-link",
+              text: alternative.isChosen ? t("why.thisOne") : `#${other.rank}`,
+              attrs: { type: "button", ...(alternative.isChosen ? { disabled: "" } : {}) },
+              on: { click: () => this.onSelect(other.rank) },
+            })
+          : h("span", { class: "muted", text: t("why.notListed") });
       return h(
         "tr",
         {},

@@ -3,7 +3,12 @@
 import { t } from "../i18n/i18n";
 import type { Catalogue } from "../state/catalogue";
 import { capField, formatGpuInfos, parseGpuInfos, type GpuInfo } from "../state/gpu-infos";
-import { GPU_OVERRIDE_FIELDS, type GpuOverrideField, type PageState } from "../state/page-state";
+import {
+  DEFAULT_GPU_BASE,
+  GPU_OVERRIDE_FIELDS,
+  type GpuOverrideField,
+  type PageState,
+} from "../state/page-state";
 import { h } from "./dom";
 import { gpuAssumptions } from "./gpu-assumptions";
 import type { FormContext } from "./fields";
@@ -23,9 +28,9 @@ const PRESET_VALUE: Record<
 
 // Hardware changes follow their row to a new GPU type.
 function moveOverrides(state: PageState, from: string, to: string): void {
-  const overrides = state.gpuOverrides[from];
+  const { base: _base, ...overrides } = state.gpuOverrides[from] ?? {};
   delete state.gpuOverrides[from];
-  if (overrides !== undefined) state.gpuOverrides[to] = overrides;
+  if (Object.keys(overrides).length > 0) state.gpuOverrides[to] = overrides;
 }
 
 function showBadge(button: HTMLButtonElement, changed: boolean): void {
@@ -54,21 +59,47 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
     typing = false;
   };
 
+  // For a type that is no preset: the preset whose curves, reserve and host it borrows.
+  const basePicker = (state: PageState, id: string): HTMLElement => {
+    const select = h(
+      "select",
+      { attrs: { id: `gpu-${id}-base` } },
+      ...catalogue.presets.gpus.map((gpu) =>
+        h("option", { attrs: { value: gpu.id }, text: gpu.id }),
+      ),
+    );
+    select.value = state.gpuOverrides[id]?.base ?? DEFAULT_GPU_BASE;
+    select.addEventListener("change", () =>
+      write((_, draft) => {
+        draft.gpuOverrides[id] = { ...draft.gpuOverrides[id], base: select.value };
+      }),
+    );
+    const label = h("label", { text: t("cluster.base"), attrs: { for: select.id } });
+    const wrapper = h("div", { class: "field" }, label, select);
+    context.errors.register(`gpu.${id}.base`, wrapper, select);
+    return h("div", {}, wrapper, h("p", { class: "hint", text: t("cluster.baseHint") }));
+  };
+
   const overridePanel = (state: PageState, id: string): HTMLElement => {
     const preset = catalogue.gpu(id);
     const panel = h("div", { class: "gpu-overrides" });
+    if (preset === undefined) panel.append(basePicker(state, id));
+    const base = preset ?? catalogue.gpu(state.gpuOverrides[id]?.base ?? DEFAULT_GPU_BASE);
     for (const field of GPU_OVERRIDE_FIELDS) {
       const input = h("input", {
         attrs: { type: "text", inputmode: "decimal", autocomplete: "off" },
       });
       input.value = state.gpuOverrides[id]?.[field] ?? "";
-      if (preset) input.placeholder = String(PRESET_VALUE[field](preset));
+      // A preset's own value, or for a type of the user's own, the base's (a hint, not a value).
+      if (base) input.placeholder = String(PRESET_VALUE[field](base));
       input.addEventListener("input", () => {
         opened.add(id);
         typeIn((_, draft) => {
           const overrides = { ...draft.gpuOverrides[id], [field]: input.value };
           if (input.value === "") delete overrides[field];
-          if (Object.keys(overrides).length === 0) delete draft.gpuOverrides[id];
+          // A type of the user's own keeps its base, so that its definition is not lost.
+          const empty = Object.keys(overrides).every((key) => key === "base");
+          if (empty && preset !== undefined) delete draft.gpuOverrides[id];
           else draft.gpuOverrides[id] = overrides;
         });
         const badge = badges.get(id);
@@ -82,7 +113,7 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
       panel.append(wrapper);
     }
     panel.append(h("p", { class: "hint", text: t("cluster.bandwidthHint") }));
-    if (preset) panel.append(gpuAssumptions(preset, state.precision));
+    if (base) panel.append(gpuAssumptions(base, state.precision));
     return panel;
   };
 

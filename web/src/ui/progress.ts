@@ -53,6 +53,7 @@ export function searchProgressText({ search }: Progress): string {
     percent: percent(search.fraction, 0),
     evaluated: integer(search.evaluated),
     best: seconds(search.best_iteration_time_s),
+    layout: search.best_layout ?? "",
   };
   return t(search.best_iteration_time_s > 0 ? "search.progress" : "search.progressNoBest", params);
 }

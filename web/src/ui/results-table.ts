@@ -94,10 +94,15 @@ export class ResultsTable {
   private row(ranked: RankedStrategy): HTMLElement {
     const select = () => this.store.update((state) => (state.selected = String(ranked.rank)));
     const selected = this.store.get().selected === String(ranked.rank);
+    const { estimate } = ranked;
+    const verdict = estimate.memory.verdict ?? (estimate.feasible ? "fits" : "oom");
+    const band = estimate.uncertainty?.tokens_per_s_per_gpu;
+    const outOfRegime = estimate.validation !== undefined && !estimate.validation.validated;
     const classes = [
       selected ? "selected" : "",
-      ranked.estimate.feasible ? "" : "infeasible",
-      ranked.tight ? "tight" : "",
+      estimate.feasible ? "" : "infeasible",
+      ranked.tight || verdict === "at_risk" ? "tight" : "",
+      outOfRegime ? "out-of-regime" : "",
     ];
     return h(
       "tr",
@@ -109,9 +114,18 @@ export class ResultsTable {
           "aria-selected": String(selected),
           "data-rank": String(ranked.rank),
           "data-headroom-gib": String(ranked.headroom_gib),
+          "data-memory-verdict": verdict,
+          ...(band
+            ? { "data-tokens-low": String(band[0]), "data-tokens-high": String(band[1]) }
+            : {}),
+          ...(ranked.tie_with_best ? { "data-tie": "true" } : {}),
+          ...(outOfRegime ? { "data-out-of-regime": "true" } : {}),
           title: [
-            ...ranked.estimate.infeasible_reasons,
-            ...(ranked.tight ? [t("table.tight")] : []),
+            ...estimate.infeasible_reasons,
+            ...(estimate.memory.verdict_reason ? [estimate.memory.verdict_reason] : []),
+            ...(ranked.tight && estimate.memory.verdict === undefined ? [t("table.tight")] : []),
+            ...(ranked.rank_note ? [ranked.rank_note] : []),
+            ...(outOfRegime ? [t("table.outOfRegime"), ...(estimate.validation?.notes ?? [])] : []),
           ].join("\n"),
         },
         on: {
@@ -131,10 +145,41 @@ export class ResultsTable {
             class: `col-${column.id}${column.numeric ? " numeric" : ""}`,
             text: column.text(ranked),
           },
-          column.id === "rank" ? this.variantBadge(ranked.rank) : null,
+          column.id === "rank" ? this.rankMarks(ranked, outOfRegime) : null,
         ),
       ),
     );
+  }
+
+  // After the rank: ≈ where the model cannot tell it from the first row (their uncertainty
+  // bands overlap), ◇ outside the validated regimes, and the near-duplicates it stands for.
+  private rankMarks(ranked: RankedStrategy, outOfRegime: boolean): DocumentFragment {
+    const marks = document.createDocumentFragment();
+    if (ranked.tie_with_best && ranked.rank > 1)
+      marks.append(
+        h("span", {
+          class: "badge tie",
+          testid: "tie-badge",
+          text: "≈",
+          attrs: { title: t("table.tie") },
+        }),
+      );
+    if (outOfRegime)
+      marks.append(
+        h("span", {
+          class: "badge regime",
+          testid: "regime-badge",
+          text: "◇",
+          attrs: {
+            title: [t("table.outOfRegime"), ...(ranked.estimate.validation?.notes ?? [])].join(
+              "\n",
+            ),
+          },
+        }),
+      );
+    const variants = this.variantBadge(ranked.rank);
+    if (variants) marks.append(variants);
+    return marks;
   }
 
   private variantBadge(rank: number): HTMLElement | null {

@@ -48,7 +48,11 @@ export function niceStep(span: number, maxTicks: number): number {
 
 // The tick times of [0, end_s], at most about maxTicks (and never more than MAX_TICKS), those
 // inside the break left out; [0] for an empty span.
-export function axisTicks(end_s: number, maxTicks: number, gap: ScheduleBreak | null): number[] {
+export function axisTicks(
+  end_s: number,
+  maxTicks: number,
+  gap: ScheduleBreak | null = null,
+): number[] {
   const shown = gap !== null && gap.from_s < gap.to_s ? end_s - (gap.to_s - gap.from_s) : end_s;
   const step = niceStep(shown, maxTicks);
   if (step <= 0) return [0];

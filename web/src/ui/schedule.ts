@@ -8,6 +8,8 @@ import { seconds } from "./format";
 import { SLICE_COLOURS, type SliceKind } from "./palette";
 import { axisTicks, timeScale, type ScheduleBreak } from "./schedule-axis";
 
+export { axisTicks }; // the axis' ticks (schedule.test.ts)
+
 interface Slice {
   stage: number;
   lane: 0 | 1; // 0 compute, 1 communication

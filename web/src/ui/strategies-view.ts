@@ -119,7 +119,8 @@ export class StrategiesView {
     setPreferredFramework(this.runs.last?.request.scenario.framework ?? "megatron");
     if (this.detail.rank !== ranked.rank) {
       this.detail.show(ranked, ranked.estimate.feasible ? this.trace(ranked) : null);
-      this.decision.show(ranked, this.runs.last?.result.strategies ?? []);
+      const result = this.runs.last?.result;
+      this.decision.show(ranked, result?.strategies ?? [], result?.family_bests);
     }
   }
 
