@@ -25,8 +25,11 @@ constexpr const char* kUsage =
 
 Searches the job at every cluster size from N to M GPUs in steps of K and prints the best
 strategy at each. Each GPU type's cap scales with the size, so a mixed cluster keeps its mix.
-A cliff is a size whose best tokens/s per GPU is more than 15% below both nearest sizes that
-have a strategy.
+"eff" is tokens/s per GPU against the smallest size with a strategy (a value above 100% is
+starred and explained). A cliff is a drop in the best achievable efficiency: the size and every
+later one more than 15% below the previous size with a strategy. A dip is a size more than 15%
+below a larger one (an awkward factorisation, e.g. a batch that does not divide); sizes without
+a strategy print why.
 
 range:
   --from N                   first cluster size, GPUs
@@ -109,8 +112,8 @@ std::string strategy_text(const nlohmann::json& best) {
 
 void print_table(const nlohmann::json& output, bool weak) {
   std::printf("%7s %s%12s %14s %6s %6s %9s  %s\n", "GPUs", weak ? "    GBS " : "", "tokens/s/GPU",
-              "tokens/s", "ideal", "MFU", "iter s", "best strategy");
-  double first_per_gpu = 0;
+              "tokens/s", "eff", "MFU", "iter s", "best strategy");
+  std::string above_note;  // the first note on an efficiency above 100%
   for (const nlohmann::json& point : output["points"]) {
     const nlohmann::json& best = point["best"];
     const int64_t gpus = point["num_gpus"].get<int64_t>();
@@ -121,24 +124,36 @@ void print_table(const nlohmann::json& output, bool weak) {
       std::printf("%7lld ", static_cast<long long>(gpus));
     }
     if (best.is_null()) {
-      std::printf("%12s\n", "none");
+      std::printf("%12s  (%s)\n", "none", point.value("reason", std::string()).c_str());
       continue;
     }
     const nlohmann::json& e = best["estimate"];
     const double per_gpu = e["tokens_per_s_per_gpu"].get<double>();
-    if (first_per_gpu == 0) first_per_gpu = per_gpu;
-    std::printf("%12.1f %14.0f %5.0f%% %6.3f %9.3f  %s%s%s\n", per_gpu,
-                per_gpu * static_cast<double>(gpus), 100 * per_gpu / first_per_gpu,
+    const double efficiency = point["efficiency"].get<double>();
+    const bool above = efficiency > 1 + kEfficiencyTolerance;
+    if (above && above_note.empty()) {
+      above_note = point["notes"][0].get<std::string>() + " (" + std::to_string(gpus) + " GPUs)";
+    }
+    std::printf("%12.1f %14.0f %4.0f%%%s %6.3f %9.3f  %s%s%s%s\n", per_gpu,
+                per_gpu * static_cast<double>(gpus), 100 * efficiency, above ? "*" : " ",
                 e["mfu"].get<double>(), e["iteration_time_s"].get<double>(),
                 strategy_text(best).c_str(), point["cliff"].get<bool>() ? "  <- cliff" : "",
+                point["dip"].get<bool>() ? "  <- dip" : "",
                 point["stats"]["complete"].get<bool>() ? "" : " (search incomplete)");
   }
   const nlohmann::json& stats = output["stats"];
+  if (!stats["reference_num_gpus"].is_null()) {
+    std::printf("\neff: tokens/s per GPU against %lld GPUs.%s%s\n",
+                static_cast<long long>(stats["reference_num_gpus"].get<int64_t>()),
+                above_note.empty() ? "" : " *: ", above_note.c_str());
+  }
   std::printf(
-      "\n%lld sizes, %lld with a strategy, %zu cliffs; %lld strategies evaluated in %.2f s on %d "
-      "threads\n",
+      "%lld sizes, %lld with a strategy, %zu cliffs (every later size more than %.0f%% below), "
+      "%zu dips (more than %.0f%% below a larger size: --json's notes say why); %lld "
+      "strategies evaluated in %.2f s on %d threads\n",
       stats["points"].get<long long>(), stats["feasible_points"].get<long long>(),
-      stats["cliffs"].size(), stats["evaluated"].get<long long>(), stats["seconds"].get<double>(),
+      stats["cliffs"].size(), 100 * kCliffDrop, stats["dips"].size(), 100 * kCliffDrop,
+      stats["evaluated"].get<long long>(), stats["seconds"].get<double>(),
       stats["threads"].get<int>());
 }
 

@@ -52,18 +52,27 @@ describe("scaling and sweeps in WebAssembly", () => {
     ]).points;
     sizes.forEach((size, index) => {
       const point = JSON.parse(paraplan.scalingPoint(request, size, null));
-      const { cliff, ...native } = expected[index];
+      // The series' marks (scaling_json) are the CLI's; the page works them out itself.
+      const { cliff, dip, efficiency, notes, ...native } = expected[index];
       assert.equal(typeof cliff, "boolean");
+      assert.equal(typeof dip, "boolean");
+      assert.ok(efficiency === null || typeof efficiency === "number");
+      assert.ok(notes === undefined || Array.isArray(notes));
       assert.deepEqual(
         differences(withoutSeconds(point), withoutSeconds(native)),
         [],
       );
     });
+    // A lasting drop is a cliff; a size below a larger one is not.
     assert.deepEqual(JSON.parse(paraplan.scalingCliffs("[100, 80, 100]")), [
       false,
-      true,
+      false,
       false,
     ]);
+    assert.deepEqual(
+      JSON.parse(paraplan.scalingCliffs("[100, 100, 80, 82, 78]")),
+      [false, false, true, false, false],
+    );
   });
 
   it("gives each point of a sweep the line the CLI prints", () => {

@@ -106,6 +106,13 @@ struct Validation {
   std::vector<std::string> notes;
 };
 
+// Stable ids of the infeasible reasons that are not a rule's (a rule's id is its name,
+// model/rules.cpp), for translations that must not parse the English text.
+inline constexpr const char* kStageGpusReason = "pipeline stages use the GPUs of their type";
+inline constexpr const char* kStageMemoryReason = "every pipeline stage fits in GPU memory";
+inline constexpr const char* kHostMemoryReason = "offloaded activations fit in host memory";
+inline constexpr const char* kOverflowReason = "the estimate stays finite";
+
 // The interval the measured throughput of a run in this estimate's regime falls in `level` of
 // the time: the 80% interval of measured / predicted tokens/s of that regime's published runs
 // times the estimate (docs/contract.md section 4 `uncertainty`, model/uncertainty.hpp).
@@ -121,6 +128,7 @@ struct Uncertainty {
 struct Report {
   bool feasible = true;
   std::vector<std::string> infeasible_reasons;
+  std::vector<std::string> infeasible_reason_ids;  // one per reason, same order
 
   double iteration_time_s = 0;
   double tokens_per_s = 0;

@@ -42,11 +42,18 @@ std::vector<int64_t> scaling_sizes(const ScalingRange& range, const ScalingNames
 nlohmann::json scaled_scenario(const nlohmann::json& scenario, const ScalingRange& range,
                                int64_t num_gpus, const ScalingNames& names = {});
 
-// A point is a cliff when its best tokens/s per GPU is more than kCliffDrop below that of both
-// its nearest neighbours with a strategy (0 or less: no strategy; never a cliff, and skipped as
-// a neighbour). The first and the last point with a strategy have one neighbour: never cliffs.
+// The series' marks, on each point's best tokens/s per GPU (0 or less: no strategy, skipped).
+// A cliff is a drop in the best achievable efficiency: the point's value and every later one are
+// more than kCliffDrop below the previous point with a strategy (a size whose batch does not
+// divide, with a better size after it, is a dip, not a cliff). The first point with a strategy
+// is never a cliff; at the end of a range a drop cannot be told from a dip, and counts as a cliff.
 inline constexpr double kCliffDrop = 0.15;
 std::vector<bool> find_cliffs(const std::vector<double>& tokens_per_s_per_gpu);
+// A dip: more than kCliffDrop below some larger size's value (a size with an awkward
+// factorisation: the better layouts do not divide it).
+std::vector<bool> find_dips(const std::vector<double>& tokens_per_s_per_gpu);
+// Efficiency (per GPU against the smallest size with a strategy) above 1 + this gets a note.
+inline constexpr double kEfficiencyTolerance = 0.005;
 
 // One point of a series: its scenario and its search (top 1: the best strategy).
 struct ScalingPoint {
@@ -62,11 +69,15 @@ ScalingPoint search_point(const nlohmann::json& scenario, int64_t num_gpus,
                           const std::function<Scenario(const nlohmann::json&)>& parse);
 
 // {"num_gpus", "global_batch_size", "best": one entry of search --json's strategies or null,
-// "stats": the search's stats}; to_json of a series adds "cliff" to each.
+// "stats": the search's stats, and "reason" (why there is none) where best is null};
+// scaling_json adds "cliff", "dip", "efficiency" and "notes" to each.
 nlohmann::json to_json(const ScalingPoint& point);
 
-// {"points": [...], "stats": {"points", "feasible_points", "cliffs": [num_gpus...],
-// "evaluated", "seconds" (summed over points)}}; the caller may add wall-clock keys.
+// {"points": [...], "stats": {"points", "feasible_points", "cliffs": [num_gpus...], "dips",
+// "reference_num_gpus", "evaluated", "seconds" (summed over points)}}; each point gains
+// "cliff", "dip", "efficiency" (per GPU against the reference, null without a strategy) and
+// "notes" (why: efficiency above 100%, a dip, fewer GPUs doing more) where there is something to
+// say. The caller may add wall-clock keys.
 nlohmann::json scaling_json(const std::vector<nlohmann::json>& points);
 
 // The page's request: {"scenario", "options", "scaling": {"from", "to", "step", "weak"}}.

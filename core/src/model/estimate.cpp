@@ -125,7 +125,8 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.validation.validated = report.validation.notes.empty();
   report.uncertainty = detail::uncertainty_of(band, 0);
   const std::optional<detail::Layout> layout =
-      detail::plan_layout(model, training, cluster, framework, s, report.infeasible_reasons);
+      detail::plan_layout(model, training, cluster, framework, s, report.infeasible_reasons,
+                          &report.infeasible_reason_ids);
   if (!layout) {
     report.feasible = false;
     return report;
@@ -192,6 +193,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       if (headroom >= 0 && headroom < margin) report.memory_tight = true;
       if (stage.memory.peak_bytes() > stage.capacity_bytes) {
         report.feasible = false;
+        report.infeasible_reason_ids.emplace_back(kStageMemoryReason);
         report.infeasible_reasons.push_back(where + " needs " + gib(stage.memory.peak_bytes()) +
                                             " per GPU, more than the " + gib(stage.capacity_bytes) +
                                             " it has");
@@ -204,6 +206,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       }
       if (stage.memory.host_bytes > gpu.host.bytes) {
         report.feasible = false;
+        report.infeasible_reason_ids.emplace_back(kHostMemoryReason);
         report.infeasible_reasons.push_back(where + " offloads " + gib(stage.memory.host_bytes) +
                                             " of activations per GPU, more than the " +
                                             gib(gpu.host.bytes) + " of host memory per GPU");
@@ -241,6 +244,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   if (!all_finite(report)) {
     Report overflow;
     overflow.feasible = false;
+    overflow.infeasible_reason_ids.emplace_back(kOverflowReason);
     overflow.infeasible_reasons.push_back(
         "the sizes are too large to estimate in double precision (a time or memory overflowed)");
     overflow.memory_verdict_reason = "memory not estimated: the sizes overflow double precision";

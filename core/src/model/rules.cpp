@@ -659,11 +659,12 @@ std::span<const Rule> rules() {
 }
 
 bool check_rules(const RuleContext& context, const Strategy& strategy,
-                 std::vector<std::string>& reasons) {
+                 std::vector<std::string>& reasons, std::vector<std::string>* ids) {
   bool all_hold = true;
   for (const Rule& rule : rules()) {
     if (rule.holds(context, strategy)) continue;
     reasons.push_back(rule.reason(context, strategy));
+    if (ids != nullptr) ids->emplace_back(rule.name);
     all_hold = false;
   }
   return all_hold;

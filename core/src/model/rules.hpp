@@ -38,9 +38,10 @@ struct Rule {
 std::span<const Rule> rules();
 std::span<const Rule> cuda_graph_rules();
 
-// Appends the reason of every rule `strategy` breaks; true when it breaks none.
+// Appends the reason of every rule `strategy` breaks (and, given `ids`, the rule's name as the
+// reason's stable id); true when it breaks none.
 bool check_rules(const RuleContext& context, const Strategy& strategy,
-                 std::vector<std::string>& reasons);
+                 std::vector<std::string>& reasons, std::vector<std::string>* ids = nullptr);
 
 // Data-parallel size: GPUs / (tensor x context x pipeline), or 0 when that does not divide.
 int64_t data_parallel_size(const RuleContext& context, const Strategy& strategy);

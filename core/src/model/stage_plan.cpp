@@ -3,16 +3,18 @@
 #include <algorithm>
 
 #include "model/rules.hpp"
+#include "paraplan/report.hpp"
 
 namespace paraplan::detail {
 
 std::optional<Layout> plan_layout(const ModelSpec& model, const Training& training,
                                   const Cluster& cluster, Framework framework, const Strategy& s,
-                                  std::vector<std::string>& reasons) {
+                                  std::vector<std::string>& reasons,
+                                  std::vector<std::string>* ids) {
   Layout layout;
   for (const GpuPool& pool : cluster.pools) layout.num_gpus += pool.count;
   const RuleContext context{model, training, cluster, layout.num_gpus, framework};
-  if (!check_rules(context, s, reasons)) return std::nullopt;
+  if (!check_rules(context, s, reasons, ids)) return std::nullopt;
 
   layout.data_parallel = data_parallel_size(context, s);
   layout.micro_batches = num_micro_batches(context, s);
@@ -29,6 +31,7 @@ std::optional<Layout> plan_layout(const ModelSpec& model, const Training& traini
           std::to_string(stages) + " pipeline stages of " + std::to_string(stage_gpus) +
           " GPUs on " + cluster.pools[pool].gpu.id + " use " + std::to_string(stages * stage_gpus) +
           " GPUs, but the cluster gives " + std::to_string(cluster.pools[pool].count));
+      if (ids != nullptr) ids->emplace_back(kStageGpusReason);
     }
   }
   if (!reasons.empty()) return std::nullopt;

@@ -29,6 +29,7 @@ struct Layout {
 // The layout of `strategy`, or nothing with one reason per problem appended to `reasons`.
 std::optional<Layout> plan_layout(const ModelSpec& model, const Training& training,
                                   const Cluster& cluster, Framework framework,
-                                  const Strategy& strategy, std::vector<std::string>& reasons);
+                                  const Strategy& strategy, std::vector<std::string>& reasons,
+                                  std::vector<std::string>* ids = nullptr);
 
 }  // namespace paraplan::detail

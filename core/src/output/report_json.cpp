@@ -96,6 +96,7 @@ nlohmann::json to_json(const Report& report) {
   }
   return {{"feasible", report.feasible},
           {"infeasible_reasons", report.infeasible_reasons},
+          {"infeasible_reason_ids", report.infeasible_reason_ids},
           {"iteration_time_s", report.iteration_time_s},
           {"tokens_per_s", report.tokens_per_s},
           {"tokens_per_s_per_gpu", report.tokens_per_s_per_gpu},

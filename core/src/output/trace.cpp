@@ -1,6 +1,7 @@
 #include "paraplan/trace.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -51,9 +52,54 @@ nlohmann::json slice(const std::string& name, int64_t stage, int thread, double 
           {"args", std::move(args)}};
 }
 
-// Passes simulated at most (forward and backward of every chunk, micro-batch and stage): a
-// longer iteration shows its first micro-batches only.
-constexpr int64_t kMaxPasses = 10'000;
+// Passes simulated at most (forward and backward of every chunk, micro-batch and stage; 40
+// bytes each): a longer iteration is simulated for its first micro-batches only, and
+// otherData's simulated_micro_batches says how many.
+constexpr int64_t kMaxPasses = 1'000'000;
+// Passes drawn at most: beyond them the steady state in the middle is not drawn, one slice per
+// stage ("steady state, not drawn", args.elided) stands for it and otherData.elided says where.
+constexpr int64_t kMaxDrawnPasses = 10'000;
+
+// The part of the timeline left out of the drawing: [from_s, to_s); empty when from_s >= to_s.
+struct Window {
+  double from_s = 0;
+  double to_s = 0;
+  bool cuts(double start_s, double end_s) const {
+    return from_s < to_s && end_s > from_s && start_s < to_s;
+  }
+};
+
+// Pushes the slice [start_s, end_s) without its part inside `window`; returns that part's length.
+double push_outside(nlohmann::json& events, const Window& window, const std::string& name,
+                    int64_t stage, int thread, double start_s, double end_s,
+                    const nlohmann::json& args = nlohmann::json::object()) {
+  if (!window.cuts(start_s, end_s)) {
+    events.push_back(slice(name, stage, thread, start_s, end_s - start_s, args));
+    return 0;
+  }
+  if (start_s < window.from_s) {
+    events.push_back(slice(name, stage, thread, start_s, window.from_s - start_s, args));
+  }
+  if (end_s > window.to_s) {
+    events.push_back(slice(name, stage, thread, window.to_s, end_s - window.to_s, args));
+  }
+  return std::min(end_s, window.to_s) - std::max(start_s, window.from_s);
+}
+
+// The steady state left out when the stages have more than kMaxDrawnPasses passes in all: from
+// the time every stage has drawn its first `keep` passes to the time each has `keep` left.
+Window elided_window(const std::vector<std::vector<Op>>& orders) {
+  const int64_t p = static_cast<int64_t>(orders.size());
+  const size_t passes = orders.front().size();
+  const size_t keep = static_cast<size_t>(std::max<int64_t>(1, kMaxDrawnPasses / (2 * p)));
+  if (static_cast<int64_t>(passes) * p <= kMaxDrawnPasses || passes <= 2 * keep) return {};
+  Window window{0, std::numeric_limits<double>::infinity()};
+  for (const std::vector<Op>& order : orders) {
+    window.from_s = std::max(window.from_s, order[keep].start_s);
+    window.to_s = std::min(window.to_s, order[passes - keep - 1].end_s);
+  }
+  return window.from_s < window.to_s ? window : Window{};
+}
 
 }  // namespace
 
@@ -147,6 +193,8 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
   }
 
   const double pipeline_end = *std::max_element(free_s.begin(), free_s.end());
+  const Window window = elided_window(orders);
+  int64_t elided_micro_batches = 0;
   for (int64_t i = 0; i < p; ++i) {
     const StageReport& stage = report.stages[static_cast<size_t>(i)];
     events.push_back({{"name", "process_name"},
@@ -166,29 +214,44 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
                       {"tid", 1},
                       {"args", {{"name", "communication"}}}});
     double previous_end = 0;
+    double elided_bubble_s = 0;
+    int64_t elided_passes = 0;
     for (const Op& op : orders[static_cast<size_t>(i)]) {
       if (op.start_s < 0) continue;
       if (op.start_s > previous_end + 1e-12) {
-        events.push_back(slice("bubble", i, 0, previous_end, op.start_s - previous_end));
+        elided_bubble_s += push_outside(events, window, "bubble", i, 0, previous_end, op.start_s);
+      }
+      previous_end = op.end_s;
+      if (window.from_s <= op.start_s && op.end_s <= window.to_s) {
+        ++elided_passes;
+        if (i == 0 && !op.backward && op.chunk == 0) ++elided_micro_batches;
+        if (op.end_s + send_s(i) <= window.to_s) continue;  // nothing of it is drawn
       }
       const nlohmann::json args = {{"micro_batch", op.micro_batch}, {"chunk", op.chunk}};
       const double recompute =
           op.backward
               ? stage.recompute_s * shares[static_cast<size_t>(i)][static_cast<size_t>(op.chunk)]
               : 0;
-      if (recompute > 0) events.push_back(slice("recompute", i, 0, op.start_s, recompute, args));
-      events.push_back(
-          slice(std::string(op.backward ? "backward" : "forward") + " mb" +
-                    std::to_string(op.micro_batch) + (v > 1 ? " c" + std::to_string(op.chunk) : ""),
-                i, 0, op.start_s + recompute, op.end_s - op.start_s - recompute, args));
-      if (send_s(i) > 0) {
-        events.push_back(slice(op.backward ? "send gradient" : "send activation", i, 1, op.end_s,
-                               send_s(i), args));
+      if (recompute > 0) {
+        push_outside(events, window, "recompute", i, 0, op.start_s, op.start_s + recompute, args);
       }
-      previous_end = op.end_s;
+      push_outside(events, window,
+                   std::string(op.backward ? "backward" : "forward") + " mb" +
+                       std::to_string(op.micro_batch) +
+                       (v > 1 ? " c" + std::to_string(op.chunk) : ""),
+                   i, 0, op.start_s + recompute, op.end_s, args);
+      if (send_s(i) > 0) {
+        push_outside(events, window, op.backward ? "send gradient" : "send activation", i, 1,
+                     op.end_s, op.end_s + send_s(i), args);
+      }
     }
     if (pipeline_end > previous_end + 1e-12) {
-      events.push_back(slice("bubble", i, 0, previous_end, pipeline_end - previous_end));
+      elided_bubble_s += push_outside(events, window, "bubble", i, 0, previous_end, pipeline_end);
+    }
+    if (window.from_s < window.to_s) {
+      events.push_back(
+          slice("steady state, not drawn", i, 0, window.from_s, window.to_s - window.from_s,
+                {{"elided", true}, {"passes", elided_passes}, {"bubble_s", elided_bubble_s}}));
     }
     double t = pipeline_end;
     if (stage.dp_comm_exposed_s > 0) {
@@ -197,6 +260,11 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
     }
     events.push_back(slice("optimizer", i, 0, t, stage.optimizer_s));
   }
+  const nlohmann::json elided = window.from_s < window.to_s
+                                    ? nlohmann::json{{"from_s", window.from_s},
+                                                     {"to_s", window.to_s},
+                                                     {"micro_batches", elided_micro_batches}}
+                                    : nlohmann::json(nullptr);
   return {{"traceEvents", events},
           {"displayTimeUnit", "ms"},
           {"otherData",
@@ -204,6 +272,7 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
             {"simulated_pipeline_s", pipeline_end},
             {"micro_batches", all_micro_batches},
             {"simulated_micro_batches", m},
+            {"elided", elided},
             {"virtual_stages", v}}}};
 }
 

@@ -1,7 +1,11 @@
 // Scaling series: sizes, scaled scenarios, one point's search, cliffs and the series' JSON.
 #include "paraplan/scaling.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <optional>
 
 #include "input/json_reader.hpp"
 #include "paraplan/errors.hpp"
@@ -106,21 +110,52 @@ nlohmann::json scaled_scenario(const nlohmann::json& scenario, const ScalingRang
   return out;
 }
 
-std::vector<bool> find_cliffs(const std::vector<double>& tokens_per_s_per_gpu) {
-  std::vector<bool> cliffs(tokens_per_s_per_gpu.size(), false);
-  std::vector<size_t> with_strategy;
-  for (size_t i = 0; i < tokens_per_s_per_gpu.size(); ++i) {
-    if (tokens_per_s_per_gpu[i] > 0) with_strategy.push_back(i);
+namespace {
+
+// The indices of the points with a strategy (a value above 0).
+std::vector<size_t> with_strategy(const std::vector<double>& values) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i] > 0) out.push_back(i);
   }
-  for (size_t k = 1; k + 1 < with_strategy.size(); ++k) {
-    const double value = tokens_per_s_per_gpu[with_strategy[k]];
-    const double before = tokens_per_s_per_gpu[with_strategy[k - 1]];
-    const double after = tokens_per_s_per_gpu[with_strategy[k + 1]];
-    if (value < (1 - kCliffDrop) * before && value < (1 - kCliffDrop) * after) {
-      cliffs[with_strategy[k]] = true;
+  return out;
+}
+
+// envelope[i]: the best value at point i or any later point (0 where none has a strategy).
+std::vector<double> envelope_from(const std::vector<double>& values) {
+  std::vector<double> envelope(values.size(), 0.0);
+  double best = 0;
+  for (size_t i = values.size(); i-- > 0;) {
+    best = std::max(best, values[i]);
+    envelope[i] = best;
+  }
+  return envelope;
+}
+
+}  // namespace
+
+std::vector<bool> find_cliffs(const std::vector<double>& tokens_per_s_per_gpu) {
+  const std::vector<double>& values = tokens_per_s_per_gpu;
+  std::vector<bool> cliffs(values.size(), false);
+  const std::vector<size_t> present = with_strategy(values);
+  const std::vector<double> envelope = envelope_from(values);
+  for (size_t k = 1; k < present.size(); ++k) {
+    // Every size from here on is more than kCliffDrop below the previous size with a strategy.
+    if (envelope[present[k]] < (1 - kCliffDrop) * values[present[k - 1]]) {
+      cliffs[present[k]] = true;
     }
   }
   return cliffs;
+}
+
+std::vector<bool> find_dips(const std::vector<double>& tokens_per_s_per_gpu) {
+  const std::vector<double>& values = tokens_per_s_per_gpu;
+  std::vector<bool> dips(values.size(), false);
+  const std::vector<double> envelope = envelope_from(values);
+  for (size_t i = 0; i + 1 < values.size(); ++i) {
+    if (values[i] > 0 && values[i] < (1 - kCliffDrop) * envelope[i + 1]) dips[i] = true;
+  }
+  return dips;
 }
 
 ScalingPoint search_point(const nlohmann::json& scenario, int64_t num_gpus,
@@ -144,17 +179,145 @@ nlohmann::json stats_json(const SearchStats& stats) {
           {"stopped", stats.stopped}};
 }
 
+// Why a size has no strategy: the search's diagnosis (the rules that ruled every candidate out,
+// with their numbers, or the closest miss in memory), else why the search stopped.
+std::string no_strategy_reason(const ScalingPoint& point) {
+  const SearchResult& result = point.result;
+  std::string reason;
+  for (const std::string& line : result.diagnosis) reason += (reason.empty() ? "" : "; ") + line;
+  if (!result.stats.complete) {
+    reason += (reason.empty() ? "" : "; ") + std::string("the search stopped early") +
+              (result.stats.stopped.empty() ? "" : " (" + result.stats.stopped + ")");
+  }
+  return reason.empty() ? "no strategy is feasible at " + std::to_string(point.num_gpus) + " GPUs"
+                        : reason;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const ScalingPoint& point) {
   const SearchResult& result = point.result;
-  return {
+  nlohmann::json out = {
       {"num_gpus", point.num_gpus},
       {"global_batch_size", point.scenario.training.global_batch_size},
       {"best", result.strategies.empty() ? nlohmann::json(nullptr)
                                          : to_json(result.strategies.front(), 1, point.scenario)},
       {"stats", stats_json(result.stats)}};
+  if (result.strategies.empty()) out["reason"] = no_strategy_reason(point);
+  return out;
 }
+
+namespace {
+
+std::string format(const char* pattern, double a, double b = 0, double c = 0, double d = 0) {
+  char text[256];
+  std::snprintf(text, sizeof text, pattern, a, b, c, d);
+  return text;
+}
+
+int64_t size_of(const nlohmann::json& strategy, const char* key) {
+  return strategy.contains(key) && strategy[key].is_number_integer() ? strategy[key].get<int64_t>()
+                                                                     : 1;
+}
+
+// "TP8 PP35 DP1": the parallel sizes above 1 (TP, PP and DP always).
+std::string sizes_text(const nlohmann::json& best) {
+  const nlohmann::json& s = best["strategy"];
+  std::string text = "TP" + std::to_string(size_of(s, "tensor_model_parallel_size")) + " PP" +
+                     std::to_string(size_of(s, "pipeline_model_parallel_size"));
+  if (const int64_t vp = size_of(s, "virtual_pipeline_model_parallel_size"); vp > 1)
+    text += " VP" + std::to_string(vp);
+  if (const int64_t cp = size_of(s, "context_parallel_size"); cp > 1)
+    text += " CP" + std::to_string(cp);
+  if (const int64_t ep = size_of(s, "expert_model_parallel_size"); ep > 1)
+    text += " EP" + std::to_string(ep);
+  return text + " DP" + std::to_string(size_of(best["estimate"], "data_parallel_size"));
+}
+
+// What a strategy does to fit in memory: full recompute, offloads, ZeRO-3.
+std::vector<std::string> memory_measures(const nlohmann::json& best) {
+  const nlohmann::json& s = best["strategy"];
+  std::vector<std::string> measures;
+  bool full = false;
+  if (best.contains("recompute-granularity") && best["recompute-granularity"].is_object()) {
+    for (const auto& [gpu, granularity] : best["recompute-granularity"].items())
+      full = full || granularity == "full";
+  }
+  if (full) measures.emplace_back("full recompute");
+  if (s.value("optimizer_cpu_offload", false)) measures.emplace_back("the optimizer on the CPU");
+  if (s.value("cpu_offloading_num_layers", int64_t{0}) > 0)
+    measures.emplace_back("activations offloaded to the CPU");
+  if (s.value("zero_stage", int64_t{0}) >= 3) measures.emplace_back("ZeRO-3");
+  return measures;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? "" : ", ") + parts[i];
+  return text;
+}
+
+// Why point `point` is more efficient per GPU than the reference (efficiency above 100%).
+std::string above_reference_note(const nlohmann::json& point, const nlohmann::json& reference) {
+  const std::vector<std::string> needed = memory_measures(reference["best"]);
+  const std::vector<std::string> here = memory_measures(point["best"]);
+  std::vector<std::string> spared;
+  for (const std::string& measure : needed) {
+    if (std::find(here.begin(), here.end(), measure) == here.end()) spared.push_back(measure);
+  }
+  const std::string ref = std::to_string(reference["num_gpus"].get<int64_t>());
+  if (!spared.empty()) {
+    return "above 100%: at " + ref + " GPUs the job fits only with " + joined(spared) + " (" +
+           sizes_text(reference["best"]) + "), which this size does not need";
+  }
+  return "above 100%: the best strategy here (" + sizes_text(point["best"]) +
+         ") is faster per GPU than the best at " + ref + " GPUs (" + sizes_text(reference["best"]) +
+         ")";
+}
+
+// Why point i is more than kCliffDrop below a larger size per GPU: data parallelism divides
+// both the global batch and the GPUs, so the rest of the GPUs' factors fall to the other sizes.
+std::string dip_note(const std::vector<nlohmann::json>& points, const std::vector<double>& values,
+                     size_t i) {
+  size_t best = i + 1;
+  for (size_t j = i + 1; j < values.size(); ++j) {
+    if (values[j] > values[best]) best = j;
+  }
+  std::string note = format("%.0f%% below the %.0f tokens/s per GPU at %.0f GPUs",
+                            100 * (1 - values[i] / values[best]), values[best],
+                            points[best]["num_gpus"].get<double>());
+  const int64_t gpus = points[i]["num_gpus"].get<int64_t>();
+  const int64_t batch = points[i]["global_batch_size"].get<int64_t>();
+  const int64_t data = std::gcd(gpus, batch);
+  if (gpus / data > 1) {
+    note += format(
+        ": data parallelism must divide both the global batch (%.0f) and the GPUs (%.0f), so it "
+        "is at most %.0f and the factor %.0f falls to tensor, pipeline and context parallelism",
+        static_cast<double>(batch), static_cast<double>(gpus), static_cast<double>(data),
+        static_cast<double>(gpus / data));
+    note += " (" + sizes_text(points[i]["best"]) + " here)";
+  }
+  return note;
+}
+
+// When a smaller size gives more tokens/s in all than point i (by more than
+// kEfficiencyTolerance, so that a tie is not news): the largest such.
+std::string fewer_gpus_note(const std::vector<nlohmann::json>& points,
+                            const std::vector<double>& values, size_t i) {
+  const auto total = [&](size_t k) { return values[k] * points[k]["num_gpus"].get<double>(); };
+  std::optional<size_t> best;
+  for (size_t j = 0; j < i; ++j) {
+    if (values[j] > 0 && total(j) > (1 + kEfficiencyTolerance) * total(i) &&
+        (!best || total(j) > total(*best))) {
+      best = j;
+    }
+  }
+  if (!best) return "";
+  return format("fewer GPUs do more: %.0f GPUs reach %.0f tokens/s in all, above the %.0f here",
+                points[*best]["num_gpus"].get<double>(), total(*best), total(i));
+}
+
+}  // namespace
 
 nlohmann::json scaling_json(const std::vector<nlohmann::json>& points) {
   std::vector<double> per_gpu;
@@ -170,12 +333,33 @@ nlohmann::json scaling_json(const std::vector<nlohmann::json>& points) {
     complete = complete && point["stats"]["complete"].get<bool>();
   }
   const std::vector<bool> cliffs = find_cliffs(per_gpu);
+  const std::vector<bool> dips = find_dips(per_gpu);
+  // Efficiency is per GPU against the smallest size with a strategy.
+  const auto reference =
+      std::find_if(per_gpu.begin(), per_gpu.end(), [](double v) { return v > 0; });
+  const size_t ref = static_cast<size_t>(reference - per_gpu.begin());
   nlohmann::json out_points = nlohmann::json::array();
   nlohmann::json cliff_sizes = nlohmann::json::array();
+  nlohmann::json dip_sizes = nlohmann::json::array();
   for (size_t i = 0; i < points.size(); ++i) {
     nlohmann::json point = points[i];
     point["cliff"] = static_cast<bool>(cliffs[i]);
+    point["dip"] = static_cast<bool>(dips[i]);
     if (cliffs[i]) cliff_sizes.push_back(point["num_gpus"]);
+    if (dips[i]) dip_sizes.push_back(point["num_gpus"]);
+    if (per_gpu[i] > 0) {
+      const double efficiency = per_gpu[i] / per_gpu[ref];
+      point["efficiency"] = efficiency;
+      std::vector<std::string> notes;
+      if (efficiency > 1 + kEfficiencyTolerance)
+        notes.push_back(above_reference_note(points[i], points[ref]));
+      if (dips[i]) notes.push_back(dip_note(points, per_gpu, i));
+      if (const std::string fewer = fewer_gpus_note(points, per_gpu, i); !fewer.empty())
+        notes.push_back(fewer);
+      if (!notes.empty()) point["notes"] = notes;
+    } else {
+      point["efficiency"] = nullptr;
+    }
     out_points.push_back(std::move(point));
   }
   return {{"points", out_points},
@@ -183,7 +367,10 @@ nlohmann::json scaling_json(const std::vector<nlohmann::json>& points) {
            {{"points", points.size()},
             {"feasible_points", feasible_points},
             {"cliffs", cliff_sizes},
+            {"dips", dip_sizes},
             {"cliff_drop", kCliffDrop},
+            {"reference_num_gpus",
+             reference == per_gpu.end() ? nlohmann::json(nullptr) : points[ref]["num_gpus"]},
             {"evaluated", evaluated},
             {"seconds", seconds},
             {"complete", complete}}}};

@@ -337,6 +337,8 @@ TEST_CASE("activation offloading moves N layers' activations to host memory over
   CHECK_FALSE(small.feasible);
   REQUIRE_FALSE(small.infeasible_reasons.empty());
   CHECK(small.infeasible_reasons.back().find("of host memory per GPU") != std::string::npos);
+  REQUIRE(small.infeasible_reason_ids.size() == small.infeasible_reasons.size());
+  CHECK(small.infeasible_reason_ids.back() == kHostMemoryReason);
 }
 
 TEST_CASE("fine-grained offloading moves the chosen modules' saved tensors to host memory") {

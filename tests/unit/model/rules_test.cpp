@@ -391,8 +391,13 @@ TEST_CASE("every rule has a case that breaks it, and the estimate gives its reas
     const Report report =
         Estimator(scenario.model, scenario.training, scenario.cluster).estimate(strategy);
     CHECK_FALSE(report.feasible);
-    CHECK(std::find(report.infeasible_reasons.begin(), report.infeasible_reasons.end(), reason) !=
-          report.infeasible_reasons.end());
+    const auto found =
+        std::find(report.infeasible_reasons.begin(), report.infeasible_reasons.end(), reason);
+    REQUIRE(found != report.infeasible_reasons.end());
+    // Each reason carries its rule's name as its stable id (the page translates by it).
+    REQUIRE(report.infeasible_reason_ids.size() == report.infeasible_reasons.size());
+    CHECK(report.infeasible_reason_ids[static_cast<size_t>(
+              found - report.infeasible_reasons.begin())] == rule.name);
     covered.insert(rule.name);
     CHECK_FALSE(rule.source.empty());
   }

@@ -77,16 +77,86 @@ TEST_CASE("a scaled mixed cluster keeps its mix in whole hosts; weak scaling gro
         }).rfind("scaling.weak: the global batch at 16 GPUs", 0) == 0);
 }
 
-TEST_CASE("a cliff is more than 15% below both nearest neighbours with a strategy") {
-  CHECK(find_cliffs({100, 80, 100}) == std::vector<bool>{false, true, false});
-  CHECK(find_cliffs({100, 86, 100}) == std::vector<bool>{false, false, false});
-  CHECK(find_cliffs({100, 70, 90}) == std::vector<bool>{false, true, false});
-  CHECK(find_cliffs({100, 80, 90}) == std::vector<bool>{false, false, false});
+TEST_CASE("a cliff is a lasting drop of more than 15%; a size below a larger one is a dip") {
+  // An isolated low size (a batch that does not divide) is a dip, not a cliff.
+  CHECK(find_cliffs({100, 80, 100}) == std::vector<bool>{false, false, false});
+  CHECK(find_dips({100, 80, 100}) == std::vector<bool>{false, true, false});
+  CHECK(find_dips({100, 86, 100}) == std::vector<bool>{false, false, false});
+  CHECK(find_dips({100, 70, 90}) == std::vector<bool>{false, true, false});
+  CHECK(find_cliffs({100, 70, 90}) == std::vector<bool>{false, false, false});
+  // A drop that every later size keeps is a cliff, at the size it starts.
+  CHECK(find_cliffs({100, 100, 80, 82, 78}) == std::vector<bool>{false, false, true, false, false});
+  CHECK(find_dips({100, 100, 80, 82, 78}) == std::vector<bool>{false, false, false, false, false});
+  // A gradual decline has no cliff.
+  CHECK(find_cliffs({100, 95, 90, 85, 80, 75}) ==
+        std::vector<bool>{false, false, false, false, false, false});
   CHECK(find_cliffs({100, 90, 80, 100}) == std::vector<bool>{false, false, false, false});
-  // Sizes without a strategy are skipped as neighbours and are never cliffs.
-  CHECK(find_cliffs({100, 0, 50, 0, 100}) == std::vector<bool>{false, false, true, false, false});
-  CHECK(find_cliffs({50, 100, 100}) == std::vector<bool>{false, false, false});  // an end
+  // Sizes without a strategy are skipped as neighbours and are never cliffs or dips.
+  CHECK(find_cliffs({100, 0, 50, 0, 45}) == std::vector<bool>{false, false, true, false, false});
+  CHECK(find_dips({100, 0, 50, 0, 100}) == std::vector<bool>{false, false, true, false, false});
+  CHECK(find_cliffs({50, 100, 100}) == std::vector<bool>{false, false, false});
+  CHECK(find_dips({50, 100, 100}) == std::vector<bool>{true, false, false});
   CHECK(find_cliffs({}).empty());
+  CHECK(find_dips({}).empty());
+}
+
+namespace {
+
+// A point of a series as to_json gives it, reduced to what scaling_json reads.
+nlohmann::json series_point(int64_t gpus, double per_gpu, const nlohmann::json& strategy,
+                            const std::string& recompute, int64_t data) {
+  nlohmann::json stats = {{"evaluated", 1}, {"seconds", 0.0}, {"complete", true}};
+  if (per_gpu <= 0) {
+    return {{"num_gpus", gpus},
+            {"global_batch_size", 64},
+            {"best", nullptr},
+            {"stats", stats},
+            {"reason", "none"}};
+  }
+  return {{"num_gpus", gpus},
+          {"global_batch_size", 64},
+          {"best",
+           {{"strategy", strategy},
+            {"estimate", {{"data_parallel_size", data}}},
+            {"sim_throughput", per_gpu},
+            {"recompute-granularity", {{"h100", recompute}}}}},
+          {"stats", stats}};
+}
+
+}  // namespace
+
+TEST_CASE("a series says why efficiency passes 100%, why a size dips, and keeps its gaps") {
+  const nlohmann::json tight = {{"tensor_model_parallel_size", 8},
+                                {"pipeline_model_parallel_size", 1},
+                                {"optimizer_cpu_offload", true}};
+  const nlohmann::json roomy = {{"tensor_model_parallel_size", 8},
+                                {"pipeline_model_parallel_size", 2}};
+  const nlohmann::json odd = {{"tensor_model_parallel_size", 8},
+                              {"pipeline_model_parallel_size", 3}};
+  const nlohmann::json series = scaling_json(
+      {series_point(8, 100, tight, "full", 1), series_point(16, 110, roomy, "selective", 1),
+       series_point(24, 70, odd, "selective", 1), series_point(32, 105, roomy, "selective", 2),
+       series_point(40, 0, {}, "", 0)});
+  const nlohmann::json& points = series["points"];
+  CHECK(points[0]["efficiency"] == 1.0);
+  CHECK_FALSE(points[0].contains("notes"));
+  CHECK(points[1]["efficiency"].get<double>() == doctest::Approx(1.1));
+  CHECK(points[1]["notes"][0] ==
+        "above 100%: at 8 GPUs the job fits only with full recompute, the optimizer on the CPU "
+        "(TP8 PP1 DP1), which this size does not need");
+  // 24 GPUs: the batch of 64 shares 8 with 24, so the factor 3 goes to the pipeline.
+  CHECK(points[2]["dip"] == true);
+  CHECK_FALSE(points[2]["cliff"].get<bool>());
+  const std::string dip = points[2]["notes"][0].get<std::string>();
+  CHECK(dip.find("factor 3 falls to tensor, pipeline and context parallelism (TP8 PP3 DP1") !=
+        std::string::npos);
+  CHECK(points[2]["notes"].dump().find("fewer GPUs do more: 16 GPUs reach 1760 tokens/s") !=
+        std::string::npos);
+  CHECK(points[4]["efficiency"].is_null());
+  CHECK(points[4]["reason"] == "none");
+  CHECK(series["stats"]["reference_num_gpus"] == 8);
+  CHECK(series["stats"]["dips"] == nlohmann::json::array({24}));
+  CHECK(series["stats"]["cliffs"].empty());
 }
 
 TEST_CASE("a scaling point holds the best strategy of the search at its size") {

@@ -240,6 +240,10 @@ export const en = {
   "memory.optimizer": "Optimizer states",
   "memory.activations": "Activations",
   "memory.other": "Other",
+  "schedule.elided":
+    "The whole iteration ({end}) is drawn, but its steady state from {from} to {to} ({span}, {microBatches} micro-batches that repeat the pattern either side) is squeezed into the grey break; it holds at most {bubble} of bubbles per stage.",
+  "schedule.truncated":
+    "Only the first {simulated} of {all} micro-batches are simulated: the drawing ends at {end}, before the iteration does.",
   "slice.forward": "Forward",
   "slice.backward": "Backward",
   "slice.recompute": "Recompute",
@@ -269,7 +273,25 @@ export const en = {
   "scaling.weak": "Weak scaling (the global batch grows with the cluster)",
   "scaling.progress": "{done} of {points} searched",
   "scaling.summary":
-    "{searched} of {points} sizes searched, {feasible} with a strategy; cliffs (more than 15% below both neighbours) at: {cliffs}",
+    "{searched} of {points} sizes searched, {feasible} with a strategy; cliffs (a lasting drop of more than 15% in the best tokens/s per GPU) at: {cliffs}; dips (more than 15% below a larger size, e.g. a batch that does not divide) at: {dips}",
+  "scaling.efficiencyAgainst": "Efficiency (per GPU vs {gpus} GPUs)",
+  "scaling.notes": "Why",
+  "scaling.dip": "dip",
+  "scaling.dips": "Dips (awkward sizes)",
+  "scaling.gap": "gap: {reason}",
+  "scaling.measure.fullRecompute": "full recompute",
+  "scaling.measure.optimizerOffload": "the optimizer on the CPU",
+  "scaling.measure.activationOffload": "activations offloaded to the CPU",
+  "scaling.measure.zero3": "ZeRO-3",
+  "scaling.note.aboveMemory":
+    "above 100%: at {gpus} GPUs the job fits only with {measures} ({strategy}), which this size does not need",
+  "scaling.note.aboveFaster":
+    "above 100%: the best strategy here ({here}) is faster per GPU than the best at {gpus} GPUs ({strategy})",
+  "scaling.note.dip": "{percent}% below the {value} tokens/s per GPU at {gpus} GPUs",
+  "scaling.note.dipWhy":
+    ": data parallelism must divide both the global batch ({batch}) and the GPUs ({gpus}), so it is at most {data} and the factor {factor} falls to tensor, pipeline and context parallelism ({strategy} here)",
+  "scaling.note.fewer":
+    "fewer GPUs do more: {gpus} GPUs reach {total} tokens/s in all, above the {here} here",
   "scaling.ideal": "Ideal (linear from the first size)",
   "scaling.cliffs": "Cliffs",
   "scaling.cliff": "cliff",
@@ -289,7 +311,8 @@ export const en = {
   "error.required": "Required",
   "error.integer": "Enter a whole number from {min} to {max}",
   "error.number": "Enter a number from {min} to {max}",
-  "error.memoryMargin": "Enter GiB (up to {max}) or a percentage such as 5%",
+  "error.memoryMargin": "Enter GiB from 0 to {max}, or a percentage such as 5%",
+  "error.memoryMarginPercent": "Enter a percentage from 0 to {max}%",
   "error.choice": "Choose one of: {values}",
   "error.unknownModel": "Unknown model preset “{value}”",
   "error.clusterEmpty": "Give at least one GPU type, e.g. a800:128,h800:160",
@@ -546,6 +569,10 @@ export const zh: Record<MessageKey, string> = {
   "memory.optimizer": "优化器状态",
   "memory.activations": "激活",
   "memory.other": "其他",
+  "schedule.elided":
+    "图中画出了整个迭代（{end}），但 {from} 到 {to} 的稳态阶段（{span}，{microBatches} 个微批次，与两侧模式相同）被压缩在灰色断口中；其中每个阶段的气泡至多 {bubble}。",
+  "schedule.truncated":
+    "只模拟了 {all} 个微批次中的前 {simulated} 个：图在 {end} 处结束，早于迭代结束。",
   "slice.forward": "前向",
   "slice.backward": "反向",
   "slice.recompute": "重计算",
@@ -575,7 +602,24 @@ export const zh: Record<MessageKey, string> = {
   "scaling.weak": "弱扩展（全局批大小随集群增长）",
   "scaling.progress": "已搜索 {done}/{points}",
   "scaling.summary":
-    "已搜索 {searched}/{points} 个规模，{feasible} 个有可行策略；断崖（比两侧都低 15% 以上）：{cliffs}",
+    "已搜索 {searched}/{points} 个规模，{feasible} 个有可行策略；断崖（每卡最佳 token/s 持续下降 15% 以上）：{cliffs}；凹点（比更大的规模低 15% 以上，如批大小不能整除）：{dips}",
+  "scaling.efficiencyAgainst": "扩展效率（每卡，相对 {gpus} 卡）",
+  "scaling.notes": "原因",
+  "scaling.dip": "凹点",
+  "scaling.dips": "凹点（不合适的规模）",
+  "scaling.gap": "空缺：{reason}",
+  "scaling.measure.fullRecompute": "完全重计算",
+  "scaling.measure.optimizerOffload": "优化器卸载到 CPU",
+  "scaling.measure.activationOffload": "激活卸载到 CPU",
+  "scaling.measure.zero3": "ZeRO-3",
+  "scaling.note.aboveMemory":
+    "高于 100%：{gpus} 卡时只有借助{measures}（{strategy}）才放得下，本规模无需如此",
+  "scaling.note.aboveFaster":
+    "高于 100%：本规模的最佳策略（{here}）每卡比 {gpus} 卡的最佳策略（{strategy}）更快",
+  "scaling.note.dip": "比 {gpus} 卡的每卡 {value} token/s 低 {percent}%",
+  "scaling.note.dipWhy":
+    "：数据并行必须同时整除全局批大小（{batch}）和卡数（{gpus}），因此至多为 {data}，因子 {factor} 只能落到张量、流水线和上下文并行上（此处为 {strategy}）",
+  "scaling.note.fewer": "更少的卡反而更快：{gpus} 卡总吞吐 {total} token/s，高于此处的 {here}",
   "scaling.ideal": "理想（按首个规模线性）",
   "scaling.cliffs": "断崖",
   "scaling.cliff": "断崖",
@@ -594,7 +638,8 @@ export const zh: Record<MessageKey, string> = {
   "error.required": "必填",
   "error.integer": "请输入 {min} 到 {max} 之间的整数",
   "error.number": "请输入 {min} 到 {max} 之间的数",
-  "error.memoryMargin": "请输入 GiB（不超过 {max}）或百分比，例如 5%",
+  "error.memoryMargin": "请输入 0 到 {max} 的 GiB 数，或百分比，例如 5%",
+  "error.memoryMarginPercent": "请输入 0 到 {max}% 的百分比",
   "error.choice": "可选值：{values}",
   "error.unknownModel": "未知的模型预设“{value}”",
   "error.clusterEmpty": "至少填写一种 GPU 型号，例如 a800:128,h800:160",

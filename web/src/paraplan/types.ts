@@ -50,6 +50,7 @@ export interface Uncertainty {
 export interface Report {
   feasible: boolean;
   infeasible_reasons: string[];
+  infeasible_reason_ids?: string[]; // one per reason: its stable id (i18n/core-reasons.ts)
   iteration_time_s: number;
   tokens_per_s_per_gpu: number;
   samples_per_s: number;
@@ -182,9 +183,17 @@ export interface TraceEvent {
   args?: Record<string, unknown>;
 }
 
+// The trace's otherData: what was simulated and what the drawing leaves out.
+export interface TraceOtherData {
+  iteration_time_s?: number;
+  micro_batches?: number;
+  simulated_micro_batches?: number;
+  elided?: { from_s: number; to_s: number; micro_batches: number } | null;
+}
+
 export interface TraceResult {
   report: Report;
-  trace: { traceEvents: TraceEvent[] };
+  trace: { traceEvents: TraceEvent[]; otherData?: TraceOtherData };
 }
 
 export interface ModelPreset {
@@ -283,6 +292,7 @@ export interface ScalingPointResult {
   global_batch_size: number;
   best: RankedStrategy | null;
   stats: SearchStats;
+  reason?: string; // why there is no strategy, where best is null
 }
 
 // A hardware sweep (paraplan sweep): the search request and one or two "NAME=VALUES".

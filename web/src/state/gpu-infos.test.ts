@@ -44,8 +44,17 @@ describe("--gpu-infos", () => {
 
   it("reports syntax errors", () => {
     // "a800:" names a cap and gives none: an error, as the CLI's --gpu-infos says.
-    for (const text of ["a800:1:2", "a800,,h800", ":8", "a800:abc", "a800:-1", "a800:1.5", "a800:"])
+    for (const text of ["a800,,h800", ":8", "a800:"])
       expect(cluster(text), text).toEqual([{ field: "cluster", key: "error.clusterSyntax" }]);
+    // A bad cap is the cap box's error (the GPU editor's row), not the cluster box's.
+    for (const text of ["a800:1:2", "a800:abc", "a800:-1", "a800:1.5", "h100:8,a800:x"])
+      expect(cluster(text), text).toEqual([
+        {
+          field: text.startsWith("h100") ? "cap.1" : "cap.0",
+          key: "error.integer",
+          params: { min: 1, max: 2 ** 24 },
+        },
+      ]);
     expect(cluster("")).toEqual([{ field: "cluster", key: "error.clusterEmpty" }]);
   });
 
@@ -58,7 +67,7 @@ describe("--gpu-infos", () => {
       { field: "cluster", key: "error.duplicateGpu", params: { value: "a800" } },
     ]);
     expect(cluster("a800:0")).toEqual([
-      { field: "cluster", key: "error.integer", params: { min: 1, max: 2 ** 24 } },
+      { field: "cap.0", key: "error.integer", params: { min: 1, max: 2 ** 24 } },
     ]);
     expect(cluster("a800:128,h800:64", "256")).toEqual([
       { field: "numGpus", key: "error.tooManyGpus", params: { n: 256, caps: 192 } },

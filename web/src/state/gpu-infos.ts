@@ -6,6 +6,11 @@ export interface GpuInfo {
   emptyCap?: true; // written "TYPE:" with nothing after the colon (an error, as in the CLI)
 }
 
+// The field of the cap of the index-th GPU type (its box in the GPU editor).
+export function capField(index: number): string {
+  return `cap.${index}`;
+}
+
 export function parseGpuInfos(text: string): GpuInfo[] {
   if (text.trim() === "") return [];
   return text.split(",").map((item) => {

@@ -35,6 +35,17 @@ describe("the memory margin", () => {
     }
   });
 
+  it("reads a percentage out of range as a percentage error", () => {
+    const built = request("200%");
+    expect(built.ok).toBe(false);
+    if (!built.ok)
+      expect(built.errors).toEqual([
+        { field: "memoryMargin", key: "error.memoryMarginPercent", params: { max: 90 } },
+      ]);
+    const gib = request("2000");
+    if (!gib.ok) expect(gib.errors[0].key).toBe("error.memoryMargin");
+  });
+
   it("round-trips through the URL", () => {
     const state: PageState = { ...defaultState(), memoryMargin: "8%" };
     expect(decodeState(encodeState(state)).memoryMargin).toBe("8%");

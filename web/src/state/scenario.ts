@@ -4,9 +4,8 @@ import { t } from "../i18n/i18n";
 import type { Scenario, SearchRequest } from "../paraplan/types";
 import type { Catalogue } from "./catalogue";
 import { built, Checker, type Built } from "./checker";
-import { parseGpuInfos } from "./gpu-infos";
+import { capField, parseGpuInfos } from "./gpu-infos";
 import type { InputLimits, ModuleSchema } from "./module-schema";
-import { parseInteger } from "./numbers";
 import {
   ACTIVATIONS,
   CUSTOM_MODEL,
@@ -212,8 +211,8 @@ function cluster(
   }
   const seen = new Set<string>();
   let capped = 0;
-  for (const info of infos) {
-    if (info.type === "" || info.emptyCap || (info.cap !== "" && parseInteger(info.cap) === null)) {
+  for (const [index, info] of infos.entries()) {
+    if (info.type === "" || info.emptyCap) {
       check.fail("cluster", "error.clusterSyntax");
       return result;
     }
@@ -227,14 +226,17 @@ function cluster(
       return result;
     }
     seen.add(id);
-    const cap = info.cap === "" ? numGpus : check.integer("cluster", info.cap, limits.numGpus);
+    // A bad cap is reported at its own box in the GPU editor (capField).
+    const cap =
+      info.cap === "" ? numGpus : check.integer(capField(index), info.cap, limits.numGpus);
     capped += cap;
     result.gpus.push({
       type: gpuType(check, id, limits, state.gpuOverrides[id], preset !== undefined),
       count: cap,
     });
   }
-  if (numGpus > capped && !check.failed("numGpus") && !check.failed("cluster")) {
+  const capFailed = infos.some((_, index) => check.failed(capField(index)));
+  if (numGpus > capped && !check.failed("numGpus") && !check.failed("cluster") && !capFailed) {
     check.fail("numGpus", "error.tooManyGpus", { n: numGpus, caps: capped });
   }
   return result;
@@ -304,7 +306,9 @@ function memoryMargin(check: Checker, text: string, schema: ModuleSchema): strin
   const number = percent ? value.slice(0, -1) : value;
   const range = percent ? schema.limits.memoryMarginPercent : schema.limits.memoryMarginGiB;
   if (!/^\d+(\.\d+)?$/.test(number) || Number(number) > range.max) {
-    check.fail("memoryMargin", "error.memoryMargin", { max: range.max });
+    check.fail("memoryMargin", percent ? "error.memoryMarginPercent" : "error.memoryMargin", {
+      max: range.max,
+    });
     return undefined;
   }
   return value;

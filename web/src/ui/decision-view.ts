@@ -2,6 +2,7 @@
 // difference in time and memory, the constraint that binds it, its sensitivities (a few more
 // reports of modified strategies), a training campaign at its speed, whether it lies inside
 // the validated regimes, and the button that adds it to the comparison.
+import { coreReasons } from "../i18n/core-reasons";
 import { t } from "../i18n/i18n";
 import type { MessageKey } from "../i18n/messages";
 import type { RankedStrategy, Report, SearchResult } from "../paraplan/types";
@@ -255,8 +256,8 @@ export class DecisionView {
           h(
             "td",
             { text: `${t("table.infeasible")}: `, attrs: { colspan: "4" } },
-            // The module's own words (English), as the CLI prints them.
-            h("span", { class: "module-text", text: outcome.infeasible_reasons[0] ?? "" }),
+            // The module's own words, translated where the reason's id has a translation.
+            h("span", { class: "module-text", text: coreReasons(outcome)[0] ?? "" }),
           ),
         );
       return h(

@@ -1,6 +1,7 @@
 // One strategy in depth: its numbers, where the time and memory go, the
 // simulated pipeline schedule, and the Megatron-LM arguments to run it.
 import type { Chart } from "chart.js";
+import { coreReasons } from "../i18n/core-reasons";
 import { t } from "../i18n/i18n";
 import type { RankedStrategy, Report, TraceResult } from "../paraplan/types";
 import { copyText, download } from "./clipboard";
@@ -102,6 +103,13 @@ export class DetailView {
 
   constructor(private readonly onClose: () => void) {
     this.element.hidden = true;
+    // Escape closes the detail, wherever the focus is (unless something else took the key).
+    document.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || event.defaultPrevented) return;
+      if (this.shown === null || this.element.hidden || !this.element.isConnected) return;
+      event.preventDefault();
+      this.onClose();
+    });
   }
 
   get rank(): number | null {
@@ -117,7 +125,11 @@ export class DetailView {
       (result) => {
         if (this.shown !== ranked) return;
         this.trace = result;
-        this.schedule?.show(result.trace.traceEvents, stageNames(ranked.estimate));
+        this.schedule?.show(
+          result.trace.traceEvents,
+          stageNames(ranked.estimate),
+          result.trace.otherData,
+        );
         this.element
           .querySelector<HTMLButtonElement>(".download-trace")
           ?.removeAttribute("disabled");
@@ -178,7 +190,7 @@ export class DetailView {
         panel(
           t("detail.infeasible"),
           "",
-          h("ul", {}, ...report.infeasible_reasons.map((reason) => h("li", { text: reason }))),
+          h("ul", {}, ...coreReasons(report).map((reason) => h("li", { text: reason }))),
         ),
         panel(t("detail.flags"), "", flags(ranked)),
       );
@@ -186,7 +198,12 @@ export class DetailView {
     }
     const memory = h("div", { class: "chart memory-chart" });
     this.schedule = new ScheduleView();
-    if (this.trace) this.schedule.show(this.trace.trace.traceEvents, stageNames(report));
+    if (this.trace)
+      this.schedule.show(
+        this.trace.trace.traceEvents,
+        stageNames(report),
+        this.trace.trace.otherData,
+      );
     const downloadTrace = h("button", {
       class: "secondary download-trace",
       text: t("detail.downloadTrace"),

@@ -1,6 +1,7 @@
 // Estimate mode: the report of the strategy the fixed keys describe, without a search (the
 // module's estimate; keys left on auto take the core's defaults). Shows the report even when
 // the strategy does not fit, with its reasons.
+import { coreReasons } from "../i18n/core-reasons";
 import { t } from "../i18n/i18n";
 import type { Report, Scenario } from "../paraplan/types";
 import type { Runs } from "../state/runs";
@@ -127,7 +128,7 @@ export class EstimateView {
             "div",
             { testid: "estimate-infeasible" },
             h("h3", { i18n: "detail.infeasible" }),
-            h("ul", {}, ...report.infeasible_reasons.map((reason) => h("li", { text: reason }))),
+            h("ul", {}, ...coreReasons(report).map((reason) => h("li", { text: reason }))),
           ),
       report.feasible ? timeBreakdown(report) : null,
       memoryTable(report),

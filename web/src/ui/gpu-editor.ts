@@ -2,7 +2,7 @@
 // and optional changes to the preset's hardware. Edits here rewrite the text.
 import { t } from "../i18n/i18n";
 import type { Catalogue } from "../state/catalogue";
-import { formatGpuInfos, parseGpuInfos, type GpuInfo } from "../state/gpu-infos";
+import { capField, formatGpuInfos, parseGpuInfos, type GpuInfo } from "../state/gpu-infos";
 import {
   DEFAULT_GPU_BASE,
   GPU_OVERRIDE_FIELDS,
@@ -193,7 +193,10 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
       customise,
       remove,
     );
-    return h("div", {}, line, opened.has(id) || changed ? overridePanel(state, id) : null);
+    // The cap's errors show under its row.
+    const capWrapper = h("div", { class: "gpu-cap" }, line);
+    context.errors.register(capField(index), capWrapper, cap);
+    return h("div", {}, capWrapper, opened.has(id) || changed ? overridePanel(state, id) : null);
   };
 
   const add = h("button", {
@@ -211,6 +214,8 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
   });
 
   const render = (state: PageState) => {
+    for (let index = 0; index < rows.childElementCount; index++)
+      context.errors.unregister(capField(index));
     rows.replaceChildren(
       ...parseGpuInfos(state.cluster).map((info, index) => row(state, info, index)),
     );

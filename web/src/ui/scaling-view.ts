@@ -7,7 +7,7 @@ import { t } from "../i18n/i18n";
 import type { RankedStrategy, ScalingPointResult } from "../paraplan/types";
 import type { PageState } from "../state/page-state";
 import type { Outcome, Runs } from "../state/runs";
-import { findCliffs, perGpu } from "../state/scaling";
+import { EFFICIENCY_TOLERANCE, perGpu, seriesMarks, type SeriesMarks } from "../state/scaling";
 import { drawChart } from "./charts";
 import { h } from "./dom";
 import { checkboxField, section, stateBinding, textField, type FormContext } from "./fields";
@@ -17,6 +17,7 @@ import { ProgressBar } from "./progress";
 import { ThrottledRender } from "./throttled-render";
 
 const CLIFF = "#e15759";
+const DIP = "#f28e2b";
 const IDEAL = "#59a14f";
 
 export interface ScalingPoint {
@@ -164,17 +165,22 @@ export class ScalingView {
       return;
     }
     const values = this.points.map((point) => perGpu(point.result));
-    const cliffs = findCliffs(values);
-    const firstIndex = values.findIndex((value) => value > 0);
+    const marks = seriesMarks(this.points.map((point) => point.result));
+    const { cliffs, dips } = marks;
+    const firstIndex = marks.reference;
     const base = firstIndex >= 0 ? values[firstIndex] : 0;
     const searched = this.points.filter((point) => point.result !== null).length;
     const feasible = values.filter((value) => value > 0).length;
-    const cliffSizes = this.points.filter((_, index) => cliffs[index]).map((p) => p.numGpus);
+    const sizesWhere = (flags: boolean[]) => {
+      const sizes = this.points.filter((_, index) => flags[index]).map((p) => number(p.numGpus));
+      return sizes.length > 0 ? sizes.join(", ") : "—";
+    };
     this.summary.textContent = t("scaling.summary", {
       searched,
       points: this.points.length,
       feasible,
-      cliffs: cliffSizes.length > 0 ? cliffSizes.map((n) => number(n)).join(", ") : "—",
+      cliffs: sizesWhere(cliffs),
+      dips: sizesWhere(dips),
     });
     const xy = (index: number, y: number | null) => ({ x: this.points[index].numGpus, y });
     const perGpuData = values.map((value, index) => xy(index, value > 0 ? value : null));
@@ -188,6 +194,7 @@ export class ScalingView {
             .map((point, offset) => xy(firstIndex + offset, base * point.numGpus))
         : [];
     const cliffData = values.flatMap((value, index) => (cliffs[index] ? [xy(index, value)] : []));
+    const dipData = values.flatMap((value, index) => (dips[index] ? [xy(index, value)] : []));
     const pointAt = (x: number) => this.points.find((point) => point.numGpus === x);
     drawChart(this.chart, {
       type: "line",
@@ -211,6 +218,16 @@ export class ScalingView {
             pointStyle: "triangle",
             pointRadius: 7,
             rotation: 180,
+            yAxisID: "perGpu",
+          },
+          {
+            label: t("scaling.dips"),
+            data: dipData,
+            borderColor: DIP,
+            backgroundColor: "#ffffff",
+            showLine: false,
+            pointStyle: "circle",
+            pointRadius: 4,
             yAxisID: "perGpu",
           },
           {
@@ -267,8 +284,9 @@ export class ScalingView {
               footer: (items: TooltipItem<"line">[]) => {
                 const point = items.length > 0 ? pointAt(items[0].parsed.x ?? NaN) : undefined;
                 if (point?.result == null) return "";
-                const cliff = cliffs[this.points.indexOf(point)] ? ` — ${t("scaling.cliff")}` : "";
-                return strategyText(point.result.best) + cliff;
+                const index = this.points.indexOf(point);
+                const cliff = cliffs[index] ? ` — ${t("scaling.cliff")}` : "";
+                return [strategyText(point.result.best) + cliff, ...marks.notes[index]].join("\n");
               },
             },
           },
@@ -279,49 +297,79 @@ export class ScalingView {
     const now = performance.now();
     if (!this.running || now - this.tableDrawnAt >= 1000 || searched === this.points.length) {
       this.tableDrawnAt = now;
-      this.renderTable(values, cliffs, base);
+      this.renderTable(marks);
     }
   }
 
-  private renderTable(values: number[], cliffs: boolean[], base: number): void {
+  private renderTable(marks: SeriesMarks): void {
+    const { cliffs, dips, efficiency, notes } = marks;
+    const reference = marks.reference >= 0 ? this.points[marks.reference].numGpus : null;
     const header = [
-      "scaling.gpus",
-      "scaling.batch",
-      "scaling.tokensPerGpu",
-      "scaling.tokensTotal",
-      "scaling.mfu",
-      "scaling.efficiency",
-      "scaling.iteration",
-      "scaling.strategy",
-    ] as const;
+      t("scaling.gpus"),
+      t("scaling.batch"),
+      t("scaling.tokensPerGpu"),
+      t("scaling.tokensTotal"),
+      t("scaling.mfu"),
+      reference === null
+        ? t("scaling.efficiency")
+        : t("scaling.efficiencyAgainst", { gpus: number(reference) }),
+      t("scaling.iteration"),
+      t("scaling.strategy"),
+      t("scaling.notes"),
+    ];
     const rows = this.points.map((point, index) => {
       const best = point.result?.best ?? null;
       const estimate = best?.estimate;
+      const ratio = efficiency[index];
+      const above = ratio !== null && ratio > 1 + EFFICIENCY_TOLERANCE;
       const cells =
         point.result === null
-          ? ["", "…", "", "", "", "", ""]
+          ? ["", "…", "", "", "", "", "", ""]
           : estimate === undefined
-            ? [String(point.result.global_batch_size), t("scaling.none"), "", "", "", "", ""]
+            ? [
+                String(point.result.global_batch_size),
+                t("scaling.none"),
+                "",
+                "",
+                "",
+                "",
+                "",
+                point.result.reason ? t("scaling.gap", { reason: point.result.reason }) : "",
+              ]
             : [
                 String(point.result.global_batch_size),
                 number(estimate.tokens_per_s_per_gpu, 1),
                 count(estimate.tokens_per_s_per_gpu * estimate.num_gpus),
                 percent(estimate.mfu),
-                base > 0 ? percent(values[index] / base, 0) : "",
+                ratio === null ? "" : percent(ratio, 0) + (above ? "*" : ""),
                 seconds(estimate.iteration_time_s),
                 strategyText(best) +
                   (point.result.stats.complete ? "" : ` (${t("scaling.incomplete")})`) +
-                  (cliffs[index] ? ` — ${t("scaling.cliff")}` : ""),
+                  (cliffs[index] ? ` — ${t("scaling.cliff")}` : "") +
+                  (dips[index] ? ` — ${t("scaling.dip")}` : ""),
+                notes[index].join("; "),
               ];
       return h(
         "tr",
         {
           testid: "scaling-row",
-          class: cliffs[index] ? "cliff" : "",
-          attrs: { "data-cliff": String(cliffs[index]) },
+          class: cliffs[index]
+            ? "cliff"
+            : dips[index]
+              ? "dip"
+              : estimate === undefined && point.result !== null
+                ? "gap"
+                : "",
+          attrs: {
+            "data-cliff": String(cliffs[index]),
+            "data-dip": String(dips[index]),
+            "data-efficiency": ratio === null ? "" : String(ratio),
+          },
         },
         h("td", { class: "numeric", text: number(point.numGpus) }),
-        ...cells.map((text, column) => h("td", { class: column < 6 ? "numeric" : "", text })),
+        ...cells.map((text, column) =>
+          h("td", { class: column < 6 ? "numeric" : column === 7 ? "notes" : "", text }),
+        ),
       );
     });
     this.table.replaceChildren(
@@ -334,9 +382,7 @@ export class ScalingView {
           h(
             "tr",
             {},
-            ...header.map((key, column) =>
-              h("th", { class: column < 7 ? "numeric" : "", text: t(key) }),
-            ),
+            ...header.map((text, column) => h("th", { class: column < 7 ? "numeric" : "", text })),
           ),
         ),
         h("tbody", {}, ...rows),

@@ -2,10 +2,13 @@
 // per stage (compute above, communication below), time left to right.
 import { t } from "../i18n/i18n";
 import type { MessageKey } from "../i18n/messages";
-import type { TraceEvent } from "../paraplan/types";
+import type { TraceEvent, TraceOtherData } from "../paraplan/types";
 import { h } from "./dom";
 import { seconds } from "./format";
 import { SLICE_COLOURS, type SliceKind } from "./palette";
+import { axisTicks, timeScale, type ScheduleBreak } from "./schedule-axis";
+
+export { axisTicks }; // the axis' ticks (schedule.test.ts)
 
 interface Slice {
   stage: number;
@@ -32,11 +35,18 @@ function kindOf(name: string, lane: number): SliceKind {
   return kind ?? "forward";
 }
 
-function slicesOf(events: TraceEvent[]): { slices: Slice[]; end_s: number } {
+function slicesOf(events: TraceEvent[]): {
+  slices: Slice[];
+  end_s: number;
+  gap: ScheduleBreak | null;
+} {
   const slices: Slice[] = [];
   let end_s = 0;
+  const elided: TraceEvent[] = [];
   for (const event of events) {
-    if (event.ph === "X" && event.ts !== undefined && event.dur !== undefined) {
+    if (event.ph === "X" && event.args?.elided === true && event.ts !== undefined) {
+      elided.push(event); // the steady state the trace leaves out: one slice per stage
+    } else if (event.ph === "X" && event.ts !== undefined && event.dur !== undefined) {
       const lane = event.tid === 1 ? 1 : 0;
       const start_s = event.ts / 1e6;
       const slice: Slice = {
@@ -52,29 +62,24 @@ function slicesOf(events: TraceEvent[]): { slices: Slice[]; end_s: number } {
       end_s = Math.max(end_s, slice.end_s);
     }
   }
-  return { slices, end_s };
-}
-
-// The time axis' ticks: round steps (1, 2 or 5 times a power of ten), at most about
-// `maxTicks` of them. Total: an empty or non-finite span gives the single tick 0, so no
-// drawing loop depends on the data being non-empty.
-export function axisTicks(span: number, maxTicks: number): number[] {
-  const count = Math.max(1, Math.floor(maxTicks));
-  if (!Number.isFinite(span) || span <= 0) return [0];
-  const raw = span / count;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= raw) ?? raw;
-  const ticks: number[] = [];
-  for (let index = 0; index * step <= span * (1 + 1e-9) && index <= count; index++) {
-    ticks.push(index * step);
-  }
-  return ticks;
+  const gap: ScheduleBreak | null =
+    elided.length === 0
+      ? null
+      : {
+          from_s: elided[0].ts! / 1e6,
+          to_s: (elided[0].ts! + (elided[0].dur ?? 0)) / 1e6,
+          microBatches: 0,
+          passes: Math.max(...elided.map((event) => Number(event.args?.passes) || 0)),
+          bubble_s: Math.max(...elided.map((event) => Number(event.args?.bubble_s) || 0)),
+        };
+  return { slices, end_s, gap };
 }
 
 export class ScheduleView {
   readonly element: HTMLElement;
   private readonly canvas = h("canvas", { testid: "schedule" });
   private readonly tooltip = h("div", { class: "tooltip" });
+  private readonly note = h("p", { class: "hint schedule-note", testid: "schedule-note" });
   private data: (ReturnType<typeof slicesOf> & { stageNames: string[] }) | null = null;
   private readonly resize = new ResizeObserver(() => this.draw());
 
@@ -93,6 +98,7 @@ export class ScheduleView {
       "div",
       { class: "schedule" },
       h("div", { class: "schedule-canvas" }, this.canvas, this.tooltip),
+      this.note,
       legend,
     );
     this.canvas.addEventListener("mousemove", (event) => this.hover(event));
@@ -104,9 +110,14 @@ export class ScheduleView {
     this.resize.disconnect();
   }
 
-  // `stageNames` labels the rows, one per pipeline stage.
-  show(events: TraceEvent[], stageNames: string[]): void {
+  // `stageNames` labels the rows, one per pipeline stage; `other` is the trace's otherData
+  // (what was simulated and left out), said under the drawing.
+  show(events: TraceEvent[], stageNames: string[], other?: TraceOtherData): void {
     this.data = { ...slicesOf(events), stageNames };
+    const gap = this.data.gap;
+    if (gap !== null) gap.microBatches = other?.elided?.micro_batches ?? 0;
+    this.note.textContent = scheduleNote(this.data.end_s, gap, other);
+    this.note.hidden = this.note.textContent === "";
     this.draw();
     this.canvas.dataset.state = "ready";
   }
@@ -114,8 +125,10 @@ export class ScheduleView {
   private scale(): { x: (s: number) => number; width: number } {
     const width = Math.max(320, this.element.clientWidth);
     const plot = width - LABEL_WIDTH - 12;
-    const end = this.data?.end_s || 1;
-    return { x: (s: number) => LABEL_WIDTH + (s / end) * plot, width };
+    return {
+      x: timeScale(this.data?.end_s ?? 0, LABEL_WIDTH, plot, this.data?.gap ?? null),
+      width,
+    };
   }
 
   private draw(): void {
@@ -163,14 +176,19 @@ export class ScheduleView {
       }
     }
     const axisTop = stageNames.length * ROW_HEIGHT;
+    if (this.data.gap !== null) drawBreak(context, x, this.data.gap, axisTop);
     context.strokeStyle = "#9ca3af";
     context.fillStyle = "#4b5563";
     context.textAlign = "center";
-    for (const tick of axisTicks(end_s, Math.max(2, Math.floor((width - LABEL_WIDTH) / 90)))) {
+    let lastLabel = -Infinity;
+    const maxTicks = Math.max(2, Math.floor((width - LABEL_WIDTH) / 90));
+    for (const tick of axisTicks(end_s, maxTicks, this.data.gap)) {
       context.beginPath();
       context.moveTo(x(tick), axisTop);
       context.lineTo(x(tick), axisTop + 5);
       context.stroke();
+      if (x(tick) - lastLabel < 48) continue; // labels either side of the break would overlap
+      lastLabel = x(tick);
       context.fillText(seconds(tick), Math.min(x(tick), width - 24), axisTop + 14);
     }
     context.textAlign = "start";
@@ -198,5 +216,50 @@ export class ScheduleView {
     this.tooltip.textContent = `${t("detail.stage", { n: stage })} · ${slice.name} · ${seconds(slice.end_s - slice.start_s)} (${seconds(slice.start_s)} → ${seconds(slice.end_s)})`;
     this.tooltip.style.left = `${Math.min(px + 12, bounds.width - 260)}px`;
     this.tooltip.style.top = `${py + 14}px`;
+  }
+}
+
+// What the drawing does not show, in words ("" when it shows the whole iteration).
+export function scheduleNote(
+  end_s: number,
+  gap: ScheduleBreak | null,
+  other: TraceOtherData | undefined,
+): string {
+  const parts: string[] = [];
+  if (gap !== null)
+    parts.push(
+      t("schedule.elided", {
+        from: seconds(gap.from_s),
+        to: seconds(gap.to_s),
+        span: seconds(gap.to_s - gap.from_s),
+        microBatches: gap.microBatches,
+        bubble: seconds(gap.bubble_s),
+        end: seconds(other?.iteration_time_s ?? end_s),
+      }),
+    );
+  const all = other?.micro_batches ?? 0;
+  const simulated = other?.simulated_micro_batches ?? all;
+  if (simulated < all) parts.push(t("schedule.truncated", { simulated, all, end: seconds(end_s) }));
+  return parts.join(" ");
+}
+
+// The left-out steady state: a hatched band across every row with a zigzag either side.
+function drawBreak(
+  context: CanvasRenderingContext2D,
+  x: (s: number) => number,
+  gap: ScheduleBreak,
+  bottom: number,
+): void {
+  const left = x(gap.from_s);
+  const right = x(gap.to_s);
+  context.fillStyle = "#e5e7eb";
+  context.fillRect(left, 0, right - left, bottom);
+  context.strokeStyle = "#6b7280";
+  context.lineWidth = 1;
+  for (const edge of [left + 2, right - 2]) {
+    context.beginPath();
+    for (let y = 0, k = 0; y <= bottom && k < 10_000; y += 6, k++)
+      context[k === 0 ? "moveTo" : "lineTo"](edge + (k % 2 === 0 ? -2 : 2), y);
+    context.stroke();
   }
 }

@@ -1,0 +1,266 @@
+// Issue 30 items 6, 7 and 9 in Chromium on the production build: scaling cliffs that are not
+// artefacts (dips with their cause, gaps with their reason, efficiency above 100% explained),
+// the whole pipeline schedule of a long iteration with its left-out steady state said, and the
+// polish (phone columns, Escape, the core's reasons in Chinese, errors at the right field).
+import assert from "node:assert/strict";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { launchChromium } from "./launch.mjs";
+import { serveDirectory } from "./static-server.mjs";
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const DIST = join(HERE, "..", "..", "web", "dist");
+const SCREENSHOTS = join(HERE, "screenshots");
+const TIMEOUT_MS = 300_000;
+
+const byTestId = (id) => `[data-testid="${id}"]`;
+
+describe("issue 30: scaling, schedule and polish (production build)", () => {
+  let site, server, origin, browser, context;
+  const consoleErrors = [];
+
+  const screenshot = (name, target, fullPage = true) =>
+    target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+
+  async function open(target, query, selector = byTestId("result-row")) {
+    await target.goto(`${origin}/paraplan/?${query}`);
+    await target.waitForSelector(selector, { timeout: TIMEOUT_MS });
+  }
+
+  before(async () => {
+    assert.ok(
+      existsSync(join(DIST, "index.html")),
+      `${DIST} is missing: run npm run build in web/`,
+    );
+    site = mkdtempSync(join(tmpdir(), "paraplan-site-"));
+    cpSync(DIST, join(site, "paraplan"), { recursive: true });
+    ({ server, origin } = await serveDirectory(site));
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    browser = await launchChromium();
+    context = await browser.newContext({
+      viewport: { width: 1440, height: 900 },
+    });
+    context.on("page", (opened) => {
+      opened.on("console", (message) => {
+        if (message.type() === "error") consoleErrors.push(message.text());
+      });
+      opened.on("pageerror", (error) => consoleErrors.push(error.message));
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.close();
+    if (site) rmSync(site, { recursive: true, force: true });
+  });
+
+  it("scaling: an awkward size is a dip with its cause, not a cliff; efficiency above 100% says why", async () => {
+    const page = await context.newPage();
+    await open(
+      page,
+      "lang=en&model=llama3-70b&gpu-infos=h100&num-gpus=64&global-batch-size=1024&seq-length=8192&scale-from=8&scale-to=320&scale-step=8&scale-budget=10",
+      byTestId("search-button"),
+    );
+    await page.click(byTestId("tab-scaling"));
+    await page.click(byTestId("scaling-button"));
+    await page.waitForFunction(
+      () => {
+        const cells = document.querySelectorAll(
+          '[data-testid="scaling-row"] td:nth-child(3)',
+        );
+        return (
+          cells.length === 40 &&
+          [...cells].every(
+            (cell) =>
+              cell.textContent.trim() !== "" && cell.textContent !== "…",
+          )
+        );
+      },
+      null,
+      { timeout: TIMEOUT_MS },
+    );
+    const rows = await page
+      .locator(byTestId("scaling-row"))
+      .evaluateAll((all) =>
+        all.map((row) => ({
+          gpus: Number(row.cells[0].textContent.replace(/,/g, "")),
+          cliff: row.dataset.cliff === "true",
+          dip: row.dataset.dip === "true",
+          efficiency:
+            row.dataset.efficiency === ""
+              ? null
+              : Number(row.dataset.efficiency),
+          efficiencyText: row.cells[5].textContent,
+          notes: row.cells[8]?.textContent ?? "",
+          text: row.innerText,
+        })),
+      );
+    // 280 GPUs = 8 x 35: data parallelism divides gcd(280, 1024) = 8, so 35 goes to the pipeline.
+    const at280 = rows.find((row) => row.gpus === 280);
+    assert.equal(at280.dip, true, at280.text);
+    assert.equal(at280.cliff, false);
+    assert.match(
+      at280.notes,
+      /factor 35 falls to tensor, pipeline and context parallelism/,
+    );
+    // No size of this range is a cliff: every low size has a better larger one.
+    assert.deepEqual(
+      rows.filter((row) => row.cliff).map((row) => row.gpus),
+      [],
+    );
+    // Every efficiency above 100% is starred and explained.
+    for (const row of rows.filter(
+      (r) => r.efficiency !== null && r.efficiency > 1.005,
+    )) {
+      assert.match(row.efficiencyText, /\*$/, row.text);
+      assert.match(row.notes, /above 100%/, row.text);
+    }
+    // Sizes without a strategy say why.
+    for (const row of rows.filter((r) => r.efficiency === null))
+      assert.match(row.notes, /^gap: .{10,}/, row.text);
+    assert.match(
+      await page.locator(byTestId("scaling-summary")).innerText(),
+      /dips .* at: .*280/,
+    );
+    const header = await page.locator(".scaling-table thead").innerText();
+    // The reference is the smallest size with a strategy (70B does not fit on 8 H100s).
+    const reference = rows.find((row) => row.efficiency !== null);
+    assert.equal(reference.efficiency, 1);
+    assert.ok(header.includes(`per GPU vs ${reference.gpus} GPUs`), header);
+    await screenshot("i30-6-scaling", page);
+    await page.close();
+  });
+
+  it("schedule: a 57 s iteration is drawn whole, its steady state squeezed into a marked break", async () => {
+    const page = await context.newPage();
+    await open(
+      page,
+      "lang=en&model=llama3.1-405b&gpu-infos=h100:1024&num-gpus=1024&global-batch-size=1536&seq-length=8192&run=1&selected=1",
+      `${byTestId("schedule")}[data-state="ready"]`,
+    );
+    const note = await page.locator(byTestId("schedule-note")).innerText();
+    // "The whole iteration (57.1 s) is drawn, but its steady state from 3.2 s to 53.0 s (...)"
+    const match = note.match(
+      /whole iteration \(([\d.]+) s\).*from ([\d.]+) s to ([\d.]+) s .*?(\d+) micro-batches/,
+    );
+    assert.ok(match, note);
+    const [end, from, to, microBatches] = match.slice(1).map(Number);
+    assert.ok(end > 30, note); // the whole iteration, not the first 5.5 s
+    assert.ok(from > 0 && from < to && to < end, note);
+    assert.ok(microBatches > 100, note);
+    // The iteration the detail reports is the one drawn.
+    const summary = await page
+      .locator(`${byTestId("detail-view")} .detail-header`)
+      .innerText();
+    assert.ok(summary.includes(`${match[1]} s`), summary);
+    await page
+      .locator(".schedule")
+      .screenshot({ path: join(SCREENSHOTS, "i30-7-schedule.png") });
+    await page.close();
+  });
+
+  it("phone: the results keep MFU and free memory with its ⚠; Escape closes the detail", async () => {
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 1,
+    });
+    phone.on("page", (opened) =>
+      opened.on("pageerror", (error) => consoleErrors.push(error.message)),
+    );
+    const small = await phone.newPage();
+    await open(
+      small,
+      "lang=en&model=llama3-8b&gpu-infos=a100-40g:8&num-gpus=8&global-batch-size=128&seq-length=8192&run=1",
+    );
+    for (const column of ["tokens", "mfu", "headroom", "tp", "pp", "dp"]) {
+      const box = await small
+        .locator(`${byTestId("result-row")} .col-${column}`)
+        .first()
+        .boundingBox();
+      assert.ok(
+        box && box.width > 0 && box.x + box.width <= 390,
+        `${column} is off screen`,
+      );
+    }
+    const headroom = await small
+      .locator(`${byTestId("result-row")} .col-headroom`)
+      .allInnerTexts();
+    assert.ok(
+      headroom.some((text) => text.includes("⚠")),
+      headroom.join(" | "),
+    );
+    const overflow = await small.evaluate(
+      () => document.documentElement.scrollWidth - innerWidth,
+    );
+    assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
+    await small.locator(byTestId("results-table")).scrollIntoViewIfNeeded();
+    await screenshot("i30-9-phone", small, false);
+    // Escape closes the detail, wherever the focus is.
+    await small.locator(byTestId("result-row")).first().click();
+    await small.waitForSelector(`${byTestId("detail-view")}:not([hidden])`);
+    await small.keyboard.press("Escape");
+    await small.waitForSelector(byTestId("detail-view"), { state: "hidden" });
+    assert.doesNotMatch(
+      await small.evaluate(() => location.search),
+      /selected=/,
+    );
+    await phone.close();
+  });
+
+  it("中文: the core's reasons are translated by their id", async () => {
+    const page = await context.newPage();
+    await open(
+      page,
+      "lang=zh&model=llama2-70b&gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16&tp=3&pp=4&vp=1&cp=1&ep=1&mbs=1&sp=on&recompute=selective&zero=1&flash=on&estimate=1",
+      byTestId("estimate-infeasible"),
+    );
+    const text = await page
+      .locator(byTestId("estimate-infeasible"))
+      .innerText();
+    assert.match(
+      text,
+      /tensor_model_parallel_size（3）不能整除 num_attention_heads（64）/,
+    );
+    assert.doesNotMatch(text, /does not divide/);
+    await screenshot("i30-9-zh-reasons", page);
+    await page.close();
+  });
+
+  it("errors: a bad cap under its cap box; a margin of 200% reads a percentage error", async () => {
+    const page = await context.newPage();
+    await open(
+      page,
+      "lang=en&model=llama2-7b&gpu-infos=a800:64&num-gpus=64",
+      byTestId("search-button"),
+    );
+    await page.locator(".gpu-row input.cap").first().fill("abc");
+    await page.click(byTestId("search-button"));
+    const capError = page.locator(".gpu-cap > .field-error");
+    await capError.waitFor();
+    assert.match(await capError.innerText(), /whole number|integer/i);
+    const clusterField = page
+      .locator(byTestId("cluster-input"))
+      .locator("xpath=..");
+    assert.equal(await clusterField.locator(".field-error").count(), 0);
+    await page
+      .locator(".gpu-cap")
+      .first()
+      .screenshot({ path: join(SCREENSHOTS, "i30-9-cap.png") });
+    await page.locator(".gpu-row input.cap").first().fill("64");
+    await page.fill(byTestId("memory-margin"), "200%");
+    await page.click(byTestId("search-button"));
+    await page.waitForSelector(byTestId("error-message"));
+    assert.equal(
+      await page.locator(byTestId("error-message")).innerText(),
+      "Enter a percentage from 0 to 90%",
+    );
+    await page.close();
+  });
+
+  it("logged no error", () => {
+    assert.deepEqual(consoleErrors, []);
+  });
+});
