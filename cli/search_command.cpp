@@ -199,6 +199,18 @@ void print_table(const nlohmann::json& output, bool megatron) {
     std::printf("\nMegatron-LM flags of rank 1:\n  %s\n",
                 output["strategies"][0]["megatron_args"].get<std::string>().c_str());
   }
+  // What the marks say: ties with the first row, and rows ranked above faster ones.
+  bool tie = false;
+  for (const nlohmann::json& row : output["strategies"]) {
+    tie |= row.value("tie_with_best", false) && row["rank"].get<int>() > 1;
+    if (row.contains("rank_note")) {
+      std::printf("\nrank %d: %s", row["rank"].get<int>(),
+                  row["rank_note"].get<std::string>().c_str());
+    }
+  }
+  if (tie) {
+    std::printf("\n~ a tie with rank 1: their 80%% bands of measured throughput overlap\n");
+  }
   for (const nlohmann::json& reason : output["diagnosis"]) {
     std::printf("\n%s\n", reason.get<std::string>().c_str());
   }

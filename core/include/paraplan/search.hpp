@@ -78,6 +78,10 @@ struct SearchStats {
 struct RankedStrategy {
   Strategy strategy;
   Report report;
+  // Its uncertainty band overlaps the first row's: the model cannot tell them apart.
+  bool tie_with_best = false;
+  // Why it ranks above a faster strategy (a safer one within the noise), or "".
+  std::string rank_note;
 };
 
 struct FamilyBest {

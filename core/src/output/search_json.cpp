@@ -38,6 +38,8 @@ nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scen
       megatron_arguments(s, scenario.model, scenario.training, s.pipeline_stage_gpus.front()));
   out["headroom_gib"] = report.headroom_bytes() / kGiB;  // smallest over the stages
   out["tight"] = report.memory_tight;
+  out["tie_with_best"] = ranked.tie_with_best;
+  if (!ranked.rank_note.empty()) out["rank_note"] = ranked.rank_note;
   out["memory_verdict"] = to_string(report.memory_verdict);  // as estimate.memory.verdict
   out["sim_throughput"] = report.tokens_per_s_per_gpu;
   out["sim_total_time_s"] = report.iteration_time_s;

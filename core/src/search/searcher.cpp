@@ -6,6 +6,7 @@
 
 #include "paraplan/estimate.hpp"
 #include "search/candidates.hpp"
+#include "search/final_order.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -574,16 +575,9 @@ SearchResult Searcher::run() {
   }
   for (auto& [family, strategy] : top_.family_bests()) {
     Report report = estimate_on_used_gpus(strategy);
-    if (!report.feasible) continue;
-    const std::vector<int64_t> key = ordering_key(strategy);
-    const auto listed = std::find_if(
-        result.strategies.begin(), result.strategies.end(),
-        [&](const RankedStrategy& ranked) { return ordering_key(ranked.strategy) == key; });
-    const size_t rank = listed == result.strategies.end()
-                            ? 0
-                            : static_cast<size_t>(listed - result.strategies.begin()) + 1;
-    result.family_bests.push_back({family, {strategy, std::move(report)}, rank});
+    if (report.feasible) result.family_bests.push_back({family, {strategy, std::move(report)}});
   }
+  finish_order(result, options_.allow_at_risk);
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   result.stats = stats_;
   if (result.strategies.empty() && stats_.complete) result.diagnosis = diagnosis();

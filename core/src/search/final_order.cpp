@@ -1,0 +1,108 @@
+// Safety before speed where the model cannot tell speeds apart (final_order.hpp).
+#include "search/final_order.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <tuple>
+
+#include "paraplan/units.hpp"
+#include "search/top_strategies.hpp"
+
+namespace paraplan::detail {
+namespace {
+
+using units::kGiB;
+
+// Lower is safer: the memory verdict, then the risky switches, then less free memory.
+std::tuple<int, int, double> safety_key(const RankedStrategy& ranked) {
+  return {static_cast<int>(ranked.report.memory_verdict), risky_switches(ranked.strategy),
+          -ranked.report.headroom_bytes()};
+}
+
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", fraction * 100);
+  return text;
+}
+
+// Why `safer` ranks above `faster`.
+std::string moved_note(const RankedStrategy& safer, const RankedStrategy& faster) {
+  const double slower_fraction = safer.report.iteration_time_s / faster.report.iteration_time_s - 1;
+  std::string why;
+  if (safer.report.memory_verdict != faster.report.memory_verdict) {
+    why = std::string("its memory verdict is ") + to_string(safer.report.memory_verdict) +
+          " where the other's is " + to_string(faster.report.memory_verdict);
+  } else if (risky_switches(safer.strategy) != risky_switches(faster.strategy)) {
+    why = "fewer risky switches (optimizer CPU offload, CUDA graphs, activation offload)";
+  } else {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f GiB more free memory",
+                  (safer.report.headroom_bytes() - faster.report.headroom_bytes()) / kGiB);
+    why = text;
+  }
+  return "ranked above a strategy " + percent(slower_fraction) + " faster, within the " +
+         percent(kRankNoiseFraction) + " noise of published throughput: " + why;
+}
+
+bool bands_overlap(const Report& a, const Report& b) {
+  const Uncertainty& x = a.uncertainty;
+  const Uncertainty& y = b.uncertainty;
+  if (x.runs == 0 || y.runs == 0) return false;
+  return x.low_tokens_per_s_per_gpu <= y.high_tokens_per_s_per_gpu &&
+         y.low_tokens_per_s_per_gpu <= x.high_tokens_per_s_per_gpu;
+}
+
+}  // namespace
+
+int risky_switches(const Strategy& strategy) {
+  return (strategy.optimizer_cpu_offload ? 1 : 0) +
+         (strategy.cuda_graph_impl != CudaGraphImpl::none ? 1 : 0) +
+         (strategy.cpu_offloading_num_layers > 0 ? 1 : 0);
+}
+
+void order_by_risk(std::vector<RankedStrategy>& strategies) {
+  for (size_t first = 0; first < strategies.size();) {
+    // A run: the rows within the noise floor of its fastest.
+    const double fastest_s = strategies[first].report.iteration_time_s;
+    size_t end = first;
+    while (end < strategies.size() &&
+           strategies[end].report.iteration_time_s <= fastest_s * (1 + kRankNoiseFraction)) {
+      ++end;
+    }
+    std::vector<std::pair<size_t, RankedStrategy>> rows;  // rank by time, row
+    for (size_t i = first; i < end; ++i) rows.emplace_back(i, std::move(strategies[i]));
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+      return safety_key(a.second) < safety_key(b.second);
+    });
+    for (size_t i = 0; i < rows.size(); ++i) {
+      // The fastest row this one now stands above, if any.
+      const auto passed =
+          std::min_element(rows.begin() + static_cast<std::ptrdiff_t>(i) + 1, rows.end(),
+                           [](const auto& a, const auto& b) { return a.first < b.first; });
+      if (passed != rows.end() && passed->first < rows[i].first) {
+        rows[i].second.rank_note = moved_note(rows[i].second, passed->second);
+      }
+      strategies[first + i] = std::move(rows[i].second);
+    }
+    first = end;
+  }
+}
+
+void finish_order(SearchResult& result, bool by_time_only) {
+  std::vector<RankedStrategy>& strategies = result.strategies;
+  if (!by_time_only) order_by_risk(strategies);
+  for (RankedStrategy& ranked : strategies) {
+    ranked.tie_with_best = bands_overlap(ranked.report, strategies.front().report);
+  }
+  for (FamilyBest& family : result.family_bests) {
+    const std::vector<int64_t> key = ordering_key(family.best.strategy);
+    const auto listed = std::find_if(
+        strategies.begin(), strategies.end(),
+        [&](const RankedStrategy& ranked) { return ordering_key(ranked.strategy) == key; });
+    family.rank =
+        listed == strategies.end() ? 0 : static_cast<size_t>(listed - strategies.begin()) + 1;
+  }
+}
+
+}  // namespace paraplan::detail
