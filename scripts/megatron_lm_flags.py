@@ -8,6 +8,9 @@ bool that defaults to True; metadata["argparse_meta"]["arg_names"] instead where
 in the factory's exclude list or with init=False left out.
 
 usage: scripts/megatron_lm_flags.py GIT_DIR COMMIT > tests/unit/data/megatron-lm-flags.txt
+       scripts/megatron_lm_flags.py GIT_DIR COMMIT --choices   (JSON: {flag: [choices]}, from
+       add_argument's literal choices and the dataclass fields' Literal[...] annotations;
+       scripts/conformance/interfaces.py writes them into framework-interfaces.json)
 """
 import ast
 import re
@@ -15,6 +18,24 @@ import subprocess
 import sys
 
 git_dir, commit = sys.argv[1], sys.argv[2]
+want_choices = "--choices" in sys.argv[3:]
+choices = {}
+
+
+def literal_strings(node):
+    """The strings of a literal list/tuple, or of a Literal[...] annotation, else None."""
+    if node is None:
+        return None
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Subscript) and getattr(sub.value, "id", "") == "Literal":
+            node = sub.slice
+            break
+    try:
+        values = ast.literal_eval(node)
+    except (ValueError, SyntaxError):
+        return None
+    values = values if isinstance(values, (tuple, list)) else (values,)
+    return sorted(values) if values and all(isinstance(v, str) for v in values) else None
 
 
 def show(path):
@@ -117,7 +138,24 @@ for function in ast.walk(tree):
             exclude = {e.value for e in exclude_node.elts} if exclude_node is not None else set()
             for name, annotation, value in fields(cls):
                 if name not in exclude and not name.startswith("_"):
-                    flags.update(generated(name, annotation, value))
+                    names = generated(name, annotation, value)
+                    flags.update(names)
+                    if literal_strings(annotation) and len(names) == 1:
+                        choices[names[0]] = literal_strings(annotation)
+
+# add_argument(..., choices=[...]) with literal names and choices.
+for node in ast.walk(tree):
+    if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+        listed = literal_strings(keyword(node, "choices"))
+        for arg in node.args:
+            if listed and isinstance(arg, ast.Constant) and str(arg.value).startswith("--"):
+                choices[arg.value] = listed
+
+if want_choices:
+    import json
+
+    json.dump(choices, sys.stdout, indent=1, sort_keys=True)
+    sys.exit(0)
 
 print(f"# Megatron-LM {commit}: flags of megatron/training/arguments.py "
       "(scripts/megatron_lm_flags.py)")

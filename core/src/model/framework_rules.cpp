@@ -58,6 +58,17 @@ bool only_core_attn(S s) {
   });
 }
 
+// A Llama-3-shaped model (SwiGLU, RMSNorm, rotary positions, no biases, untied embeddings, head
+// dimension hidden / heads, dense, full attention): what torchtitan v0.2.2's llama3
+// TransformerModelArgs can hold (models/llama3/model/args.py and model.py).
+bool llama3_shaped(const ModelSpec& m) {
+  return m.activation == Activation::swiglu &&
+         m.position_embedding_type == PositionEmbedding::rope && !m.add_bias_linear &&
+         m.untie_embeddings_and_output_weights &&
+         (m.kv_channels == 0 || m.kv_channels * m.num_attention_heads == m.hidden_size) && !m.moe &&
+         !m.mla && m.mtp_num_layers == 0 && m.window_size == 0;
+}
+
 const KeySet kRecompute{K::recompute_granularity, K::recompute_method, K::recompute_num_layers,
                         K::recompute_modules};
 const KeySet kMoeExtras{K::moe_grouped_gemm, K::moe_permute_fusion, K::moe_shared_expert_overlap,
@@ -127,6 +138,37 @@ const FrameworkRule kRules[] = {
      "Transformer Engine's Triton loss kernel is CUDA-only; MindSpeed-LLM runs on Ascend",
      {K::cross_entropy_fusion_impl},
      native_loss_kernel},
+    {F::mindspeed_llm, "moe_shared_expert_overlap",
+     "Megatron-LM core_v0.12.1's transformer_config.py: \"moe_shared_expert_overlap only works "
+     "with alltoall token dispatcher\" (flex, DeepEP, is CUDA-only besides)",
+     {K::moe_shared_expert_overlap, K::moe_token_dispatcher_type},
+     [](C c, S s) {
+       return !c.model.moe || !s.moe_shared_expert_overlap ||
+              s.moe_token_dispatcher_type == MoeDispatcher::alltoall;
+     }},
+    {F::mindspeed_llm, "moe_permute_fusion",
+     "MindSpeed's fused_moe_permute feature asserts \"Only alltoall and alltoall_seq dispatcher "
+     "supports --moe-permute-fusion\" (mindspeed/features_manager/fusions/fused_moe_permute.py)",
+     {K::moe_permute_fusion, K::moe_token_dispatcher_type},
+     [](C c, S s) {
+       return !c.model.moe || !s.moe_permute_fusion ||
+              s.moe_token_dispatcher_type == MoeDispatcher::alltoall;
+     }},
+    {F::mindspeed_llm, "fp8_param_gather",
+     "Megatron-LM core_v0.12.1's transformer_config.py: \"MXFP8 currently does not support "
+     "fp8_param\"",
+     {K::fp8_param_gather, K::fp8_recipe},
+     [](C c, S s) { return !fp8(c) || !s.fp8_param_gather || s.fp8_recipe != Fp8Recipe::mxfp8; }},
+    {F::mindspeed_llm, "fp8_recipe",
+     "Megatron-LM core_v0.12.1's arguments.py: --fp8-recipe chooses delayed, tensorwise or "
+     "mxfp8; no blockwise",
+     {K::fp8_recipe}, [](C c, S s) { return !fp8(c) || s.fp8_recipe != Fp8Recipe::blockwise; }},
+    {F::mindspeed_llm, "exp_avg_dtype",
+     "Megatron-LM core_v0.12.1's arguments.py: --exp-avg-dtype and --exp-avg-sq-dtype choose "
+     "fp32, fp16 or fp8; no bf16",
+     {K::exp_avg_dtype, K::exp_avg_sq_dtype}, [](C, S s) {
+       return s.exp_avg_dtype != MomentDtype::bf16 && s.exp_avg_sq_dtype != MomentDtype::bf16;
+     }},
     {F::mindspeed_llm, "model.window_size",
      "Megatron-LM core_v0.12.1's arguments.py has no --window-size (sliding-window attention)",
      {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
@@ -226,6 +268,11 @@ const FrameworkRule kRules[] = {
      {K::cross_entropy_loss_fusion}, [](C, S s) { return !s.cross_entropy_loss_fusion; }},
     {F::deepspeed, "model", "Megatron-DeepSpeed has no multi-latent attention",
      {K::tensor_model_parallel_size}, [](C c, S) { return !c.model.mla.has_value(); }},
+    {F::deepspeed, "zero_stage",
+     "deepspeed.initialize refuses Megatron-DeepSpeed's native MoE layers under ZeRO-3: \"Native "
+     "DeepSpeed MoE is not supported with ZeRO Stage 3\" (runtime/engine.py "
+     "_validate_zero3_moe_compatibility)",
+     {K::zero_stage}, [](C c, S s) { return !c.model.moe || s.zero_stage < 3; }},
     {F::deepspeed, "model.window_size",
      "Megatron-DeepSpeed's megatron/arguments.py has no sliding-window attention option",
      {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
@@ -314,8 +361,42 @@ const FrameworkRule kRules[] = {
      "Colossal-AI has no switch for Transformer Engine's cross-entropy kernel",
      {K::cross_entropy_fusion_impl},
      native_loss_kernel},
+    {F::colossalai, "zero_stage",
+     "MoeHybridParallelPlugin turns ZeRO-2 into ZeRO-1 (\"ZeRO-2 or comm overlap cause program "
+     "hang when some experts are not routed\", booster/plugin/moe_hybrid_parallel_plugin.py)",
+     {K::zero_stage}, [](C c, S s) { return !c.model.moe || s.zero_stage <= 1; }},
+    {F::colossalai, "overlap_grad_reduce",
+     "MoeHybridParallelPlugin turns overlap_communication off (the same warning, "
+     "moe_hybrid_parallel_plugin.py)",
+     {K::overlap_grad_reduce}, [](C c, S s) { return !c.model.moe || !s.overlap_grad_reduce; }},
+    {F::colossalai, "cp_comm_type",
+     "MoeHybridParallelPlugin handles split_gather, ring and all_to_all sequence parallelism; "
+     "ring_attn leaves it without dp_size (moe_hybrid_parallel_plugin.py)",
+     {K::context_parallel_size, K::cp_comm_type},
+     [](C c, S s) {
+       return !c.model.moe || s.context_parallel_size == 1 || s.cp_comm_type == CpCommType::a2a;
+     }},
+    {F::colossalai, "model.activation",
+     "the launch builds transformers' LlamaForCausalLM or MixtralForCausalLM (SwiGLU, RMSNorm, "
+     "rotary positions): a GeLU/LayerNorm/learned-position model such as GPT-3 would train as "
+     "another model",
+     {K::tensor_model_parallel_size}, [](C c, S) {
+       return c.model.activation == Activation::swiglu &&
+              c.model.position_embedding_type == PositionEmbedding::rope;
+     }},
+    {F::colossalai, "model.moe",
+     "the launch's MixtralForCausalLM has no shared experts and no leading dense layers",
+     {K::tensor_model_parallel_size}, [](C c, S) {
+       return !c.model.moe ||
+              (c.model.moe->num_shared_experts == 0 && c.model.moe->first_k_dense_layers == 0);
+     }},
+    {F::colossalai, "model",
+     "Shardformer 0.5.0 has a DeepSeek-V3 policy only for the remote-code class "
+     "(transformers_modules.modeling_deepseek), none for transformers' DeepseekV3ForCausalLM "
+     "(shardformer/policies/auto_policy.py); no other class has multi-latent attention",
+     {K::tensor_model_parallel_size}, [](C c, S) { return !c.model.mla.has_value(); }},
     {F::colossalai, "model.window_size",
-     "the launch builds a LlamaConfig, MixtralConfig or DeepseekV3Config model, and "
+     "the launch builds a LlamaConfig or MixtralConfig model, and "
      "Shardformer's attention runs without a window (colossalai/shardformer/layer/attn.py: "
      "window_size (-1, -1))",
      {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
@@ -395,9 +476,24 @@ const FrameworkRule kRules[] = {
      "no share of the optimizer stepped on the CPU (FSDP2 CPU offload moves all parameters)",
      {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
     {F::torchtitan, "model.window_size",
-     "the llama3, llama4 and deepseek_v3 models the launch names have no sliding-window "
-     "attention (torchtitan/models/*/model/args.py at v0.2.2)",
+     "the llama3 model the launch names has no sliding-window attention "
+     "(torchtitan/models/llama3/model/args.py at v0.2.2)",
      {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+    {F::torchtitan, "model",
+     "the launch trains torchtitan v0.2.2's llama3 model (SwiGLU, RMSNorm, rotary positions, no "
+     "biases, untied embeddings, head dimension hidden / heads): a GPT-3-style model (GeLU, "
+     "LayerNorm, learned positions, biases) cannot be expressed; MoE models are refused rather "
+     "than mapped to llama4's defaults (MoE every 2nd layer, a shared expert, sigmoid top-1, "
+     "models/llama4/model/args.py) or to deepseek_v3, which has no multi-token prediction",
+     {K::tensor_model_parallel_size}, [](C c, S) { return llama3_shaped(c.model); }},
+    {F::torchtitan, "grad_reduce_in_bf16",
+     "training.mixed_precision_reduce accepts only \"float32\" (config/job_config.py)",
+     {K::grad_reduce_in_bf16}, [](C, S s) { return !s.grad_reduce_in_bf16; }},
+    {F::torchtitan, "precision",
+     "training.mixed_precision_param accepts only \"bfloat16\" and \"float32\": no fp16 "
+     "(config/job_config.py)",
+     {K::tensor_model_parallel_size},
+     [](C c, S) { return c.training.precision != Precision::fp16; }},
     {F::torchtitan, "cpu_offloading_num_layers", "no activation offloading by layer",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
     {F::torchtitan, "offload_modules", "no activation offloading by submodule",

@@ -26,9 +26,13 @@ struct SplitFlags {
 
 // --pipeline-model-parallel-layout (megatron/core/transformer/pipeline_parallel_layer_layout.py):
 // PP x VP segments separated by '|' in model order, segment i on pipeline rank i % PP as its
-// chunk i / PP; E the embedding (first), t a transformer layer, L the loss (last); "t*n" repeats.
-// Each stage's chunks as the model times them (chunk_layers); E and L need no slot of their own.
-std::string layout(const std::vector<int64_t>& stage_layers, int64_t virtual_stages) {
+// chunk i / PP; E the embedding (first), t a transformer layer, m a multi-token-prediction
+// depth, L the loss (last); "t*n" repeats. Each stage's chunks as the model times them
+// (chunk_layers); E and L need no slot of their own. validate_layer_layout (core_v0.19.0) asserts
+// one m per --mtp-num-layers, after every t, all in one rank's last chunk: the last stage's, as
+// Megatron-LM places MTP without a layout (gpt_model.py: mtp_process on the last stage).
+std::string layout(const std::vector<int64_t>& stage_layers, int64_t virtual_stages,
+                   int64_t mtp_num_layers) {
   const size_t p = stage_layers.size();
   std::vector<std::vector<int64_t>> chunks;
   for (size_t stage = 0; stage < p; ++stage) {
@@ -42,7 +46,9 @@ std::string layout(const std::vector<int64_t>& stage_layers, int64_t virtual_sta
       const int64_t layers = chunks[stage][chunk];
       if (layers == 1) text += 't';
       if (layers > 1) text += "t*" + std::to_string(layers);
-      if (chunk + 1 == static_cast<size_t>(virtual_stages) && stage + 1 == p) text += 'L';
+      if (chunk + 1 == static_cast<size_t>(virtual_stages) && stage + 1 == p) {
+        text += std::string(static_cast<size_t>(mtp_num_layers), 'm') + 'L';
+      }
     }
   }
   return text;
@@ -93,7 +99,8 @@ SplitFlags split_flags(const Strategy& s, const ModelSpec& model) {
   // Any other split: the layout, which also sets the virtual pipeline size (arguments.py: at
   // most one of it, --num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-...).
   flags.layers.emplace_back("--pipeline-model-parallel-layout");
-  flags.layers.push_back(std::string(1, '"').append(layout(layers, v)).append(1, '"'));
+  flags.layers.push_back(
+      std::string(1, '"').append(layout(layers, v, model.mtp_num_layers)).append(1, '"'));
   return flags;
 }
 
@@ -313,7 +320,13 @@ std::vector<std::string> megatron_model_arguments(const ModelSpec& model,
                                    std::to_string(model.num_layers - moe.first_k_dense_layers) +
                                    ")\"");
     }
-    if (moe.moe_router_enable_expert_bias) flag("--moe-router-enable-expert-bias");
+    if (moe.moe_router_enable_expert_bias) {
+      // transformer_config.py (core_v0.19.0) raises unless the score function is sigmoid or
+      // sqrtsoftplus; DeepSeek-V3, whose balancing this is, scores by sigmoid (config.json
+      // scoring_func, Megatron-Bridge's DeepSeekV3Bridge moe_router_score_function).
+      text("--moe-router-score-function", "sigmoid");
+      flag("--moe-router-enable-expert-bias");
+    }
   }
   if (model.mla) {
     const MlaSpec& mla = *model.mla;

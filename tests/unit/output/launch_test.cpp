@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -669,4 +671,469 @@ TEST_CASE("a GPU type no stage runs on does not count: its recompute is not the 
   const std::string command = all["megatron"]["command"];
   CHECK(command.find("# h100 hosts: NODE_RANK 0-1 of 2") != std::string::npos);
   CHECK(command.find("a800 hosts") == std::string::npos);
+}
+
+// --- Issue 31: what the frameworks' own code refused or trained differently
+// (../shared/reference/launch-conformance.md sections 4 and 5).
+
+namespace {
+
+// `model` on `gpus` H100s with `strategy` pinned, bf16 unless `precision` says otherwise.
+nlohmann::json job(const char* model, int gpus,
+                   const nlohmann::json& strategy = nlohmann::json::object(),
+                   const char* precision = "bf16", int global_batch = 1024) {
+  nlohmann::json d = {
+      {"model", model},
+      {"training",
+       {{"global_batch_size", global_batch}, {"seq_length", 4096}, {"precision", precision}}},
+      {"cluster", {{"gpus_per_node", 8}, {"gpus", {{{"type", "h100"}, {"count", gpus}}}}}},
+      {"strategy", strategy.is_null() ? nlohmann::json::object() : strategy}};
+  return d;
+}
+
+// The launch of `document` on `framework`.
+Launch launch_on(Framework framework, const nlohmann::json& document) {
+  const Pinned p = pinned(document);
+  return make_launch(framework, p.strategy, p.scenario, p.data_parallel_size);
+}
+
+// True when some unsupported reason of `launch` starts with "`field`: ".
+bool refuses(const Launch& launch, const std::string& field) {
+  return std::any_of(launch.unsupported.begin(), launch.unsupported.end(),
+                     [&](const std::string& reason) { return reason.rfind(field + ": ", 0) == 0; });
+}
+
+// The strategies a search for `framework` returns for `document` (its strategy keys dropped).
+nlohmann::json searched(const char* framework, nlohmann::json document, int top = 10) {
+  document["framework"] = framework;
+  document.erase("strategy");
+  const Scenario scenario = parse_scenario(document);
+  SearchOptions options;
+  options.top = top;
+  return to_json(search(scenario, options), scenario)["strategies"];
+}
+
+const nlohmann::json kDeepSeekUneven = {{"tensor_model_parallel_size", 2},
+                                        {"pipeline_model_parallel_size", 4},
+                                        {"expert_model_parallel_size", 32},
+                                        {"micro_batch_size", 1},
+                                        {"sequence_parallel", true},
+                                        {"recompute_granularity", "full"},
+                                        {"recompute_method", "uniform"},
+                                        {"recompute_num_layers", 1},
+                                        {"pipeline_stage_layers", {15, 16, 14, 16}}};
+
+}  // namespace
+
+TEST_CASE("Megatron-LM: expert bias comes with the sigmoid score function it needs") {
+  const Launch launch = launch_on(Framework::megatron, job("deepseek-v3", 256, kDeepSeekUneven));
+  REQUIRE(launch.unsupported.empty());
+  CHECK(launch.command.find("--moe-router-enable-expert-bias") != std::string::npos);
+  CHECK(launch.command.find("--moe-router-score-function sigmoid") != std::string::npos);
+  // Mixtral routes by softmax: no expert bias, no score function flag.
+  const Launch mixtral =
+      launch_on(Framework::megatron, job("mixtral-8x7b", 64, {{"expert_model_parallel_size", 8}}));
+  CHECK(mixtral.command.find("--moe-router-score-function") == std::string::npos);
+}
+
+TEST_CASE("Megatron-LM: the layout places the MTP depths after the last layer, before the loss") {
+  const Launch launch = launch_on(Framework::megatron, job("deepseek-v3", 256, kDeepSeekUneven));
+  const size_t at = launch.command.find("--pipeline-model-parallel-layout \"");
+  REQUIRE(at != std::string::npos);
+  const size_t start = launch.command.find('"', at) + 1;
+  const std::string layout = launch.command.substr(start, launch.command.find('"', start) - start);
+  CAPTURE(layout);
+  CHECK(std::count(layout.begin(), layout.end(), 'm') == 1);  // --mtp-num-layers 1
+  CHECK(layout.size() >= 2);
+  CHECK(layout.substr(layout.size() - 2) == "mL");
+  CHECK(layout.rfind('|') < layout.find('m'));  // in the last stage
+  // Without MTP, none.
+  nlohmann::json d = reference({{"pipeline_model_parallel_size", 4},
+                                {"virtual_pipeline_model_parallel_size", 2},
+                                {"pipeline_stage_layers", {24, 16, 16, 24}}});
+  CHECK(launches(d)["megatron"]["command"].get<std::string>().find('m' + std::string("L")) ==
+        std::string::npos);
+}
+
+TEST_CASE("Megatron-Bridge: fp8 recipes by their registered names") {
+  const std::vector<std::pair<const char*, const char*>> recipes = {
+      {"delayed", "bf16_with_fp8_delayed_scaling_mixed"},
+      {"tensorwise", "bf16_with_fp8_current_scaling_mixed"},
+      {"mxfp8", "bf16_with_mxfp8_mixed"},
+      {"blockwise", "bf16_with_fp8_subchannel_scaling_mixed"}};
+  for (const auto& [recipe, name] : recipes) {
+    CAPTURE(recipe);
+    nlohmann::json d = reference({{"fp8_recipe", recipe}});
+    d["training"]["precision"] = "fp8";
+    const std::string script =
+        launches(d)["megatron-bridge"]["files"]["pretrain_paraplan.py"].get<std::string>();
+    CHECK(script.find(std::string("cfg.mixed_precision = \"") + name + "\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("Megatron-Bridge: the model is defined in full, with no recipe's Hub download") {
+  for (const char* model : {"llama3.1-405b", "llama3-70b", "gpt3-175b", "deepseek-v3"}) {
+    CAPTURE(model);
+    const nlohmann::json d = job(model, 1024,
+                                 {{"tensor_model_parallel_size", 8},
+                                  {"pipeline_model_parallel_size", 8},
+                                  {"micro_batch_size", 1}});
+    const Launch launch = launch_on(Framework::megatron_bridge, d);
+    REQUIRE(launch.unsupported.empty());
+    const std::string script = launch.files.at("pretrain_paraplan.py");
+    CHECK(script.find("_pretrain_config") == std::string::npos);
+    CHECK(script.find("from_hf_pretrained") == std::string::npos);
+    CHECK(script.find("cfg = _pretrain_common()") != std::string::npos);
+  }
+  const std::string gpt3 =
+      launch_on(Framework::megatron_bridge,
+                job("gpt3-175b", 1024,
+                    {{"tensor_model_parallel_size", 8}, {"pipeline_model_parallel_size", 8}}))
+          .files.at("pretrain_paraplan.py");
+  CHECK(gpt3.find("m.gated_linear_unit = False\n") != std::string::npos);
+  CHECK(gpt3.find("m.normalization = \"LayerNorm\"\n") != std::string::npos);
+  CHECK(gpt3.find("m.activation_func = F.gelu\n") != std::string::npos);
+  CHECK(gpt3.find("m.position_embedding_type = \"learned_absolute\"\n") != std::string::npos);
+  const std::string llama = launch_on(Framework::megatron_bridge, job("llama3-70b", 64, {}))
+                                .files.at("pretrain_paraplan.py");
+  CHECK(llama.find("m.gated_linear_unit = True\n") != std::string::npos);
+  CHECK(llama.find("m.normalization = \"RMSNorm\"\n") != std::string::npos);
+  CHECK(llama.find("m.activation_func = F.silu\n") != std::string::npos);
+}
+
+TEST_CASE("MindSpeed-LLM refuses what core_v0.12.1 and MindSpeed's features refuse") {
+  nlohmann::json flex = kDeepSeekUneven;
+  flex["moe_token_dispatcher_type"] = "flex";
+  flex["moe_shared_expert_overlap"] = true;
+  CHECK(refuses(launch_on(Framework::mindspeed_llm, job("deepseek-v3", 256, flex)),
+                "moe_shared_expert_overlap"));
+  const nlohmann::json allgather = {{"expert_model_parallel_size", 1},
+                                    {"moe_token_dispatcher_type", "allgather"},
+                                    {"moe_permute_fusion", true}};
+  CHECK(refuses(launch_on(Framework::mindspeed_llm, job("mixtral-8x7b", 64, allgather)),
+                "moe_permute_fusion"));
+  nlohmann::json mxfp8 = reference({{"fp8_recipe", "mxfp8"}, {"fp8_param_gather", true}});
+  mxfp8["training"]["precision"] = "fp8";
+  CHECK(refuses(launch_on(Framework::mindspeed_llm, mxfp8), "fp8_param_gather"));
+  mxfp8["strategy"]["fp8_param_gather"] = false;
+  CHECK(launch_on(Framework::mindspeed_llm, mxfp8).unsupported.empty());
+  // The search for MindSpeed-LLM returns none of them.
+  for (const nlohmann::json& s : searched("mindspeed-llm", job("mixtral-8x7b", 64, {}))) {
+    CAPTURE(s.dump());
+    CHECK(s["launch"]["mindspeed-llm"].contains("command"));
+    const std::string command = s["launch"]["mindspeed-llm"]["command"];
+    if (command.find("--moe-token-dispatcher-type alltoall") == std::string::npos) {
+      CHECK(command.find("--moe-permute-fusion") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("DeepSpeed: MoE under ZeRO-3 is refused and never searched; the ds_config clips") {
+  const nlohmann::json zero3 = {{"tensor_model_parallel_size", 1},
+                                {"pipeline_model_parallel_size", 1},
+                                {"expert_model_parallel_size", 8},
+                                {"zero_stage", 3}};
+  CHECK(refuses(launch_on(Framework::deepspeed, job("mixtral-8x7b", 64, zero3)), "zero_stage"));
+  nlohmann::json dense = zero3;
+  dense.erase("expert_model_parallel_size");
+  CHECK(launch_on(Framework::deepspeed, job("llama2-7b", 64, dense)).unsupported.empty());
+  const nlohmann::json strategies = searched("deepspeed", job("mixtral-8x7b", 64, {}), 20);
+  REQUIRE(!strategies.empty());
+  for (const nlohmann::json& s : strategies) CHECK(s["strategy"]["zero_stage"] != 3);
+  const nlohmann::json config = nlohmann::json::parse(
+      launches(golden_cases()[4].second)["deepspeed"]["files"]["ds_config.json"]
+          .get<std::string>());
+  CHECK(config["gradient_clipping"] == 1.0);
+}
+
+TEST_CASE("Colossal-AI: the MoE plugin's keyword, what it forces, and what it cannot run") {
+  const nlohmann::json moe = {
+      {"tensor_model_parallel_size", 1}, {"pipeline_model_parallel_size", 2},
+      {"expert_model_parallel_size", 8}, {"zero_stage", 1},
+      {"overlap_grad_reduce", false},    {"overlap_param_gather", false},
+      {"moe_grouped_gemm", false},       {"moe_permute_fusion", false}};
+  const Launch launch = launch_on(Framework::colossalai, job("mixtral-8x7b", 64, moe));
+  REQUIRE(launch.unsupported.empty());
+  const std::string script = launch.files.at("train.py");
+  CHECK(script.find("    moe_dp_outside=False,\n") != std::string::npos);
+  CHECK(script.find(" dp_outside=") == std::string::npos);
+  CHECK(script.find("dataset = ...") == std::string::npos);
+  CHECK(script.find("RandomTokens(") != std::string::npos);
+  CHECK(script.find("with LazyInitContext(") != std::string::npos);
+  CHECK(script.find("PARAPLAN_DATA") != std::string::npos);
+  nlohmann::json overlap = moe;
+  overlap["overlap_grad_reduce"] = true;
+  CHECK(refuses(launch_on(Framework::colossalai, job("mixtral-8x7b", 64, overlap)),
+                "overlap_grad_reduce"));
+  nlohmann::json zero2 = moe;
+  zero2["zero_stage"] = 2;
+  zero2["pipeline_model_parallel_size"] = 1;
+  CHECK(refuses(launch_on(Framework::colossalai, job("mixtral-8x7b", 64, zero2)), "zero_stage"));
+  nlohmann::json ring = moe;
+  ring["context_parallel_size"] = 2;
+  ring["cp_comm_type"] = "p2p";
+  CHECK(refuses(launch_on(Framework::colossalai, job("mixtral-8x7b", 64, ring)), "cp_comm_type"));
+  CHECK(
+      refuses(launch_on(Framework::colossalai, job("deepseek-v3", 256, kDeepSeekUneven)), "model"));
+  CHECK(refuses(launch_on(Framework::colossalai, job("gpt3-175b", 64, {})), "model.activation"));
+  // The dense plugin keeps dp_outside.
+  CHECK(
+      launches(golden_cases()[4].second)["colossalai"]["files"]["train.py"].get<std::string>().find(
+          "    dp_outside=False,\n") != std::string::npos);
+  // A search for Colossal-AI prices what the MoE plugin runs: ZeRO 0/1, no overlap.
+  const nlohmann::json strategies = searched("colossalai", job("mixtral-8x7b", 64, {}), 20);
+  REQUIRE(!strategies.empty());
+  for (const nlohmann::json& s : strategies) {
+    CAPTURE(s["strategy"].dump());
+    CHECK(s["strategy"]["zero_stage"] <= 1);
+    CHECK(s["strategy"]["overlap_grad_reduce"] == false);
+  }
+}
+
+TEST_CASE("torchtitan: built-in flavors, a registered one without source edits, refusals") {
+  const Launch llama3 = launch_on(Framework::torchtitan, job("llama3-70b", 64, {}));
+  REQUIRE(llama3.unsupported.empty());
+  const std::string toml = llama3.files.at("job.toml");
+  CHECK(toml.find("name = \"llama3\"\nflavor = \"70B\"") != std::string::npos);
+  CHECK(llama3.files.count("paraplan_flavor.py") == 0);
+  CHECK(toml.find("dataset = \"c4_test\"") != std::string::npos);
+  CHECK(toml.find("hf_assets_path = \"./tests/assets/tokenizer\"") != std::string::npos);
+  CHECK(toml.find("# INPUT:") != std::string::npos);
+  CHECK(toml.find("Register") == std::string::npos);
+  CHECK(toml.find("mixed_precision_reduce = \"float32\"") != std::string::npos);
+  const Launch llama2 = launch_on(Framework::torchtitan,
+                                  reference({{"zero_stage", 0}, {"overlap_param_gather", false}}));
+  REQUIRE(llama2.unsupported.empty());
+  CHECK(llama2.files.at("job.toml").find("flavor = \"paraplan\"") != std::string::npos);
+  CHECK(llama2.files.at("job.toml").find("custom_import = \"paraplan_flavor\"") !=
+        std::string::npos);
+  const std::string flavor = llama2.files.at("paraplan_flavor.py");
+  CHECK(flavor.find("llama3_args[\"paraplan\"] = TransformerModelArgs(") != std::string::npos);
+  CHECK(flavor.find("vocab_size=32000") != std::string::npos);
+  for (const char* model : {"gpt3-175b", "mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3"}) {
+    CAPTURE(model);
+    CHECK(refuses(launch_on(Framework::torchtitan, job(model, 256, {})), "model"));
+  }
+  CHECK(refuses(launch_on(Framework::torchtitan, reference({{"grad_reduce_in_bf16", true}})),
+                "grad_reduce_in_bf16"));
+  nlohmann::json fp16 = reference();
+  fp16["training"]["precision"] = "fp16";
+  CHECK(refuses(launch_on(Framework::torchtitan, fp16), "precision"));
+}
+
+// --- What CI checks without the frameworks: tests/unit/data/framework-interfaces.json, read from
+// their sources at pinned commits by scripts/conformance/interfaces.py (flag choices, TOML keys
+// and their Literal choices, plugin keywords, recipe names, cross-flag rules).
+
+namespace {
+
+const nlohmann::json& interfaces() {
+  static const nlohmann::json data = nlohmann::json::parse(
+      read_file(std::string(PARAPLAN_UNIT_DATA_DIR) + "/framework-interfaces.json"));
+  return data;
+}
+
+// The flags after `program` on the first torchrun line, each with its value ("" for a switch).
+std::map<std::string, std::string> flag_values(const std::string& command,
+                                               const std::string& program) {
+  std::map<std::string, std::string> out;
+  std::istringstream lines(command);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t at = line.find(" " + program + " ");
+    if (line.rfind("torchrun", 0) != 0 || at == std::string::npos) continue;
+    std::istringstream words(line.substr(at + program.size() + 2));
+    std::vector<std::string> tokens{std::istream_iterator<std::string>(words), {}};
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      if (tokens[i].rfind("--", 0) != 0) continue;
+      const bool valued = i + 1 < tokens.size() && tokens[i + 1].rfind("--", 0) != 0;
+      std::string value = valued ? tokens[i + 1] : "";
+      value.erase(std::remove(value.begin(), value.end(), '"'), value.end());
+      out[tokens[i]] = value;
+    }
+    break;
+  }
+  return out;
+}
+
+bool condition_holds(const nlohmann::json& c, const std::map<std::string, std::string>& flags) {
+  const auto it = flags.find(c["flag"].get<std::string>());
+  if (c.value("absent", false)) return it == flags.end();
+  if (!c.contains("in")) return it != flags.end();
+  const std::string value = it != flags.end() ? it->second : c["default"].get<std::string>();
+  const auto& in = c["in"];
+  return std::find(in.begin(), in.end(), value) != in.end();
+}
+
+// Problems of a Megatron-family argument list against `target`'s choices and cross-flag rules,
+// each naming the flag.
+std::vector<std::string> flag_problems(const std::string& target,
+                                       const std::map<std::string, std::string>& flags) {
+  std::vector<std::string> problems;
+  const nlohmann::json& choices = interfaces()[target]["choices"];
+  for (const auto& [flag, value] : flags) {
+    if (!choices.contains(flag) || value.empty()) continue;
+    const auto& listed = choices[flag];
+    if (std::find(listed.begin(), listed.end(), value) == listed.end()) {
+      problems.push_back(flag + " " + value + ": not one of its choices");
+    }
+  }
+  for (const nlohmann::json& rule : interfaces()["cross_flag_rules"]) {
+    if (rule["target"] != target) continue;
+    const bool when =
+        std::all_of(rule["when"].begin(), rule["when"].end(),
+                    [&](const nlohmann::json& c) { return condition_holds(c, flags); });
+    if (!when) continue;
+    for (const nlohmann::json& c : rule["then"]) {
+      if (!condition_holds(c, flags)) {
+        problems.push_back(c["flag"].get<std::string>() + ": " + rule["source"].get<std::string>());
+      }
+    }
+  }
+  return problems;
+}
+
+// Problems of a torchtitan job file: keys not in JobConfig, values not in a Literal's choices.
+std::vector<std::string> toml_problems(const std::string& toml) {
+  std::vector<std::string> problems;
+  const nlohmann::json& sections = interfaces()["torchtitan"]["sections"];
+  std::istringstream lines(toml);
+  std::string line, section;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line[0] == '[') {
+      section = line.substr(1, line.find(']') - 1);
+      if (!sections.contains(section)) problems.push_back("[" + section + "]: no such section");
+      continue;
+    }
+    const std::string key = line.substr(0, line.find(" = "));
+    if (!sections.contains(section) || !sections[section].contains(key)) {
+      problems.push_back(section + "." + key + ": not a JobConfig field");
+      continue;
+    }
+    const nlohmann::json& listed = sections[section][key];
+    if (listed.is_null()) continue;
+    std::string value = line.substr(line.find(" = ") + 3);
+    value = value.substr(0, value.find("  #"));
+    value.erase(std::remove(value.begin(), value.end(), '"'), value.end());
+    if (std::find(listed.begin(), listed.end(), value) == listed.end()) {
+      problems.push_back(section + "." + key + " = " + value + ": not one of its choices");
+    }
+  }
+  return problems;
+}
+
+// Problems of a Colossal-AI train.py: plugin keywords its constructor does not take.
+std::vector<std::string> plugin_problems(const std::string& script) {
+  std::vector<std::string> problems;
+  for (const char* plugin : {"MoeHybridParallelPlugin", "HybridParallelPlugin"}) {
+    const size_t at = script.find(std::string("plugin = ") + plugin + "(\n");
+    if (at == std::string::npos) continue;
+    const nlohmann::json& keywords = interfaces()["colossalai"][plugin];
+    std::istringstream lines(script.substr(at, script.find("\n)\n", at) - at));
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line)) {
+      if (line.rfind("    #", 0) == 0) continue;
+      const std::string key = line.substr(4, line.find('=') - 4);
+      if (std::find(keywords.begin(), keywords.end(), key) == keywords.end()) {
+        problems.push_back(std::string(plugin) + "(" + key + "=): no such keyword");
+      }
+    }
+    break;
+  }
+  return problems;
+}
+
+// Problems of a Megatron-Bridge script: a mixed-precision recipe name it does not register.
+std::vector<std::string> recipe_problems(const std::string& script) {
+  std::vector<std::string> problems;
+  const std::string assign = "cfg.mixed_precision = \"";
+  const nlohmann::json& recipes = interfaces()["megatron-bridge"]["mixed_precision_recipes"];
+  for (size_t at = script.find(assign); at != std::string::npos; at = script.find(assign, at + 1)) {
+    const size_t start = at + assign.size();
+    const std::string name = script.substr(start, script.find('"', start) - start);
+    if (std::find(recipes.begin(), recipes.end(), name) == recipes.end()) {
+      problems.push_back("cfg.mixed_precision " + name + ": no such recipe");
+    }
+  }
+  return problems;
+}
+
+// Every problem of one framework's launch (a JSON launch with a command).
+std::vector<std::string> launch_problems(const std::string& framework, const nlohmann::json& l) {
+  const std::string command = l["command"];
+  if (framework == "megatron" || framework == "mindspeed-llm") {
+    return flag_problems(framework, flag_values(command, "pretrain_gpt.py"));
+  }
+  if (framework == "torchtitan") return toml_problems(l["files"]["job.toml"]);
+  if (framework == "colossalai") return plugin_problems(l["files"]["train.py"]);
+  if (framework == "megatron-bridge") return recipe_problems(l["files"]["pretrain_paraplan.py"]);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("the interface checks fail, naming the flag, on what the frameworks refuse") {
+  REQUIRE(interfaces()["megatron"]["commit"].get<std::string>().size() == 40);
+  const auto problems = [](const std::string& target, const std::string& args) {
+    return flag_problems(target,
+                         flag_values("torchrun pretrain_gpt.py " + args, "pretrain_gpt.py"));
+  };
+  CHECK(problems("megatron", "--moe-router-enable-expert-bias --bf16")
+            .front()
+            .rfind("--moe-router-score-function: ", 0) == 0);
+  CHECK(problems("megatron", "--moe-router-enable-expert-bias --moe-router-score-function sigmoid")
+            .empty());
+  CHECK(problems("megatron", "--moe-token-dispatcher-type a2a")
+            .front()
+            .rfind("--moe-token-dispatcher-type a2a", 0) == 0);
+  CHECK(problems("mindspeed-llm", "--moe-token-dispatcher-type flex --moe-shared-expert-overlap")
+            .size() == 1);
+  CHECK(
+      problems("megatron", "--moe-token-dispatcher-type flex --moe-shared-expert-overlap").empty());
+  CHECK(problems("mindspeed-llm", "--moe-permute-fusion").size() == 1);
+  CHECK(problems("mindspeed-llm", "--fp8-recipe mxfp8 --fp8-param-gather").size() == 1);
+  CHECK(toml_problems("[training]\nmixed_precision_reduce = \"bfloat16\"\n").size() == 1);
+  CHECK(toml_problems("[model]\nno_such_key = 1\n").size() == 1);
+  CHECK(toml_problems("[training]\nmixed_precision_reduce = \"float32\"  # priced\n").empty());
+  CHECK(plugin_problems("plugin = MoeHybridParallelPlugin(\n    dp_outside=False,\n)\n").size() ==
+        1);
+  CHECK(
+      plugin_problems("plugin = MoeHybridParallelPlugin(\n    moe_dp_outside=False,\n)\n").empty());
+  CHECK(recipe_problems("cfg.mixed_precision = \"bf16_with_fp8_mixed\"\n").size() == 1);
+}
+
+TEST_CASE("every launch keeps to the frameworks' choices, keys, keywords and cross-flag rules") {
+  std::vector<nlohmann::json> documents = strategy_grid();
+  documents.push_back(job("deepseek-v3", 256, kDeepSeekUneven));
+  documents.push_back(job("deepseek-v3", 256, kDeepSeekUneven, "fp8"));
+  documents.push_back(job("mixtral-8x7b", 64, {{"expert_model_parallel_size", 8}}));
+  documents.push_back(job("mixtral-8x7b", 64, {{"expert_model_parallel_size", 1}}));
+  documents.push_back(job("qwen3-30b-a3b", 64, {{"expert_model_parallel_size", 8}}, "fp8"));
+  documents.push_back(job(
+      "gpt3-175b", 1024, {{"tensor_model_parallel_size", 8}, {"pipeline_model_parallel_size", 8}}));
+  documents.push_back(
+      job("llama3-70b", 64, {{"zero_stage", 3}, {"pipeline_model_parallel_size", 1}}));
+  int checked = 0;
+  for (const nlohmann::json& document : documents) {
+    CAPTURE(document.dump());
+    // Strategies the rulebook refuses (the estimate reports them infeasible) launch nowhere.
+    const Pinned p = pinned(document);
+    const detail::RuleContext context{p.scenario.model, p.scenario.training, p.scenario.cluster,
+                                      p.scenario.cluster.num_gpus, Framework::megatron};
+    std::vector<std::string> broken;
+    if (!detail::check_rules(context, p.strategy, broken)) continue;
+    const nlohmann::json all = launches(document);
+    for (const auto& [framework, launch] : all.items()) {
+      if (!launch.contains("command")) continue;
+      CAPTURE(framework);
+      for (const std::string& problem : launch_problems(framework, launch)) {
+        CAPTURE(problem);
+        CHECK(problem.empty());
+      }
+      ++checked;
+    }
+  }
+  CHECK(checked > 90);
 }

@@ -1,6 +1,7 @@
 // Megatron-Bridge 067f987df03b (main, 2026-08-22; Megatron-LM 2a75ac12c54b as its submodule):
-// a ConfigContainer from a recipe, with the model and strategy set on it (launch-targets.md
-// section 6; src/megatron/bridge/training/config.py).
+// the recipes' common ConfigContainer (recipes/common.py _pretrain_common) with the model defined
+// in full on a model provider and the strategy set on it (launch-targets.md section 6;
+// src/megatron/bridge/training/config.py).
 #include <algorithm>
 
 #include "output/launch/writers.hpp"
@@ -14,12 +15,36 @@ std::string py_string(std::string_view value) {
   return std::string(1, '"').append(value).append(1, '"');
 }
 
+// The activation as Megatron-Core's callable (torch.nn.functional or megatron.core.activations).
+std::string activation_func(Activation activation) {
+  switch (activation) {
+    case Activation::gelu:
+    case Activation::geglu:
+      return "F.gelu";
+    case Activation::relu:
+      return "F.relu";
+    case Activation::squared_relu:
+      return "squared_relu";
+    case Activation::swiglu:
+      return "F.silu";
+  }
+  return "F.gelu";
+}
+
+// The model defined in full on an explicit provider (GPTModelProvider, or MLAModelProvider for
+// multi-latent attention), so nothing is taken from a recipe's Hugging Face config: the recipes
+// of 067f987 build theirs with AutoBridge.from_hf_pretrained (a Hub download, gated for Llama).
 std::string model_lines(const ModelSpec& model, const Training& training) {
   std::string t;
   const auto set = [&](const std::string& name, const std::string& value) {
     t += "m." + name + " = " + value + "\n";
   };
   const auto num = [&](const std::string& name, int64_t v) { set(name, std::to_string(v)); };
+  // Norm and MLP as the model is priced (Megatron-LM's flags: --normalization RMSNorm with the
+  // gated Llama family, LayerNorm otherwise; --swiglu; --squared-relu).
+  set("normalization", is_gated(model.activation) ? "\"RMSNorm\"" : "\"LayerNorm\"");
+  set("gated_linear_unit", py_bool(is_gated(model.activation)));
+  set("activation_func", activation_func(model.activation));
   num("num_layers", model.num_layers);
   num("hidden_size", model.hidden_size);
   num("ffn_hidden_size", model.ffn_hidden_size);
@@ -50,9 +75,18 @@ std::string model_lines(const ModelSpec& model, const Training& training) {
                                 " + [1] * " +
                                 std::to_string(model.num_layers - model.moe->first_k_dense_layers));
     }
+    // Dense and MoE layers by moe_layer_freq: the decoder-block spec, as DeepSeekV3Bridge sets
+    // it (models/deepseek/deepseek_v3_bridge.py); the default layer spec makes every layer MoE.
+    set("transformer_layer_spec",
+        "partial(get_gpt_decoder_block_spec, use_transformer_engine=True)");
     set("moe_router_enable_expert_bias", py_bool(model.moe->moe_router_enable_expert_bias));
+    if (model.moe->moe_router_enable_expert_bias) {  // as Megatron-LM's launch (megatron.cpp)
+      set("moe_router_score_function", "\"sigmoid\"");
+    }
   }
   if (model.mla) {
+    set("multi_latent_attention", "True");
+    set("qk_layernorm", "True");  // the q/kv down-projections' norms (DeepSeekV3Bridge)
     num("q_lora_rank", model.mla->q_lora_rank);
     num("kv_lora_rank", model.mla->kv_lora_rank);
     num("qk_head_dim", model.mla->qk_head_dim);
@@ -80,7 +114,7 @@ std::string mixed_precision(const Training& training, const Strategy& s) {
     case Precision::fp8:
       switch (s.fp8_recipe) {  // the recipes registered in training/mixed_precision.py
         case Fp8Recipe::delayed:
-          return "\"bf16_with_fp8_mixed\"";
+          return "\"bf16_with_fp8_delayed_scaling_mixed\"";
         case Fp8Recipe::tensorwise:
           return "\"bf16_with_fp8_current_scaling_mixed\"";
         case Fp8Recipe::mxfp8:
@@ -249,27 +283,39 @@ Launch bridge_launch(const LaunchInput& in) {
   Launch launch;
   const ModelSpec& model = in.scenario.model;
   const bool mla = model.mla.has_value();
-  const std::string recipe = mla ? "deepseek_v3_pretrain_config" : "llama3_8b_pretrain_config";
-  const std::string module =
-      mla ? "megatron.bridge.recipes.deepseek" : "megatron.bridge.recipes.llama";
+  const std::string provider = mla ? "MLAModelProvider" : "GPTModelProvider";
+  const std::string provider_module =
+      mla ? "megatron.bridge.models.mla_provider" : "megatron.bridge.models.gpt_provider";
   std::string script =
       "# Megatron-Bridge 067f987df03b (main, 2026-08-22): pretrain " + model.name +
       " with the strategy Paraplan found.\n"
       "# Run with torchrun (the command).\n"
       "import os  # PARAPLAN_GPU_TYPE picks a GPU type's recompute where they differ\n\n"
-      "import torch\n"
+      "from functools import partial\n\nimport torch\nimport torch.nn.functional as F\n"
+      "from megatron.bridge.recipes.common import _pretrain_common\n"
       "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n"
       "from megatron.bridge.training.gpt_step import forward_step\n"
       "from megatron.bridge.training.mixed_precision import get_mixed_precision_config\n"
       "from megatron.bridge.training.pretrain import pretrain\n"
+      "from megatron.core.activations import squared_relu\n"
+      "from megatron.core.models.gpt.gpt_layer_specs import get_gpt_decoder_block_spec\n"
       "from megatron.core.transformer.enums import AttnBackend\nfrom " +
-      module + " import " + recipe + "\n\n" + "cfg = " + recipe +
-      "()  # data, optimizer and scheduler from the recipe; the model below\n"
+      provider_module + " import " + provider +
+      "\n\n"
+      "# The recipes' common base (optimizer, scheduler, mock data, logging), without a recipe's\n"
+      "# model: every recipe of 067f987 loads its model's config from the Hugging Face Hub.\n"
+      "cfg = _pretrain_common()\n"
+      "cfg.model = " +
+      provider + "(num_layers=" + std::to_string(model.num_layers) +
+      ", hidden_size=" + std::to_string(model.hidden_size) +
+      ", num_attention_heads=" + std::to_string(model.num_attention_heads) +
+      ")\n"
       "m = cfg.model\n" +
       model_lines(model, in.scenario.training) +
       "# Mock data with a null tokenizer of the model's vocabulary, as the megatron target's "
       "--mock-data;\n# set cfg.dataset and cfg.tokenizer for real data.\n"
-      "cfg.tokenizer.tokenizer_type = \"NullTokenizer\"\ncfg.tokenizer.vocab_size = " +
+      "cfg.tokenizer.tokenizer_type = \"NullTokenizer\"\ncfg.tokenizer.tokenizer_model = None\n"
+      "cfg.tokenizer.vocab_size = " +
       std::to_string(model.vocab_size) + "\n";
   // One branch per GPU type only where their recompute differs.
   const bool mixed =

@@ -7,8 +7,8 @@ namespace {
 
 std::string py_bool(bool value) { return value ? "True" : "False"; }
 
-// The Hugging Face config of the model (transformers' LlamaConfig, MixtralConfig,
-// DeepseekV3Config), as Shardformer's policies shard it.
+// The Hugging Face config of the model (transformers' LlamaConfig or MixtralConfig), as
+// Shardformer's policies shard it; framework_rules.cpp refuses what these cannot hold.
 std::string model_config(const ModelSpec& m, const Training& t) {
   const std::string common =
       "hidden_size=" + std::to_string(m.hidden_size) +
@@ -17,24 +17,8 @@ std::string model_config(const ModelSpec& m, const Training& t) {
       std::to_string(m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads) +
       ", vocab_size=" + std::to_string(m.vocab_size) +
       ", max_position_embeddings=" + std::to_string(t.seq_length) +
-      ", tie_word_embeddings=" + py_bool(!m.untie_embeddings_and_output_weights);
-  if (m.mla) {
-    return "from transformers import DeepseekV3Config as ModelConfig, DeepseekV3ForCausalLM as "
-           "Model\nconfig = ModelConfig(" +
-           common + ", intermediate_size=" + std::to_string(m.ffn_hidden_size) +
-           ", moe_intermediate_size=" +
-           std::to_string(m.moe ? m.moe->moe_ffn_hidden_size : m.ffn_hidden_size) +
-           ", n_routed_experts=" + std::to_string(m.moe ? m.moe->num_experts : 0) +
-           ", num_experts_per_tok=" + std::to_string(m.moe ? m.moe->top_k : 0) +
-           ", n_shared_experts=" + std::to_string(m.moe ? m.moe->num_shared_experts : 0) +
-           ", first_k_dense_replace=" + std::to_string(m.moe ? m.moe->first_k_dense_layers : 0) +
-           ", q_lora_rank=" +
-           (m.mla->q_lora_rank > 0 ? std::to_string(m.mla->q_lora_rank) : "None") +
-           ", kv_lora_rank=" + std::to_string(m.mla->kv_lora_rank) +
-           ", qk_nope_head_dim=" + std::to_string(m.mla->qk_head_dim) +
-           ", qk_rope_head_dim=" + std::to_string(m.mla->qk_pos_emb_head_dim) +
-           ", v_head_dim=" + std::to_string(m.mla->v_head_dim) + ")\n";
-  }
+      ", tie_word_embeddings=" + py_bool(!m.untie_embeddings_and_output_weights) +
+      (m.kv_channels > 0 ? ", head_dim=" + std::to_string(m.kv_channels) : std::string());
   if (m.moe) {
     return "from transformers import MixtralConfig as ModelConfig, MixtralForCausalLM as Model\n"
            "config = ModelConfig(" +
@@ -122,27 +106,57 @@ Launch colossalai_launch(const LaunchInput& in) {
               : std::string("PipelineGradientCheckpointConfig(gradient_checkpointing_ratio=1.0)"));
     }
   }
+  // Pipeline stages on the slowest rank axis, as the host order assumes: dp_outside on
+  // HybridParallelPlugin, moe_dp_outside on MoeHybridParallelPlugin (both default True).
   plugin += "    # pipeline stages on the slowest rank axis, as the host order assumes\n";
-  arg("dp_outside", "False");
+  arg(moe ? "moe_dp_outside" : "dp_outside", "False");
   plugin += ")\n";
   const int64_t dp_batch = training.global_batch_size / std::max<int64_t>(1, in.data_parallel_size);
   std::string script =
       "# Colossal-AI 0.5.0 (4f9953be335e): train " + model.name +
-      " with the strategy Paraplan found.\nimport colossalai\nimport torch\n"
+      " with the strategy Paraplan found.\nimport os\n\nimport colossalai\nimport torch\n"
+      "from colossalai.accelerator import get_accelerator\n"
       "from colossalai.booster import Booster\nfrom colossalai.booster.plugin import " +
       (moe ? "MoeHybridParallelPlugin" : "HybridParallelPlugin") +
-      "\nfrom colossalai.nn.optimizer import HybridAdam\n" +
+      "\nfrom colossalai.lazy import LazyInitContext\nfrom colossalai.nn.optimizer import "
+      "HybridAdam\n" +
       (plugin.find("PipelineGradientCheckpointConfig") != std::string::npos
            ? "from colossalai.shardformer import PipelineGradientCheckpointConfig\n"
            : "") +
-      model_config(model, training) + "\ncolossalai.launch_from_torch()\nplugin = " + plugin +
-      "model = Model(config)\n" +
+      model_config(model, training) +
+      "\n\n"
+      "class RandomTokens(torch.utils.data.Dataset):\n"
+      "    \"\"\"Random token ids of one sequence length: mock data, as the Megatron targets' "
+      "--mock-data\n    (Colossal-AI's examples/language/data_utils.py RandomDataset).\"\"\"\n\n"
+      "    def __init__(self, num_samples, seq_length, vocab_size):\n"
+      "        self.num_samples, self.seq_length, self.vocab_size = num_samples, seq_length, "
+      "vocab_size\n\n"
+      "    def __len__(self):\n        return self.num_samples\n\n"
+      "    def __getitem__(self, index):\n"
+      "        generator = torch.Generator().manual_seed(index)\n"
+      "        ids = torch.randint(0, self.vocab_size, (self.seq_length,), generator=generator)\n"
+      "        return {\"input_ids\": ids, \"attention_mask\": torch.ones_like(ids), \"labels\": "
+      "ids}\n\n\n"
+      "STEPS = 1000\ncolossalai.launch_from_torch()\nplugin = " +
+      plugin +
+      "# The model built lazily and materialised sharded by booster.boost (LazyInitContext, as\n"
+      "# Colossal-AI's examples/language/llama/benchmark.py), not whole on every rank.\n"
+      "with LazyInitContext(default_device=get_accelerator().get_current_device()):\n"
+      "    model = Model(config)\n" +
       (r.granularity == RecomputeGranularity::full ? "model.gradient_checkpointing_enable()\n"
                                                    : "") +
       "optimizer = HybridAdam(model.parameters(), lr=1.5e-4)\n"
-      "dataset = ...  # your tokenized dataset of " +
+      "# INPUT: PARAPLAN_DATA, a tokenized dataset saved with datasets' save_to_disk, its "
+      "input_ids " +
       std::to_string(training.seq_length) +
-      "-token sequences\n"
+      " tokens long;\n# unset, random tokens (runs offline).\n"
+      "if os.environ.get(\"PARAPLAN_DATA\"):\n"
+      "    from datasets import load_from_disk\n\n"
+      "    dataset = load_from_disk(os.environ[\"PARAPLAN_DATA\"]).with_format(\"torch\")\n"
+      "else:\n"
+      "    dataset = RandomTokens(" +
+      std::to_string(training.global_batch_size) + " * STEPS, " +
+      std::to_string(training.seq_length) + ", config.vocab_size)\n" +
       "loader = plugin.prepare_dataloader(dataset, batch_size=" +
       std::to_string(pp > 1 ? dp_batch : s.micro_batch_size) +
       ", shuffle=True, drop_last=True)  # global batch " +
@@ -152,7 +166,7 @@ Launch colossalai_launch(const LaunchInput& in) {
       "booster = Booster(plugin=plugin)\n"
       "model, optimizer, _, loader, _ = booster.boost(model, optimizer, dataloader=loader)\n"
       "data_iter = iter(loader)\n"
-      "for step in range(1000):\n";
+      "for step in range(STEPS):\n";
   if (pp > 1) {
     script +=
         "    booster.execute_pipeline(data_iter, model, criterion=lambda outputs, inputs: "

@@ -7,6 +7,12 @@
 namespace paraplan::detail {
 namespace {
 
+// Gradient clipping at Megatron-LM's --clip-grad default (megatron/training/arguments.py: 1.0),
+// which every other target launches with. With --deepspeed, Megatron-DeepSpeed hands the bare
+// optimizer to DeepSpeed (megatron/optimizer/__init__.py), so only ds_config's
+// gradient_clipping clips (DeepSpeed docs/_pages/config-json.md).
+constexpr double kGradientClipping = 1.0;
+
 std::vector<std::string> model_arguments(const ModelSpec& model, const Training& training) {
   std::vector<std::string> args;
   const auto num = [&](const char* name, int64_t value) {
@@ -63,6 +69,7 @@ Launch deepspeed_launch(const LaunchInput& in) {
       {"train_batch_size", training.global_batch_size},
       {"train_micro_batch_size_per_gpu", s.micro_batch_size},
       {"gradient_accumulation_steps", accumulation},
+      {"gradient_clipping", kGradientClipping},
       {"zero_optimization", {{"stage", s.zero_stage}, {"overlap_comm", s.overlap_grad_reduce}}},
       {"steps_per_print", 10}};
   if (training.precision == Precision::fp16) {

@@ -1,7 +1,5 @@
 // torchtitan v0.2.2 (73a0e6979dd1, the last release with TOML job files; launch-targets.md
 // section 7): a job file and `torchrun -m torchtitan.train`.
-#include <cctype>
-
 #include "model/stage_split.hpp"
 #include "output/launch/writers.hpp"
 
@@ -10,14 +8,59 @@ namespace {
 
 std::string toml_bool(bool value) { return value ? "true" : "false"; }
 
-// "Llama 2 13B" -> "llama-2-13b": a directory name.
-std::string slug(const std::string& name) {
-  std::string out;
-  for (const char c : name) {
-    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_';
-    out += keep ? static_cast<char>(std::tolower(static_cast<unsigned char>(c))) : '-';
+// torchtitan v0.2.2's built-in llama3 flavors (torchtitan/models/llama3/__init__.py): dim,
+// layers, heads, KV heads and the FFN width their ffn_dim_multiplier and multiple_of give
+// (model.py FeedForward: multiple_of * ceil(int(multiplier * int(8 * dim / 3)) / multiple_of)),
+// all with the Llama 3 vocabulary of 128256.
+struct Llama3Flavor {
+  const char* name;
+  int64_t dim, n_layers, n_heads, n_kv_heads, ffn_hidden_size;
+};
+constexpr Llama3Flavor kLlama3Flavors[] = {
+    {"8B", 4096, 32, 32, 8, 14336},
+    {"70B", 8192, 80, 64, 8, 28672},
+    {"405B", 16384, 126, 128, 8, 53248},
+};
+constexpr int64_t kLlama3VocabSize = 128256;
+
+// The built-in flavor with the model's dimensions, or none.
+const Llama3Flavor* builtin_flavor(const ModelSpec& m) {
+  const int64_t kv = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
+  for (const Llama3Flavor& f : kLlama3Flavors) {
+    if (f.dim == m.hidden_size && f.n_layers == m.num_layers &&
+        f.n_heads == m.num_attention_heads && f.n_kv_heads == kv &&
+        f.ffn_hidden_size == m.ffn_hidden_size && m.vocab_size == kLlama3VocabSize) {
+      return &f;
+    }
   }
-  return out;
+  return nullptr;
+}
+
+// A module that registers the flavor "paraplan" with the model's dimensions in llama3_args,
+// imported by [experimental] custom_import (train.py imports it before it reads the train spec),
+// so torchtitan's source is not edited. The FFN width: multiple_of = ffn_hidden_size and a
+// multiplier that brings int(8 * dim / 3) to at most it, which model.py rounds up to it.
+std::string flavor_module(const ModelSpec& m) {
+  const int64_t kv = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
+  const int64_t base = 8 * m.hidden_size / 3;
+  return "\"\"\"Registers torchtitan v0.2.2's llama3 flavor 'paraplan' for " + m.name +
+         " (Paraplan).\n\nImported by job.toml's [experimental] custom_import from torchtitan's "
+         "repository root,\nbefore the trainer reads the train spec; torchtitan's source is not "
+         "edited.\n\"\"\"\nfrom torchtitan.models.llama3 import TransformerModelArgs, "
+         "llama3_args\n\n"
+         "FFN_HIDDEN_SIZE = " +
+         std::to_string(m.ffn_hidden_size) +
+         "\nllama3_args[\"paraplan\"] = TransformerModelArgs(\n    dim=" +
+         std::to_string(m.hidden_size) + ",\n    n_layers=" + std::to_string(m.num_layers) +
+         ",\n    n_heads=" + std::to_string(m.num_attention_heads) +
+         ",\n    n_kv_heads=" + std::to_string(kv) +
+         ",\n    vocab_size=" + std::to_string(m.vocab_size) +
+         ",\n    # FeedForward: multiple_of * ceil(int(multiplier * int(8 * dim / 3)) / "
+         "multiple_of)\n"
+         "    multiple_of=FFN_HIDDEN_SIZE,\n    ffn_dim_multiplier=FFN_HIDDEN_SIZE / " +
+         std::to_string(base) +
+         ",\n    rope_theta=500000,  # the Llama 3 flavors'; it does not change the cost "
+         "priced\n)\n";
 }
 
 // The model parts of each virtual stage in model order (stage i on pipeline rank i % PP, as
@@ -54,20 +97,18 @@ Launch torchtitan_launch(const LaunchInput& in) {
   const ModelSpec& model = in.scenario.model;
   const Training& training = in.scenario.training;
   Launch launch;
-  const std::string name = model.mla ? "deepseek_v3" : model.moe ? "llama4" : "llama3";
+  // framework_rules.cpp: only Llama-3-shaped dense models reach here.
+  const Llama3Flavor* flavor = builtin_flavor(model);
   std::string t = "# torchtitan v0.2.2 (73a0e6979dd1) job file for " + model.name +
                   ", with the strategy Paraplan found.\n";
-  t += "[job]\ndump_folder = \"./outputs\"\n\n[model]\nname = \"" + name + "\"\n";
-  t += "# Register a flavor named \"paraplan\" in torchtitan/models/" + name +
-       "/__init__.py with: " + std::to_string(model.num_layers) + " layers, dim " +
-       std::to_string(model.hidden_size) + ", FFN " + std::to_string(model.ffn_hidden_size) + ", " +
-       std::to_string(model.num_attention_heads) + " heads, " +
-       std::to_string(model.num_query_groups) + " KV heads, vocab " +
-       std::to_string(model.vocab_size) +
-       (model.moe ? ", " + std::to_string(model.moe->num_experts) + " experts (top " +
-                        std::to_string(model.moe->top_k) + ")"
-                  : std::string()) +
-       "\nflavor = \"paraplan\"\nhf_assets_path = \"./assets/hf/" + slug(model.name) + "\"\n";
+  t += "[job]\ndump_folder = \"./outputs\"\n\n[model]\nname = \"llama3\"\n";
+  t += flavor != nullptr
+           ? "flavor = \"" + std::string(flavor->name) + "\"  # built in: the model's dimensions\n"
+           : std::string("flavor = \"paraplan\"  # registered by paraplan_flavor.py\n");
+  t +=
+      "# INPUT: the tokenizer's directory (tokenizer.json, tokenizer_config.json). The default is\n"
+      "# torchtitan's test tokenizer, shipped in its repository, so the job runs offline.\n"
+      "hf_assets_path = \"./tests/assets/tokenizer\"\n";
   if (training.precision == Precision::fp8) {
     t += std::string("converters = [\"") +
          (s.fp8_recipe == Fp8Recipe::mxfp8 ? "quantize.linear.mx" : "quantize.linear.float8") +
@@ -85,11 +126,14 @@ Launch torchtitan_launch(const LaunchInput& in) {
               : "  # one micro-batch; " + std::to_string(micro_batches) + " accumulate") +
        "\nglobal_batch_size = " + std::to_string(training.global_batch_size) +
        "\nseq_len = " + std::to_string(training.seq_length) + "\nsteps = 1000\n";
+  t += "# INPUT: dataset (a name in hf_datasets/text_datasets.py) and dataset_path. The default,\n"
+       "# c4_test, ships in torchtitan's repository (tests/assets/c4_test): it runs offline.\n"
+       "dataset = \"c4_test\"\n";
+  // fp16 is refused (framework_rules.cpp): mixed_precision_param has bfloat16 and float32.
   t += std::string("mixed_precision_param = \"") +
-       (training.precision == Precision::fp16   ? "float16"
-        : training.precision == Precision::fp32 ? "float32"
-                                                : "bfloat16") +
-       "\"\nmixed_precision_reduce = \"float32\"\n";
+       (training.precision == Precision::fp32 ? "float32" : "bfloat16") +
+       "\"\nmixed_precision_reduce = \"" + (s.grad_reduce_in_bf16 ? "bfloat16" : "float32") +
+       "\"  # as priced (grad_reduce_in_bf16)\n";
 
   t += "\n[parallelism]\n";
   const int64_t dp = in.data_parallel_size;
@@ -129,10 +173,6 @@ Launch torchtitan_launch(const LaunchInput& in) {
     t += std::string("context_parallel_rotate_method = \"") +
          (s.cp_comm_type == CpCommType::allgather ? "allgather" : "alltoall") + "\"\n";
   }
-  if (model.moe) {
-    t += "expert_parallel_degree = " + std::to_string(s.expert_model_parallel_size) + "\n";
-    t += "expert_tensor_parallel_degree = " + std::to_string(s.expert_tensor_parallel()) + "\n";
-  }
   const Recompute& r = stage_recompute(in);
   t += "\n[activation_checkpoint]\nmode = \"" + std::string(to_string(r.granularity)) + "\"\n";
   if (r.granularity == RecomputeGranularity::selective) t += "selective_ac_option = \"op\"\n";
@@ -143,8 +183,13 @@ Launch torchtitan_launch(const LaunchInput& in) {
          toml_bool(s.fp8_param_gather) +
          "\nprecompute_float8_dynamic_scale_for_fsdp = " + toml_bool(s.fp8_param_gather) + "\n";
   }
+  if (flavor == nullptr) t += "\n[experimental]\ncustom_import = \"paraplan_flavor\"\n";
   launch.files["job.toml"] = t;
-  std::string text = "# torchtitan v0.2.2 (73a0e6979dd1), with job.toml beside it.\n";
+  if (flavor == nullptr) launch.files["paraplan_flavor.py"] = flavor_module(model);
+  std::string text = std::string(
+                         "# torchtitan v0.2.2 (73a0e6979dd1), run from its repository root "
+                         "with job.toml") +
+                     (flavor == nullptr ? " and paraplan_flavor.py" : "") + " there.\n";
   text += rendezvous_environment(in.hosts);
   text += torchrun_lines(in.hosts, [](const HostGroup&) {
     return std::string("-m torchtitan.train --job.config_file job.toml");

@@ -1,0 +1,75 @@
+"""What every validator shares: the launch directory read as the command would run it."""
+import os
+import re
+import shlex
+import sys
+
+
+# The compute capability of each GPU type the suite uses (NVIDIA's CUDA GPUs list).
+CAPABILITY = {"a100": "8.0", "a800": "8.0", "h100": "9.0", "h800": "9.0", "h200": "9.0",
+              "b200": "10.0"}
+
+
+def read_launch(directory):
+    """(exports {name: value}, [(gpu type, first global rank, torchrun argument list)]) of
+    DIR/launch.sh; the host type and ranks from the comment above each torchrun line."""
+    exports, lines = {}, []
+    with open(os.path.join(directory, "launch.sh")) as f:
+        text = f.read()
+    gpu, first_rank = None, 0
+    for line in text.splitlines():
+        hosts = re.match(r"# (\S+) hosts: NODE_RANK .* \(global ranks (\d+)", line)
+        if hosts:
+            gpu, first_rank = hosts.group(1), int(hosts.group(2))
+        line = line.split("  #")[0].strip()
+        if line.startswith("unset "):
+            exports[line.split()[1]] = None
+        elif line.startswith("export "):
+            line = re.sub(r"\$\{(\w+):[?-][^}]*\}", r"placeholder-\1", line)
+            for word in shlex.split(line[len("export "):]):
+                name, _, value = word.partition("=")
+                exports[name] = value
+        elif line.startswith("torchrun ") or " torchrun " in line:
+            words = shlex.split(line[line.index("torchrun "):])
+            lines.append((gpu, first_rank, words))
+    return exports, lines
+
+
+def apply_environment(exports, gpu):
+    """The launch's exports in os.environ, and the host type's GPU for shims.py."""
+    for name, value in exports.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    os.environ["PARAPLAN_GPU_CAPABILITY"] = CAPABILITY.get(gpu or "h100", "9.0")
+
+
+def torchrun_options(words):
+    """(torchrun options {name: value}, program, program arguments)."""
+    options, i = {}, 1
+    while i < len(words) and words[i].startswith("--"):
+        name, _, value = words[i][2:].partition("=")
+        if not value and i + 1 < len(words) and not words[i + 1].startswith("--"):
+            value, i = words[i + 1], i + 1
+        options[name.replace("-", "_")] = value
+        i += 1
+    if i < len(words) and words[i] == "-m":
+        return options, words[i + 1], words[i + 2:]
+    return options, words[i], words[i + 1:]
+
+
+def world_size(exports, words):
+    """NNODES x processes per host: the GPUs the launch starts."""
+    options, _, _ = torchrun_options(words)
+    nodes = options.get("nnodes", "1")
+    nodes = exports.get("NNODES", "1") if nodes == "$NNODES" else nodes
+    return int(nodes) * int(options.get("nproc_per_node", "1"))
+
+
+def setup_shims(src):
+    """SRC/pydeps ahead of the system's packages (torch imports typing_extensions), then the
+    torch shims."""
+    sys.path[:0] = [os.path.join(src, "pydeps"),
+                    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    import shims  # noqa: F401
