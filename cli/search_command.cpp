@@ -131,7 +131,7 @@ std::string fixed(double value, int digits) {
 // rank 1's launch on that framework instead: run_search).
 void print_table(const nlohmann::json& output, bool megatron) {
   std::printf(
-      "%-5s %11s %-15s %9s %6s %-16s %8s %-7s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %6s  %s\n",
+      "%-4s %11s %-15s %9s %6s %-16s %8s %-7s %3s %3s %3s %3s %3s %4s %4s %3s %-22s %6s  %s\n",
       "rank", "tokens/s/GPU", "tokens/s band", "iter s", "MFU", "memory GiB", "free GiB", "verdict",
       "TP", "PP", "VP", "CP", "EP", "DP", "mbs", "SP", "recompute", "ZeRO", "stages");
   for (const nlohmann::json& row : output["strategies"]) {
@@ -184,7 +184,7 @@ void print_table(const nlohmann::json& output, bool megatron) {
     // The memory verdict (fits, at_risk, oom: estimate.memory.verdict).
     const std::string verdict = e["memory"]["verdict"].get<std::string>();
     std::printf(
-        "%-5s %11.1f %-15s %9.3f %6.3f %-16s %8s %-7s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %6s  "
+        "%-4s %11.1f %-15s %9.3f %6.3f %-16s %8s %-7s %3d %3d %3d %3d %3d %4d %4d %3s %-22s %6s  "
         "%s\n",
         rank.c_str(), e["tokens_per_s_per_gpu"].get<double>(), band_text.c_str(),
         e["iteration_time_s"].get<double>(), e["mfu"].get<double>(), memory.c_str(),
