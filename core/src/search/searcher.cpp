@@ -358,6 +358,7 @@ void Searcher::micro_batch_level() {
                  divisors_of_quotient(training_.global_batch_size, data_parallel()))) {
     if (stopped_) return;
     s_.micro_batch_size = mbs;
+    micro_batch_fits_ = false;
     if (!rules_hold(Level::micro_batch)) continue;
     if (!layer_shape_level(walk) && !options_.exhaustive) walk = Walk::count;
   }
@@ -414,9 +415,9 @@ bool Searcher::layer_shape_level(Walk walk) {
           pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
         }
         tick();
-        if (!options_.exhaustive && top_.full() && lower_bound_s() >= top_.worst_s()) {
+        if (bound_prunes(false)) {
           count_shape();
-          any_fit_or_unknown = true;
+          any_fit_or_unknown = micro_batch_fits_ = true;
           continue;
         }
         any_fit_or_unknown |= recompute_level(0, walk, -1);
@@ -424,6 +425,12 @@ bool Searcher::layer_shape_level(Walk walk) {
     }
   }
   return any_fit_or_unknown;
+}
+
+// Whether the lower bound (with the recompute settings' own work, once they are decided) rules
+// the subtree out: no strategy below it can enter the top N.
+bool Searcher::bound_prunes(bool recompute) const {
+  return !options_.exhaustive && top_.full() && lower_bound_s(recompute) >= top_.worst_s();
 }
 
 std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
@@ -465,7 +472,17 @@ std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
 // recompute the leaf fits to memory (-1: none).
 bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
   if (pool == cluster_.pools.size()) {
-    return rules_hold(Level::recompute) && zero_level(walk, fit_pool);
+    if (!rules_hold(Level::recompute)) return false;
+    // With the recompute settings known, the bound counts what they redo: a subtree that cannot
+    // beat the N-th best is only counted. Only once this micro-batch size is known to fit (or
+    // left unknown) elsewhere: whether it fits decides if larger sizes are walked (below).
+    if (walk == Walk::evaluate && micro_batch_fits_ && bound_prunes(true)) {
+      zero_level(Walk::count, fit_pool);
+      return true;
+    }
+    const bool fits = zero_level(walk, fit_pool);
+    micro_batch_fits_ |= fits;
+    return fits;
   }
   const bool used = std::find(s_.pipeline_stage_gpus.begin(), s_.pipeline_stage_gpus.end(),
                               static_cast<int>(pool)) != s_.pipeline_stage_gpus.end();
