@@ -129,7 +129,7 @@ const FrameworkRule kRules[] = {
      native_loss_kernel},
     {F::mindspeed_llm, "model.window_size",
      "Megatron-LM core_v0.12.1's arguments.py has no --window-size (sliding-window attention)",
-     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+     {}, [](C c, S) { return c.model.window_size == 0; }},
 
     // --- DeepSpeed: Megatron-DeepSpeed 4efb479d5317 with a ds_config for DeepSpeed 0.19.6.
     {F::deepspeed, "virtual_pipeline_model_parallel_size",
@@ -139,7 +139,8 @@ const FrameworkRule kRules[] = {
     {F::deepspeed, "pipeline_stage_layers",
      "Megatron-DeepSpeed fixes partition_method to type:transformer, an even split "
      "(megatron/model/gpt_model.py)",
-     {K::pipeline_model_parallel_size, K::pipeline_stage_layers},
+     {K::pipeline_model_parallel_size, K::virtual_pipeline_model_parallel_size,
+      K::pipeline_stage_layers},
      [](C c, S s) { return even_layers(c, s); }},
     {F::deepspeed, "cp_comm_type",
      "no ring or all-gather context parallelism; only Ulysses (--ds-sequence-parallel-size)",
@@ -225,10 +226,10 @@ const FrameworkRule kRules[] = {
     {F::deepspeed, "cross_entropy_loss_fusion", "Megatron-DeepSpeed has no --cross-entropy-loss-fusion",
      {K::cross_entropy_loss_fusion}, [](C, S s) { return !s.cross_entropy_loss_fusion; }},
     {F::deepspeed, "model", "Megatron-DeepSpeed has no multi-latent attention",
-     {K::tensor_model_parallel_size}, [](C c, S) { return !c.model.mla.has_value(); }},
+     {}, [](C c, S) { return !c.model.mla.has_value(); }},
     {F::deepspeed, "model.window_size",
      "Megatron-DeepSpeed's megatron/arguments.py has no sliding-window attention option",
-     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+     {}, [](C c, S) { return c.model.window_size == 0; }},
 
     // --- Colossal-AI 0.5.0 (4f9953be335e): HybridParallelPlugin / MoeHybridParallelPlugin.
     {F::colossalai, "sequence_parallel",
@@ -318,7 +319,7 @@ const FrameworkRule kRules[] = {
      "the launch builds a LlamaConfig, MixtralConfig or DeepseekV3Config model, and "
      "Shardformer's attention runs without a window (colossalai/shardformer/layer/attn.py: "
      "window_size (-1, -1))",
-     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+     {}, [](C c, S) { return c.model.window_size == 0; }},
 
     // --- torchtitan v0.2.2 (73a0e6979dd1): TOML job file.
     {F::torchtitan, "cross_entropy_fusion_impl",
@@ -397,7 +398,7 @@ const FrameworkRule kRules[] = {
     {F::torchtitan, "model.window_size",
      "the llama3, llama4 and deepseek_v3 models the launch names have no sliding-window "
      "attention (torchtitan/models/*/model/args.py at v0.2.2)",
-     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+     {}, [](C c, S) { return c.model.window_size == 0; }},
     {F::torchtitan, "cpu_offloading_num_layers", "no activation offloading by layer",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
     {F::torchtitan, "offload_modules", "no activation offloading by submodule",

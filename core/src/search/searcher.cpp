@@ -12,6 +12,11 @@ namespace {
 
 using K = StrategyKeyId;
 
+// The keys the ZeRO level chooses itself (zero_level); it sets the rest of its keys as pinned or
+// to their defaults.
+const KeySet kZeroLevelChooses = {K::zero_stage, K::overlap_grad_reduce, K::overlap_param_gather,
+                                  K::fp8_param_gather};
+
 // The cluster without the GPU types whose tensor cores lack the training precision.
 Cluster usable_cluster(Cluster cluster, Precision precision) {
   for (GpuPool& pool : cluster.pools) {
@@ -99,20 +104,21 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       costs_(model_, training_, cluster_),
       top_(static_cast<size_t>(std::max(1, options.top))),
       start_(std::chrono::steady_clock::now()) {
-  // Each rule is checked once, at the first level where every key it reads is decided.
+  // Each rule is checked once, at the first level where every key it reads is decided; a rule
+  // that reads no key (only the model or the job) at the first level.
   KeySet decided;
   for (size_t level = 0; level < kNumLevels; ++level) {
     const KeySet before = decided;
     decided = decided | keys_decided_at(static_cast<Level>(level), leaf_splits_layers_);
+    const auto first_checked_here = [&](const KeySet& reads) {
+      return level == 0 ? reads.subset_of(decided)
+                        : reads.subset_of(decided) && !reads.subset_of(before);
+    };
     for (const Rule& rule : rules()) {
-      if (rule.reads.subset_of(decided) && !rule.reads.subset_of(before)) {
-        rules_at_[level].push_back(&rule);
-      }
+      if (first_checked_here(rule.reads)) rules_at_[level].push_back(&rule);
     }
     for (const FrameworkRule* rule : framework_rules_) {
-      if (rule->reads.subset_of(decided) && !rule->reads.subset_of(before)) {
-        framework_rules_at_[level].push_back(rule);
-      }
+      if (first_checked_here(rule->reads)) framework_rules_at_[level].push_back(rule);
     }
   }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
@@ -121,14 +127,11 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
   zero_pins_.fp8_param_gather = pins_.flag(K::fp8_param_gather);
-  for (const K key :
-       {K::grad_reduce_in_bf16, K::accumulate_allreduce_grads_in_fp32,
-        K::use_precision_aware_optimizer, K::main_grads_dtype, K::main_params_dtype,
-        K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers, K::offload_modules,
-        K::optimizer_cpu_offload, K::optimizer_offload_fraction, K::overlap_cpu_optimizer_d2h_h2d,
-        K::reuse_fp32_param, K::cuda_graph_impl, K::cuda_graph_scope}) {
-    const StrategyKey& row = strategy_key(key);
-    zero_pins_.fixed.emplace_back(&row, pins_.get(key).value_or(row.default_value()));
+  // Every other key of the level, derived from keys_decided_at: as pinned, else its default.
+  const KeySet zero_keys = keys_decided_at(Level::zero, leaf_splits_layers_);
+  for (const StrategyKey& row : strategy_keys()) {
+    if (!zero_keys.contains(row.id) || kZeroLevelChooses.contains(row.id)) continue;
+    zero_pins_.fixed.emplace_back(&row, pins_.get(row.id).value_or(row.default_value()));
   }
   // The framework's rules on parameter-copy reuse read that key alone.
   Strategy reusing;
