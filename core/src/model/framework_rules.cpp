@@ -171,7 +171,7 @@ const FrameworkRule kRules[] = {
      }},
     {F::mindspeed_llm, "model.window_size",
      "Megatron-LM core_v0.12.1's arguments.py has no --window-size (sliding-window attention)",
-     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+     {}, [](C c, S) { return c.model.window_size == 0; }},
 
     // --- DeepSpeed: Megatron-DeepSpeed 4efb479d5317 with a ds_config for DeepSpeed 0.19.6.
     {F::deepspeed, "virtual_pipeline_model_parallel_size",
@@ -181,7 +181,8 @@ const FrameworkRule kRules[] = {
     {F::deepspeed, "pipeline_stage_layers",
      "Megatron-DeepSpeed fixes partition_method to type:transformer, an even split "
      "(megatron/model/gpt_model.py)",
-     {K::pipeline_model_parallel_size, K::pipeline_stage_layers},
+     {K::pipeline_model_parallel_size, K::virtual_pipeline_model_parallel_size,
+      K::pipeline_stage_layers},
      [](C c, S s) { return even_layers(c, s); }},
     {F::deepspeed, "cp_comm_type",
      "no ring or all-gather context parallelism; only Ulysses (--ds-sequence-parallel-size)",
@@ -267,7 +268,7 @@ const FrameworkRule kRules[] = {
     {F::deepspeed, "cross_entropy_loss_fusion", "Megatron-DeepSpeed has no --cross-entropy-loss-fusion",
      {K::cross_entropy_loss_fusion}, [](C, S s) { return !s.cross_entropy_loss_fusion; }},
     {F::deepspeed, "model", "Megatron-DeepSpeed has no multi-latent attention",
-     {K::tensor_model_parallel_size}, [](C c, S) { return !c.model.mla.has_value(); }},
+     {}, [](C c, S) { return !c.model.mla.has_value(); }},
     {F::deepspeed, "zero_stage",
      "deepspeed.initialize refuses Megatron-DeepSpeed's native MoE layers under ZeRO-3: \"Native "
      "DeepSpeed MoE is not supported with ZeRO Stage 3\" (runtime/engine.py "
@@ -275,7 +276,7 @@ const FrameworkRule kRules[] = {
      {K::zero_stage}, [](C c, S s) { return !c.model.moe || s.zero_stage < 3; }},
     {F::deepspeed, "model.window_size",
      "Megatron-DeepSpeed's megatron/arguments.py has no sliding-window attention option",
-     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+     {}, [](C c, S) { return c.model.window_size == 0; }},
 
     // --- Colossal-AI 0.5.0 (4f9953be335e): HybridParallelPlugin / MoeHybridParallelPlugin.
     {F::colossalai, "sequence_parallel",
@@ -380,13 +381,13 @@ const FrameworkRule kRules[] = {
      "the launch builds transformers' LlamaForCausalLM or MixtralForCausalLM (SwiGLU, RMSNorm, "
      "rotary positions): a GeLU/LayerNorm/learned-position model such as GPT-3 would train as "
      "another model",
-     {K::tensor_model_parallel_size}, [](C c, S) {
+     {}, [](C c, S) {
        return c.model.activation == Activation::swiglu &&
               c.model.position_embedding_type == PositionEmbedding::rope;
      }},
     {F::colossalai, "model.moe",
      "the launch's MixtralForCausalLM has no shared experts and no leading dense layers",
-     {K::tensor_model_parallel_size}, [](C c, S) {
+     {}, [](C c, S) {
        return !c.model.moe ||
               (c.model.moe->num_shared_experts == 0 && c.model.moe->first_k_dense_layers == 0);
      }},
@@ -394,12 +395,12 @@ const FrameworkRule kRules[] = {
      "Shardformer 0.5.0 has a DeepSeek-V3 policy only for the remote-code class "
      "(transformers_modules.modeling_deepseek), none for transformers' DeepseekV3ForCausalLM "
      "(shardformer/policies/auto_policy.py); no other class has multi-latent attention",
-     {K::tensor_model_parallel_size}, [](C c, S) { return !c.model.mla.has_value(); }},
+     {}, [](C c, S) { return !c.model.mla.has_value(); }},
     {F::colossalai, "model.window_size",
      "the launch builds a LlamaConfig or MixtralConfig model, and "
      "Shardformer's attention runs without a window (colossalai/shardformer/layer/attn.py: "
      "window_size (-1, -1))",
-     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+     {}, [](C c, S) { return c.model.window_size == 0; }},
 
     // --- torchtitan v0.2.2 (73a0e6979dd1): TOML job file.
     {F::torchtitan, "cross_entropy_fusion_impl",
@@ -478,21 +479,21 @@ const FrameworkRule kRules[] = {
     {F::torchtitan, "model.window_size",
      "the llama3 model the launch names has no sliding-window attention "
      "(torchtitan/models/llama3/model/args.py at v0.2.2)",
-     {K::tensor_model_parallel_size}, [](C c, S) { return c.model.window_size == 0; }},
+     {}, [](C c, S) { return c.model.window_size == 0; }},
     {F::torchtitan, "model",
      "the launch trains torchtitan v0.2.2's llama3 model (SwiGLU, RMSNorm, rotary positions, no "
      "biases, untied embeddings, head dimension hidden / heads): a GPT-3-style model (GeLU, "
      "LayerNorm, learned positions, biases) cannot be expressed; MoE models are refused rather "
      "than mapped to llama4's defaults (MoE every 2nd layer, a shared expert, sigmoid top-1, "
      "models/llama4/model/args.py) or to deepseek_v3, which has no multi-token prediction",
-     {K::tensor_model_parallel_size}, [](C c, S) { return llama3_shaped(c.model); }},
+     {}, [](C c, S) { return llama3_shaped(c.model); }},
     {F::torchtitan, "grad_reduce_in_bf16",
      "training.mixed_precision_reduce accepts only \"float32\" (config/job_config.py)",
      {K::grad_reduce_in_bf16}, [](C, S s) { return !s.grad_reduce_in_bf16; }},
     {F::torchtitan, "precision",
      "training.mixed_precision_param accepts only \"bfloat16\" and \"float32\": no fp16 "
      "(config/job_config.py)",
-     {K::tensor_model_parallel_size},
+     {},
      [](C c, S) { return c.training.precision != Precision::fp16; }},
     {F::torchtitan, "cpu_offloading_num_layers", "no activation offloading by layer",
      {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},

@@ -94,6 +94,37 @@ void offload_module_activations(const PipelineInput& in, const StageGroup& group
 
 }  // namespace
 
+bool recomputes_on_its_own(const Recompute& recompute, RecomputeModule module) {
+  // --recompute-modules; whole MoE layers include their experts' activation and the shared
+  // experts.
+  const bool within_moe =
+      module == RecomputeModule::moe_act || module == RecomputeModule::shared_experts;
+  return recompute.recomputes(module) &&
+         !(within_moe && recompute.recomputes(RecomputeModule::moe));
+}
+
+double layer_recompute_floor_s(const LayerCost& layer, const Recompute& recompute,
+                               Framework framework) {
+  switch (recompute.granularity) {
+    case RecomputeGranularity::none:
+      return 0;
+    case RecomputeGranularity::selective: {
+      if (framework == Framework::torchtitan) return layer.per_op_checkpoint.forward.total_s();
+      double time_s = 0;
+      for (size_t m = 0; m < kNumRecomputeModules; ++m) {
+        const auto module = static_cast<RecomputeModule>(m);
+        if (recomputes_on_its_own(recompute, module))
+          time_s += layer.unit(module).forward.total_s();
+      }
+      return time_s;
+    }
+    case RecomputeGranularity::full:
+      break;
+  }
+  // Uniform recomputes every layer's forward; block as few as one layer a chunk.
+  return recompute.method == RecomputeMethod::uniform ? layer.forward.total_s() : 0;
+}
+
 StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   const Strategy& s = *in.strategy;
   const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
@@ -178,16 +209,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
             sum([](const LayerCost& l) { return l.per_op_checkpoint.saved_bytes; });
         break;
       }
-      // --recompute-modules; whole MoE layers include their experts' activation and the shared
-      // experts.
       for (size_t m = 0; m < kNumRecomputeModules; ++m) {
         const auto module = static_cast<RecomputeModule>(m);
-        const bool within_moe =
-            module == RecomputeModule::moe_act || module == RecomputeModule::shared_experts;
-        if (!recompute.recomputes(module) ||
-            (within_moe && recompute.recomputes(RecomputeModule::moe))) {
-          continue;
-        }
+        if (!recomputes_on_its_own(recompute, module)) continue;
         work.recompute += c.dense.unit(module).forward * dense_layers;
         work.recompute += c.moe.unit(module).forward * moe_layers;
         work.recompute_flops +=

@@ -110,6 +110,15 @@ struct PipelineResult {
   double recompute_flops = 0;  // whole cluster, one iteration
 };
 
+// Whether selective recompute runs `module` on its own (not inside a recomputed MoE layer).
+bool recomputes_on_its_own(const Recompute& recompute, RecomputeModule module);
+
+// The least time recompute adds to one layer's backward (stage_work's recompute, per layer):
+// selective its modules' forwards, full uniform the whole forward, full block none (as few as one
+// layer of a chunk).
+double layer_recompute_floor_s(const LayerCost& layer, const Recompute& recompute,
+                               Framework framework);
+
 // The work of one GPU of `group` (its stages' layers, edges, recompute and ZeRO-3 traffic).
 StageWork stage_work(const PipelineInput& input, const StageGroup& group);
 

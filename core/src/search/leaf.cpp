@@ -163,12 +163,26 @@ void Searcher::fit_block_layers(size_t pool) {
 
 // A lower bound on the iteration time for every recompute and ZeRO choice of a layer shape:
 // the pipeline with each layer's compute and in-layer communication (tensor, context, expert
-// parallel), which neither choice removes, and none of recompute, point-to-point, data
-// parallel or optimizer time.
-double Searcher::lower_bound_s() const {
+// parallel), which neither choice removes, and none of point-to-point, data parallel or
+// optimizer time. With `recompute` (the recompute settings decided), each layer's backward also
+// redoes at least what its recompute setting redoes (layer_recompute_floor_s).
+double Searcher::lower_bound_s(bool recompute) const {
   const Strategy& s = s_;
   const auto pass_s = [](const PassTime& forward, const PassTime& backward) {
     return forward.total_s() + backward.total_s();
+  };
+  // One layer of each kind on stage `i`'s GPU type, recompute included where asked.
+  const auto dense_s = [&](size_t i) {
+    const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
+    const LayerCost& l = pool_costs_[pool]->dense;
+    return pass_s(l.forward, l.backward) +
+           (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
+  };
+  const auto moe_s = [&](size_t i) {
+    const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
+    const LayerCost& l = pool_costs_[pool]->moe;
+    return pass_s(l.forward, l.backward) +
+           (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
   };
   const size_t stages = s.pipeline_stage_gpus.size();
   const auto edges_s = [&](size_t i) {
@@ -176,23 +190,17 @@ double Searcher::lower_bound_s() const {
     return (i == 0 ? pass_s(c.embedding.forward, c.embedding.backward) : 0.0) +
            (i + 1 == stages ? pass_s(c.head.forward, c.head.backward) : 0.0);
   };
-  const auto layer_s = [&](size_t i) {
-    const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus[i])];
-    return std::min(pass_s(c.dense.forward, c.dense.backward),
-                    pass_s(c.moe.forward, c.moe.backward));
-  };
+  const auto layer_s = [&](size_t i) { return std::min(dense_s(i), moe_s(i)); };
   // Pace (slowest stage) and total work of all stages per micro-batch.
   double pace = 0, work = 0;
   if (!split_at_leaf_) {  // a fixed split: each stage's dense and MoE layers as estimated
     int64_t first_layer = 0;
     for (size_t i = 0; i < stages; ++i) {
-      const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus[i])];
       const int64_t layers = s.pipeline_stage_layers[i];
       const int64_t moe_layers = moe_layers_in(model_, first_layer, layers);
       first_layer += layers;
-      const double stage =
-          static_cast<double>(layers - moe_layers) * pass_s(c.dense.forward, c.dense.backward) +
-          static_cast<double>(moe_layers) * pass_s(c.moe.forward, c.moe.backward) + edges_s(i);
+      const double stage = static_cast<double>(layers - moe_layers) * dense_s(i) +
+                           static_cast<double>(moe_layers) * moe_s(i) + edges_s(i);
       pace = std::max(pace, stage);
       work += stage;
     }

@@ -13,6 +13,11 @@ namespace {
 
 using K = StrategyKeyId;
 
+// The keys the ZeRO level chooses itself (zero_level); it sets the rest of its keys as pinned or
+// to their defaults.
+const KeySet kZeroLevelChooses = {K::zero_stage, K::overlap_grad_reduce, K::overlap_param_gather,
+                                  K::fp8_param_gather};
+
 // The cluster without the GPU types whose tensor cores lack the training precision.
 Cluster usable_cluster(Cluster cluster, Precision precision) {
   for (GpuPool& pool : cluster.pools) {
@@ -100,20 +105,21 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       costs_(model_, training_, cluster_),
       top_(static_cast<size_t>(std::max(1, options.top)), options.distinct_layouts),
       start_(std::chrono::steady_clock::now()) {
-  // Each rule is checked once, at the first level where every key it reads is decided.
+  // Each rule is checked once, at the first level where every key it reads is decided; a rule
+  // that reads no key (only the model or the job) at the first level.
   KeySet decided;
   for (size_t level = 0; level < kNumLevels; ++level) {
     const KeySet before = decided;
     decided = decided | keys_decided_at(static_cast<Level>(level), leaf_splits_layers_);
+    const auto first_checked_here = [&](const KeySet& reads) {
+      return level == 0 ? reads.subset_of(decided)
+                        : reads.subset_of(decided) && !reads.subset_of(before);
+    };
     for (const Rule& rule : rules()) {
-      if (rule.reads.subset_of(decided) && !rule.reads.subset_of(before)) {
-        rules_at_[level].push_back(&rule);
-      }
+      if (first_checked_here(rule.reads)) rules_at_[level].push_back(&rule);
     }
     for (const FrameworkRule* rule : framework_rules_) {
-      if (rule->reads.subset_of(decided) && !rule->reads.subset_of(before)) {
-        framework_rules_at_[level].push_back(rule);
-      }
+      if (first_checked_here(rule->reads)) framework_rules_at_[level].push_back(rule);
     }
   }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
@@ -122,14 +128,11 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
   zero_pins_.fp8_param_gather = pins_.flag(K::fp8_param_gather);
-  for (const K key :
-       {K::grad_reduce_in_bf16, K::accumulate_allreduce_grads_in_fp32,
-        K::use_precision_aware_optimizer, K::main_grads_dtype, K::main_params_dtype,
-        K::exp_avg_dtype, K::exp_avg_sq_dtype, K::cpu_offloading_num_layers, K::offload_modules,
-        K::optimizer_cpu_offload, K::optimizer_offload_fraction, K::overlap_cpu_optimizer_d2h_h2d,
-        K::reuse_fp32_param, K::cuda_graph_impl, K::cuda_graph_scope}) {
-    const StrategyKey& row = strategy_key(key);
-    zero_pins_.fixed.emplace_back(&row, pins_.get(key).value_or(row.default_value()));
+  // Every other key of the level, derived from keys_decided_at: as pinned, else its default.
+  const KeySet zero_keys = keys_decided_at(Level::zero, leaf_splits_layers_);
+  for (const StrategyKey& row : strategy_keys()) {
+    if (!zero_keys.contains(row.id) || kZeroLevelChooses.contains(row.id)) continue;
+    zero_pins_.fixed.emplace_back(&row, pins_.get(row.id).value_or(row.default_value()));
   }
   // The framework's rules on parameter-copy reuse read that key alone.
   Strategy reusing;
@@ -364,6 +367,7 @@ void Searcher::micro_batch_level() {
                  divisors_of_quotient(training_.global_batch_size, data_parallel()))) {
     if (stopped_) return;
     s_.micro_batch_size = mbs;
+    micro_batch_fits_ = false;
     if (!rules_hold(Level::micro_batch)) continue;
     if (!layer_shape_level(walk) && !options_.exhaustive) walk = Walk::count;
   }
@@ -420,9 +424,9 @@ bool Searcher::layer_shape_level(Walk walk) {
           pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
         }
         tick();
-        if (!options_.exhaustive && top_.full() && lower_bound_s() >= top_.worst_s()) {
+        if (bound_prunes(false)) {
           count_shape();
-          any_fit_or_unknown = true;
+          any_fit_or_unknown = micro_batch_fits_ = true;
           continue;
         }
         any_fit_or_unknown |= recompute_level(0, walk, -1);
@@ -430,6 +434,12 @@ bool Searcher::layer_shape_level(Walk walk) {
     }
   }
   return any_fit_or_unknown;
+}
+
+// Whether the lower bound (with the recompute settings' own work, once they are decided) rules
+// the subtree out: no strategy below it can enter the top N.
+bool Searcher::bound_prunes(bool recompute) const {
+  return !options_.exhaustive && top_.full() && lower_bound_s(recompute) >= top_.worst_s();
 }
 
 std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
@@ -471,7 +481,17 @@ std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
 // recompute the leaf fits to memory (-1: none).
 bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
   if (pool == cluster_.pools.size()) {
-    return rules_hold(Level::recompute) && zero_level(walk, fit_pool);
+    if (!rules_hold(Level::recompute)) return false;
+    // With the recompute settings known, the bound counts what they redo: a subtree that cannot
+    // beat the N-th best is only counted. Only once this micro-batch size is known to fit (or
+    // left unknown) elsewhere: whether it fits decides if larger sizes are walked (below).
+    if (walk == Walk::evaluate && micro_batch_fits_ && bound_prunes(true)) {
+      zero_level(Walk::count, fit_pool);
+      return true;
+    }
+    const bool fits = zero_level(walk, fit_pool);
+    micro_batch_fits_ |= fits;
+    return fits;
   }
   const bool used = std::find(s_.pipeline_stage_gpus.begin(), s_.pipeline_stage_gpus.end(),
                               static_cast<int>(pool)) != s_.pipeline_stage_gpus.end();

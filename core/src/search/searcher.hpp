@@ -120,7 +120,8 @@ class Searcher {
   double evaluate_time(bool& fits, bool time_unfit = false);
   void fit_block_layers(size_t pool);
   bool split_layers();
-  double lower_bound_s() const;
+  double lower_bound_s(bool recompute = false) const;
+  bool bound_prunes(bool recompute) const;
 
   int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
   int64_t micro_batches() const { return num_micro_batches(rule_context_, s_); }
@@ -176,8 +177,10 @@ class Searcher {
 
   Strategy s_;                  // the working strategy: each level writes its own keys
   bool split_at_leaf_ = false;  // the leaf balances the stage layers (set by virtual_level)
-  Strategy variant_kept_;       // the strategy an offload variant restores (offer_variant)
-  bool at_risk_ = false;        // the last estimate's memory verdict was at_risk (evaluate_time)
+  // Some strategy of this micro-batch size fits, or a bound left it unknown (micro_batch_level).
+  bool micro_batch_fits_ = false;
+  Strategy variant_kept_;  // the strategy an offload variant restores (offer_variant)
+  bool at_risk_ = false;   // the last estimate's memory verdict was at_risk (evaluate_time)
   // Scratch reused by every evaluation.
   std::vector<const ModelCosts*> pool_costs_;
   std::vector<StageGroup> groups_;

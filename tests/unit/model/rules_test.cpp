@@ -7,6 +7,7 @@
 #include <functional>
 #include <set>
 
+#include "model/framework_rules.hpp"
 #include "search/searcher.hpp"
 #include "support.hpp"
 
@@ -404,6 +405,87 @@ TEST_CASE("every rule has a case that breaks it, and the estimate gives its reas
   for (const detail::Rule& rule : detail::rules()) {
     CAPTURE(rule.name);
     CHECK(covered.count(rule.name) == 1);
+  }
+}
+
+namespace {
+
+// Other values of a scalar key to try in its place (the stage lists are left alone: their
+// lengths go with the pipeline's size).
+std::vector<int64_t> other_values(const StrategyKey& key) {
+  switch (key.type) {
+    case KeyType::boolean:
+      return {0, 1};
+    case KeyType::choice: {
+      std::vector<int64_t> values(key.choices.size());
+      for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i);
+      return values;
+    }
+    case KeyType::integer:
+      return {1, 2, 4, 8};
+    case KeyType::choice_set:
+      return {0, 1, (int64_t{1} << key.choices.size()) - 1};
+    case KeyType::fraction:
+      return {0, kFractionScale / 2, kFractionScale};
+    case KeyType::gpu_list:
+    case KeyType::integer_list:
+      break;
+  }
+  return {};
+}
+
+// Calls `check(key, perturbed)` for `base` with each scalar key outside `reads` set to each of
+// its other values (on every GPU type).
+template <typename Check>
+void perturb_unread_keys(const Strategy& base, KeySet reads, Check check) {
+  for (const StrategyKey& key : strategy_keys()) {
+    if (reads.contains(key.id)) continue;
+    for (const int64_t value : other_values(key)) {
+      Strategy perturbed = base;
+      const size_t pools = key.per_gpu ? perturbed.recompute.size() : 1;
+      for (size_t pool = 0; pool < pools; ++pool) key.set(perturbed, pool, value);
+      check(key, perturbed);
+    }
+  }
+}
+
+}  // namespace
+
+// The search checks a rule as soon as the keys it lists are decided, and the count memo keys on
+// them: a rule that reads a key it does not list would be checked against a stale value. At each
+// rule's breaking case (and the defaults of the same job), every other key is set to other values:
+// no rule's verdict, of the rulebook or of any launch target, may change.
+TEST_CASE("each rule's verdict depends only on the keys it lists as read") {
+  for (const Case& c : cases()) {
+    CAPTURE(c.rule);
+    const Scenario scenario = test::scenario(c.scenario);
+    Strategy broken = complete_strategy(scenario);
+    c.strategy(broken);
+    int64_t gpus = 0;
+    for (const GpuPool& pool : scenario.cluster.pools) gpus += pool.count;
+    for (const Strategy& base : {complete_strategy(scenario), broken}) {
+      for (size_t f = 0; f < framework_names().size(); ++f) {
+        const auto framework = static_cast<Framework>(f);
+        const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, gpus,
+                                          framework};
+        for (const detail::Rule& rule : detail::rules()) {
+          CAPTURE(rule.name);
+          const bool verdict = rule.holds(context, base);
+          perturb_unread_keys(base, rule.reads, [&](const StrategyKey& key, const Strategy& s) {
+            CAPTURE(key.name);
+            CHECK(rule.holds(context, s) == verdict);
+          });
+        }
+        for (const detail::FrameworkRule* rule : detail::framework_rules(framework)) {
+          CAPTURE(rule->why);
+          const bool verdict = rule->expressible(context, base);
+          perturb_unread_keys(base, rule->reads, [&](const StrategyKey& key, const Strategy& s) {
+            CAPTURE(key.name);
+            CHECK(rule->expressible(context, s) == verdict);
+          });
+        }
+      }
+    }
   }
 }
 

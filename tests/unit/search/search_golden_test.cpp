@@ -1,7 +1,8 @@
-// Searches without pins keep their results: the top 10 of the AIAK examples, every variant
-// ranked, as recorded in tests/unit/data/search-golden.json before the search was restructured. A
-// change to the model that moves them rewrites the file with PARAPLAN_REGENERATE_GOLDEN=1 (the test
-// then records instead of comparing) and says why in its commit.
+// Searches without pins keep their results: the top 10 of the AIAK examples and of ten preset
+// jobs, every variant ranked, as recorded in tests/unit/data/search-golden.json and
+// search-golden-jobs.json. A change to the model or the ranking that moves them rewrites the files
+// with PARAPLAN_REGENERATE_GOLDEN=1 (the test then records instead of comparing) and says why in
+// its commit.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -23,13 +24,13 @@ nlohmann::json default_json(const StrategyKey& key) {
   return value;
 }
 
-}  // namespace
-
-TEST_CASE("searches without pins return the recorded top 10 of the AIAK examples") {
-  const std::string path = std::string(PARAPLAN_UNIT_DATA_DIR) + "/search-golden.json";
-  std::ifstream file(path);
-  REQUIRE(file.good());
-  nlohmann::json examples = nlohmann::json::parse(file);
+// Searches each job of `file` (tests/unit/data) and compares its top N with the recorded one; with
+// PARAPLAN_REGENERATE_GOLDEN set, records them instead.
+void check_recorded_top(const std::string& file) {
+  const std::string path = std::string(PARAPLAN_UNIT_DATA_DIR) + "/" + file;
+  std::ifstream input(path);
+  REQUIRE(input.good());
+  nlohmann::json examples = nlohmann::json::parse(input);
   const bool regenerate = std::getenv("PARAPLAN_REGENERATE_GOLDEN") != nullptr;
   for (nlohmann::json& example : examples) {
     CAPTURE(example["name"].get<std::string>());
@@ -38,7 +39,9 @@ TEST_CASE("searches without pins return the recorded top 10 of the AIAK examples
     options.top = static_cast<int>(example["top"].size());
     options.time_budget_s = 600;
     options.distinct_layouts = false;  // recorded before the ranking listed one row per layout
-    const nlohmann::json result = to_json(search(scenario, options), scenario);
+    const SearchResult found = search(scenario, options);
+    REQUIRE(found.stats.complete);
+    const nlohmann::json result = to_json(found, scenario);
     if (regenerate) {
       for (size_t i = 0; i < example["top"].size(); ++i) {
         example["top"][i] = {{"strategy", result["strategies"][i]["strategy"]},
@@ -64,4 +67,16 @@ TEST_CASE("searches without pins return the recorded top 10 of the AIAK examples
     }
   }
   if (regenerate) std::ofstream(path) << examples.dump(1) << '\n';
+}
+
+}  // namespace
+
+TEST_CASE("searches without pins return the recorded top 10 of the AIAK examples") {
+  check_recorded_top("search-golden.json");
+}
+
+// Recorded at c42f9fd, before the search's bounds were tightened (issue 34): a change to the
+// search alone must leave every job's top 10 as it was.
+TEST_CASE("searches without pins return the recorded top 10 of the preset jobs") {
+  check_recorded_top("search-golden-jobs.json");
 }

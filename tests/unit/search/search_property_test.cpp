@@ -12,7 +12,8 @@ using namespace paraplan;
 
 namespace {
 
-// Pins a random scalar key to a random value near its useful range, or a stage list.
+// Pins a random key of any kind (the switch has no default, so -Wswitch names a new kind): a
+// scalar near its useful range, a subset of a choice set, a fraction, or a stage list.
 void pin_random_key(std::mt19937& random, const nlohmann::json& cluster, nlohmann::json& pins) {
   const auto keys = strategy_keys();
   const StrategyKey& key = keys[std::uniform_int_distribution<size_t>(0, keys.size() - 1)(random)];
@@ -30,6 +31,19 @@ void pin_random_key(std::mt19937& random, const nlohmann::json& cluster, nlohman
     case KeyType::integer:
       pins[key.name] =
           key.id == StrategyKeyId::zero_stage ? pick({0, 1, 2, 3}) : pick({1, 1, 2, 2, 3, 4, 8});
+      break;
+    case KeyType::choice_set: {  // a random subset of the choices, the empty one included
+      const int64_t bits =
+          std::uniform_int_distribution<int64_t>(0, (int64_t{1} << key.choices.size()) - 1)(random);
+      nlohmann::json names = nlohmann::json::array();
+      for (const std::string_view name : choice_set_names(key, bits)) {
+        names.push_back(std::string(name));
+      }
+      pins[key.name] = names;
+      break;
+    }
+    case KeyType::fraction:
+      pins[key.name] = pick({0.0, 0.25, 0.5, 1.0});
       break;
     case KeyType::gpu_list: {
       nlohmann::json stages = nlohmann::json::array();

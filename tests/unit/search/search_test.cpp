@@ -454,6 +454,16 @@ TEST_CASE("a job with no feasible strategy says why") {
     REQUIRE(r.diagnosis.size() == 1);
     CHECK(r.diagnosis[0].find("no strategy divides evenly") == 0);
   }
+  SUBCASE("a rule of the launch target that reads no strategy key, only the model") {
+    // MindSpeed-LLM has no sliding-window attention; gpt-oss-20b has a window (framework_rules.cpp
+    // "model.window_size", whose reads are empty): the search checks it at its first level.
+    const SearchResult r = run(job("gpt-oss-20b", R"([{"type": "h100", "count": 8}])", 16, 4096,
+                                   R"(, "framework": "mindspeed-llm")"),
+                               3);
+    CHECK(r.strategies.empty());
+    REQUIRE(r.diagnosis.size() == 1);
+    CHECK(r.diagnosis[0].find("window") != std::string::npos);
+  }
 }
 
 TEST_CASE("progress reports arrive and cancelling stops the search") {
