@@ -591,11 +591,13 @@ SearchResult Searcher::run() {
       ++stats_.rejected_on_estimate;
       continue;
     }
-    result.strategies.push_back({strategy, std::move(report)});
+    result.strategies.push_back({strategy, std::move(report), false, ""});
   }
   for (auto& [family, strategy] : top_.family_bests()) {
     Report report = estimate_on_used_gpus(strategy);
-    if (report.feasible) result.family_bests.push_back({family, {strategy, std::move(report)}});
+    if (report.feasible) {
+      result.family_bests.push_back({family, {strategy, std::move(report), false, ""}, 0});
+    }
   }
   finish_order(result, options_.allow_at_risk);
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
