@@ -143,12 +143,14 @@ describe("web page trust (production build)", () => {
     const verdicts = await rowAttributes("data-memory-verdict");
     for (const verdict of verdicts)
       assert.ok(["fits", "at_risk"].includes(verdict), verdict);
-    // No validated A100 40 GB run: every row is out of the validated regimes, in the table.
+    // A100 40 GB is compared with the A100 family's published runs: a row above their best MFU
+    // is marked in the table, with the note in its tooltip.
     const regimes = await rowAttributes("data-out-of-regime");
-    assert.ok(
-      regimes.every((mark) => mark === "true"),
-      JSON.stringify(regimes),
-    );
+    assert.ok(regimes.includes("true"), JSON.stringify(regimes));
+    const titles = await rowAttributes("title");
+    regimes.forEach((mark, i) => {
+      if (mark === "true") assert.match(titles[i], /Outside the regimes/);
+    });
     assert.ok((await page.locator(byTestId("regime-badge")).count()) > 0);
     const lows = await rowAttributes("data-tokens-low");
     const highs = await rowAttributes("data-tokens-high");

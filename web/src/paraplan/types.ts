@@ -250,6 +250,7 @@ export interface SearchRequest {
     top: number;
     time_budget_s: number;
     tp_across_nodes: boolean;
+    allow_at_risk?: boolean; // rank by time alone, at_risk strategies too
     memory_margin?: string; // GiB, or "N%" of each GPU's memory; the core's default without
   };
 }

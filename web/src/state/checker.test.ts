@@ -86,6 +86,11 @@ describe("the search request", () => {
     });
   });
 
+  it("asks for time alone, at-risk strategies too, only when the user does", () => {
+    const built = buildSearchRequest({ ...defaultState(), allowAtRisk: true }, catalogue, schema);
+    expect(built.ok && built.value.options.allow_at_risk).toBe(true);
+  });
+
   it("checks every field against the core's limits", () => {
     const fields = (change: (state: PageState) => void) =>
       errorsOf(change).map(({ field, key, params }) => [field, key, params?.max]);

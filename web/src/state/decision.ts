@@ -57,17 +57,19 @@ function compared(
   };
 }
 
-// The runner-up (the best other feasible strategy) and the best feasible strategy of each family,
-// from a ranking ordered best first. `familyBests`, the search's own bests over every strategy
+// The runner-up (the next feasible strategy in the ranking) and the best feasible strategy of each
+// family, from a ranking ordered best first. `familyBests`, the search's own bests over every strategy
 // it saw, stand for a family; without them a family is looked for among the listed.
 export function alternatives(
   strategies: RankedStrategy[],
   chosen: RankedStrategy,
   familyBests: SearchResult["family_bests"] = undefined,
 ): Alternative[] {
+  // In the search's order: a faster strategy may rank lower (at risk of running out of memory,
+  // or riskier within the noise), and the runner-up is the next in the ranking.
   const feasible = [...strategies]
     .filter((r) => r.estimate.feasible)
-    .sort((a, b) => a.estimate.iteration_time_s - b.estimate.iteration_time_s || a.rank - b.rank);
+    .sort((a, b) => a.rank - b.rank);
   const runnerUp = feasible.find((r) => r !== chosen);
   const bestOf = (family: Family): RankedStrategy | undefined => {
     const searched = familyBests?.[family];

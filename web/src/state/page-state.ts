@@ -111,6 +111,7 @@ export interface PageState {
   timeBudget: string;
   memoryMargin: string; // GiB, or "N%"; "" leaves the core's default (4%)
   tpAcrossNodes: boolean;
+  allowAtRisk: boolean; // rank by time alone, strategies at risk of running out of memory too
   pinned: Record<PinnedField, string>; // "" leaves the key to the search
 
   scaleFrom: string;
@@ -158,6 +159,7 @@ export function defaultState(): PageState {
     timeBudget: "30",
     memoryMargin: "",
     tpAcrossNodes: false,
+    allowAtRisk: false,
     pinned: blank(PINNED_FIELDS),
     scaleFrom: "64",
     scaleTo: "4096",

@@ -330,6 +330,7 @@ export function buildSearchRequest(
     top,
     time_budget_s: budget,
     tp_across_nodes: state.tpAcrossNodes,
+    ...(state.allowAtRisk ? { allow_at_risk: true } : {}),
     ...(margin === undefined ? {} : { memory_margin: margin }),
   };
   return built({ scenario: scenario.value, options }, errors);

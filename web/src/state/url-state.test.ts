@@ -85,6 +85,7 @@ describe("the page state in the URL", () => {
         s.top = "25";
         s.timeBudget = "5.5";
         s.tpAcrossNodes = true;
+        s.allowAtRisk = true;
         s.ran = true;
         s.sort = "mfu:desc";
         s.selected = "3";

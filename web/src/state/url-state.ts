@@ -72,6 +72,7 @@ const FLAG_PARAMS = {
   embed: "embed",
   ran: "run",
   tpAcrossNodes: "tp-across-nodes",
+  allowAtRisk: "allow-at-risk",
   group: "group",
   estimate: "estimate",
   scaleWeak: "scale-weak",

@@ -71,21 +71,6 @@ export const COLUMNS: Column[] = [
     csv: { header: "tokens_per_s_per_gpu", value: (r) => r.estimate.tokens_per_s_per_gpu },
   },
   {
-    id: "band",
-    label: "col.band",
-    text: feasibleOnly((r) => {
-      const band = r.estimate.uncertainty?.tokens_per_s_per_gpu;
-      return band === undefined ? "—" : `${number(band[0], 0)}–${number(band[1], 0)}`;
-    }),
-    sortKey: (r) => r.estimate.uncertainty?.tokens_per_s_per_gpu[0] ?? 0,
-    descendingFirst: true,
-    numeric: true,
-    csv: {
-      header: "tokens_per_s_per_gpu_band",
-      value: (r) => (r.estimate.uncertainty?.tokens_per_s_per_gpu ?? []).join(" "),
-    },
-  },
-  {
     id: "iteration",
     label: "col.iteration",
     text: feasibleOnly((r) => seconds(r.estimate.iteration_time_s)),
@@ -173,6 +158,21 @@ export const COLUMNS: Column[] = [
     text: (r) => stagesText(r, "\n"),
     sortKey: (r) => stagesText(r),
     csv: { header: "stages", value: (r) => stagesText(r) },
+  },
+  {
+    id: "band",
+    label: "col.band",
+    text: feasibleOnly((r) => {
+      const band = r.estimate.uncertainty?.tokens_per_s_per_gpu;
+      return band === undefined ? "—" : `${number(band[0], 0)}–${number(band[1], 0)}`;
+    }),
+    sortKey: (r) => r.estimate.uncertainty?.tokens_per_s_per_gpu[0] ?? 0,
+    descendingFirst: true,
+    numeric: true,
+    csv: {
+      header: "tokens_per_s_per_gpu_band",
+      value: (r) => (r.estimate.uncertainty?.tokens_per_s_per_gpu ?? []).join(" "),
+    },
   },
 ];
 

@@ -8,7 +8,6 @@ describe("CSV export", () => {
     expect(CSV_COLUMNS.map((column) => column.header)).toEqual([
       "rank",
       "tokens_per_s_per_gpu",
-      "tokens_per_s_per_gpu_band",
       "iteration_time_s",
       "mfu",
       "memory_gib_per_gpu",
@@ -25,6 +24,7 @@ describe("CSV export", () => {
       "recompute",
       "zero_stage",
       "stages",
+      "tokens_per_s_per_gpu_band",
       "megatron_args",
     ]);
     expect(CSV_COLUMNS.slice(0, COLUMNS.length)).toEqual(COLUMNS.map((column) => column.csv));
@@ -36,7 +36,7 @@ describe("CSV export", () => {
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe("");
     expect(lines[1]).toBe(
-      "1,1024,,4,0.5,a800:61.00,19,8 a800,2,2,1,1,1,2,1,true,selective,1,a800: 16·16,'--tensor-model-parallel-size 2",
+      "1,1024,4,0.5,a800:61.00,19,8 a800,2,2,1,1,1,2,1,true,selective,1,a800: 16·16,,'--tensor-model-parallel-size 2",
     );
   });
 

@@ -65,6 +65,14 @@ export function searchSection(context: FormContext, controls: HTMLElement): HTML
     ),
     checkboxField(
       context,
+      "search.allowAtRisk",
+      (state) => state.allowAtRisk,
+      (state, value) => {
+        state.allowAtRisk = value;
+      },
+    ),
+    checkboxField(
+      context,
       "search.tpAcrossNodes",
       (state) => state.tpAcrossNodes,
       (state, value) => {

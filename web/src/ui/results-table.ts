@@ -155,6 +155,8 @@ export class ResultsTable {
   // bands overlap), ◇ outside the validated regimes, and the near-duplicates it stands for.
   private rankMarks(ranked: RankedStrategy, outOfRegime: boolean): DocumentFragment {
     const marks = document.createDocumentFragment();
+    // A space keeps the rank a word of its own in the row's text.
+    if (ranked.tie_with_best || outOfRegime) marks.append(" ");
     if (ranked.tie_with_best && ranked.rank > 1)
       marks.append(
         h("span", {
