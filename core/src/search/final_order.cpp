@@ -6,18 +6,16 @@
 #include <string>
 #include <tuple>
 
-#include "paraplan/units.hpp"
 #include "search/top_strategies.hpp"
 
 namespace paraplan::detail {
 namespace {
 
-using units::kGiB;
-
-// Lower is safer: the memory verdict, then the risky switches, then less free memory.
-std::tuple<int, int, double> safety_key(const RankedStrategy& ranked) {
-  return {static_cast<int>(ranked.report.memory_verdict), risky_switches(ranked.strategy),
-          -ranked.report.headroom_bytes()};
+// Lower is safer: the memory verdict (at_risk: under the default margin free, where published
+// launches went either way), then the risky switches. Free memory beyond the verdict does not
+// order rows: the verdict is where the data says it starts to matter.
+std::tuple<int, int> safety_key(const RankedStrategy& ranked) {
+  return {static_cast<int>(ranked.report.memory_verdict), risky_switches(ranked.strategy)};
 }
 
 std::string percent(double fraction) {
@@ -33,13 +31,8 @@ std::string moved_note(const RankedStrategy& safer, const RankedStrategy& faster
   if (safer.report.memory_verdict != faster.report.memory_verdict) {
     why = std::string("its memory verdict is ") + to_string(safer.report.memory_verdict) +
           " where the other's is " + to_string(faster.report.memory_verdict);
-  } else if (risky_switches(safer.strategy) != risky_switches(faster.strategy)) {
-    why = "fewer risky switches (optimizer CPU offload, CUDA graphs, activation offload)";
   } else {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.1f GiB more free memory",
-                  (safer.report.headroom_bytes() - faster.report.headroom_bytes()) / kGiB);
-    why = text;
+    why = "fewer risky switches (optimizer CPU offload, CUDA graphs, activation offload)";
   }
   return "ranked above a strategy " + percent(slower_fraction) + " faster, within the " +
          percent(kRankNoiseFraction) + " noise of published throughput: " + why;

@@ -101,8 +101,9 @@ export const en = {
   "search.timeBudget": "Time budget",
   "search.memoryMargin": "Memory margin",
   "search.memoryMarginUnit": "GiB or %",
-  "search.memoryMarginHint": "Default 4% of each GPU's memory.",
-  "search.memoryMarginPlaceholder": "4%",
+  "search.memoryMarginHint":
+    "None by default: strategies that leave under 19% free are at risk and rank after those that fit. A margin here is kept free by every ranked strategy.",
+  "search.memoryMarginPlaceholder": "none",
   "search.seconds": "s",
   "search.tpAcrossNodes": "Allow tensor parallelism across nodes",
   "search.allowAtRisk": "Rank by time alone, strategies at risk of running out of memory too",
@@ -435,8 +436,9 @@ export const zh: Record<MessageKey, string> = {
   "search.timeBudget": "时间上限",
   "search.memoryMargin": "显存余量",
   "search.memoryMarginUnit": "GiB 或 %",
-  "search.memoryMarginHint": "默认为每块 GPU 显存的 4%。",
-  "search.memoryMarginPlaceholder": "4%",
+  "search.memoryMarginHint":
+    "默认不设：空闲显存不足 19% 的策略有溢出风险，排在能放下的策略之后。此处填写的余量对所有列出的策略都会保留。",
+  "search.memoryMarginPlaceholder": "无",
   "search.seconds": "秒",
   "search.tpAcrossNodes": "允许张量并行跨节点",
   "search.allowAtRisk": "只按时间排序，包括有显存溢出风险的策略",
