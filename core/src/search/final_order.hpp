@@ -1,6 +1,7 @@
 // After a search: an order that, among rows within the noise of published throughput, puts the
-// safer first (a memory verdict of fits before at_risk, then fewer risky switches); the rows the model cannot tell from the first (their uncertainty bands
-// overlap); and the listed rank of each family's best.
+// safer first (a memory verdict of fits before at_risk, then fewer risky switches); the rows the
+// model cannot tell from the first (their uncertainty bands overlap); and the listed rank of each
+// family's best.
 #pragma once
 
 #include <vector>
