@@ -3,24 +3,16 @@
 // the whole pipeline schedule of a long iteration with its left-out steady state said, and the
 // polish (phone columns, Escape, the core's reasons in Chinese, errors at the right field).
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { launchChromium } from "./launch.mjs";
-import { serveDirectory } from "./static-server.mjs";
+import { SCREENSHOTS, startSite } from "./site.mjs";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const DIST = join(HERE, "..", "..", "web", "dist");
-const SCREENSHOTS = join(HERE, "screenshots");
 const TIMEOUT_MS = 300_000;
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
 describe("issue 30: scaling, schedule and polish (production build)", () => {
-  let site, server, origin, browser, context;
-  const consoleErrors = [];
+  let site, origin, browser, context, consoleErrors;
 
   const screenshot = (name, target, fullPage = true) =>
     target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
@@ -31,30 +23,12 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
   }
 
   before(async () => {
-    assert.ok(
-      existsSync(join(DIST, "index.html")),
-      `${DIST} is missing: run npm run build in web/`,
-    );
-    site = mkdtempSync(join(tmpdir(), "paraplan-site-"));
-    cpSync(DIST, join(site, "paraplan"), { recursive: true });
-    ({ server, origin } = await serveDirectory(site));
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    browser = await launchChromium();
-    context = await browser.newContext({
-      viewport: { width: 1440, height: 900 },
-    });
-    context.on("page", (opened) => {
-      opened.on("console", (message) => {
-        if (message.type() === "error") consoleErrors.push(message.text());
-      });
-      opened.on("pageerror", (error) => consoleErrors.push(error.message));
-    });
+    site = await startSite();
+    ({ origin, browser, context, consoleErrors } = site);
   });
 
   after(async () => {
-    await browser?.close();
-    server?.close();
-    if (site) rmSync(site, { recursive: true, force: true });
+    await site?.close();
   });
 
   it("scaling: an awkward size is a dip with its cause, not a cliff; efficiency above 100% says why", async () => {

@@ -4,17 +4,10 @@
 // verdict, uncertainty band and out-of-regime mark, and a GPU type of the user's own is
 // defined, shared and named. Screenshots go to screenshots/ with a "t" prefix.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { launchChromium } from "./launch.mjs";
-import { serveDirectory } from "./static-server.mjs";
+import { SCREENSHOTS, startSite } from "./site.mjs";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const DIST = join(HERE, "..", "..", "web", "dist");
-const SCREENSHOTS = join(HERE, "screenshots");
 const TIMEOUT_MS = 180_000;
 const byTestId = (id) => `[data-testid="${id}"]`;
 
@@ -39,8 +32,7 @@ const X200 = [
 ].join("&");
 
 describe("web page trust (production build)", () => {
-  let site, server, origin, browser, context, page;
-  const consoleErrors = [];
+  let site, origin, page;
 
   const screenshot = (name) =>
     page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
@@ -59,31 +51,13 @@ describe("web page trust (production build)", () => {
       );
 
   before(async () => {
-    assert.ok(
-      existsSync(join(DIST, "index.html")),
-      `${DIST} is missing: run npm run build in web/`,
-    );
-    site = mkdtempSync(join(tmpdir(), "paraplan-site-"));
-    cpSync(DIST, join(site, "paraplan"), { recursive: true });
-    ({ server, origin } = await serveDirectory(site));
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    browser = await launchChromium();
-    context = await browser.newContext({
-      viewport: { width: 1440, height: 900 },
-    });
-    context.on("page", (opened) => {
-      opened.on("console", (message) => {
-        if (message.type() === "error") consoleErrors.push(message.text());
-      });
-      opened.on("pageerror", (error) => consoleErrors.push(error.message));
-    });
-    page = await context.newPage();
+    site = await startSite();
+    ({ origin } = site);
+    page = await site.context.newPage();
   });
 
   after(async () => {
-    await browser?.close();
-    server?.close();
-    if (site) rmSync(site, { recursive: true, force: true });
+    await site?.close();
   });
 
   it("opens a shared torchtitan strategy with its schedule, and the tab stays responsive", async () => {
@@ -184,6 +158,6 @@ describe("web page trust (production build)", () => {
   });
 
   it("logs no console error", () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(site.consoleErrors, []);
   });
 });
