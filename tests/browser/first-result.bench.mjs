@@ -19,6 +19,11 @@ const LINKS = {
     "lang=en&model=llama2-70b&gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16&run=1",
   "AIAK mixed (a800:128,h800:160)":
     "lang=en&model=llama2-70b&gpu-infos=a800:128,h800:160&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16&run=1",
+  // The audit's MoE jobs (shared/reference/web-audit-2.md).
+  "DeepSeek-V3, h800:512":
+    "lang=en&model=deepseek-v3&gpu-infos=h800:512&num-gpus=512&global-batch-size=4096&seq-length=4096&run=1",
+  "Qwen3-30B-A3B, h100:64":
+    "lang=en&model=qwen3-30b-a3b&gpu-infos=h100:64&num-gpus=64&global-batch-size=512&seq-length=4096&run=1",
 };
 
 const median = (values) => {
