@@ -72,6 +72,10 @@ describe("web page trust (production build)", () => {
     assert.ok(Date.now() - started < 5_000, "the main thread is blocked");
     await page.click(byTestId("result-row"));
     assert.equal(await page.evaluate(() => document.readyState), "complete");
+    // The detail says how far off the number may be, and the memory verdict with its numbers.
+    const detail = await page.locator(byTestId("detail-view")).innerText();
+    assert.match(detail, /80% band\s+[\d,]+–[\d,]+ tokens\/s per GPU/);
+    assert.match(detail, /Memory\s+(fits|at_risk)/);
     await screenshot("t01-torchtitan-405b-detail");
   });
 

@@ -13,6 +13,32 @@ import { launchView } from "./launch-view";
 import { gpusText } from "./strategy-text";
 import { timeBreakdown } from "./time-breakdown";
 
+// The 80% band of measured throughput in the estimate's regime, how it was derived, and the
+// memory verdict with its numbers.
+function uncertaintyRows(ranked: RankedStrategy): [string, string][] {
+  const { uncertainty, memory } = ranked.estimate;
+  const rows: [string, string][] = [];
+  if (uncertainty !== undefined && uncertainty.runs > 0) {
+    const [low, high] = uncertainty.tokens_per_s_per_gpu;
+    rows.push([
+      t("detail.band"),
+      t("detail.bandValue", {
+        low: number(low, 0),
+        high: number(high, 0),
+        regime: uncertainty.regime,
+        runs: uncertainty.runs,
+      }),
+    ]);
+    rows.push(["", uncertainty.basis]);
+  }
+  if (memory.verdict !== undefined) {
+    const reason = memory.verdict_reason ? `: ${memory.verdict_reason}` : "";
+    rows.push([t("detail.verdict"), `${memory.verdict}${reason}`]);
+  }
+  if (ranked.rank_note) rows.push([t("detail.rankNote"), ranked.rank_note]);
+  return rows;
+}
+
 function summary(ranked: RankedStrategy): HTMLElement {
   const report = ranked.estimate;
   const bottleneck = report.pipeline.stages[report.pipeline.bottleneck_stage];
@@ -29,6 +55,7 @@ function summary(ranked: RankedStrategy): HTMLElement {
         value: count(report.tokens_per_s_per_gpu * report.num_gpus),
       }),
     ],
+    ...uncertaintyRows(ranked),
     [t("detail.iteration"), seconds(report.iteration_time_s)],
     [t("detail.mfu"), `${percent(report.mfu)} / ${percent(report.hfu)}`],
     [t("detail.tflops"), number(report.model_tflops_per_gpu, 1)],
