@@ -75,8 +75,16 @@ TEST_CASE("searches without pins return the recorded top 10 of the AIAK examples
   check_recorded_top("search-golden.json");
 }
 
+#ifdef PARAPLAN_SANITIZED
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // Recorded at c42f9fd, before the search's bounds were tightened (issue 34): a change to the
-// search alone must leave every job's top 10 as it was.
-TEST_CASE("searches without pins return the recorded top 10 of the preset jobs") {
+// search alone must leave every job's top 10 as it was. Left to the optimised build: under the
+// sanitizers DeepSeek-V3's search over 1024 GPUs alone takes minutes.
+TEST_CASE("searches without pins return the recorded top 10 of the preset jobs" *
+          doctest::skip(kSanitized)) {
   check_recorded_top("search-golden-jobs.json");
 }
