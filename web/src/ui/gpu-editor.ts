@@ -91,7 +91,9 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
       });
       input.value = state.gpuOverrides[id]?.[field] ?? "";
       // A preset's own value, or for a type of the user's own, the base's (a hint, not a value).
-      if (base) input.placeholder = String(PRESET_VALUE[field](base));
+      // A type of its own has no fp8 peak unless given (state/scenario.ts).
+      const ownFp8 = preset === undefined && field === "fp8_tflops";
+      if (base) input.placeholder = ownFp8 ? "0" : String(PRESET_VALUE[field](base));
       input.addEventListener("input", () => {
         opened.add(id);
         typeIn((_, draft) => {
