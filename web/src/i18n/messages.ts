@@ -148,7 +148,7 @@ export const en = {
   "col.mfu": "MFU",
   "col.memory": "Memory/GPU",
   "col.headroom": "Free/GPU",
-  "table.tight": "Tight: less than twice the default memory margin free",
+  "table.tight": "At risk: less than the default memory margin free",
   "table.tie":
     "A tie with #1: their 80% uncertainty bands overlap, so the model cannot tell them apart",
   "table.outOfRegime": "Outside the regimes the validation covers:",
@@ -486,7 +486,7 @@ export const zh: Record<MessageKey, string> = {
   "col.mfu": "MFU",
   "col.memory": "每卡显存",
   "col.headroom": "每卡余量",
-  "table.tight": "余量紧张：空闲显存不足默认余量的两倍",
+  "table.tight": "有溢出风险：空闲显存不足默认余量",
   "table.tie": "与第 1 名持平：二者的 80% 不确定区间重叠，模型无法区分",
   "table.outOfRegime": "超出验证覆盖的范围：",
   "col.gpus": "GPU",
