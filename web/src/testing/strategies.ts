@@ -1,5 +1,6 @@
 // Ranked strategies as a search returns them, for the unit tests: a homogeneous default,
 // changed where a test says.
+import { STRATEGY_DEFAULTS } from "../paraplan/strategy.generated";
 import type { RankedStrategy, Report, SearchResult, Strategy } from "../paraplan/types";
 
 export interface StrategyChanges {
@@ -14,6 +15,7 @@ export interface StrategyChanges {
 export function rankedStrategy(changes: StrategyChanges): RankedStrategy {
   const { rank, tokens = 1000, mfu = 0.5, tp = 1, feasible = true } = changes;
   const strategy: Strategy = {
+    ...STRATEGY_DEFAULTS,
     tensor_model_parallel_size: tp,
     pipeline_model_parallel_size: 2,
     virtual_pipeline_model_parallel_size: 1,
