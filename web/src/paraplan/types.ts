@@ -112,7 +112,14 @@ export interface RankedStrategy {
   tie_with_best?: boolean;
   // Why it ranks where it does where not by time alone (a safer strategy within the noise).
   rank_note?: string;
+  // The search's identity of its layout (TP, PP, CP, EP, ETP, stage GPUs, ZeRO, offloads) and
+  // the layout families it belongs to (core/src/search/top_strategies.hpp): the page never
+  // re-derives either.
+  layout: string;
+  families: LayoutFamily[];
 }
+
+export type LayoutFamily = "tp" | "pp" | "cp" | "zero3" | "ep";
 
 export interface SearchStats {
   space: number;
@@ -130,7 +137,7 @@ export interface SearchResult {
   diagnosis: string[];
   // The best strategy of each layout family over every strategy the search saw (rank 0 where
   // it is not listed); absent for families with none.
-  family_bests?: Partial<Record<"tp" | "pp" | "cp" | "zero3" | "ep", RankedStrategy>>;
+  family_bests?: Partial<Record<LayoutFamily, RankedStrategy>>;
 }
 
 export interface SearchProgress {
