@@ -48,11 +48,12 @@ LinearTime CostBuilder::linear(const Kernels& kernels, const Gemm& g, double gro
                                bool grouped_gemm) const {
   LinearTime time;
   if (grouped_gemm) {
-    // TEGroupedMLP (--moe-grouped-gemm): one grouped GEMM over all local experts, as efficient
-    // as one GEMM of their summed work (Transformer Engine GroupedLinear).
-    time.forward_s = kernels.gemm_s(g, groups);
-    time.dgrad_s = kernels.gemm_s({g.m, g.k, g.n}, groups);
-    time.wgrad_s = kernels.gemm_s({g.k, g.n, g.m}, groups, kMainGradBytes);
+    // TEGroupedMLP (--moe-grouped-gemm): Transformer Engine's GroupedLinear, one GEMM per local
+    // expert on its compute streams, a wave of concurrent experts as efficient as one GEMM of
+    // their summed work (kGroupedGemmStreams).
+    time.forward_s = kernels.grouped_gemm_s(g, groups);
+    time.dgrad_s = kernels.grouped_gemm_s({g.m, g.k, g.n}, groups);
+    time.wgrad_s = kernels.grouped_gemm_s({g.k, g.n, g.m}, groups, kMainGradBytes);
   } else {
     // One GEMM per group at its own size (SequentialMLP for experts).
     time.forward_s = groups * kernels.gemm_s(g);
