@@ -5,6 +5,7 @@
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
 #include "model/kernels.hpp"
+#include "model/tp_comm_overlap.hpp"
 
 namespace paraplan::detail {
 
@@ -137,16 +138,12 @@ void CostBuilder::block_tp_comm(LayerCost& cost, const LinearTime& column, const
   const double row_gather = all_gather_s(gpu_, tp_group_, row_bytes);
   const double row_scatter = reduce_scatter_s(gpu_, tp_group_, row_bytes);
   if (s_.tp_comm_overlap) {
-    // Transformer Engine userbuffers split each collective into t chunks pipelined with
-    // chunks of its GEMM; the first chunk has nothing to hide under.
-    const auto pipelined = [&](double comm_s, double gemm_s) {
-      return comm_s / t_ + exposed_s(gpu_, comm_s * (t_ - 1) / t_, gemm_s);
-    };
-    cost.forward.tp_comm_s +=
-        pipelined(column_gather, column.forward_s) + pipelined(row_scatter, row.forward_s);
-    cost.backward.tp_comm_s += pipelined(row_gather, row.dgrad_s) +
-                               exposed_s(gpu_, column_gather, column.dgrad_s) +
-                               exposed_s(gpu_, column_scatter, column.wgrad_s);
+    // Transformer Engine's userbuffers with their default methods (tp_comm_overlap.hpp).
+    cost.forward.tp_comm_s += ring_exchange_exposed_s(gpu_, column_gather, column.forward_s, t_) +
+                              pipelined_exposed_s(gpu_, row_scatter, row.forward_s);
+    cost.backward.tp_comm_s += ring_exchange_exposed_s(gpu_, row_gather, row.dgrad_s, t_) +
+                               bulk_exposed_s(gpu_, column_gather, column.dgrad_s) +
+                               bulk_exposed_s(gpu_, column_scatter, column.wgrad_s);
     return;
   }
   cost.forward.tp_comm_s += column_gather + row_scatter;
