@@ -16,8 +16,8 @@ namespace paraplan::detail {
 //   A100, A800: 108 (NVIDIA A100 Tensor Core GPU Architecture whitepaper, "108 SMs" for A100).
 //   H100 SXM5, H800, H200, GH200: 132 (NVIDIA H100 Tensor Core GPU Architecture whitepaper,
 //     "The H100 SXM5 GPU has 132 SMs"; H800 and H200 are the same GH100 configuration).
-//   B200, GB200: 148 (cudaGetDeviceProperties multiProcessorCount on B200, e.g. the
-//     FlashAttention-4 and DeepEP write-ups' "148 SMs").
+//   B200, GB200: 148 (Chips and Cheese, "Nvidia's B200: Keeping the CUDA Juggernaut Rolling",
+//     2025: "B200 enables 74 SMs per die, giving 148 SMs across the GPU").
 //   B300, GB300: 160 (NVIDIA "Inside NVIDIA Blackwell Ultra" technical blog: 160 SMs).
 struct SmCount {
   std::string_view preset;
