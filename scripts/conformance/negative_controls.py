@@ -1,21 +1,26 @@
 """Broken copies of an accepted launch, one per kind of check a validator makes; each must be
 rejected, or the validator proves nothing."""
+import json
 import os
 import re
 import shutil
 
 
-def _copy(source, destination, edit_file, edit):
+def _copy(source, destination, edits):
+    """A copy of `source` with each (file, edit) applied: one pair or a list of them."""
     if os.path.isdir(destination):
         shutil.rmtree(destination)
     shutil.copytree(source, destination)
-    path = os.path.join(destination, edit_file)
-    with open(path) as f:
-        text = f.read()
-    changed = edit(text)
-    assert changed != text, f"control did not change {edit_file}"
-    with open(path, "w") as f:
-        f.write(changed)
+    changed_any = False
+    for edit_file, edit in edits if isinstance(edits, list) else [edits]:
+        path = os.path.join(destination, edit_file)
+        with open(path) as f:
+            text = f.read()
+        changed = edit(text)
+        changed_any |= changed != text
+        with open(path, "w") as f:
+            f.write(changed)
+    assert changed_any, f"control changed nothing in {destination}"
     return destination
 
 
@@ -46,6 +51,33 @@ TORCHTITAN = {
 }
 
 
+
+def _json_key(key, value):
+    """Sets a top-level or "a.b" key of ds_config.json."""
+    def edit(text):
+        config = json.loads(text)
+        *parents, last = key.split(".")
+        node = config
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[last] = value
+        return json.dumps(config, indent=2) + "\n"
+    return edit
+
+
+DEEPSPEED = {
+    "unknown flag": ("launch.sh", MEGATRON["unknown flag"]),
+    "train_batch_size 1000 (not micro x accumulation x DP)": (
+        "ds_config.json", _json_key("train_batch_size", 1000)),
+    "MoE with ZeRO-3": [("launch.sh", lambda t: _flag(_flag(t, "--num-experts", "8"),
+                                                      "--zero-stage", "3")),
+                        ("ds_config.json", _json_key("zero_optimization.stage", 3))],
+    "zero_optimization.stage 4 (no such stage)": (
+        "ds_config.json", _json_key("zero_optimization.stage", 4)),
+}
+
+CODE = {"torchtitan": TORCHTITAN, "deepspeed": DEEPSPEED}
+
 # What the source-derived checks (validators/interfaces.py) must catch, per target.
 INTERFACES = {
     "megatron": {"dispatcher a2a (not a choice)": ("launch.sh", lambda t: _flag(
@@ -65,9 +97,9 @@ def make(target, accepted_dir, out_dir, code=True):
     else the source-derived checks'."""
     if code and target == "megatron":
         edits = {name: ("launch.sh", edit) for name, edit in MEGATRON.items()}
-    elif code and target == "torchtitan":
-        edits = TORCHTITAN
+    elif code and target in CODE:
+        edits = CODE[target]
     else:
         edits = INTERFACES.get(target, {})
-    return [(name, _copy(accepted_dir, os.path.join(out_dir, str(i)), path, edit))
-            for i, (name, (path, edit)) in enumerate(edits.items())]
+    return [(name, _copy(accepted_dir, os.path.join(out_dir, str(i)), edit))
+            for i, (name, edit) in enumerate(edits.items())]

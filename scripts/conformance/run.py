@@ -40,10 +40,51 @@ SOURCES = {
                    ("brentyi+tyro", "d0f2e3fb", "tyro 1.0.15"),
                    ("agronholm+typeguard", "4.5.2", "typeguard 4.5.2"),
                    ("rr-+docstring_parser", "87dca55", "docstring_parser 0.18.0")],
+    "deepspeed": [("deepspeedai+DeepSpeed", "edaa7221267243c7be7fb49c5d5f5c4fb97b4641",
+                   "DeepSpeed 0.19.6 (master)"),
+                  ("deepspeedai+Megatron-DeepSpeed", "4efb479d5317ce9b86096b9d8e3e8030b0b5263b",
+                   "Megatron-DeepSpeed (main)"),
+                  # DeepSpeedConfig reads its JSON with hjson; Megatron-DeepSpeed imports einops.
+                  ("hjson+hjson-py", "v3.0.2", "hjson-py 3.0.2"),
+                  ("arogozhnikov+einops", "v0.8.1", "einops 0.8.1")],
+    "mindspeed-llm": [("Ascend+MindSpeed-LLM", "c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91",
+                       "MindSpeed-LLM (master)"),
+                      ("Ascend+MindSpeed", "028de58ca629d035185b00ff7d1eb7eff4f7fd48",
+                       "MindSpeed (master)"),
+                      ("NVIDIA+Megatron-LM", "a845aa7e12b3a117e24c2352b9e3e60bad2e3a17",
+                       "Megatron-LM core_v0.12.1"),
+                      ("arogozhnikov+einops", "v0.8.1", "einops 0.8.1")],
+    "megatron-bridge": [("NVIDIA-NeMo+Megatron-Bridge", "067f987df03b8355b03192d88d70f1709fedf51a",
+                         "Megatron-Bridge (main)"),
+                        # its 3rdparty/Megatron-LM submodule's commit
+                        ("NVIDIA+Megatron-LM", "2a75ac12c54ba6a42b34024756820bf819a2e25f",
+                         "Megatron-LM (Megatron-Bridge's submodule)"),
+                        ("arogozhnikov+einops", "v0.8.1", "einops 0.8.1")],
+    "colossalai": [("hpcaitech+ColossalAI", "d322ff8cd9bf81d5d85bc7ef9c910184cd9e2057",
+                    "ColossalAI v0.5.0"),
+                   ("arogozhnikov+einops", "v0.8.1", "einops 0.8.1")],
 }
 
-# (name, module to copy it from); packaging is pip's vendored copy.
-PYDEPS = [("typing_extensions", "typing_extensions"), ("packaging", "pip._vendor.packaging")]
+# (name, module to copy it from); packaging is pip's vendored copy. pydantic (with its compiled
+# core, built for CPython 3.11) for DeepSpeed's config models and Megatron-Bridge.
+PYDEPS = [("typing_extensions", "typing_extensions"), ("packaging", "pip._vendor.packaging"),
+          ("pydantic", "pydantic"), ("pydantic_core", "pydantic_core"),
+          ("annotated_types", "annotated_types"), ("typing_inspection", "typing_inspection"),
+          ("regex", "regex")]
+
+# What installing a framework would write into its tree (setup.py), written into the unpacked
+# source before it is imported.
+INSTALLED_FILES = {
+    "deepspeed": {
+        # DeepSpeed's setup.py writes deepspeed/git_version_info_installed.py (version, commit,
+        # no prebuilt ops), else deepspeed/git_version_info.py builds every op builder to probe it.
+        "DeepSpeed/deepspeed/git_version_info_installed.py":
+            'version = "0.19.6"\ngit_hash = "edaa7221"\ngit_branch = "master"\n'
+            'installed_ops = {}\ncompatible_ops = {}\naccelerator_name = "cuda"\n'
+            'torch_info = {"version": "2.9", "bf16_support": True, "cuda_version": "12.8", '
+            '"nccl_version": "2.27", "hip_version": "0.0"}\n',
+    },
+}
 
 # The job suite: the audit's kinds (../shared/reference/launch-conformance.md section 2) --
 # dense, MoE, fp8, CP, ZeRO/FSDP, offload, a mixed cluster -- as `paraplan search` arguments.
@@ -173,6 +214,9 @@ def unpack(mirrors, work, target):
             else:  # a snapshot without its largest blobs: every file that is there
                 extract_files(git_dir, commit, destination)
         used.append((label, commit))
+    for path, text in INSTALLED_FILES.get(target, {}).items():
+        with open(os.path.join(work, "src", target, path), "w") as f:
+            f.write(text)
     # Pure-Python packages the frameworks import that Debian's python3-torch does not bring,
     # from this interpreter's site-packages (no Python registry is reachable here).
     pydeps = os.path.join(work, "src", target, "pydeps")
@@ -206,8 +250,22 @@ def validate(python, work, target, directory, code, timeout_s=300):
         return False, f"timed out after {timeout_s} s"
     if result.returncode == 0:
         return True, ""
-    lines = [l for l in (result.stdout + result.stderr).strip().splitlines() if l.strip()]
-    return False, lines[-1] if lines else f"exit {result.returncode}"
+    return False, first_error(result.stdout + result.stderr) or f"exit {result.returncode}"
+
+
+def first_error(output):
+    """The exception a validator ended with, its message lines joined (a pydantic error spans
+    several), else the last line of its output."""
+    lines = [l.rstrip() for l in output.strip().splitlines() if l.strip()]
+    tracebacks = [i for i, l in enumerate(lines) if l.startswith("Traceback (most recent")]
+    if not tracebacks:
+        return lines[-1] if lines else ""
+    tail = lines[tracebacks[-1] + 1:]
+    start = next((i for i in range(len(tail) - 1, -1, -1)
+                  if not tail[i].startswith(" ") and not tail[i].startswith("^")), 0)
+    while start > 0 and not tail[start - 1].startswith(" "):
+        start -= 1  # the exception's earlier message lines
+    return " | ".join(l.strip() for l in tail[start:])[:600]
 
 
 def negative_controls(work, target, accepted_dir, code):
