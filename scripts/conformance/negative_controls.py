@@ -76,7 +76,28 @@ DEEPSPEED = {
         "ds_config.json", _json_key("zero_optimization.stage", 4)),
 }
 
-CODE = {"torchtitan": TORCHTITAN, "deepspeed": DEEPSPEED}
+
+def _keyword(name, value):
+    """Sets a keyword of the plugin constructor in train.py (adds it where absent)."""
+    def edit(text):
+        if re.search(rf"^    {name}=", text, re.M):
+            return re.sub(rf"^    {name}=.*,$", f"    {name}={value},", text, flags=re.M)
+        return re.sub(r"^(plugin = \w+\(\n)", rf"\1    {name}={value},\n", text, flags=re.M)
+    return edit
+
+
+COLOSSALAI = {
+    "unknown plugin keyword": ("train.py", _keyword("no_such_keyword", "1")),
+    "tp_size 3 (does not divide the world)": ("train.py", _keyword("tp_size", "3")),
+    "split_gather sequence parallelism without TP": [
+        ("train.py", _keyword("tp_size", "1")),
+        ("train.py", _keyword("enable_sequence_parallelism", "True")),
+        ("train.py", _keyword("sequence_parallelism_mode", '"split_gather"'))],
+    "a model class with no ShardFormer policy": ("train.py", lambda t: re.sub(
+        r"(\w+)ForCausalLM as Model", "DeepseekV3ForCausalLM as Model", t)),
+}
+
+CODE = {"torchtitan": TORCHTITAN, "deepspeed": DEEPSPEED, "colossalai": COLOSSALAI}
 
 # What the source-derived checks (validators/interfaces.py) must catch, per target.
 INTERFACES = {
