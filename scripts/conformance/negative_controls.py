@@ -97,7 +97,21 @@ COLOSSALAI = {
         r"(\w+)ForCausalLM as Model", "DeepseekV3ForCausalLM as Model", t)),
 }
 
-CODE = {"torchtitan": TORCHTITAN, "deepspeed": DEEPSPEED, "colossalai": COLOSSALAI}
+MINDSPEED_LLM = {
+    "unknown flag": ("launch.sh", MEGATRON["unknown flag"]),
+    "TP 3 (does not divide the world)": ("launch.sh", MEGATRON["TP 3 (does not divide the world)"]),
+    # MindSpeed's fused_moe_permute feature (proves the features' validation runs)
+    "moe permute fusion with the allgather dispatcher": ("launch.sh", lambda t: _flag(
+        _flag(t, "--num-experts", "8"), "--moe-permute-fusion --moe-router-topk 2 "
+        "--moe-token-dispatcher-type", "allgather")),
+    # Megatron-LM core_v0.12.1's TransformerConfig (proves it is 0.12.1's, not 0.19's)
+    "mxfp8 with fp8 parameter gather": ("launch.sh", lambda t: _flag(_flag(
+        _flag(t, "--transformer-impl", "transformer_engine"), "--fp8-format", "e4m3"),
+        "--fp8-param-gather --fp8-recipe", "mxfp8")),
+}
+
+CODE = {"torchtitan": TORCHTITAN, "deepspeed": DEEPSPEED, "colossalai": COLOSSALAI,
+        "mindspeed-llm": MINDSPEED_LLM}
 
 # What the source-derived checks (validators/interfaces.py) must catch, per target.
 INTERFACES = {

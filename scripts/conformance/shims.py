@@ -146,6 +146,8 @@ def _fallback(module_name):
 
 
 torch.__version__ = "2.9.0"
+import torch.utils.checkpoint  # noqa: E402,F401  (given the fallback below: noop_context_fn)
+
 for _name, _module in list(sys.modules.items()):
     if (_name == "torch" or _name.startswith("torch.")) and isinstance(_module, types.ModuleType):
         if "__getattr__" not in _module.__dict__:
