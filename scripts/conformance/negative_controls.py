@@ -110,7 +110,29 @@ MINDSPEED_LLM = {
         "--fp8-param-gather --fp8-recipe", "mxfp8")),
 }
 
-CODE = {"torchtitan": TORCHTITAN, "deepspeed": DEEPSPEED, "colossalai": COLOSSALAI,
+
+def _assign(name, value):
+    """Sets `name = value` in pretrain_paraplan.py (adds it before pretrain() where absent)."""
+    def edit(text):
+        if re.search(rf"^{re.escape(name)} = ", text, re.M):
+            return re.sub(rf"^{re.escape(name)} = .*$", f"{name} = {value}", text, flags=re.M)
+        return text.replace("\npretrain(cfg", f"\n{name} = {value}\npretrain(cfg")
+    return edit
+
+
+MEGATRON_BRIDGE = {
+    "recipe bf16_with_fp8_mixed (no such recipe)": (
+        "pretrain_paraplan.py", _assign("cfg.mixed_precision", '"bf16_with_fp8_mixed"')),
+    "TP 3 (does not divide the world)": (
+        "pretrain_paraplan.py", _assign("m.tensor_model_parallel_size", "3")),
+    "global batch 501 (not a multiple)": (
+        "pretrain_paraplan.py", _assign("cfg.train.global_batch_size", "501")),
+    "full recompute without a method (TransformerConfig)": [
+        ("pretrain_paraplan.py", _assign("m.recompute_granularity", '"full"')),
+        ("pretrain_paraplan.py", _assign("m.recompute_method", "None"))],
+}
+
+CODE = {"torchtitan": TORCHTITAN, "megatron-bridge": MEGATRON_BRIDGE, "deepspeed": DEEPSPEED, "colossalai": COLOSSALAI,
         "mindspeed-llm": MINDSPEED_LLM}
 
 # What the source-derived checks (validators/interfaces.py) must catch, per target.
