@@ -139,8 +139,9 @@ CODE = {"torchtitan": TORCHTITAN, "megatron-bridge": MEGATRON_BRIDGE, "deepspeed
 INTERFACES = {
     "megatron": {"dispatcher a2a (not a choice)": ("launch.sh", lambda t: _flag(
         t, "--moe-token-dispatcher-type", "a2a"))},
-    "mindspeed-llm": {"blockwise fp8 (not a core_v0.12.1 choice)": ("launch.sh", lambda t: _flag(
-        t, "--fp8-recipe", "blockwise"))},
+    "mindspeed-llm": {"context-parallel-algo ring (not a choice)": ("launch.sh", lambda t: _flag(
+        t, "--context-parallel-algo", "ring"))},
+    "deepspeed": {"unknown flag": ("launch.sh", MEGATRON["unknown flag"])},
     "megatron-bridge": {"recipe bf16_with_fp8_mixed": ("pretrain_paraplan.py", lambda t: re.sub(
         r'cfg\.mixed_precision = "[^"]+"', 'cfg.mixed_precision = "bf16_with_fp8_mixed"', t))},
     "colossalai": {"unknown plugin keyword": ("train.py", lambda t: t.replace(

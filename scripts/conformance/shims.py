@@ -158,13 +158,18 @@ for _name, _module in list(sys.modules.items()):
             _module.__getattr__ = _fallback(_name)
 
 # A mocked GPU of the host type's capability.
-_capability = tuple(int(x) for x in os.environ.get("PARAPLAN_GPU_CAPABILITY", "9.0").split("."))
+def _capability():
+    """Read at each call: a validator that checks several launches in forked children sets it
+    per launch."""
+    return tuple(int(x) for x in os.environ.get("PARAPLAN_GPU_CAPABILITY", "9.0").split("."))
+
+
 torch.cuda.is_available = lambda: True
 torch.cuda.device_count = lambda: 8
 torch.cuda.current_device = lambda: 0
-torch.cuda.get_device_capability = lambda device=None: _capability
+torch.cuda.get_device_capability = lambda device=None: _capability()
 torch.cuda.get_device_properties = lambda device=None: types.SimpleNamespace(
-    major=_capability[0], minor=_capability[1], total_memory=80 << 30, name="mocked",
+    major=_capability()[0], minor=_capability()[1], total_memory=80 << 30, name="mocked",
     multi_processor_count=132)
 torch.cuda.get_device_name = lambda device=None: "mocked"
 

@@ -13,7 +13,9 @@ is what the policy lookup reads. A plugin that silently changes what it was give
 plugin turns ZeRO-2 and overlap_communication off with a warning) is reported as a rejection:
 what runs would not be what was priced.
 
-usage: validate_colossalai.py SRC_DIR LAUNCH_DIR   (SRC_DIR/ColossalAI: v0.5.0)
+usage: validate_colossalai.py SRC_DIR LAUNCH_DIR...   (SRC_DIR/ColossalAI: v0.5.0)
+  One launch: its result is the exit status. Several: each in a forked child
+  (common.check_each: DIR/validation.out, DIR/validation.rc).
 """
 import importlib.abc
 import importlib.machinery
@@ -41,10 +43,7 @@ TRANSFORMERS_MODULES = {
     "DeepseekV3ForCausalLM": "transformers.models.deepseek_v3.modeling_deepseek_v3",
 }
 
-src, launch_dir = sys.argv[1], sys.argv[2]
-exports, lines = common.read_launch(launch_dir)
-if not lines:
-    sys.exit("no torchrun line")
+src, launch_dirs = sys.argv[1], sys.argv[2:]
 os.environ["PARAPLAN_STUBBED"] = "transformers,peft,bitsandbytes,datasets,safetensors," \
     "tensornvme,galore_torch,flash_attn,apex,fused_layer_norm,tqdm,rpyc,diffusers,fabric," \
     "contexttimer,ninja,click,sentencepiece,google"
@@ -128,53 +127,67 @@ class Group:
         return 0
 
 
-text = open(os.path.join(launch_dir, "train.py")).read()
-# Up to the model: the plugin and the model class are what this checks; the training loop needs
-# GPUs and the materialised model.
-cut = re.search(r"^(with LazyInitContext|model = )", text, re.M)
-if cut is None:
-    sys.exit("train.py: no model construction found")
-prefix = text[:cut.start()]
-model_line = re.search(r"^\s+model = (\w+)\((\w+)\)", text[cut.start():], re.M)
-
+# No process group: the launch's world and rank (STATE, set per torchrun line), stand-in groups.
+STATE = {"world": 1, "rank": 0}
+dist.is_initialized = lambda: True
+dist.get_world_size = lambda group=None: STATE["world"] if group is None else group.size()
+dist.get_rank = lambda group=None: STATE["rank"] if group is None else 0
+dist.new_group = lambda ranks=None, backend=None, **k: Group(ranks or range(STATE["world"]))
+dist.get_process_group_ranks = lambda group: group.ranks
+dist.barrier = dist.destroy_process_group = lambda *a, **k: None
 sys.meta_path.insert(0, TransformersFinder())
-for gpu, first_rank, words in lines:
-    options, program, arguments = common.torchrun_options(words)
-    if program != "train.py":
-        sys.exit(f"program {program}, not train.py")
-    common.apply_environment(exports, gpu)
-    world = common.world_size(exports, words)
-    os.environ.update(WORLD_SIZE=str(world), RANK=str(first_rank), LOCAL_RANK="0",
-                      LOCAL_WORLD_SIZE=options.get("nproc_per_node", "8"))
-    dist.is_initialized = lambda: True
-    dist.get_world_size = lambda group=None: world if group is None else group.size()
-    dist.get_rank = lambda group=None: first_rank if group is None else 0
-    dist.new_group = lambda ranks=None, backend=None, **k: Group(ranks or range(world))
-    dist.get_process_group_ranks = lambda group: group.ranks
-    dist.barrier = dist.destroy_process_group = lambda *a, **k: None
-    import colossalai  # noqa: E402
+import colossalai  # noqa: E402
+from colossalai.shardformer.policies.auto_policy import get_autopolicy  # noqa: E402
 
-    colossalai.launch_from_torch = lambda *a, **k: None
-    namespace = {"__name__": "__main__", "__file__": os.path.join(launch_dir, "train.py")}
-    try:
-        exec(compile(prefix, "train.py", "exec"), namespace)
-    except Exception:  # noqa: BLE001 -- reported as it is, then no __del__ of a half-built
-        traceback.print_exc()  # plugin (its own error would hide this one)
-        sys.stderr.flush()
-        os._exit(1)
-    plugin = namespace["plugin"]
-    # Keywords the constructor changed with only a warning: what runs is not what was priced.
-    given = dict(re.findall(r"^    (\w+)=(.+),$", prefix, re.M))
-    changed = [f"{k}: given {given[k]}, plugin has {getattr(plugin, k)!r}"
-               for k in ("zero_stage", "overlap_communication")
-               if k in given and hasattr(plugin, k) and repr(getattr(plugin, k)) != given[k]]
-    if changed:
-        sys.exit(f"{type(plugin).__name__} changed its arguments with only a warning "
-                 f"({'; '.join(changed)}): what runs is not what was priced")
-    if model_line is not None:
-        from colossalai.shardformer.policies.auto_policy import get_autopolicy  # noqa: E402
+colossalai.launch_from_torch = lambda *a, **k: None
 
-        model = namespace[model_line.group(1)](namespace[model_line.group(2)])
-        policy = get_autopolicy(model)
-    print(f"{gpu or 'all'} hosts: accepted ({type(plugin).__name__}, world {world}, policy "
-          f"{type(policy).__name__ if model_line else '-'})")
+
+def check(launch_dir):
+    exports, lines = common.read_launch(launch_dir)
+    if not lines:
+        sys.exit("no torchrun line")
+    text = open(os.path.join(launch_dir, "train.py")).read()
+    # Up to the model: the plugin and the model class are what this checks; the training loop
+    # needs GPUs and the materialised model.
+    cut = re.search(r"^(with LazyInitContext|model = )", text, re.M)
+    if cut is None:
+        sys.exit("train.py: no model construction found")
+    prefix = text[:cut.start()]
+    model_line = re.search(r"^\s+model = (\w+)\((\w+)\)", text[cut.start():], re.M)
+    for gpu, first_rank, words in lines:
+        options, program, arguments = common.torchrun_options(words)
+        if program != "train.py":
+            sys.exit(f"program {program}, not train.py")
+        common.apply_environment(exports, gpu)
+        STATE["world"], STATE["rank"] = common.world_size(exports, words), first_rank
+        os.environ.update(WORLD_SIZE=str(STATE["world"]), RANK=str(first_rank), LOCAL_RANK="0",
+                          LOCAL_WORLD_SIZE=options.get("nproc_per_node", "8"))
+        namespace = {"__name__": "__main__", "__file__": os.path.join(launch_dir, "train.py")}
+        try:
+            exec(compile(prefix, "train.py", "exec"), namespace)
+        except Exception:  # noqa: BLE001 -- reported as it is, then no __del__ of a half-built
+            traceback.print_exc()  # plugin (its own error would hide this one)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(1)
+        plugin = namespace["plugin"]
+        # Keywords the constructor changed with only a warning: what runs is not what was priced.
+        given = dict(re.findall(r"^    (\w+)=(.+),$", prefix, re.M))
+        changed = [f"{k}: given {given[k]}, plugin has {getattr(plugin, k)!r}"
+                   for k in ("zero_stage", "overlap_communication")
+                   if k in given and hasattr(plugin, k) and repr(getattr(plugin, k)) != given[k]]
+        if changed:
+            sys.exit(f"{type(plugin).__name__} changed its arguments with only a warning "
+                     f"({'; '.join(changed)}): what runs is not what was priced")
+        policy = None
+        if model_line is not None:
+            model = namespace[model_line.group(1)](namespace[model_line.group(2)])
+            policy = get_autopolicy(model)
+        print(f"{gpu or 'all'} hosts: accepted ({type(plugin).__name__}, world {STATE['world']}, "
+              f"policy {type(policy).__name__ if policy else '-'})")
+
+
+if len(launch_dirs) == 1:
+    check(launch_dirs[0])
+else:
+    common.check_each(check, launch_dirs)
