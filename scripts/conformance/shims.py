@@ -122,6 +122,12 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Last on sys.meta_path: only what no real finder found gets a stand-in."""
 
     def find_spec(self, name, path, target=None):
+        # `import torch.Tensor` (a patch manager resolving "torch.Tensor.x") fails as in torch:
+        # an existing attribute that is not a module is never replaced by a stand-in module.
+        parent, _, child = name.rpartition(".")
+        existing = getattr(sys.modules.get(parent), "__dict__", {}).get(child)
+        if existing is not None and not isinstance(existing, types.ModuleType):
+            return None
         # a package or a dotted subpackage of one (megatron.energon) listed in STUBBED
         if name.startswith("torch.") or any(name == s or name.startswith(s + ".")
                                             for s in STUBBED):

@@ -876,6 +876,18 @@ TEST_CASE("Colossal-AI: the MoE plugin's keyword, what it forces, and what it ca
   CHECK(
       refuses(launch_on(Framework::colossalai, job("deepseek-v3", 256, kDeepSeekUneven)), "model"));
   CHECK(refuses(launch_on(Framework::colossalai, job("gpt3-175b", 64, {})), "model.activation"));
+  // Expert parallelism inside data parallelism only (MoeHybridParallelPlugin: "dp_size should be
+  // divisible by ep_size"): EP 16 over TP 4 x PP 4 leaves data parallel 4 (conformance run,
+  // qwen3-30b-a3b on 64 H100).
+  nlohmann::json wide = moe;
+  wide["tensor_model_parallel_size"] = 4;
+  wide["pipeline_model_parallel_size"] = 4;
+  wide["expert_model_parallel_size"] = 16;
+  wide["expert_tensor_parallel_size"] = 1;
+  CHECK(refuses(launch_on(Framework::colossalai, job("qwen3-30b-a3b", 64, wide)),
+                "expert_model_parallel_size"));
+  wide["expert_model_parallel_size"] = 4;
+  CHECK(launch_on(Framework::colossalai, job("qwen3-30b-a3b", 64, wide)).unsupported.empty());
   // The dense plugin keeps dp_outside.
   CHECK(
       launches(golden_cases()[4].second)["colossalai"]["files"]["train.py"].get<std::string>().find(
