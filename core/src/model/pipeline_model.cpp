@@ -239,7 +239,11 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       break;
     }
   }
-  work.working_bytes = std::max(edge_transient, recompute_working);
+  // A layer's own transients (the MoE dispatcher's buffers) join the recomputed layers' working
+  // set, or the stored activations at the peak without recompute; never the loss's.
+  const double layer_transient = std::max(dense_layers > 0 ? c.dense.transient_bytes : 0.0,
+                                          moe_layers > 0 ? c.moe.transient_bytes : 0.0);
+  work.working_bytes = std::max(edge_transient, recompute_working + layer_transient);
   // The experts' loops in the backward have no host sync (moe_layer_cost.cpp): the GPU waits for
   // the host only when issuing them takes longer than the stage's whole backward and recompute.
   work.backward.compute_s += std::max(0.0, c.moe.expert_loop_host_backward_s * moe_layers -
