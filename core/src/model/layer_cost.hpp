@@ -37,6 +37,7 @@ struct LayerCost {
   PassTime backward;
   double activation_bytes = 0;   // kept for backward without recompute
   double checkpoint_bytes = 0;   // the layer input, kept under full recompute
+  double transient_bytes = 0;    // held while the layer runs, not kept (moe_memory.hpp)
   double parameters = 0;         // on this GPU, reduced over data parallel
   double expert_parameters = 0;  // on this GPU, reduced over expert-data parallel
   double forward_flops = 0;      // model FLOPs of the forward pass on this GPU

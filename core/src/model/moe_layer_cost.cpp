@@ -5,6 +5,7 @@
 #include "model/cost_builder.hpp"
 #include "model/kernels.hpp"
 #include "model/moe_dispatch.hpp"
+#include "model/moe_memory.hpp"
 
 namespace paraplan::detail {
 
@@ -148,6 +149,7 @@ void CostBuilder::moe_block(LayerCost& cost) {
   const double kept =
       block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows + (4 + 1) * n * experts;
   cost.activation_bytes += kept;
+  cost.transient_bytes = moe_transient_bytes(d, h_, n, experts, e_);
   // --recompute-modules moe: the whole layer, dispatch included, again from its input.
   cost.unit(RecomputeModule::moe) = {kept, block.forward, cost.forward_flops - flops_before};
 }

@@ -11,6 +11,7 @@
 #include "model/memory_reserve.hpp"
 #include "model/optimizer_offload.hpp"
 #include "model/parameter_bytes.hpp"
+#include "model/pipelining_memory.hpp"
 #include "model/rules.hpp"
 #include "model/stage_split.hpp"
 #include "model/torchtitan_fsdp.hpp"
@@ -238,7 +239,11 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       break;
     }
   }
-  work.working_bytes = std::max(edge_transient, recompute_working);
+  // A layer's own transients (the MoE dispatcher's buffers) join the recomputed layers' working
+  // set, or the stored activations at the peak without recompute; never the loss's.
+  const double layer_transient = std::max(dense_layers > 0 ? c.dense.transient_bytes : 0.0,
+                                          moe_layers > 0 ? c.moe.transient_bytes : 0.0);
+  work.working_bytes = std::max(edge_transient, recompute_working + layer_transient);
   // The experts' loops in the backward have no host sync (moe_layer_cost.cpp): the GPU waits for
   // the host only when issuing them takes longer than the stage's whole backward and recompute.
   work.backward.compute_s += std::max(0.0, c.moe.expert_loop_host_backward_s * moe_layers -
@@ -432,13 +437,32 @@ namespace {
 // into the parameters on the default stream (foreach_all_gather_copy_out); once copied, the flat
 // buffer is freed into the copy-in stream's cache, where only the next gather can reuse it: the
 // unit in use and the one prefetched keep two (the unsharded weights they copy into are counted
-// in weights_bytes).
+// in weights_bytes). Its reduce-scatter allocates each unit's output on the reduce-scatter stream
+// and the sharded gradients are views of it (_fsdp_collectives.py foreach_reduce: `reduce_output
+// = reduce_scatter_input.new_empty(...)` under `device_handle.stream(reduce_scatter_stream)`,
+// `new_sharded_grad = torch.as_strided(reduce_output, ...)`); torchtitan frees them before the
+// next forward (train.py optimizers.zero_grad(), set_to_none), into that stream's cache, where
+// only the next step's reduce-scatters reuse them: the fp32 shard of every parameter stays
+// reserved, not allocated, through the forward and backward that peak.
 double side_stream_cache_bytes(const PipelineInput& in, const Strategy& s,
-                               const ParameterBytes& bytes, double unit_parameters, int zero) {
+                               const ParameterBytes& bytes, double unit_parameters,
+                               double sharded_parameters, int zero) {
   if (zero >= 2 && torchtitan_fsdp2(in.framework, s)) {
-    return 2 * bytes.layer_gather * unit_parameters;
+    return 2 * bytes.layer_gather * unit_parameters + kFsdp2ReduceBytes * sharded_parameters;
   }
   return 0;
+}
+
+// torch.distributed.pipelining's receive buffers and the last chunk's kept outputs
+// (pipelining_memory.hpp), for torchtitan's pipelines: the layer input between chunks, the
+// 16-bit logits (bf16 in fp8 training too) on the last.
+double pipelining_bytes(const PipelineInput& in, const StageGroup& group, double in_flight) {
+  if (in.framework != Framework::torchtitan || in.stages <= 1) return 0;
+  const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
+  const double element = activation_element_bytes(in.training->precision);
+  return torch_pipelining_bytes(
+      group.first, in.stages, in.strategy->virtual_pipeline_model_parallel_size, in.micro_batches,
+      in_flight, c.dense.checkpoint_bytes, element * c.head.logit_elements);
 }
 
 }  // namespace
@@ -497,15 +521,15 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     // __ipg_bucket_flat_buffer, reduce_bucket_size elements).
     memory.gradients_bytes = bytes.edge_weight * (sharded + kDeepSpeed.reduce_bucket_elements);
   } else if (zero >= 2 && torchtitan_fsdp2(in.framework, s)) {
-    // FSDP2: fp32 gradient shards (reduce_dtype); one block's 16-bit gradients and their fp32
-    // copy for the reduce-scatter are whole until it is done. With pipelines every unit's fp32
-    // gradients stay whole until the stage's last backward (fsdp2_keeps_unsharded), whose
-    // reduce-scatters make the shards as they free the whole ones: the shards of the last step
-    // are gone by then (torchtitan train.py optimizers.zero_grad() before the forward,
-    // set_to_none by default).
+    // FSDP2: one block's 16-bit gradients and their fp32 copy for the reduce-scatter are whole
+    // until it is done. With pipelines every unit's fp32 gradients stay whole until the stage's
+    // last backward (fsdp2_keeps_unsharded), whose reduce-scatters make the shards as they free
+    // the whole ones. The fp32 shards (reduce_dtype) of the last step are freed before the
+    // forward (torchtitan train.py optimizers.zero_grad(), set_to_none by default) and those of
+    // this step made as the backward frees the activations: at the peak they are cached on the
+    // reduce-scatter stream, not allocated (side_stream_cache_bytes).
     const bool keeps = fsdp2_keeps_unsharded(in.stages);
-    memory.gradients_bytes =
-        kFsdp2ReduceBytes * (keeps ? all : sharded + unit) + bytes.edge_weight * unit;
+    memory.gradients_bytes = kFsdp2ReduceBytes * (keeps ? all : unit) + bytes.edge_weight * unit;
   } else if (zero == 1 && deepspeed_bf16_optimizer(in.framework, precision, s)) {
     // BF16_Optimizer: the fp32 gradient copies of every parameter (fp32_groups_gradients_flat),
     // and the bf16 gradients autograd makes in each backward, set to None only before the next
@@ -538,7 +562,9 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   memory.activations_bytes =
       (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
   memory.reserve = memory_reserve(in, group, memory.activations_bytes,
-                                  side_stream_cache_bytes(in, s, bytes, unit, zero));
+                                  side_stream_cache_bytes(in, s, bytes, unit, sharded, zero));
+  // PyTorch pipelining's buffers: allocated once per step's shapes, not fragmented.
+  memory.activations_bytes += pipelining_bytes(in, group, in_flight);
   // CUDA graphs' static buffers (cuda_graph_memory.cpp): allocated once, not fragmented.
   memory.activations_bytes += cuda_graph_bytes(in, group, in_flight + a2a_overlap_chunk);
   memory.host_bytes = in_flight * work.offloaded_bytes + kHostOptimizerBytesPerParameter * on_host;

@@ -1,0 +1,63 @@
+// PyTorch pipelining's per-micro-batch buffers, FSDP2's gradient shards cached on the
+// reduce-scatter stream and the MoE dispatcher's transients (pipelining_memory.hpp,
+// moe_memory.hpp).
+#include <doctest/doctest.h>
+
+#include "model/moe_memory.hpp"
+#include "model/pipelining_memory.hpp"
+#include "paraplan/units.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+using namespace paraplan::detail;
+using units::kGiB;
+
+TEST_CASE("PyTorch pipelining: receive buffers per chunk and micro-batch, the last keeps logits") {
+  const double a = 1, logits = 10;
+  // One stage: no pipelining.
+  CHECK(torch_pipelining_bytes(0, 1, 1, 8, 1, a, logits) == 0);
+  // 1F1B over 4 stages, 8 micro-batches: the first receives no input, sends no logits; the
+  // input buffers of the micro-batches in flight are counted as saved activations already.
+  CHECK(torch_pipelining_bytes(0, 4, 1, 8, 4, a, logits) == doctest::Approx(8 * a));
+  CHECK(torch_pipelining_bytes(1, 4, 1, 8, 3, a, logits) == doctest::Approx(5 * a + 8 * a));
+  CHECK(torch_pipelining_bytes(3, 4, 1, 8, 1, a, logits) == doctest::Approx(7 * a + 8 * logits));
+  // Interleaved, two chunks a GPU: rank 0 holds chunks 0 and 4 of 8, both but the first
+  // receiving, both sending gradients back.
+  CHECK(torch_pipelining_bytes(0, 4, 2, 8, 4, a, logits) ==
+        doctest::Approx((8 - 4) * 1 * a + 8 * 2 * a));
+  // More virtual stages, more buffers.
+  CHECK(torch_pipelining_bytes(1, 4, 4, 8, 4, a, logits) >
+        torch_pipelining_bytes(1, 4, 2, 8, 4, a, logits));
+}
+
+TEST_CASE("torchtitan with pipelines holds more than without the pipelining buffers") {
+  const std::string base = R"({"model": "llama3-8b", "framework": "torchtitan",
+      "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 8}]},
+      "strategy": {"zero_stage": 3, "pipeline_model_parallel_size": 4, "micro_batch_size": 1,
+                   "virtual_pipeline_model_parallel_size": )";
+  const Report v1 = estimate(test::scenario(base + "1}}"));
+  const Report v2 = estimate(test::scenario(base + "2}}"));
+  REQUIRE(v1.stages.size() == 4);
+  // The last stage keeps 32 micro-batches of 16-bit logits (4096 x 128256 x 2 bytes each).
+  const double logits = 32.0 * 4096 * 128256 * 2;
+  CHECK(v1.stages.back().memory.activations_bytes > logits);
+  // FSDP2's fp32 shards are reserved on the reduce-scatter stream, not allocated.
+  const StageMemory& m = v1.stages.front().memory;
+  CHECK(m.peak_reserved_bytes() - m.peak_allocated_bytes() > 0.1 * kGiB);
+  // Two chunks a GPU hold twice the gradient buffers.
+  CHECK(v2.stages.front().memory.activations_bytes > v1.stages.front().memory.activations_bytes);
+}
+
+TEST_CASE("MoE: the dispatcher's rows on both sides of the larger all-to-all, and the logits") {
+  MoeDispatch d;
+  d.permuted_rows = 8000;
+  d.expert_rows = 9000;
+  d.unpermute_in_rows = 8000;
+  const double h = 2048, e = 2, tokens = 1000, experts = 128;
+  CHECK(moe_transient_bytes(d, h, tokens, experts, e) ==
+        doctest::Approx(e * h * 17000 + e * tokens * experts));
+  d.unpermute_in_rows = 12000;  // a combine that receives more than the dispatch sent
+  CHECK(moe_transient_bytes(d, h, tokens, experts, e) ==
+        doctest::Approx(e * h * 21000 + e * tokens * experts));
+}
