@@ -283,9 +283,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
                                       parameter_bytes(in.training->precision, s).edge_weight);
   } else if (s.zero_stage >= 2 && dp_cp > 1) {
     const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
-    // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters; with pipelines one gather
-    // and one reduce-scatter per iteration, under the first forward and the last backward;
-    // ZeRO-2 and its norm and LM head unit are never resharded after forward.
+    // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters and the copies around them;
+    // with pipelines one gather and one reduce-scatter per iteration, under the first forward and
+    // the last backward; ZeRO-2 and its norm and LM head unit are never resharded after forward.
     const bool fsdp2 = torchtitan_fsdp2(in.framework, s);
     const bool keeps = fsdp2_keeps_unsharded(in.stages);
     const double share = keeps ? 1 / static_cast<double>(in.micro_batches) : 1;
@@ -293,8 +293,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
                           const PassTime& backward, bool head = false) {
       if (fsdp2) {
         const bool reshard = s.zero_stage == 3 && !keeps && !head;
-        return share * fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, reshard,
-                                         forward.total_s(), backward.total_s());
+        return share * (fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, reshard,
+                                          forward.total_s(), backward.total_s()) +
+                        fsdp2_unit_copy_s(gpu, gather_bytes, dp_cp, parameters, reshard));
       }
       return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters,
                               forward.total_s(), backward.total_s());

@@ -28,4 +28,13 @@ double fsdp2_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double gather_by
   return exposed_s(gpu, gather, forward_s) + exposed_s(gpu, backward_comm, backward_s);
 }
 
+double fsdp2_unit_copy_s(const GpuSpec& gpu, double gather_bytes, int64_t data_parallel_cp,
+                         double parameters, bool reshard_after_forward) {
+  if (data_parallel_cp <= 1 || parameters <= 0) return 0;
+  const double copy_out = memory_bound_s(gpu, 2 * gather_bytes * parameters);
+  const double copy_in =
+      memory_bound_s(gpu, (kFsdp2UnshardedGradientBytes + kFsdp2ReduceBytes) * parameters);
+  return (reshard_after_forward ? 2 : 1) * copy_out + copy_in;
+}
+
 }  // namespace paraplan::detail

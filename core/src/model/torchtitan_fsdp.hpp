@@ -61,4 +61,23 @@ double fsdp2_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double gather_by
                          int64_t data_parallel_cp, double parameters, bool reshard_after_forward,
                          double forward_s, double backward_s);
 
+// The 16-bit unsharded gradients autograd hands to FSDP2's reduce-scatter: torchtitan's
+// MixedPrecisionPolicy param_dtype (config/configs.py mixed_precision_param: "bfloat16"), the
+// dtype each gathered parameter computes and is differentiated in.
+constexpr double kFsdp2UnshardedGradientBytes = 2;
+
+// FSDP2's copies around one unit's collectives that run on the compute stream (PyTorch
+// torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, 2025): after each all-gather,
+// foreach_all_gather_copy_out splits the flat gathered buffer into the unit's parameters
+// (torch.split_with_sizes_copy: reads and writes `gather_bytes` per parameter), called from
+// FSDPParamGroup.wait_for_unshard on the current stream; before each reduce-scatter,
+// foreach_reduce_scatter_copy_in (torch.ops.fsdp.chunk_cat) reads the 16-bit unsharded gradients
+// and writes them into the fp32 reduce-scatter input on the current stream ("Only after the
+// copy-in finishes can we free the gradients"; reduce_scatter_stream.wait_stream(current_stream)
+// follows). Per micro-batch of one unit: a copy-out for each gather (two when resharded after
+// forward) and one copy-in; what runs on the side streams (the all-gather copy-in of this rank's
+// shard, the post-reduce on the 1/n shard) is left out.
+double fsdp2_unit_copy_s(const GpuSpec& gpu, double gather_bytes, int64_t data_parallel_cp,
+                         double parameters, bool reshard_after_forward);
+
 }  // namespace paraplan::detail

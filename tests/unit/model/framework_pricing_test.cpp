@@ -250,6 +250,19 @@ TEST_CASE("torchtitan's FSDP2 reduce-scatters in fp32 and, with pipelines, gathe
         megatron.stages.front().memory.gradients_bytes + 1.9 * shard);
 }
 
+TEST_CASE("FSDP2's copy-out after each gather and fp32 copy-in before each reduce-scatter") {
+  const GpuSpec gpu = a100();
+  const double parameters = 1e9;
+  // 16-bit gathers: the copy-out reads and writes 2 bytes a parameter; the copy-in reads the
+  // 16-bit gradient and writes it in fp32.
+  const double copy_out = memory_bound_s(gpu, 2 * 2 * parameters);
+  const double copy_in = memory_bound_s(gpu, (2 + 4) * parameters);
+  CHECK(fsdp2_unit_copy_s(gpu, 2, 64, parameters, true) == doctest::Approx(2 * copy_out + copy_in));
+  CHECK(fsdp2_unit_copy_s(gpu, 2, 64, parameters, false) == doctest::Approx(copy_out + copy_in));
+  CHECK(fsdp2_unit_copy_s(gpu, 1, 64, parameters, false) < copy_out + copy_in);  // fp8 gathers
+  CHECK(fsdp2_unit_copy_s(gpu, 2, 1, parameters, true) == 0);  // nothing sharded, nothing copied
+}
+
 TEST_CASE(
     "torchtitan's FSDP2 under pipelines: whole units, fp32 gradients until the last backward") {
   // torchtitan's 3D layout for Llama 3.1 405B (benchmarks/llama3_h100_202412_torchtitan.md,
