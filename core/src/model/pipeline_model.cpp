@@ -148,9 +148,15 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   double edge_transient = 0, recompute_working = 0;
   PassTime layers_forward = c.dense.forward * dense_layers;
   layers_forward += c.moe.forward * moe_layers;
-  work.forward = layers_forward;
   work.backward = c.dense.backward * dense_layers;
   work.backward += c.moe.backward * moe_layers;
+  if (in.framework == Framework::torchtitan) {  // PyTorch's ring attention (attention_cost.cpp)
+    layers_forward += c.dense.torch_ring_forward * dense_layers;
+    layers_forward += c.moe.torch_ring_forward * moe_layers;
+    work.backward += c.dense.torch_ring_backward * dense_layers;
+    work.backward += c.moe.torch_ring_backward * moe_layers;
+  }
+  work.forward = layers_forward;
   if (s.overlap_moe_expert_parallel_comm) {
     const double unpaired =
         unpaired_pass_share(group.first, in.stages, s.virtual_pipeline_model_parallel_size,

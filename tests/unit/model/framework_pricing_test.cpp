@@ -263,6 +263,51 @@ TEST_CASE("FSDP2's copy-out after each gather and fp32 copy-in before each reduc
   CHECK(fsdp2_unit_copy_s(gpu, 2, 1, parameters, true) == 0);  // nothing sharded, nothing copied
 }
 
+TEST_CASE("torchtitan's context parallelism is PyTorch's ring attention, priced on top") {
+  // Llama 3.1 8B at 131072 tokens over CP 4 on one H100 node (torchtitan's December 2024 Table 2
+  // shape).
+  const auto costs_with = [](int cp, CpCommType type) {
+    Scenario sc = test::scenario(R"({"model": "llama3.1-8b", "framework": "torchtitan",
+        "training": {"global_batch_size": 8, "seq_length": 131072},
+        "cluster": {"gpus": [{"type": "h100", "count": 8}]},
+        "strategy": {"micro_batch_size": 1, "zero_stage": 3}})");
+    Strategy s;
+    s.zero_stage = 3;
+    s.use_flash_attn = true;
+    s.context_parallel_size = cp;
+    s.cp_comm_type = type;
+    return compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, s);
+  };
+  const LayerCost none = costs_with(1, CpCommType::p2p).dense;
+  CHECK(none.torch_ring_forward.total_s() == 0);
+  CHECK(none.torch_ring_backward.total_s() == 0);
+  // The merges between steps and the fp32 dK and dV cost time beyond the ring Megatron-LM runs;
+  // the all-gather rotation waits for K and V at the second step, the per-step one hides them.
+  const LayerCost ring = costs_with(4, CpCommType::p2p).dense;
+  CHECK(ring.torch_ring_forward.compute_s > 0);
+  CHECK(ring.torch_ring_backward.compute_s > 0);
+  CHECK(ring.torch_ring_backward.total_s() > 0);
+  const LayerCost gathered = costs_with(4, CpCommType::allgather).dense;
+  CHECK(gathered.forward.cp_comm_s + gathered.torch_ring_forward.cp_comm_s >= 0);
+  CHECK(gathered.torch_ring_forward.compute_s > 0);  // cp kernels where Megatron-LM runs two
+
+  // Whole model (65536 tokens, to fit): the torchtitan ring is slower than the same layout priced
+  // as Megatron-LM's context parallelism.
+  const auto report = [](const std::string& framework) {
+    return estimate(test::scenario(R"({"model": "llama3.1-8b", "framework": ")" + framework +
+                                   R"(", "training": {"global_batch_size": 8, "seq_length": 65536},
+        "cluster": {"gpus": [{"type": "h100", "count": 8}]},
+        "strategy": {"micro_batch_size": 1, "zero_stage": 3, "context_parallel_size": 4,
+                     "recompute_granularity": "full", "use_flash_attn": true}})"));
+  };
+  const Report titan = report("torchtitan");
+  const Report megatron = report("megatron");
+  REQUIRE(titan.feasible);
+  CHECK(titan.time_breakdown.cp_comm_s >= 0);
+  CHECK(titan.time_breakdown.total_s() == doctest::Approx(titan.iteration_time_s).epsilon(1e-9));
+  CHECK(titan.iteration_time_s > megatron.iteration_time_s);
+}
+
 TEST_CASE(
     "torchtitan's FSDP2 under pipelines: whole units, fp32 gradients until the last backward") {
   // torchtitan's 3D layout for Llama 3.1 405B (benchmarks/llama3_h100_202412_torchtitan.md,
