@@ -295,27 +295,26 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     const bool fsdp2 = torchtitan_fsdp2(in.framework, s);
     const bool keeps = fsdp2_keeps_unsharded(in.stages);
     const double share = keeps ? 1 / static_cast<double>(in.micro_batches) : 1;
-    const auto unit = [&](double parameters, double gather_bytes, const PassTime& forward,
-                          const PassTime& backward, bool head = false) {
+    const auto unit = [&](double parameters, double experts, double gather_bytes,
+                          const PassTime& forward, const PassTime& backward, bool head = false) {
       if (fsdp2) {
-        const bool reshard = s.zero_stage == 3 && !keeps && !head;
-        return share * (fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, reshard,
-                                          forward.total_s(), backward.total_s()) +
-                        fsdp2_unit_copy_s(gpu, gather_bytes, dp_cp, parameters, reshard));
+        const Fsdp2Unit u{parameters, experts, gather_bytes, s.zero_stage == 3 && !keeps && !head};
+        return share * (fsdp2_unit_comm_s(gpu, s, dp_cp, u, forward.total_s(), backward.total_s()) +
+                        fsdp2_unit_copy_s(gpu, s, dp_cp, u));
       }
-      return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters,
-                              forward.total_s(), backward.total_s());
+      return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp,
+                              parameters + experts, forward.total_s(), backward.total_s());
     };
     work.zero3_comm_s = sum([&](const LayerCost& l) {
-      return unit(l.parameters + l.expert_parameters, bytes.layer_gather, l.forward, l.backward);
+      return unit(l.parameters, l.expert_parameters, bytes.layer_gather, l.forward, l.backward);
     });
     if (is_first(group)) {
-      work.zero3_comm_s += unit(c.embedding.parameters, bytes.edge_gather, c.embedding.forward,
+      work.zero3_comm_s += unit(c.embedding.parameters, 0, bytes.edge_gather, c.embedding.forward,
                                 c.embedding.backward);
     }
     if (is_last(group, in.stages)) {
       work.zero3_comm_s +=
-          unit(c.head.parameters, bytes.edge_gather, c.head.forward, c.head.backward, true);
+          unit(c.head.parameters, 0, bytes.edge_gather, c.head.forward, c.head.backward, true);
     }
   }
   if (deepspeed_bf16_optimizer(in.framework, in.training->precision, s) && dp_cp > 1) {

@@ -228,11 +228,26 @@ TEST_CASE("torchtitan's FSDP2 reduce-scatters in fp32 and, with pipelines, gathe
   const double forward_s = 0.01, backward_s = 0.02;
   const double gather = all_gather_s(gpu, dp, 2 * 1e9);
   const double scatter = reduce_scatter_s(gpu, dp, 4 * 1e9);  // fp32, not bf16
-  CHECK(fsdp2_unit_comm_s(gpu, s, 2, 64, 1e9, true, forward_s, backward_s) ==
+  CHECK(fsdp2_unit_comm_s(gpu, s, 64, {1e9, 0, 2, true}, forward_s, backward_s) ==
         doctest::Approx(exposed_s(gpu, gather, forward_s) +
                         exposed_s(gpu, gather + scatter, backward_s)));
-  CHECK(fsdp2_unit_comm_s(gpu, s, 2, 64, 1e9, false, forward_s, backward_s) ==
+  CHECK(fsdp2_unit_comm_s(gpu, s, 64, {1e9, 0, 2, false}, forward_s, backward_s) ==
         doctest::Approx(exposed_s(gpu, gather, forward_s) + exposed_s(gpu, scatter, backward_s)));
+  // Routed experts are a unit of their own over expert-data parallelism (64 / EP 8 = 8 ranks),
+  // its collectives after the block's on the same streams; with EP 64 nothing is left to shard.
+  Strategy ep = s;
+  ep.expert_model_parallel_size = 8;
+  const Group edp = expert_data_parallel_group(gpu, ep, 64);
+  CHECK(edp.size == 8);
+  const double expert_gather = all_gather_s(gpu, edp, 2 * 1e9);
+  const double expert_scatter = reduce_scatter_s(gpu, edp, 4 * 1e9);
+  CHECK(fsdp2_unit_comm_s(gpu, ep, 64, {1e9, 1e9, 2, false}, forward_s, backward_s) ==
+        doctest::Approx(exposed_s(gpu, gather + expert_gather, forward_s) +
+                        exposed_s(gpu, scatter + expert_scatter, backward_s)));
+  ep.expert_model_parallel_size = 64;
+  CHECK(fsdp2_unit_comm_s(gpu, ep, 64, {1e9, 1e9, 2, false}, forward_s, backward_s) ==
+        doctest::Approx(fsdp2_unit_comm_s(gpu, ep, 64, {1e9, 0, 2, false}, forward_s, backward_s)));
+  CHECK(fsdp2_unit_copy_s(gpu, ep, 64, {0, 1e9, 2, false}) == 0);
   CHECK(!fsdp2_keeps_unsharded(1));
   CHECK(fsdp2_keeps_unsharded(2));
   CHECK(torchtitan_fsdp2(Framework::torchtitan, s));
@@ -257,10 +272,13 @@ TEST_CASE("FSDP2's copy-out after each gather and fp32 copy-in before each reduc
   // 16-bit gradient and writes it in fp32.
   const double copy_out = memory_bound_s(gpu, 2 * 2 * parameters);
   const double copy_in = memory_bound_s(gpu, (2 + 4) * parameters);
-  CHECK(fsdp2_unit_copy_s(gpu, 2, 64, parameters, true) == doctest::Approx(2 * copy_out + copy_in));
-  CHECK(fsdp2_unit_copy_s(gpu, 2, 64, parameters, false) == doctest::Approx(copy_out + copy_in));
-  CHECK(fsdp2_unit_copy_s(gpu, 1, 64, parameters, false) < copy_out + copy_in);  // fp8 gathers
-  CHECK(fsdp2_unit_copy_s(gpu, 2, 1, parameters, true) == 0);  // nothing sharded, nothing copied
+  const Strategy s;
+  CHECK(fsdp2_unit_copy_s(gpu, s, 64, {parameters, 0, 2, true}) ==
+        doctest::Approx(2 * copy_out + copy_in));
+  CHECK(fsdp2_unit_copy_s(gpu, s, 64, {parameters, 0, 2, false}) ==
+        doctest::Approx(copy_out + copy_in));
+  CHECK(fsdp2_unit_copy_s(gpu, s, 64, {parameters, 0, 1, false}) < copy_out + copy_in);  // fp8
+  CHECK(fsdp2_unit_copy_s(gpu, s, 1, {parameters, 0, 2, true}) == 0);  // nothing sharded
 }
 
 TEST_CASE("torchtitan's context parallelism is PyTorch's ring attention, priced on top") {
