@@ -302,8 +302,8 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
         return share * (fsdp2_unit_comm_s(gpu, s, dp_cp, u, forward.total_s(), backward.total_s()) +
                         fsdp2_unit_copy_s(gpu, s, dp_cp, u));
       }
-      return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp,
-                              parameters + experts, forward.total_s(), backward.total_s());
+      return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters, experts,
+                              forward.total_s(), backward.total_s());
     };
     work.zero3_comm_s = sum([&](const LayerCost& l) {
       return unit(l.parameters, l.expert_parameters, bytes.layer_gather, l.forward, l.backward);
