@@ -161,6 +161,28 @@ void Searcher::fit_block_layers(size_t pool) {
   recompute.num_layers = low;
 }
 
+// The pace (slowest stage) and total work per micro-batch of any split of the model's layers over
+// `stages` stages of one GPU type, each layer at its kind's time (`dense_s`, `moe_s`), the first
+// stage with the embedding and the last with the LM head: the work is the same for every split
+// (each layer runs once), the slowest stage does at least the mean, and some stage holds at least
+// ceil(layers / stages) layers, no faster than the cheapest that many layers can be.
+std::pair<double, double> Searcher::one_type_split_bound_s(double dense_s, double moe_s,
+                                                           double embedding_s, double head_s,
+                                                           int64_t stages) const {
+  const int64_t layers = model_.num_layers;
+  const int64_t moe_layers = moe_layers_in(model_, 0, layers);
+  const int64_t dense_layers = layers - moe_layers;
+  const double work = static_cast<double>(dense_layers) * dense_s +
+                      static_cast<double>(moe_layers) * moe_s + embedding_s + head_s;
+  const int64_t most = (layers + stages - 1) / stages;
+  const bool dense_cheaper = dense_s <= moe_s;
+  const int64_t cheap = std::min(most, dense_cheaper ? dense_layers : moe_layers);
+  const double fullest = static_cast<double>(cheap) * std::min(dense_s, moe_s) +
+                         static_cast<double>(most - cheap) * std::max(dense_s, moe_s);
+  const double pace = std::max(work / static_cast<double>(stages), fullest);
+  return {pace, work};
+}
+
 // A lower bound on the iteration time for every recompute and ZeRO choice of a layer shape:
 // the pipeline with each layer's compute and in-layer communication (tensor, context, expert
 // parallel), which neither choice removes, and none of point-to-point, data parallel or
@@ -204,6 +226,13 @@ double Searcher::lower_bound_s(bool recompute) const {
       pace = std::max(pace, stage);
       work += stage;
     }
+  } else if (!mixed_) {  // a split still to choose on one GPU type
+    const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus.front())];
+    const auto [pace_s, work_s] = one_type_split_bound_s(
+        dense_s(0), moe_s(0), pass_s(c.embedding.forward, c.embedding.backward),
+        pass_s(c.head.forward, c.head.backward), static_cast<int64_t>(stages));
+    pace = pace_s;
+    work = work_s;
   } else {  // a split still to choose: a perfectly balanced continuous split, least work
     double rate = 0, fixed = 0, fastest_layer = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < stages; ++i) {

@@ -121,6 +121,8 @@ class Searcher {
   void fit_block_layers(size_t pool);
   bool split_layers();
   double lower_bound_s(bool recompute = false) const;
+  std::pair<double, double> one_type_split_bound_s(double dense_s, double moe_s, double embedding_s,
+                                                   double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
 
   int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
