@@ -142,6 +142,8 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       std::none_of(framework_rules_.begin(), framework_rules_.end(), [&](const FrameworkRule* r) {
         return r->reads.contains(K::reuse_fp32_param) && !r->expressible(rule_context_, reusing);
       });
+  const auto leaf = static_cast<size_t>(Level::leaf);
+  memory_bound_exact_ = rules_at_[leaf].empty() && framework_rules_at_[leaf].empty();
 }
 
 bool Searcher::rules_hold(Level level) {
@@ -485,6 +487,13 @@ bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
     // With the recompute settings known, the bound counts what they redo: a subtree that cannot
     // beat the N-th best is only counted. Only once this micro-batch size is known to fit (or
     // left unknown) elsewhere: whether it fits decides if larger sizes are walked (below).
+    // Where some stage's activations alone exceed its memory, nothing below fits (once something
+    // is ranked: a search where nothing fits names its closest miss).
+    if (walk == Walk::evaluate && memory_bound_exact_ && !options_.exhaustive &&
+        top_.best() != nullptr && activations_overflow(fit_pool)) {
+      zero_level(Walk::count, fit_pool);
+      return false;
+    }
     if (walk == Walk::evaluate && micro_batch_fits_ && bound_prunes(true)) {
       zero_level(Walk::count, fit_pool);
       return true;

@@ -124,6 +124,8 @@ class Searcher {
   std::pair<double, double> one_type_split_bound_s(double dense_s, double moe_s, double embedding_s,
                                                    double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
+  bool activations_overflow(int fit_pool);
+  double group_activation_bytes(const PipelineInput& input, const StageGroup& group) const;
 
   int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
   int64_t micro_batches() const { return num_micro_batches(rule_context_, s_); }
@@ -176,6 +178,10 @@ class Searcher {
   // MindSpeed's parameter-copy reuse is tried where a strategy does not fit: not pinned, and
   // the scenario's framework launches it (MindSpeed-LLM).
   bool reuse_fp32_param_variant_ = false;
+
+  // No rule is checked at the leaf: a subtree whose strategies cannot fit in memory has no leaf
+  // that fails for another reason, so skipping it keeps the micro-batch walk's verdict exact.
+  bool memory_bound_exact_ = false;
 
   Strategy s_;                  // the working strategy: each level writes its own keys
   bool split_at_leaf_ = false;  // the leaf balances the stage layers (set by virtual_level)
