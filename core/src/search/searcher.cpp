@@ -390,6 +390,18 @@ bool Searcher::layer_shape_level(Walk walk) {
   const std::vector<int64_t> a2a_overlap =
       moe && all_to_all && s_.expert_model_parallel_size > 1 ? on_off : off;
   bool any_fit_or_unknown = false;
+  // The switches this level sets as pinned or by default, read once per call.
+  const bool tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
+  const auto fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
+  // The fused loss only saves time and memory traffic: on unless pinned off.
+  const bool loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
+  // Transformer Engine's loss kernel only when pinned: Megatron-LM refuses it.
+  const auto loss_fusion_impl =
+      static_cast<CrossEntropyFusionImpl>(pins_.get(K::cross_entropy_fusion_impl).value_or(0));
+  const bool grouped_gemm = pins_.flag(K::moe_grouped_gemm).value_or(moe);
+  const bool permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
+  const std::optional<bool> shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap);
+  const bool force_balancing = pins_.flag(K::moe_router_force_load_balancing).value_or(false);
   for (const int64_t sp :
        pinned_or(pins_.get(K::sequence_parallel), splits ? on_off : std::vector<int64_t>{0})) {
     for (const int64_t flash : pinned_or(pins_.get(K::use_flash_attn), on_off)) {
@@ -398,20 +410,16 @@ bool Searcher::layer_shape_level(Walk walk) {
         if (stopped_) return any_fit_or_unknown;
         s_.sequence_parallel = sp != 0;
         s_.use_flash_attn = flash != 0;
-        s_.tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
-        s_.fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
-        // The fused loss only saves time and memory traffic: on unless pinned off.
-        s_.cross_entropy_loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
-        // Transformer Engine's loss kernel only when pinned: Megatron-LM refuses it.
-        s_.cross_entropy_fusion_impl = static_cast<CrossEntropyFusionImpl>(
-            pins_.get(K::cross_entropy_fusion_impl).value_or(0));
-        s_.moe_grouped_gemm = pins_.flag(K::moe_grouped_gemm).value_or(moe);
-        s_.moe_permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
+        s_.tp_comm_overlap = tp_comm_overlap;
+        s_.fp8_recipe = fp8_recipe;
+        s_.cross_entropy_loss_fusion = loss_fusion;
+        s_.cross_entropy_fusion_impl = loss_fusion_impl;
+        s_.moe_grouped_gemm = grouped_gemm;
+        s_.moe_permute_fusion = permute_fusion;
         s_.overlap_moe_expert_parallel_comm = overlap != 0;
-        s_.moe_shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap)
-                                           .value_or(shared_experts && all_to_all && overlap == 0);
-        s_.moe_router_force_load_balancing =
-            pins_.flag(K::moe_router_force_load_balancing).value_or(false);
+        s_.moe_shared_expert_overlap =
+            shared_expert_overlap.value_or(shared_experts && all_to_all && overlap == 0);
+        s_.moe_router_force_load_balancing = force_balancing;
         for (const K key : {K::cross_entropy_loss_fusion, K::moe_grouped_gemm,
                             K::moe_permute_fusion, K::moe_shared_expert_overlap}) {
           fit_switch_to_framework(key);

@@ -35,6 +35,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -210,7 +211,7 @@ class Searcher {
   std::vector<StrategyKeyId> count_reads_;
   std::vector<StrategyKeyId> zero_keys_;
   std::vector<int64_t> count_key_;  // scratch: the values of count_reads_ in s_
-  std::map<std::vector<int64_t>, ShapeCount> shape_counts_;
+  std::unordered_map<std::vector<int64_t>, ShapeCount, KeyValuesHash> shape_counts_;
   void init_shape_counts();
   void fill_count_key();
   ShapeCount walk_shape_count();
