@@ -53,10 +53,13 @@ bool torchtitan_fsdp2(Framework framework, const Strategy& s);
 // again for its backward, and reduce-scattered after it.
 bool fsdp2_keeps_unsharded(int64_t pipeline_stages);
 
-// One FSDP2 unit of a stage: a transformer block (its routed experts, under expert parallelism,
-// a unit of their own over the expert-data-parallel mesh: torchtitan models/llama4/infra/
-// parallelize.py apply_fsdp, fully_shard(transformer_block.moe.experts, mesh=dp_mod_ep_mesh)
-// before fully_shard(transformer_block, mesh=dp_mesh)), the embedding, or the norm and LM head.
+// One FSDP2 unit of a stage: a transformer block, the embedding, or the norm and LM head. Under
+// expert parallelism the block's routed experts are sharded over the expert-data-parallel mesh
+// and the rest over the data-parallel one: a unit of their own in torchtitan's llama4/deepseek
+// apply_fsdp (models/llama4/infra/parallelize.py: fully_shard(transformer_block.moe.experts,
+// mesh=dp_mod_ep_mesh) before fully_shard(transformer_block, mesh=dp_mesh)), a per-parameter mesh
+// in one unit in later versions (distributed/fsdp.py apply_fsdp_to_decoder: shard_placement_fn
+// puts inner_experts on edp_mesh); either way one collective per mesh.
 struct Fsdp2Unit {
   double parameters = 0;         // sharded over data x context parallel
   double expert_parameters = 0;  // this GPU's experts, sharded over expert-data parallel
