@@ -3,7 +3,9 @@
 // start-up, the re-estimate of the top 10 and their launches included); each the minimum of a
 // few runs, as wall and CPU seconds (on a shared machine the wall time includes waiting for a
 // core). Issue 34's targets, natively: AIAK example 1 <= 10 ms, GPT-3 175B on 512 A100 <= 20 ms,
-// DeepSeek-V3 on 1024 H100 <= 0.3 s.
+// DeepSeek-V3 on 1024 H100 <= 0.3 s; each named as in the issue, with whether it is met. The
+// WebAssembly module's speed against native (within 2x) is measured by tests/wasm/bench.mjs (the
+// same AIAK searches under node), the page's first rows by tests/browser/first-result.bench.mjs.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -30,6 +32,7 @@ struct Job {
   std::string model;
   nlohmann::json gpus;
   int64_t num_gpus, batch, seq;
+  double target_s = 0;  // issue 34's target for the search, natively (0: none)
 };
 
 Scenario scenario_of(const Job& job) {
@@ -63,6 +66,10 @@ void bench_search(const Job& job) {
   const SearchStats& s = result.stats;
   std::printf("%-46s in-process %8.4f s wall %8.4f s CPU  space %9lld  evaluated %8lld\n", job.name,
               wall_s, cpu, static_cast<long long>(s.space), static_cast<long long>(s.evaluated));
+  if (job.target_s > 0) {
+    std::printf("%-46s issue 34 target <= %g s: %s (in-process CPU)\n", "", job.target_s,
+                cpu <= job.target_s ? "met" : "not met");
+  }
   if (!result.strategies.empty()) {
     const Report& best = result.strategies.front().report;
     std::printf("%-46s best: %.1f tokens/s/GPU, %.3f s/iteration, MFU %.3f\n", "",
@@ -127,19 +134,21 @@ int main() {
        {{{"type", "a800"}, {"count", 256}}},
        256,
        512,
-       4096},
+       4096,
+       0.010},
       {"AIAK example 2: a800:128,h800:160",
        "llama2-70b",
        {{{"type", "a800"}, {"count", 128}}, {{"type", "h800"}, {"count", 160}}},
        256,
        512,
        4096},
-      {"gpt3-175b, 512 a100, GBS 1536",
+      {"GPT-3 175B on 512 A100 (gpt3-175b, GBS 1536)",
        "gpt3-175b",
        {{{"type", "a100"}, {"count", 512}}},
        512,
        1536,
-       2048},
+       2048,
+       0.020},
       {"llama3.1-405b, a800+h800+h100:512 each",
        "llama3.1-405b",
        {{{"type", "a800"}, {"count", 512}},
@@ -148,12 +157,13 @@ int main() {
        1536,
        2048,
        8192},
-      {"deepseek-v3 (MoE, MLA), 1024 h100",
+      {"DeepSeek-V3 on 1024 H100 (MoE, MLA, GBS 8192)",
        "deepseek-v3",
        {{{"type", "h100"}, {"count", 1024}}},
        1024,
        8192,
-       4096},
+       4096,
+       0.3},
   };
   std::printf("Paraplan benchmarks (single thread; minimum of %d runs)\n", kRuns);
   bench_estimate(scenario_of(jobs[0]));

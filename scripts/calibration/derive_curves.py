@@ -116,6 +116,19 @@ def amd_instinct(gemm_plateau, bf16_tflops, fp8_tflops, hbm_gb_per_s, xgmi_gb_pe
 # Per GPU and curve: (reference, size scale, plateau). Scales are ratios of the new GPU's peak
 # (dense bf16 TFLOPS, fp8 for gemm_fp8; GB/s per direction for memory and networks) to the
 # reference's; the plateau replaces the reference curve's last point.
+def ascend(tflops, hbm_gb_per_s):
+    """An Ascend 910-class part by ascend-910b.json's rule (estimates: 80% of A100's plateaus,
+    A100's shapes at sizes scaled by the part's peaks; intra_node: HCCS as ascend-910b.json)."""
+    return {
+        "gemm": (A100, tflops / 312, 0.56),
+        "attention_forward": (A100, tflops / 312, 0.56),
+        "attention_backward": (A100, tflops / 312, 0.48),
+        "memory": (A100, hbm_gb_per_s / 2039, 0.8),
+        "intra_node": (A100, 196 / 300, 0.75),
+        "inter_node": (A100, 1.0, 0.9),
+    }
+
+
 DERIVED = {
     "h100": {
         "gemm_fp8": (H100, 1.0, rule(MAMF["h100", "fp8"])),
@@ -177,6 +190,12 @@ DERIVED = {
         "intra_node": (A100, 196 / 300, 0.75),
         "inter_node": (A100, 1.0, 0.9),
     },
+    # The other Ascend 910B bins and the 910C die (presets/gpus/ascend-910b1.json etc.): the
+    # 910B rule with each part's own peak and HBM bandwidth.
+    "ascend-910b1": ascend(376, 1600),
+    "ascend-910b2": ascend(376, 1600),
+    "ascend-910b4": ascend(280, 1600),
+    "ascend-910c": ascend(376, 1600),
     "kunlun3": {
         "gemm": (A100, 345 / 312, 0.55),
         "attention_forward": (A100, 345 / 312, 0.55),

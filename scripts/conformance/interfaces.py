@@ -7,9 +7,13 @@ nothing of theirs. The cross-flag rules are the frameworks' own checks, transcri
 file and message that state them (CROSS_FLAG_RULES below); tests/unit/output/launch_test.cpp
 applies all of it to every launch Paraplan writes.
 
-usage: scripts/conformance/interfaces.py MIRRORS_DIR > tests/unit/data/framework-interfaces.json
+usage: scripts/conformance/interfaces.py MIRRORS_DIR [WORK] > tests/unit/data/framework-interfaces.json
   MIRRORS_DIR holds NVIDIA+Megatron-LM/repo, NVIDIA-NeMo+Megatron-Bridge/repo,
   pytorch+torchtitan/repo and hpcaitech+ColossalAI/repo (git directories).
+  WORK (default /tmp/paraplan-conformance) is where run.py unpacked the sources and wrote the
+  launches: the option lists of Megatron-DeepSpeed's and MindSpeed-LLM's parsers are taken from
+  the parsers their own code builds (validators/common.py dump_parser_if_asked), since
+  MindSpeed's features add and redefine flags of Megatron-LM core_v0.12.1 at run time.
 """
 import ast
 import json
@@ -18,6 +22,7 @@ import subprocess
 import sys
 
 MIRRORS = sys.argv[1] if len(sys.argv) > 1 else "/work/.mirror"
+WORK = sys.argv[2] if len(sys.argv) > 2 else "/tmp/paraplan-conformance"
 
 # (repository directory under MIRRORS, commit) per source; the commits the launches target
 # (core/src/output/launch/*.cpp first lines) where they exist, else the release nearest.
@@ -26,6 +31,10 @@ MEGATRON_012 = ("NVIDIA+Megatron-LM", "a845aa7e12b3a117e24c2352b9e3e60bad2e3a17"
 BRIDGE = ("NVIDIA-NeMo+Megatron-Bridge", "067f987df03b8355b03192d88d70f1709fedf51a")
 TORCHTITAN = ("pytorch+torchtitan", "73a0e6979dd10b6b1904098eb3c8f62c18ab87ce")  # v0.2.2
 COLOSSALAI = ("hpcaitech+ColossalAI", "d322ff8cd9bf81d5d85bc7ef9c910184cd9e2057")  # v0.5.0
+DEEPSPEED = ("deepspeedai+DeepSpeed", "edaa7221267243c7be7fb49c5d5f5c4fb97b4641")  # 0.19.6
+MEGATRON_DEEPSPEED = ("deepspeedai+Megatron-DeepSpeed", "4efb479d5317ce9b86096b9d8e3e8030b0b5263b")
+MINDSPEED_LLM = ("Ascend+MindSpeed-LLM", "c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91")
+MINDSPEED = ("Ascend+MindSpeed", "028de58ca629d035185b00ff7d1eb7eff4f7fd48")
 
 # Checks the frameworks make across flags, as data: when every `when` holds, every `then` must.
 # A condition is {"flag": F} (present), {"flag": F, "in": [...]} (its value one of them; a
@@ -61,12 +70,68 @@ CROSS_FLAG_RULES = [
                "support fp8_param\"",
      "when": [{"flag": "--fp8-recipe", "in": ["mxfp8"], "default": "delayed"}],
      "then": [{"flag": "--fp8-param-gather", "absent": True}]},
+    {"target": "deepspeed",
+     "source": "DeepSpeed edaa7221 deepspeed/runtime/engine.py _validate_zero3_moe_compatibility: "
+               "\"Native DeepSpeed MoE is not supported with ZeRO Stage 3\" (Megatron-DeepSpeed "
+               "builds deepspeed.moe.layer.MoE for --num-experts)",
+     "when": [{"flag": "--num-experts"}],
+     "then": [{"flag": "--zero-stage", "in": ["0", "1", "2"], "default": "0"}]},
     {"target": "megatron",
      "source": "Megatron-LM core_v0.19.0 megatron/training/arguments.py: --swiglu and "
                "--squared-relu set one activation",
      "when": [{"flag": "--swiglu"}],
      "then": [{"flag": "--squared-relu", "absent": True}]},
 ]
+
+# Keyword values a Colossal-AI plugin refuses or silently changes, as data (the same condition
+# form, on the plugin's keywords; a keyword left out has value `default`).
+PLUGIN_RULES = [
+    {"plugin": "MoeHybridParallelPlugin",
+     "source": "ColossalAI v0.5.0 colossalai/booster/plugin/moe_hybrid_parallel_plugin.py: "
+               "\"overlap_communication and zero_stage are set to False and 1 because ZeRO-2 or "
+               "comm overlap cause program hang\" (a warning; what runs is not what was asked)",
+     "when": [],
+     "then": [{"flag": "zero_stage", "in": ["0", "1"], "default": "0"},
+              {"flag": "overlap_communication", "in": ["False"], "default": "False"}]},
+    {"plugin": "MoeHybridParallelPlugin",
+     "source": "ColossalAI v0.5.0 moe_hybrid_parallel_plugin.py sets dp_size only for "
+               "split_gather/ring and all_to_all: ring_attn fails on 'dp_size'",
+     "when": [{"flag": "enable_sequence_parallelism", "in": ["True"], "default": "False"}],
+     "then": [{"flag": "sequence_parallelism_mode",
+               "in": ["\"split_gather\"", "\"ring\"", "\"all_to_all\""],
+               "default": "\"all_to_all\""}]},
+]
+
+
+def parser_options(target):
+    """{flag: [choices] or None} of TARGET's parser as its code builds it: the target's validator
+    run with PARAPLAN_DUMP_PARSER on its first launch under WORK (run.py --generate-only and an
+    unpack of the sources first)."""
+    import glob
+    import os
+    launches = sorted(glob.glob(f"{WORK}/launches/*/{target}/r*/launch.sh"))
+    if not launches:
+        raise SystemExit(f"no {target} launch under {WORK}/launches: run run.py first")
+    here = os.path.dirname(os.path.abspath(__file__))
+    result = subprocess.run(
+        ["/usr/bin/python3", f"{here}/validators/validate_{target.replace('-', '_')}.py",
+         f"{WORK}/src/{target}", os.path.dirname(launches[0])], capture_output=True, text=True,
+        env={**os.environ, "PARAPLAN_DUMP_PARSER": "1", "PYTHONDONTWRITEBYTECODE": "1"})
+    line = [l for l in result.stdout.splitlines() if l.startswith("PARSER ")]
+    if not line:
+        raise SystemExit(f"{target}'s parser: {result.stderr[-2000:]}")
+    return json.loads(line[0][len("PARSER "):])
+
+
+def policy_classes():
+    """The model classes ShardFormer has a policy for (auto_policy.py _POLICY_LIST keys)."""
+    tree = ast.parse(show(COLOSSALAI, "colossalai/shardformer/policies/auto_policy.py"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "_POLICY_LIST" \
+                or isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_POLICY_LIST"
+                                                        for t in node.targets):
+            return sorted(literal(k) for k in node.value.keys)
+    raise SystemExit("_POLICY_LIST not found")
 
 
 def show(repo, path):
@@ -155,6 +220,7 @@ def bridge_recipes():
 
 def main():
     plugins = "colossalai/booster/plugin/"
+    mindspeed, deepspeed = parser_options("mindspeed-llm"), parser_options("deepspeed")
     out = {
         "about": "scripts/conformance/interfaces.py: read from the frameworks' sources at the "
                  "commits given; do not edit by hand",
@@ -162,8 +228,19 @@ def main():
             "repository": "NVIDIA/Megatron-LM", "commit": MEGATRON[1],
             "choices": megatron_choices(MEGATRON)},
         "mindspeed-llm": {
-            "repository": "NVIDIA/Megatron-LM", "commit": MEGATRON_012[1],
-            "choices": megatron_choices(MEGATRON_012)},
+            "repository": "Ascend/MindSpeed-LLM", "commit": MINDSPEED_LLM[1],
+            "mindspeed_commit": MINDSPEED[1], "megatron_commit": MEGATRON_012[1],
+            "about": "the options of MindSpeed-LLM's patched parser (Megatron-LM core_v0.12.1's "
+                     "and the registered MindSpeed features'), as its code builds it",
+            "choices": {f: c for f, c in mindspeed.items() if c},
+            "flags": sorted(mindspeed)},
+        "deepspeed": {
+            "repository": "deepspeedai/Megatron-DeepSpeed", "commit": MEGATRON_DEEPSPEED[1],
+            "deepspeed_commit": DEEPSPEED[1],
+            "about": "the options of Megatron-DeepSpeed's parser with "
+                     "deepspeed.add_config_arguments, as its code builds it",
+            "choices": {f: c for f, c in deepspeed.items() if c},
+            "flags": sorted(deepspeed)},
         "megatron-bridge": {
             "repository": "NVIDIA-NeMo/Megatron-Bridge", "commit": BRIDGE[1],
             "mixed_precision_recipes": bridge_recipes()},
@@ -176,7 +253,13 @@ def main():
                 show(COLOSSALAI, plugins + "hybrid_parallel_plugin.py"), "HybridParallelPlugin"),
             "MoeHybridParallelPlugin": init_keywords(
                 show(COLOSSALAI, plugins + "moe_hybrid_parallel_plugin.py"),
-                "MoeHybridParallelPlugin")},
+                "MoeHybridParallelPlugin"),
+            "GeminiPlugin": init_keywords(show(COLOSSALAI, plugins + "gemini_plugin.py"),
+                                          "GeminiPlugin"),
+            "LowLevelZeroPlugin": init_keywords(
+                show(COLOSSALAI, plugins + "low_level_zero_plugin.py"), "LowLevelZeroPlugin"),
+            "shardformer_policies": policy_classes(),
+            "plugin_rules": PLUGIN_RULES},
         "cross_flag_rules": CROSS_FLAG_RULES,
     }
     json.dump(out, sys.stdout, indent=1, sort_keys=True)

@@ -40,10 +40,51 @@ SOURCES = {
                    ("brentyi+tyro", "d0f2e3fb", "tyro 1.0.15"),
                    ("agronholm+typeguard", "4.5.2", "typeguard 4.5.2"),
                    ("rr-+docstring_parser", "87dca55", "docstring_parser 0.18.0")],
+    "deepspeed": [("deepspeedai+DeepSpeed", "edaa7221267243c7be7fb49c5d5f5c4fb97b4641",
+                   "DeepSpeed 0.19.6 (master)"),
+                  ("deepspeedai+Megatron-DeepSpeed", "4efb479d5317ce9b86096b9d8e3e8030b0b5263b",
+                   "Megatron-DeepSpeed (main)"),
+                  # DeepSpeedConfig reads its JSON with hjson; Megatron-DeepSpeed imports einops.
+                  ("hjson+hjson-py", "v3.0.2", "hjson-py 3.0.2"),
+                  ("arogozhnikov+einops", "v0.8.1", "einops 0.8.1")],
+    "mindspeed-llm": [("Ascend+MindSpeed-LLM", "c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91",
+                       "MindSpeed-LLM (master)"),
+                      ("Ascend+MindSpeed", "028de58ca629d035185b00ff7d1eb7eff4f7fd48",
+                       "MindSpeed (master)"),
+                      ("NVIDIA+Megatron-LM", "a845aa7e12b3a117e24c2352b9e3e60bad2e3a17",
+                       "Megatron-LM core_v0.12.1"),
+                      ("arogozhnikov+einops", "v0.8.1", "einops 0.8.1")],
+    "megatron-bridge": [("NVIDIA-NeMo+Megatron-Bridge", "067f987df03b8355b03192d88d70f1709fedf51a",
+                         "Megatron-Bridge (main)"),
+                        # its 3rdparty/Megatron-LM submodule's commit
+                        ("NVIDIA+Megatron-LM", "2a75ac12c54ba6a42b34024756820bf819a2e25f",
+                         "Megatron-LM (Megatron-Bridge's submodule)"),
+                        ("arogozhnikov+einops", "v0.8.1", "einops 0.8.1")],
+    "colossalai": [("hpcaitech+ColossalAI", "d322ff8cd9bf81d5d85bc7ef9c910184cd9e2057",
+                    "ColossalAI v0.5.0"),
+                   ("arogozhnikov+einops", "v0.8.1", "einops 0.8.1")],
 }
 
-# (name, module to copy it from); packaging is pip's vendored copy.
-PYDEPS = [("typing_extensions", "typing_extensions"), ("packaging", "pip._vendor.packaging")]
+# (name, module to copy it from); packaging is pip's vendored copy. pydantic (with its compiled
+# core, built for CPython 3.11) for DeepSpeed's config models and Megatron-Bridge.
+PYDEPS = [("typing_extensions", "typing_extensions"), ("packaging", "pip._vendor.packaging"),
+          ("pydantic", "pydantic"), ("pydantic_core", "pydantic_core"),
+          ("annotated_types", "annotated_types"), ("typing_inspection", "typing_inspection"),
+          ("regex", "regex")]
+
+# What installing a framework would write into its tree (setup.py), written into the unpacked
+# source before it is imported.
+INSTALLED_FILES = {
+    "deepspeed": {
+        # DeepSpeed's setup.py writes deepspeed/git_version_info_installed.py (version, commit,
+        # no prebuilt ops), else deepspeed/git_version_info.py builds every op builder to probe it.
+        "DeepSpeed/deepspeed/git_version_info_installed.py":
+            'version = "0.19.6"\ngit_hash = "edaa7221"\ngit_branch = "master"\n'
+            'installed_ops = {}\ncompatible_ops = {}\naccelerator_name = "cuda"\n'
+            'torch_info = {"version": "2.9", "bf16_support": True, "cuda_version": "12.8", '
+            '"nccl_version": "2.27", "hip_version": "0.0"}\n',
+    },
+}
 
 # The job suite: the audit's kinds (../shared/reference/launch-conformance.md section 2) --
 # dense, MoE, fp8, CP, ZeRO/FSDP, offload, a mixed cluster -- as `paraplan search` arguments.
@@ -173,6 +214,9 @@ def unpack(mirrors, work, target):
             else:  # a snapshot without its largest blobs: every file that is there
                 extract_files(git_dir, commit, destination)
         used.append((label, commit))
+    for path, text in INSTALLED_FILES.get(target, {}).items():
+        with open(os.path.join(work, "src", target, path), "w") as f:
+            f.write(text)
     # Pure-Python packages the frameworks import that Debian's python3-torch does not bring,
     # from this interpreter's site-packages (no Python registry is reachable here).
     pydeps = os.path.join(work, "src", target, "pydeps")
@@ -206,8 +250,53 @@ def validate(python, work, target, directory, code, timeout_s=300):
         return False, f"timed out after {timeout_s} s"
     if result.returncode == 0:
         return True, ""
-    lines = [l for l in (result.stdout + result.stderr).strip().splitlines() if l.strip()]
-    return False, lines[-1] if lines else f"exit {result.returncode}"
+    return False, first_error(result.stdout + result.stderr) or f"exit {result.returncode}"
+
+
+# Validators that check several launches in one process (the framework imported once, each
+# launch in a forked child: validators/common.py check_each).
+BATCHED = {"deepspeed", "colossalai", "megatron-bridge", "mindspeed-llm"}
+
+
+def validate_all(python, work, target, directories, code, timeout_s=300):
+    """[(accepted, error)] of the launch directories, in order."""
+    if not (code and target in BATCHED and len(directories) > 1):
+        return [validate(python, work, target, d, code, timeout_s) for d in directories]
+    validator = os.path.join(HERE, "validators", "validate_" + target.replace("-", "_") + ".py")
+    try:
+        run([python, validator, os.path.join(work, "src", target), *directories],
+            timeout=timeout_s * len(directories),
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    except subprocess.TimeoutExpired:
+        pass
+    results = []
+    for directory in directories:
+        rc_path = os.path.join(directory, "validation.rc")
+        if not os.path.exists(rc_path):
+            results.append((False, "not validated (the batch stopped before it)"))
+            continue
+        with open(rc_path) as f:
+            rc = int(f.read())
+        with open(os.path.join(directory, "validation.out")) as f:
+            output = f.read()
+        results.append((True, "") if rc == 0 else
+                       (False, first_error(output) or f"exit {rc}"))
+    return results
+
+
+def first_error(output):
+    """The exception a validator ended with, its message lines joined (a pydantic error spans
+    several), else the last line of its output."""
+    lines = [l.rstrip() for l in output.strip().splitlines() if l.strip()]
+    tracebacks = [i for i, l in enumerate(lines) if l.startswith("Traceback (most recent")]
+    if not tracebacks:
+        return lines[-1] if lines else ""
+    tail = lines[tracebacks[-1] + 1:]
+    start = next((i for i in range(len(tail) - 1, -1, -1)
+                  if not tail[i].startswith(" ") and not tail[i].startswith("^")), 0)
+    while start > 0 and not tail[start - 1].startswith(" "):
+        start -= 1  # the exception's earlier message lines
+    return " | ".join(l.strip() for l in tail[start:])[:600]
 
 
 def negative_controls(work, target, accepted_dir, code):
@@ -228,6 +317,9 @@ def main():
                         help="write the launches (and launches.json) and stop")
     parser.add_argument("--reuse", action="store_true",
                         help="validate the launches an earlier --generate-only wrote")
+    parser.add_argument("--keep", action="store_true",
+                        help="targets not in --targets keep their entry of the committed "
+                             "report.json (with the Paraplan commit they were measured at)")
     options = parser.parse_args()
     sys.path.insert(0, HERE)
     index = os.path.join(options.work, "launches.json")
@@ -248,8 +340,16 @@ def main():
         print(f"{options.python} cannot import torch: source-derived checks only", flush=True)
     report = {"paraplan": paraplan_commit, "torch": torch_ok, "jobs": len(SUITE), "targets": {}, "no_strategy": [
         {"job": j, "target": t, "why": w} for j, t, w in empty]}
+    previous = {}
+    if options.keep and os.path.exists(os.path.join(HERE, "report.json")):
+        with open(os.path.join(HERE, "report.json")) as f:
+            old = json.load(f)
+        previous = {t: {"measured_at": old["paraplan"], **e} for t, e in old["targets"].items()}
     for target in TARGETS:
-        entry = {"launches": len(launches[target])}
+        if options.keep and target not in options.targets.split(",") and target in previous:
+            report["targets"][target] = previous[target]  # as measured before, at its commit
+            continue
+        entry = {"launches": len(launches[target]), "measured_at": paraplan_commit}
         code = target in options.targets.split(",") and target in SOURCES and torch_ok
         if code:
             entry["sources"] = [{"label": l, "commit": c}
@@ -268,8 +368,8 @@ def main():
                 report["targets"][target] = entry
                 continue
         accepted, rejected = [], []
-        for directory in launches[target]:
-            ok, error = validate(options.python, options.work, target, directory, code)
+        results = validate_all(options.python, options.work, target, launches[target], code)
+        for directory, (ok, error) in zip(launches[target], results):
             name = os.path.relpath(directory, os.path.join(options.work, "launches"))
             (accepted if ok else rejected).append({"launch": name, "error": error})
             print(f"{target:16} {name:50} {'ok' if ok else 'REJECTED ' + error}", flush=True)
@@ -277,8 +377,10 @@ def main():
         controls = []
         if accepted:
             first = os.path.join(options.work, "launches", accepted[0]["launch"])
-            for control, directory in negative_controls(options.work, target, first, code):
-                ok, error = validate(options.python, options.work, target, directory, code)
+            made = negative_controls(options.work, target, first, code)
+            results = validate_all(options.python, options.work, target, [d for _, d in made],
+                                   code)
+            for (control, directory), (ok, error) in zip(made, results):
                 controls.append({"control": control, "rejected": not ok, "error": error})
                 print(f"{target:16} negative control {control:34} "
                       f"{'REJECTED ' + error if not ok else 'ACCEPTED (validator cannot fail!)'}",
@@ -296,10 +398,10 @@ def markdown(report):
     lines = [f"# Conformance report (scripts/conformance/run.py at Paraplan {report['paraplan']})",
              "", f"{report['jobs']} jobs, top 3 strategies per job and target.", "",
              "| target | launches | validated by | accepted | rejected | negative controls "
-             "rejected |", "|---|---:|---|---:|---:|---:|"]
+             "rejected | Paraplan commit |", "|---|---:|---|---:|---:|---:|---|"]
     for target, e in report["targets"].items():
         if not e.get("validated"):
-            lines.append(f"| {target} | {e['launches']} | not validated | | | |")
+            lines.append(f"| {target} | {e['launches']} | not validated | | | | |")
             continue
         sources = "; ".join(f"{s['label']} `{s['commit'][:12]}`" for s in e["sources"])
         if e.get("framework_code") is False:
@@ -307,7 +409,7 @@ def markdown(report):
         controls = e["negative_controls"]
         lines.append(f"| {target} | {e['launches']} | {sources} | {e['accepted']} | "
                      f"{len(e['rejected'])} | {sum(c['rejected'] for c in controls)} of "
-                     f"{len(controls)} |")
+                     f"{len(controls)} | {e.get('measured_at', report['paraplan'])} |")
     lines += ["", "## Rejections", ""]
     for target, e in report["targets"].items():
         for r in e.get("rejected", []):
@@ -334,10 +436,34 @@ def markdown(report):
               "FeedForward width, ParallelDims and train.py's batch assertions; pipeline_llm's "
               "stage split is not run. The snapshot lacks tests/assets/c4_test/data.json (a large "
               "blob), which only loading data would read.",
-              "- megatron-bridge, mindspeed-llm, deepspeed, colossalai: only the source-derived "
-              "checks (flag choices, cross-flag rules, plugin keywords, recipe names); their code "
-              "is not run yet (ConfigContainer.validate, MindSpeed's patched parser, "
-              "DeepSpeedConfig, the plugin constructors need more shims).",
+              "- deepspeed: Megatron-DeepSpeed's parse_args (with deepspeed.add_config_arguments), "
+              "validate_args, its num-microbatches calculator and core_transformer_config_from_args; "
+              "DeepSpeedConfig(ds_config.json) with Megatron's data-parallel world (its batch "
+              "assertion runs); under ZeRO-3 with experts, DeepSpeedEngine's own "
+              "_validate_zero3_moe_compatibility on a module holding a deepspeed.moe.layer.MoE "
+              "(deepspeed.initialize itself, the model and the optimizers are not run). Stand-ins: "
+              "msgpack, filelock, intel_extension_for_pytorch (imported unconditionally by "
+              "Megatron-DeepSpeed's fused_rmsnorm.py); Triton is absent, as DeepSpeed allows. "
+              "Paraplan's own check on top: ds_config's gradient_clipping equals --clip-grad.",
+              "- mindspeed-llm: `import mindspeed_llm` runs its megatron_adaptor (MindSpeed's "
+              "feature patches chosen from the command line, applied to Megatron-LM core_v0.12.1), "
+              "then Megatron's initialize_megatron steps as patched: parse_args, validate_args "
+              "(features' pre/post validation), set_global_variables and "
+              "core_transformer_config_from_args. torch_npu, torchair and CANN are stand-ins "
+              "(MindSpeed's NPU operator registrations are made once each); no NPU kernel runs.",
+              "- megatron-bridge: pretrain_paraplan.py executed with pretrain() stopped after "
+              "runtime_config_update(cfg) (recipe resolution, data-parallel size, comm-overlap "
+              "setup, ConfigContainer.validate finalising the provider), then the finalised "
+              "model's dimensions against the model priced. nvidia-resiliency-ext (imported "
+              "unconditionally by training/pretrain.py, told 0.6.0), transformers, "
+              "megatron.energon, modelopt and data/logging packages are stand-ins.",
+              "- colossalai: train.py executed up to the model with the real plugin constructor "
+              "(ProcessGroupMesh with answered rank/world and stand-in groups, stage manager, "
+              "schedule, shard config), a keyword the constructor silently resets (the MoE "
+              "plugin's zero_stage/overlap_communication) reported as a rejection, then "
+              "ShardFormer's get_autopolicy for the model class (transformers is a stand-in whose "
+              "classes carry the module path transformers defines them in). booster.boost, "
+              "sharding and the training loop are not run.",
               "", "## Job/target pairs with no strategy", ""]
     for n in report["no_strategy"]:
         lines.append(f"- {n['job']} / {n['target']}: {' '.join(n['why'])}")

@@ -48,6 +48,7 @@ class Anything:
 
     def __init__(self, name="stand-in"):
         self._name = name
+        self.__name__ = self.__qualname__ = name.rsplit(".", 1)[-1]  # as a class would have
 
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
@@ -64,6 +65,8 @@ class Anything:
         if "_class" not in self.__dict__:
             self.__dict__["_class"] = type(self._name.rsplit(".", 1)[-1], (), {
                 "__init__": lambda self, *a, **k: None,
+                # class keywords (TypedDict's total=False, ...) are accepted
+                "__init_subclass__": classmethod(lambda cls, **k: None),
                 "__getattr__": lambda self, name: Anything(name)})
         return (self.__dict__["_class"],)
 
@@ -119,8 +122,15 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Last on sys.meta_path: only what no real finder found gets a stand-in."""
 
     def find_spec(self, name, path, target=None):
-        top = name.split(".")[0]
-        if name.startswith("torch.") or top in STUBBED:
+        # `import torch.Tensor` (a patch manager resolving "torch.Tensor.x") fails as in torch:
+        # an existing attribute that is not a module is never replaced by a stand-in module.
+        parent, _, child = name.rpartition(".")
+        existing = getattr(sys.modules.get(parent), "__dict__", {}).get(child)
+        if existing is not None and not isinstance(existing, types.ModuleType):
+            return None
+        # a package or a dotted subpackage of one (megatron.energon) listed in STUBBED
+        if name.startswith("torch.") or any(name == s or name.startswith(s + ".")
+                                            for s in STUBBED):
             return importlib.machinery.ModuleSpec(name, self, is_package=True)
         return None
 
@@ -146,19 +156,26 @@ def _fallback(module_name):
 
 
 torch.__version__ = "2.9.0"
+import torch.utils.checkpoint  # noqa: E402,F401  (given the fallback below: noop_context_fn)
+
 for _name, _module in list(sys.modules.items()):
     if (_name == "torch" or _name.startswith("torch.")) and isinstance(_module, types.ModuleType):
         if "__getattr__" not in _module.__dict__:
             _module.__getattr__ = _fallback(_name)
 
 # A mocked GPU of the host type's capability.
-_capability = tuple(int(x) for x in os.environ.get("PARAPLAN_GPU_CAPABILITY", "9.0").split("."))
+def _capability():
+    """Read at each call: a validator that checks several launches in forked children sets it
+    per launch."""
+    return tuple(int(x) for x in os.environ.get("PARAPLAN_GPU_CAPABILITY", "9.0").split("."))
+
+
 torch.cuda.is_available = lambda: True
 torch.cuda.device_count = lambda: 8
 torch.cuda.current_device = lambda: 0
-torch.cuda.get_device_capability = lambda device=None: _capability
+torch.cuda.get_device_capability = lambda device=None: _capability()
 torch.cuda.get_device_properties = lambda device=None: types.SimpleNamespace(
-    major=_capability[0], minor=_capability[1], total_memory=80 << 30, name="mocked",
+    major=_capability()[0], minor=_capability()[1], total_memory=80 << 30, name="mocked",
     multi_processor_count=132)
 torch.cuda.get_device_name = lambda device=None: "mocked"
 
@@ -189,3 +206,18 @@ def _op_or_stand_in(self, name):
 
 
 torch._ops._OpNamespace.__getattr__ = _op_or_stand_in
+
+
+# Bare @torch.no_grad (torch >= 2.1 accepts the function itself), as current framework code
+# writes it; torch 1.13's no_grad only takes no argument. A subclass that accepts both.
+class _NoGrad(torch.no_grad):
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return torch.autograd.grad_mode.no_grad()(orig_func)
+
+    def __init__(self, orig_func=None):
+        super().__init__()
+
+
+torch.no_grad = _NoGrad

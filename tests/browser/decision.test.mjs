@@ -256,6 +256,12 @@ describe("web page decision aids (production build)", () => {
     // The table is drawn on the details' toggle event, which fires after the click returns.
     await sources.first().waitFor();
     assert.ok((await sources.count()) >= 5);
+    // Both sets with their own summary: the runs never tuned to are not hidden.
+    const sets = page.locator(
+      `${byTestId("validation-table")} ${byTestId("validation-set")}`,
+    );
+    assert.equal(await sets.count(), 2);
+    assert.match(await sets.nth(1).innerText(), /2025-2026/);
     assert.match(
       await sources.first().innerText(),
       /runs, \|error\| median [\d.]+%/,

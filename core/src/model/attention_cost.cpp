@@ -15,6 +15,30 @@ constexpr double kFlashBackwardFlopsRatio = 2.5;
 // Causal masking: fused kernels skip the masked half of the score matrix.
 constexpr double kCausalFraction = 0.5;
 
+// PyTorch's ring attention, torchtitan's context parallelism (torch/distributed/tensor/
+// experimental/_attention.py, 2025: _templated_ring_attention and its backward; torchtitan's
+// model repeats K and V to every local head before SDPA, models/llama3/model/model.py repeat_kv).
+// Its eager ops around each ring step move, in bytes per element of this GPU's attention output
+// (forward) or of its query and K+V (backward):
+// - forward, per step after the first: _SDPAMerger.step casts the step's output to fp32 (2 read,
+//   4 written) and _merge_one runs out - sigmoid(lse diff) * (out - block_out) in fp32 (three
+//   binary ops, 12 + 8 + 12); on the steps that attend only the second query chunk (half of them,
+//   i > rank) the block is half the output and _partial_update's torch.cat rewrites the whole
+//   fp32 output (4 + 4): (38 + 38 / 2 + 8) / 2 = 32.5 a step on average;
+constexpr double kRingMergeBytesPerOutput = 32.5;
+// - forward, once: the first step's output to fp32 (6) and the merged result back (4 + 2);
+constexpr double kRingCastBytesPerOutput = 12;
+// - backward, per step: the fp32 accumulation of the step's 16-bit dQ, dK and dV (grad += :
+//   4 + 2 read, 4 written), on half the steps a half-chunk add and _partial_update's torch.cat of
+//   the whole fp32 gradient (10 / 2 + 8): (10 + 13) / 2 = 11.5 per element of Q and of K+V; and
+//   torch.cat of the fp32 dK and dV into the buffer the next rank receives (4 + 4 per K+V);
+constexpr double kRingGradAccumulateBytes = 11.5;
+constexpr double kRingGradConcatBytes = 8;
+// - backward, once: the fp32 zeros of dQ, dK, dV (4) and their casts back to 16 bits (4 + 2).
+constexpr double kRingGradInitCastBytes = 4 + 6;
+// The dK and dV travelling the ring are fp32 (accum_dtype with convert_to_f32, the default).
+constexpr double kRingGradBytesPerElement = 4;
+
 }  // namespace
 
 void CostBuilder::attention_block(LayerCost& cost, bool moe) {
@@ -120,7 +144,9 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   }
   // The core attention's forward and backward when the fused kernel attends `fraction` of the
   // causal (query, key) pairs (a sliding window: window_attention_fraction).
-  const auto core_passes = [&](double fraction) {
+  // `torch_ring`: the kernels as PyTorch's ring attention calls them (one per ring step), without
+  // the context-parallel exchange (priced by torch_ring_passes below).
+  const auto core_passes = [&](double fraction, bool torch_ring) {
     PassTime core_forward, core_backward;
     if (s_.use_flash_attn) {
       const double executed = fraction * kCausalFraction * score_flops;
@@ -131,6 +157,7 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
       // context_parallel.py). A window shrinks every chunk's work alike.
       const double cp = static_cast<double>(s_.context_parallel_size);
       const double calls = cp == 1                                    ? 1
+                           : torch_ring                               ? cp
                            : s_.cp_comm_type == CpCommType::p2p       ? cp
                            : s_.cp_comm_type == CpCommType::allgather ? 2
                                                                       : 1;
@@ -156,7 +183,7 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
                                 2 * kernels16_.gemm_s(scores, bmm_batch) + dropout_s +
                                 kernels_.memory_s(3 * e_ * elements);  // softmax: y, dy -> dx
     }
-    if (s_.context_parallel_size > 1) {
+    if (s_.context_parallel_size > 1 && !torch_ring) {
       const double kv_chunk_bytes = e_ * batch * query_len * groups * (qk_head_dim + v_head_dim);
       const double cp = static_cast<double>(s_.context_parallel_size);
       switch (s_.cp_comm_type) {
@@ -194,21 +221,83 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
     }
     return std::pair{core_forward, core_backward};
   };
+  // PyTorch's ring attention as torchtitan runs it (the constants above): one SDPA call per ring
+  // step whatever the rotate method; K and V (repeated to every local head) either all-gathered
+  // once at the first step and awaited at the second (context_parallel_rotate_method
+  // "allgather", cp_comm_type allgather) or passed to the next rank each step ("alltoall", here
+  // cp_comm_type p2p); backward gathers them again and passes the fp32 dK and dV around the ring
+  // each step (always all-to-all), the last one awaited after the loop; the merges and
+  // accumulations between steps run on the compute stream.
+  const auto torch_ring_passes = [&](const PassTime& forward_kernels,
+                                     const PassTime& backward_kernels) {
+    PassTime forward, backward;
+    const double cp = static_cast<double>(s_.context_parallel_size);
+    if (cp <= 1 || !s_.use_flash_attn) return std::pair{forward, backward};
+    const double steps = cp - 1;
+    const double q_elements = batch * query_len * heads * qk_head_dim;
+    const double out_elements = batch * query_len * heads * v_head_dim;
+    const double kv_elements = batch * query_len * heads * (qk_head_dim + v_head_dim);
+    const double kv_bytes = e_ * kv_elements;
+    const double dkv_bytes = kRingGradBytesPerElement * kv_elements;
+    const double step_forward_s = forward_kernels.compute_s / cp;
+    const double step_backward_s = backward_kernels.compute_s / cp;
+    const bool inter = cp_group_.spans_nodes;
+    forward.compute_s = forward_kernels.compute_s +
+                        kernels_.memory_s(kRingCastBytesPerOutput * out_elements) +
+                        steps * kernels_.memory_s(kRingMergeBytesPerOutput * out_elements +
+                                                  2 * kv_bytes);  // torch.cat of K and V
+    backward.compute_s =
+        backward_kernels.compute_s +
+        kernels_.memory_s(kRingGradInitCastBytes * (q_elements + kv_elements)) +
+        cp * kernels_.memory_s(kRingGradAccumulateBytes * (q_elements + kv_elements) +
+                               kRingGradConcatBytes * kv_elements) +
+        steps * kernels_.memory_s(2 * kv_bytes);
+    const double dkv_s = p2p_s(gpu_, inter, dkv_bytes);
+    if (s_.cp_comm_type == CpCommType::allgather) {
+      const double gather_s = all_gather_s(gpu_, cp_group_, cp * kv_bytes);
+      forward.cp_comm_s = exposed_s(gpu_, gather_s, step_forward_s);
+      backward.cp_comm_s = exposed_s(gpu_, gather_s, step_backward_s) +
+                           steps * exposed_s(gpu_, dkv_s, step_backward_s) + dkv_s;
+    } else {
+      forward.cp_comm_s = steps * exposed_s(gpu_, p2p_s(gpu_, inter, kv_bytes), step_forward_s);
+      backward.cp_comm_s =
+          steps * exposed_s(gpu_, p2p_s(gpu_, inter, kv_bytes + dkv_bytes), step_backward_s) +
+          dkv_s;
+    }
+    return std::pair{forward, backward};
+  };
   // Sliding-window layers (Megatron-LM --window-size, --window-attn-skip-freq): this layer
   // kind's cost is the mean over its layers, windowed and full, as the stages hold them in the
   // model's mix (exact where a stage's layer count is a multiple of the skip frequency).
-  auto [core_forward, core_backward] = core_passes(1.0);
+  auto [core_forward, core_backward] = core_passes(1.0, false);
+  const auto [ring_kernels_forward, ring_kernels_backward] = core_passes(1.0, true);
+  auto [ring_forward, ring_backward] =
+      torch_ring_passes(ring_kernels_forward, ring_kernels_backward);
   const double windowed = window_attention_layer_share(model_, moe);
   if (windowed > 0 && s_.use_flash_attn) {
-    const auto [window_forward, window_backward] =
-        core_passes(window_attention_fraction(model_.window_size, training_.seq_length));
+    const double fraction = window_attention_fraction(model_.window_size, training_.seq_length);
+    const auto [window_forward, window_backward] = core_passes(fraction, false);
+    const auto [window_ring_kernels_forward, window_ring_kernels_backward] =
+        core_passes(fraction, true);
+    const auto [window_ring_forward, window_ring_backward] =
+        torch_ring_passes(window_ring_kernels_forward, window_ring_kernels_backward);
     core_forward = core_forward * (1 - windowed);
     core_forward += window_forward * windowed;
     core_backward = core_backward * (1 - windowed);
     core_backward += window_backward * windowed;
+    ring_forward = ring_forward * (1 - windowed);
+    ring_forward += window_ring_forward * windowed;
+    ring_backward = ring_backward * (1 - windowed);
+    ring_backward += window_ring_backward * windowed;
   }
   cost.forward += core_forward;
   cost.backward += core_backward;
+  if (s_.context_parallel_size > 1 && s_.use_flash_attn) {
+    cost.torch_ring_forward = ring_forward;
+    cost.torch_ring_forward += core_forward * -1.0;
+    cost.torch_ring_backward = ring_backward;
+    cost.torch_ring_backward += core_backward * -1.0;
+  }
 
   // Q, K, V; the core's own; the output projection's input.
   const double projection_input_bytes = saved_input_bytes_ * tokens_ * heads * v_head_dim;

@@ -190,12 +190,19 @@ SyncTime iteration_sync(const StageSync& in) {
 
 double fsdp_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double gradient_bytes,
                         double gather_bytes, int64_t data_parallel_cp, double parameters,
-                        double forward_s, double backward_s) {
-  if (data_parallel_cp <= 1 || parameters <= 0 || s.zero_stage < 2) return 0;
+                        double expert_parameters, double forward_s, double backward_s) {
+  if (data_parallel_cp <= 1 || parameters + expert_parameters <= 0 || s.zero_stage < 2) return 0;
+  // Experts shard over the expert-data-parallel group (mcore_fsdp_adapter.py _init_dist_index:
+  // expt_device_mesh over get_expert_data_parallel_group()), the rest over data x context.
   const Group dp = data_parallel_group(gpu, s, data_parallel_cp);
-  const double scatter = reduce_scatter_s(gpu, dp, gradient_bytes * parameters);
+  const Group edp = expert_data_parallel_group(gpu, s, data_parallel_cp);
+  const auto both = [&](auto collective, double bytes_per_parameter) {
+    return collective(gpu, dp, bytes_per_parameter * parameters) +
+           collective(gpu, edp, bytes_per_parameter * expert_parameters);
+  };
+  const double scatter = both(reduce_scatter_s, gradient_bytes);
   if (s.zero_stage == 2) return exposed_s(gpu, scatter, backward_s);
-  const double gather = all_gather_s(gpu, dp, gather_bytes * parameters);
+  const double gather = both(all_gather_s, gather_bytes);
   return exposed_s(gpu, gather, forward_s) + exposed_s(gpu, gather + scatter, backward_s);
 }
 

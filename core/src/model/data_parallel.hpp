@@ -43,11 +43,12 @@ Group expert_data_parallel_group(const GpuSpec& gpu, const Strategy& s, int64_t 
 SyncTime iteration_sync(const StageSync& in);
 
 // Megatron-FSDP's exposed communication per micro-batch of one unit (a layer, the embedding,
-// the LM head) holding `parameters`: ZeRO-2 reduce-scatters its gradients under its backward,
-// ZeRO-3 also gathers its parameters under the neighbouring unit's forward and backward; bytes
-// per element of each from parameter_bytes.hpp.
+// the LM head) holding `parameters` (over data x context parallel) and this GPU's
+// `expert_parameters` (over expert-data parallel): ZeRO-2 reduce-scatters its gradients under
+// its backward, ZeRO-3 also gathers its parameters under the neighbouring unit's forward and
+// backward; bytes per element of each from parameter_bytes.hpp.
 double fsdp_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double gradient_bytes,
                         double gather_bytes, int64_t data_parallel_cp, double parameters,
-                        double forward_s, double backward_s);
+                        double expert_parameters, double forward_s, double backward_s);
 
 }  // namespace paraplan::detail

@@ -292,6 +292,16 @@ const FrameworkRule kRules[] = {
      "MoeHybridParallelPlugin has no expert tensor-parallel size: experts are not TP-sharded",
      {K::tensor_model_parallel_size, K::expert_tensor_parallel_size},
      [](C c, S s) { return !c.model.moe || s.expert_tensor_parallel() == 1; }},
+    {F::colossalai, "expert_model_parallel_size",
+     "MoeHybridParallelPlugin carves expert parallelism out of data parallelism only: "
+     "\"dp_size should be divisible by ep_size\" with dp_size = world / (tp_size x pp_size x "
+     "sp_size) (booster/plugin/moe_hybrid_parallel_plugin.py); Megatron-LM's EP may span TP",
+     {K::expert_model_parallel_size, K::tensor_model_parallel_size,
+      K::pipeline_model_parallel_size, K::context_parallel_size},
+     [](C c, S s) {
+       const int64_t dp = data_parallel_size(c, s);
+       return !c.model.moe || (dp > 0 && dp % s.expert_model_parallel_size == 0);
+     }},
     {F::colossalai, "zero_stage",
      "HybridParallelPlugin has zero_stage 0-2 and at most 1 with pipeline parallelism",
      {K::zero_stage, K::pipeline_model_parallel_size},

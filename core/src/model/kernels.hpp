@@ -16,6 +16,14 @@ namespace paraplan::detail {
 constexpr double kFp8ElementBytes = 1;
 constexpr double kMainGradBytes = 8;
 
+// Transformer Engine's grouped GEMM (GroupedLinear, the experts of TEGroupedMLP) is one cuBLAS
+// GEMM per expert, issued round-robin on its compute streams (common/gemm/cublaslt_gemm.cu
+// multi_stream_cublas_gemm: `detail::get_compute_stream(i % num_streams)`; the CUTLASS grouped
+// kernel only on Hopper with NVTE_USE_CUTLASS_GROUPED_GEMM set, off by default), and
+// common/util/multi_stream.cpp `num_compute_streams = 4`. At most this many expert GEMMs share the
+// GPU at once, so a wave fills the SMs as one GEMM of their summed work does, not as all experts'.
+constexpr double kGroupedGemmStreams = 4;
+
 // A GEMM's output rows m, output columns n, contraction k.
 struct Gemm {
   double m = 0, n = 0, k = 0;
@@ -98,6 +106,19 @@ class Kernels {
     return time_s + quantise_s(batch * g.m * g.k);
   }
 
+  // `groups` equal GEMMs as Transformer Engine's grouped GEMM runs them: in waves of
+  // kGroupedGemmStreams concurrent GEMMs, each wave at the efficiency of its summed FLOPs, and one
+  // kernel overhead a wave.
+  double grouped_gemm_s(const Gemm& g, double groups, double output_bytes) const {
+    const double wave = std::min(groups, kGroupedGemmStreams);
+    const double time_s = tensor_core_s(g, groups, output_bytes, wave * g.flops(), groups / wave);
+    if (time_s <= 0 || precision_ != Precision::fp8) return time_s;
+    return time_s + quantise_s(groups * g.m * g.k);
+  }
+  double grouped_gemm_s(const Gemm& g, double groups) const {
+    return grouped_gemm_s(g, groups, element_bytes_);
+  }
+
   // Forward GEMM and its two backward GEMMs (input gradient, weight gradient).
   double dgrad_s(const Gemm& g) const { return gemm_s({g.m, g.k, g.n}); }
   // The weight gradient accumulates into Megatron-LM's fp32 main_grad (read and written); its
@@ -120,15 +141,19 @@ class Kernels {
   }
 
  private:
-  double tensor_core_s(const Gemm& g, double batch, double output_bytes) const {
+  // `batch` GEMMs of shape `g` at the efficiency of `efficiency_flops` (their summed FLOPs unless
+  // given), with `launches` kernel overheads.
+  double tensor_core_s(const Gemm& g, double batch, double output_bytes,
+                       double efficiency_flops = 0, double launches = 1) const {
     const double flops = batch * g.flops();
     if (flops <= 0) return 0;
     const EfficiencyCurve& curve =
         precision_ == Precision::fp8 ? gpu_.gemm_fp8_efficiency : gpu_.gemm_efficiency;
-    const double compute_s = flops / (gpu_.tensor_flops(precision_) * curve.at(flops));
+    const double at_flops = efficiency_flops > 0 ? efficiency_flops : flops;
+    const double compute_s = flops / (gpu_.tensor_flops(precision_) * curve.at(at_flops));
     const double bytes =
         batch * (operand_bytes_ * (g.m * g.k + g.k * g.n) + output_bytes * g.m * g.n);
-    return std::max(compute_s, memory_only_s(bytes)) + gpu_.kernel_overhead_s;
+    return std::max(compute_s, memory_only_s(bytes)) + launches * gpu_.kernel_overhead_s;
   }
 
   // Quantising `elements` 16-bit values to fp8 for both their uses (kFp8Quantisation).

@@ -5,6 +5,7 @@
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
 #include "model/kernels.hpp"
+#include "model/tp_comm_overlap.hpp"
 
 namespace paraplan::detail {
 
@@ -48,11 +49,12 @@ LinearTime CostBuilder::linear(const Kernels& kernels, const Gemm& g, double gro
                                bool grouped_gemm) const {
   LinearTime time;
   if (grouped_gemm) {
-    // TEGroupedMLP (--moe-grouped-gemm): one grouped GEMM over all local experts, as efficient
-    // as one GEMM of their summed work (Transformer Engine GroupedLinear).
-    time.forward_s = kernels.gemm_s(g, groups);
-    time.dgrad_s = kernels.gemm_s({g.m, g.k, g.n}, groups);
-    time.wgrad_s = kernels.gemm_s({g.k, g.n, g.m}, groups, kMainGradBytes);
+    // TEGroupedMLP (--moe-grouped-gemm): Transformer Engine's GroupedLinear, one GEMM per local
+    // expert on its compute streams, a wave of concurrent experts as efficient as one GEMM of
+    // their summed work (kGroupedGemmStreams).
+    time.forward_s = kernels.grouped_gemm_s(g, groups);
+    time.dgrad_s = kernels.grouped_gemm_s({g.m, g.k, g.n}, groups);
+    time.wgrad_s = kernels.grouped_gemm_s({g.k, g.n, g.m}, groups, kMainGradBytes);
   } else {
     // One GEMM per group at its own size (SequentialMLP for experts).
     time.forward_s = groups * kernels.gemm_s(g);
@@ -136,16 +138,12 @@ void CostBuilder::block_tp_comm(LayerCost& cost, const LinearTime& column, const
   const double row_gather = all_gather_s(gpu_, tp_group_, row_bytes);
   const double row_scatter = reduce_scatter_s(gpu_, tp_group_, row_bytes);
   if (s_.tp_comm_overlap) {
-    // Transformer Engine userbuffers split each collective into t chunks pipelined with
-    // chunks of its GEMM; the first chunk has nothing to hide under.
-    const auto pipelined = [&](double comm_s, double gemm_s) {
-      return comm_s / t_ + exposed_s(gpu_, comm_s * (t_ - 1) / t_, gemm_s);
-    };
-    cost.forward.tp_comm_s +=
-        pipelined(column_gather, column.forward_s) + pipelined(row_scatter, row.forward_s);
-    cost.backward.tp_comm_s += pipelined(row_gather, row.dgrad_s) +
-                               exposed_s(gpu_, column_gather, column.dgrad_s) +
-                               exposed_s(gpu_, column_scatter, column.wgrad_s);
+    // Transformer Engine's userbuffers with their default methods (tp_comm_overlap.hpp).
+    cost.forward.tp_comm_s += ring_exchange_exposed_s(gpu_, column_gather, column.forward_s, t_) +
+                              pipelined_exposed_s(gpu_, row_scatter, row.forward_s);
+    cost.backward.tp_comm_s += ring_exchange_exposed_s(gpu_, row_gather, row.dgrad_s, t_) +
+                               bulk_exposed_s(gpu_, column_gather, column.dgrad_s) +
+                               bulk_exposed_s(gpu_, column_scatter, column.wgrad_s);
     return;
   }
   cost.forward.tp_comm_s += column_gather + row_scatter;

@@ -35,6 +35,11 @@ struct RecomputeUnit {
 struct LayerCost {
   PassTime forward;
   PassTime backward;
+  // torchtitan's context parallelism is PyTorch's ring attention (attention_cost.cpp): what it
+  // costs beyond the core attention priced above, forward and backward (zero without context
+  // parallelism); pipeline_model.cpp adds it for the torchtitan framework.
+  PassTime torch_ring_forward;
+  PassTime torch_ring_backward;
   double activation_bytes = 0;   // kept for backward without recompute
   double checkpoint_bytes = 0;   // the layer input, kept under full recompute
   double transient_bytes = 0;    // held while the layer runs, not kept (moe_memory.hpp)

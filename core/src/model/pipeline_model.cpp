@@ -149,9 +149,15 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   double edge_transient = 0, recompute_working = 0;
   PassTime layers_forward = c.dense.forward * dense_layers;
   layers_forward += c.moe.forward * moe_layers;
-  work.forward = layers_forward;
   work.backward = c.dense.backward * dense_layers;
   work.backward += c.moe.backward * moe_layers;
+  if (in.framework == Framework::torchtitan) {  // PyTorch's ring attention (attention_cost.cpp)
+    layers_forward += c.dense.torch_ring_forward * dense_layers;
+    layers_forward += c.moe.torch_ring_forward * moe_layers;
+    work.backward += c.dense.torch_ring_backward * dense_layers;
+    work.backward += c.moe.torch_ring_backward * moe_layers;
+  }
+  work.forward = layers_forward;
   if (s.overlap_moe_expert_parallel_comm) {
     const double unpaired =
         unpaired_pass_share(group.first, in.stages, s.virtual_pipeline_model_parallel_size,
@@ -288,32 +294,32 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
                                       parameter_bytes(in.training->precision, s).edge_weight);
   } else if (s.zero_stage >= 2 && dp_cp > 1) {
     const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
-    // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters; with pipelines one gather
-    // and one reduce-scatter per iteration, under the first forward and the last backward;
-    // ZeRO-2 and its norm and LM head unit are never resharded after forward.
+    // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters and the copies around them;
+    // with pipelines one gather and one reduce-scatter per iteration, under the first forward and
+    // the last backward; ZeRO-2 and its norm and LM head unit are never resharded after forward.
     const bool fsdp2 = torchtitan_fsdp2(in.framework, s);
     const bool keeps = fsdp2_keeps_unsharded(in.stages);
     const double share = keeps ? 1 / static_cast<double>(in.micro_batches) : 1;
-    const auto unit = [&](double parameters, double gather_bytes, const PassTime& forward,
-                          const PassTime& backward, bool head = false) {
+    const auto unit = [&](double parameters, double experts, double gather_bytes,
+                          const PassTime& forward, const PassTime& backward, bool head = false) {
       if (fsdp2) {
-        const bool reshard = s.zero_stage == 3 && !keeps && !head;
-        return share * fsdp2_unit_comm_s(gpu, s, gather_bytes, dp_cp, parameters, reshard,
-                                         forward.total_s(), backward.total_s());
+        const Fsdp2Unit u{parameters, experts, gather_bytes, s.zero_stage == 3 && !keeps && !head};
+        return share * (fsdp2_unit_comm_s(gpu, s, dp_cp, u, forward.total_s(), backward.total_s()) +
+                        fsdp2_unit_copy_s(gpu, s, dp_cp, u));
       }
-      return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters,
+      return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters, experts,
                               forward.total_s(), backward.total_s());
     };
     work.zero3_comm_s = sum([&](const LayerCost& l) {
-      return unit(l.parameters + l.expert_parameters, bytes.layer_gather, l.forward, l.backward);
+      return unit(l.parameters, l.expert_parameters, bytes.layer_gather, l.forward, l.backward);
     });
     if (is_first(group)) {
-      work.zero3_comm_s += unit(c.embedding.parameters, bytes.edge_gather, c.embedding.forward,
+      work.zero3_comm_s += unit(c.embedding.parameters, 0, bytes.edge_gather, c.embedding.forward,
                                 c.embedding.backward);
     }
     if (is_last(group, in.stages)) {
       work.zero3_comm_s +=
-          unit(c.head.parameters, bytes.edge_gather, c.head.forward, c.head.backward, true);
+          unit(c.head.parameters, 0, bytes.edge_gather, c.head.forward, c.head.backward, true);
     }
   }
   if (deepspeed_bf16_optimizer(in.framework, in.training->precision, s) && dp_cp > 1) {

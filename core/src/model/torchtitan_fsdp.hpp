@@ -53,12 +53,42 @@ bool torchtitan_fsdp2(Framework framework, const Strategy& s);
 // again for its backward, and reduce-scattered after it.
 bool fsdp2_keeps_unsharded(int64_t pipeline_stages);
 
+// One FSDP2 unit of a stage: a transformer block (its routed experts, under expert parallelism,
+// a unit of their own over the expert-data-parallel mesh: torchtitan models/llama4/infra/
+// parallelize.py apply_fsdp, fully_shard(transformer_block.moe.experts, mesh=dp_mod_ep_mesh)
+// before fully_shard(transformer_block, mesh=dp_mesh)), the embedding, or the norm and LM head.
+struct Fsdp2Unit {
+  double parameters = 0;         // sharded over data x context parallel
+  double expert_parameters = 0;  // this GPU's experts, sharded over expert-data parallel
+  double gather_bytes = 2;       // per gathered element (16 bits, or fp8 with fp8_param_gather)
+  bool reshard_after_forward = true;
+};
+
 // The exposed time of one unit's FSDP2 traffic per micro-batch: its parameters gathered in the
-// 16-bit `gather_bytes` under the forward (FSDP2 prefetches the next unit), again under the
+// unit's `gather_bytes` under the forward (FSDP2 prefetches the next unit), again under the
 // backward when resharded after forward, and its gradients reduce-scattered in fp32 under the
-// backward.
-double fsdp2_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double gather_bytes,
-                         int64_t data_parallel_cp, double parameters, bool reshard_after_forward,
-                         double forward_s, double backward_s);
+// backward. The experts' collectives follow the block's on the same all-gather and
+// reduce-scatter streams (FSDP2's FSDPCommContext has one of each), so they add up.
+double fsdp2_unit_comm_s(const GpuSpec& gpu, const Strategy& s, int64_t data_parallel_cp,
+                         const Fsdp2Unit& unit, double forward_s, double backward_s);
+
+// The 16-bit unsharded gradients autograd hands to FSDP2's reduce-scatter: torchtitan's
+// MixedPrecisionPolicy param_dtype (config/configs.py mixed_precision_param: "bfloat16"), the
+// dtype each gathered parameter computes and is differentiated in.
+constexpr double kFsdp2UnshardedGradientBytes = 2;
+
+// FSDP2's copies around one unit's collectives that run on the compute stream (PyTorch
+// torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py, 2025): after each all-gather,
+// foreach_all_gather_copy_out splits the flat gathered buffer into the unit's parameters
+// (torch.split_with_sizes_copy: reads and writes `gather_bytes` per parameter), called from
+// FSDPParamGroup.wait_for_unshard on the current stream; before each reduce-scatter,
+// foreach_reduce_scatter_copy_in (torch.ops.fsdp.chunk_cat) reads the 16-bit unsharded gradients
+// and writes them into the fp32 reduce-scatter input on the current stream ("Only after the
+// copy-in finishes can we free the gradients"; reduce_scatter_stream.wait_stream(current_stream)
+// follows). Per micro-batch of one unit: a copy-out for each gather (two when resharded after
+// forward) and one copy-in; what runs on the side streams (the all-gather copy-in of this rank's
+// shard, the post-reduce on the 1/n shard) is left out.
+double fsdp2_unit_copy_s(const GpuSpec& gpu, const Strategy& s, int64_t data_parallel_cp,
+                         const Fsdp2Unit& unit);
 
 }  // namespace paraplan::detail

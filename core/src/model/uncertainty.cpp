@@ -32,7 +32,8 @@ constexpr Family kFamilies[] = {
     {"h20", "Hopper"},          {"gh200", "Hopper"},         {"b200", "Blackwell"},
     {"gb200", "Blackwell"},     {"b300", "Blackwell Ultra"}, {"gb300", "Blackwell Ultra"},
     {"mi300x", "AMD Instinct"}, {"mi325x", "AMD Instinct"},  {"mi355x", "AMD Instinct"},
-    {"ascend-910b", "Ascend"},  {"kunlun3", "Kunlun"},
+    {"ascend-910b", "Ascend"},  {"ascend-910b1", "Ascend"},  {"ascend-910b2", "Ascend"},
+    {"ascend-910b4", "Ascend"}, {"ascend-910c", "Ascend"},   {"kunlun3", "Kunlun"},
 };
 
 // The order statistics that bound a split-conformal prediction interval (Vovk et al. 2005; Lei et

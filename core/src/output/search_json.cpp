@@ -8,6 +8,7 @@
 #include "paraplan/megatron.hpp"
 #include "paraplan/search.hpp"
 #include "paraplan/units.hpp"
+#include "search/top_strategies.hpp"
 
 namespace paraplan {
 namespace {
@@ -40,6 +41,13 @@ nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scen
   out["tight"] = report.memory_tight;
   out["tie_with_best"] = ranked.tie_with_best;
   if (!ranked.rank_note.empty()) out["rank_note"] = ranked.rank_note;
+  // The search's own layout identity and families, so no reader re-derives their rules.
+  out["layout"] = nlohmann::json(detail::layout_key(ranked.strategy)).dump();
+  nlohmann::json families = nlohmann::json::array();
+  for (const LayoutFamily family : kLayoutFamilies) {
+    if (detail::in_family(ranked.strategy, family)) families.push_back(to_string(family));
+  }
+  out["families"] = families;
   out["memory_verdict"] = to_string(report.memory_verdict);  // as estimate.memory.verdict
   out["sim_throughput"] = report.tokens_per_s_per_gpu;
   out["sim_total_time_s"] = report.iteration_time_s;

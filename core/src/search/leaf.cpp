@@ -161,6 +161,28 @@ void Searcher::fit_block_layers(size_t pool) {
   recompute.num_layers = low;
 }
 
+// The pace (slowest stage) and total work per micro-batch of any split of the model's layers over
+// `stages` stages of one GPU type, each layer at its kind's time (`dense_s`, `moe_s`), the first
+// stage with the embedding and the last with the LM head: the work is the same for every split
+// (each layer runs once), the slowest stage does at least the mean, and some stage holds at least
+// ceil(layers / stages) layers, no faster than the cheapest that many layers can be.
+std::pair<double, double> Searcher::one_type_split_bound_s(double dense_s, double moe_s,
+                                                           double embedding_s, double head_s,
+                                                           int64_t stages) const {
+  const int64_t layers = model_.num_layers;
+  const int64_t moe_layers = moe_layers_in(model_, 0, layers);
+  const int64_t dense_layers = layers - moe_layers;
+  const double work = static_cast<double>(dense_layers) * dense_s +
+                      static_cast<double>(moe_layers) * moe_s + embedding_s + head_s;
+  const int64_t most = (layers + stages - 1) / stages;
+  const bool dense_cheaper = dense_s <= moe_s;
+  const int64_t cheap = std::min(most, dense_cheaper ? dense_layers : moe_layers);
+  const double fullest = static_cast<double>(cheap) * std::min(dense_s, moe_s) +
+                         static_cast<double>(most - cheap) * std::max(dense_s, moe_s);
+  const double pace = std::max(work / static_cast<double>(stages), fullest);
+  return {pace, work};
+}
+
 // A lower bound on the iteration time for every recompute and ZeRO choice of a layer shape:
 // the pipeline with each layer's compute and in-layer communication (tensor, context, expert
 // parallel), which neither choice removes, and none of point-to-point, data parallel or
@@ -204,6 +226,13 @@ double Searcher::lower_bound_s(bool recompute) const {
       pace = std::max(pace, stage);
       work += stage;
     }
+  } else if (!mixed_) {  // a split still to choose on one GPU type
+    const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus.front())];
+    const auto [pace_s, work_s] = one_type_split_bound_s(
+        dense_s(0), moe_s(0), pass_s(c.embedding.forward, c.embedding.backward),
+        pass_s(c.head.forward, c.head.backward), static_cast<int64_t>(stages));
+    pace = pace_s;
+    work = work_s;
   } else {  // a split still to choose: a perfectly balanced continuous split, least work
     double rate = 0, fixed = 0, fastest_layer = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < stages; ++i) {
@@ -218,6 +247,108 @@ double Searcher::lower_bound_s(bool recompute) const {
   // m paces, plus filling and draining the other stages' work (as evaluate_pipeline).
   return static_cast<double>(micro_batches()) * pace +
          (work - pace) / static_cast<double>(s.virtual_pipeline_model_parallel_size);
+}
+
+}  // namespace paraplan::detail
+
+namespace paraplan::detail {
+
+// The activations one GPU of `group` holds at its peak (stage_memory's activations, without the
+// CUDA graphs' buffers): no ZeRO-level choice changes them, and every other term of the peak is
+// at least zero.
+double Searcher::group_activation_bytes(const PipelineInput& input, const StageGroup& group) const {
+  const StageWork work = stage_work(input, group);
+  const int64_t v = s_.virtual_pipeline_model_parallel_size;
+  const double a2a_overlap_chunk =
+      s_.overlap_moe_expert_parallel_comm ? 1.0 / static_cast<double>(v) : 0.0;
+  const double in_flight = in_flight_micro_batches(group.first, input.stages, v, micro_batches());
+  return (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
+}
+
+// Whether no strategy below the recompute level fits in GPU memory, whatever the ZeRO level and
+// the leaf choose: some stage's activations alone exceed what the stage may use. Where the
+// layers are split, each group's activations as the estimate computes them (a pool whose block
+// recompute the leaf fits at either end of its range: its activations are affine in the layers
+// it recomputes); where the leaf splits them, each stage's activations are at least its layers
+// times the least a layer stores (recompute none or selective: linear in the layers), so no split
+// fits when the stages cannot hold the model's layers between them.
+bool Searcher::activations_overflow(int fit_pool) {
+  // Offloading activations by layer (a variant the evaluation tries) lowers them.
+  if (s_.pipeline_model_parallel_size == 1) return false;
+  // The keys the ZeRO level sets as pinned or to their defaults, as it will.
+  for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
+  if (s_.cpu_offloading_num_layers > 0) return false;
+  PipelineInput input = pipeline_input(model_, training_, cluster_, s_, data_parallel(),
+                                       micro_batches(), s_.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  const auto usable = [&](int pool) {
+    return input.usable_bytes(cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes);
+  };
+  if (!split_at_leaf_) {
+    group_stages(s_.pipeline_stage_gpus, s_.pipeline_stage_layers, model_, groups_);
+    input.groups = groups_;
+    // fit_block_layers' range of block-recomputed layers: 1 to a chunk less one.
+    Recompute* block = fit_pool >= 0 ? &s_.recompute[static_cast<size_t>(fit_pool)] : nullptr;
+    const int64_t kept = block ? block->num_layers : 0;
+    const int64_t most = std::max<int64_t>(
+        1, *std::min_element(s_.pipeline_stage_layers.begin(), s_.pipeline_stage_layers.end()) /
+                   s_.virtual_pipeline_model_parallel_size -
+               1);
+    bool overflow = false;
+    for (const StageGroup& group : groups_) {
+      if (block) block->num_layers = 1;
+      double bytes = group_activation_bytes(input, group);
+      if (block) {
+        block->num_layers = most;
+        bytes = std::min(bytes, group_activation_bytes(input, group));
+      }
+      if (bytes > usable(group.pool)) {
+        overflow = true;
+        break;
+      }
+    }
+    if (block) block->num_layers = kept;
+    return overflow;
+  }
+  // The least a layer stores per micro-batch on each GPU type: one layer more in a middle stage.
+  const int64_t stages = s_.pipeline_model_parallel_size;
+  if (model_.num_layers < stages) return false;  // the leaf rejects the split
+  const int64_t middle = stages > 2 ? 1 : 0;
+  std::vector<double> layer_bytes(cluster_.pools.size(), 0.0);
+  for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
+    if (std::find(s_.pipeline_stage_gpus.begin(), s_.pipeline_stage_gpus.end(),
+                  static_cast<int>(pool)) == s_.pipeline_stage_gpus.end()) {
+      continue;
+    }
+    if (s_.recompute[pool].granularity == RecomputeGranularity::full) return false;
+    double least = std::numeric_limits<double>::infinity();
+    for (const int64_t moe : {int64_t{0}, int64_t{1}}) {
+      if (moe == 1 ? model_.num_moe_layers() == 0 : model_.num_moe_layers() == model_.num_layers) {
+        continue;
+      }
+      const int p = static_cast<int>(pool);
+      const StageWork one = stage_work(input, {p, middle, 1, 1, moe});
+      const StageWork two = stage_work(input, {p, middle, 1, 2, 2 * moe});
+      least = std::min(least, two.stored_activation_bytes - one.stored_activation_bytes);
+    }
+    if (!(least > 0)) return false;
+    layer_bytes[pool] = least;
+  }
+  const int64_t v = s_.virtual_pipeline_model_parallel_size;
+  const double a2a_overlap_chunk =
+      s_.overlap_moe_expert_parallel_comm ? 1.0 / static_cast<double>(v) : 0.0;
+  int64_t room = 0;  // layers the stages can hold between them
+  for (int64_t i = 0; i < stages && room < model_.num_layers; ++i) {
+    const int pool = s_.pipeline_stage_gpus[static_cast<size_t>(i)];
+    const double in_flight =
+        in_flight_micro_batches(i, stages, v, micro_batches()) + a2a_overlap_chunk;
+    const double layers = usable(pool) / (in_flight * layer_bytes[static_cast<size_t>(pool)]);
+    if (layers < 1) return true;  // not even one layer
+    room +=
+        static_cast<int64_t>(std::min(std::floor(layers), static_cast<double>(model_.num_layers)));
+  }
+  return room < model_.num_layers;
 }
 
 }  // namespace paraplan::detail

@@ -142,6 +142,8 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       std::none_of(framework_rules_.begin(), framework_rules_.end(), [&](const FrameworkRule* r) {
         return r->reads.contains(K::reuse_fp32_param) && !r->expressible(rule_context_, reusing);
       });
+  const auto leaf = static_cast<size_t>(Level::leaf);
+  memory_bound_exact_ = rules_at_[leaf].empty() && framework_rules_at_[leaf].empty();
 }
 
 bool Searcher::rules_hold(Level level) {
@@ -388,6 +390,18 @@ bool Searcher::layer_shape_level(Walk walk) {
   const std::vector<int64_t> a2a_overlap =
       moe && all_to_all && s_.expert_model_parallel_size > 1 ? on_off : off;
   bool any_fit_or_unknown = false;
+  // The switches this level sets as pinned or by default, read once per call.
+  const bool tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
+  const auto fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
+  // The fused loss only saves time and memory traffic: on unless pinned off.
+  const bool loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
+  // Transformer Engine's loss kernel only when pinned: Megatron-LM refuses it.
+  const auto loss_fusion_impl =
+      static_cast<CrossEntropyFusionImpl>(pins_.get(K::cross_entropy_fusion_impl).value_or(0));
+  const bool grouped_gemm = pins_.flag(K::moe_grouped_gemm).value_or(moe);
+  const bool permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
+  const std::optional<bool> shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap);
+  const bool force_balancing = pins_.flag(K::moe_router_force_load_balancing).value_or(false);
   for (const int64_t sp :
        pinned_or(pins_.get(K::sequence_parallel), splits ? on_off : std::vector<int64_t>{0})) {
     for (const int64_t flash : pinned_or(pins_.get(K::use_flash_attn), on_off)) {
@@ -396,20 +410,16 @@ bool Searcher::layer_shape_level(Walk walk) {
         if (stopped_) return any_fit_or_unknown;
         s_.sequence_parallel = sp != 0;
         s_.use_flash_attn = flash != 0;
-        s_.tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
-        s_.fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
-        // The fused loss only saves time and memory traffic: on unless pinned off.
-        s_.cross_entropy_loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
-        // Transformer Engine's loss kernel only when pinned: Megatron-LM refuses it.
-        s_.cross_entropy_fusion_impl = static_cast<CrossEntropyFusionImpl>(
-            pins_.get(K::cross_entropy_fusion_impl).value_or(0));
-        s_.moe_grouped_gemm = pins_.flag(K::moe_grouped_gemm).value_or(moe);
-        s_.moe_permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
+        s_.tp_comm_overlap = tp_comm_overlap;
+        s_.fp8_recipe = fp8_recipe;
+        s_.cross_entropy_loss_fusion = loss_fusion;
+        s_.cross_entropy_fusion_impl = loss_fusion_impl;
+        s_.moe_grouped_gemm = grouped_gemm;
+        s_.moe_permute_fusion = permute_fusion;
         s_.overlap_moe_expert_parallel_comm = overlap != 0;
-        s_.moe_shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap)
-                                           .value_or(shared_experts && all_to_all && overlap == 0);
-        s_.moe_router_force_load_balancing =
-            pins_.flag(K::moe_router_force_load_balancing).value_or(false);
+        s_.moe_shared_expert_overlap =
+            shared_expert_overlap.value_or(shared_experts && all_to_all && overlap == 0);
+        s_.moe_router_force_load_balancing = force_balancing;
         for (const K key : {K::cross_entropy_loss_fusion, K::moe_grouped_gemm,
                             K::moe_permute_fusion, K::moe_shared_expert_overlap}) {
           fit_switch_to_framework(key);
@@ -485,6 +495,13 @@ bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
     // With the recompute settings known, the bound counts what they redo: a subtree that cannot
     // beat the N-th best is only counted. Only once this micro-batch size is known to fit (or
     // left unknown) elsewhere: whether it fits decides if larger sizes are walked (below).
+    // Where some stage's activations alone exceed its memory, nothing below fits (once something
+    // is ranked: a search where nothing fits names its closest miss).
+    if (walk == Walk::evaluate && memory_bound_exact_ && !options_.exhaustive &&
+        top_.best() != nullptr && activations_overflow(fit_pool)) {
+      zero_level(Walk::count, fit_pool);
+      return false;
+    }
     if (walk == Walk::evaluate && micro_batch_fits_ && bound_prunes(true)) {
       zero_level(Walk::count, fit_pool);
       return true;

@@ -35,6 +35,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -121,7 +122,11 @@ class Searcher {
   void fit_block_layers(size_t pool);
   bool split_layers();
   double lower_bound_s(bool recompute = false) const;
+  std::pair<double, double> one_type_split_bound_s(double dense_s, double moe_s, double embedding_s,
+                                                   double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
+  bool activations_overflow(int fit_pool);
+  double group_activation_bytes(const PipelineInput& input, const StageGroup& group) const;
 
   int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
   int64_t micro_batches() const { return num_micro_batches(rule_context_, s_); }
@@ -175,6 +180,10 @@ class Searcher {
   // the scenario's framework launches it (MindSpeed-LLM).
   bool reuse_fp32_param_variant_ = false;
 
+  // No rule is checked at the leaf: a subtree whose strategies cannot fit in memory has no leaf
+  // that fails for another reason, so skipping it keeps the micro-batch walk's verdict exact.
+  bool memory_bound_exact_ = false;
+
   Strategy s_;                  // the working strategy: each level writes its own keys
   bool split_at_leaf_ = false;  // the leaf balances the stage layers (set by virtual_level)
   // Some strategy of this micro-batch size fits, or a bound left it unknown (micro_batch_level).
@@ -202,7 +211,7 @@ class Searcher {
   std::vector<StrategyKeyId> count_reads_;
   std::vector<StrategyKeyId> zero_keys_;
   std::vector<int64_t> count_key_;  // scratch: the values of count_reads_ in s_
-  std::map<std::vector<int64_t>, ShapeCount> shape_counts_;
+  std::unordered_map<std::vector<int64_t>, ShapeCount, KeyValuesHash> shape_counts_;
   void init_shape_counts();
   void fill_count_key();
   ShapeCount walk_shape_count();

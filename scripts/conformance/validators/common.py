@@ -73,3 +73,64 @@ def setup_shims(src):
     sys.path[:0] = [os.path.join(src, "pydeps"),
                     os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
     import shims  # noqa: F401
+
+
+def dump_parser_if_asked():
+    """With PARAPLAN_DUMP_PARSER set, the next ArgumentParser.parse_args call prints
+    {flag: [choices] or null} of every option of that parser, as the framework's code built it,
+    and exits (scripts/conformance/interfaces.py --parsers)."""
+    if not os.environ.get("PARAPLAN_DUMP_PARSER"):
+        return
+    import argparse
+    import json
+
+    def dump(parser, *args, **kwargs):
+        options = {}
+        for action in parser._actions:
+            for flag in action.option_strings:
+                if flag.startswith("--") and flag != "--help":
+                    options[flag] = sorted(getattr(c, "name", None) or str(c)
+                                           for c in action.choices) if action.choices else None
+        print("PARSER " + json.dumps(options, sort_keys=True))
+        sys.stdout.flush()
+        os._exit(0)
+
+    argparse.ArgumentParser.parse_args = dump
+
+
+def check_each(check, directories):
+    """check(directory) for each launch directory in a child forked after the framework was
+    imported once by the caller; a child's output goes to DIR/validation.out and its exit status
+    to DIR/validation.rc (run.py reads them). Exits 0."""
+    import traceback
+
+    for directory in directories:
+        for name in ("validation.out", "validation.rc"):
+            if os.path.exists(os.path.join(directory, name)):
+                os.remove(os.path.join(directory, name))
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            out = os.open(os.path.join(directory, "validation.out"),
+                          os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(out, 1)
+            os.dup2(out, 2)
+            status = 0
+            try:
+                check(directory)
+            except SystemExit as stop:
+                status = stop.code if isinstance(stop.code, int) else 1
+                if not isinstance(stop.code, int):
+                    print(stop.code, file=sys.stderr)
+            except BaseException:  # noqa: BLE001 -- the framework's error is the result
+                traceback.print_exc()
+                status = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
+        _, wait_status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(wait_status)
+        with open(os.path.join(directory, "validation.rc"), "w") as f:
+            f.write(f"{code}\n")
+        print(f"{directory}: exit {code}", flush=True)

@@ -44,6 +44,9 @@ def megatron_problems(target, arguments):
         listed = DATA[target]["choices"].get(flag)
         if listed and value and value not in listed:
             problems.append(f"{flag} {value}: not one of {listed}")
+    known = DATA[target].get("flags")
+    problems += [f"{flag}: not an option of {target}'s parser" for flag in flags
+                 if known is not None and flag not in known]
     for rule in DATA["cross_flag_rules"]:
         if rule["target"] == target and all(holds(c, flags) for c in rule["when"]):
             problems += [f"{c['flag']}: {rule['source']}" for c in rule["then"]
@@ -72,7 +75,7 @@ def main():
     target, directory = sys.argv[1], sys.argv[2]
     exports, lines = common.read_launch(directory)
     problems = []
-    if target in ("megatron", "mindspeed-llm"):
+    if target in ("megatron", "mindspeed-llm", "deepspeed"):
         for _, _, words in lines:
             problems += megatron_problems(target, common.torchrun_options(words)[2])
     elif target == "torchtitan":
@@ -82,10 +85,18 @@ def main():
         with open(os.path.join(directory, "train.py")) as f:
             text = f.read()
         match = re.search(r"plugin = (\w+)\(\n(.*?)\n\)\n", text, re.S)
-        keywords = DATA["colossalai"][match.group(1)]
-        problems = [f"{match.group(1)}({k}=): no such keyword"
-                    for k in re.findall(r"^    (\w+)=", match.group(2), re.M)
-                    if k not in keywords]
+        plugin, keywords = match.group(1), DATA["colossalai"][match.group(1)]
+        given = dict(re.findall(r"^    (\w+)=(.*),$", match.group(2), re.M))
+        problems = [f"{plugin}({k}=): no such keyword" for k in given if k not in keywords]
+        for rule in DATA["colossalai"]["plugin_rules"]:
+            if rule["plugin"] == plugin and all(holds(c, given) for c in rule["when"]):
+                problems += [f"{plugin}({c['flag']}=): {rule['source']}" for c in rule["then"]
+                             if not holds(c, given)]
+        model = re.search(r"(\w+) as Model\n", text)
+        if model and not any(p.startswith("transformers.models.") and
+                             p.endswith("." + model.group(1))
+                             for p in DATA["colossalai"]["shardformer_policies"]):
+            problems.append(f"transformers.{model.group(1)}: no ShardFormer policy")
     elif target == "megatron-bridge":
         with open(os.path.join(directory, "pretrain_paraplan.py")) as f:
             names = re.findall(r'cfg\.mixed_precision = "([^"]+)"', f.read())

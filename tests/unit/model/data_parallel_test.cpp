@@ -69,11 +69,23 @@ TEST_CASE("Megatron-FSDP sends gradients and parameters in the parameter dtype")
   CHECK(bytes.fsdp_gradient == 2);
   CHECK(bytes.gradient == 4);  // the DDP buffer's fp32 main_grad
   const auto unit_s = [&] {
-    return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, bytes.layer_gather, 64, parameters,
+    return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, bytes.layer_gather, 64, parameters, 0,
                             forward_s, backward_s);
   };
   CHECK(unit_s() == doctest::Approx(exposed_s(gpu, gather, forward_s) +
                                     exposed_s(gpu, gather + scatter, backward_s)));
+  // Experts shard over expert-data parallelism (64 / EP 8 = 8 ranks, one per node here), after
+  // the rest on the same streams.
+  Strategy ep = s;
+  ep.expert_model_parallel_size = 8;
+  const Group edp = expert_data_parallel_group(gpu, ep, 64);
+  CHECK(edp.size == 8);
+  CHECK(fsdp_unit_comm_s(gpu, ep, 2, 2, 64, parameters, parameters, forward_s, backward_s) ==
+        doctest::Approx(exposed_s(gpu, gather + all_gather_s(gpu, edp, 2 * parameters), forward_s) +
+                        exposed_s(gpu,
+                                  gather + all_gather_s(gpu, edp, 2 * parameters) + scatter +
+                                      reduce_scatter_s(gpu, edp, 2 * parameters),
+                                  backward_s)));
   s.zero_stage = 2;  // gradients only
   CHECK(unit_s() == doctest::Approx(exposed_s(gpu, scatter, backward_s)));
 }

@@ -206,3 +206,23 @@ TEST_CASE(
   CHECK(native.transient_bytes == doctest::Approx(6 * logits));
   CHECK(te.transient_bytes == doctest::Approx(2 * logits));
 }
+
+TEST_CASE("grouped GEMM: Transformer Engine's waves of four experts, each at their summed size") {
+  const Scenario s = test::scenario(R"({"model": "llama2-7b", "training": {"global_batch_size":
+      8, "seq_length": 2048}, "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  const detail::Kernels kernels(gpu, Precision::bf16);
+  const detail::Gemm expert{256, 1536, 2048};  // a small expert GEMM, well below the plateau
+  // Up to four experts run at once: as efficient as one GEMM of their summed work.
+  for (const double experts : {1.0, 2.0, 4.0}) {
+    CAPTURE(experts);
+    CHECK(kernels.grouped_gemm_s(expert, experts) ==
+          doctest::Approx(kernels.gemm_s(expert, experts)));
+  }
+  // Sixteen experts are four waves of four, slower than one GEMM of all sixteen's work and
+  // faster than sixteen GEMMs one after another.
+  const double waves = kernels.grouped_gemm_s(expert, 16);
+  CHECK(waves == doctest::Approx(4 * kernels.gemm_s(expert, 4)));
+  CHECK(waves > kernels.gemm_s(expert, 16));
+  CHECK(waves < 16 * kernels.gemm_s(expert));
+}

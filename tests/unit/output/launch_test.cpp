@@ -876,6 +876,18 @@ TEST_CASE("Colossal-AI: the MoE plugin's keyword, what it forces, and what it ca
   CHECK(
       refuses(launch_on(Framework::colossalai, job("deepseek-v3", 256, kDeepSeekUneven)), "model"));
   CHECK(refuses(launch_on(Framework::colossalai, job("gpt3-175b", 64, {})), "model.activation"));
+  // Expert parallelism inside data parallelism only (MoeHybridParallelPlugin: "dp_size should be
+  // divisible by ep_size"): EP 16 over TP 4 x PP 4 leaves data parallel 4 (conformance run,
+  // qwen3-30b-a3b on 64 H100).
+  nlohmann::json wide = moe;
+  wide["tensor_model_parallel_size"] = 4;
+  wide["pipeline_model_parallel_size"] = 4;
+  wide["expert_model_parallel_size"] = 16;
+  wide["expert_tensor_parallel_size"] = 1;
+  CHECK(refuses(launch_on(Framework::colossalai, job("qwen3-30b-a3b", 64, wide)),
+                "expert_model_parallel_size"));
+  wide["expert_model_parallel_size"] = 4;
+  CHECK(launch_on(Framework::colossalai, job("qwen3-30b-a3b", 64, wide)).unsupported.empty());
   // The dense plugin keeps dp_outside.
   CHECK(
       launches(golden_cases()[4].second)["colossalai"]["files"]["train.py"].get<std::string>().find(
@@ -978,6 +990,16 @@ std::vector<std::string> flag_problems(const std::string& target,
       problems.push_back(flag + " " + value + ": not one of its choices");
     }
   }
+  // Where the target's whole option list is known (read from the parser its code builds), a flag
+  // outside it is refused as argparse refuses it ("unrecognized arguments").
+  if (interfaces()[target].contains("flags")) {
+    const nlohmann::json& known = interfaces()[target]["flags"];
+    for (const auto& [flag, value] : flags) {
+      if (std::find(known.begin(), known.end(), flag) == known.end()) {
+        problems.push_back(flag + ": not an option of " + target + "'s parser");
+      }
+    }
+  }
   for (const nlohmann::json& rule : interfaces()["cross_flag_rules"]) {
     if (rule["target"] != target) continue;
     const bool when =
@@ -1023,24 +1045,66 @@ std::vector<std::string> toml_problems(const std::string& toml) {
   return problems;
 }
 
-// Problems of a Colossal-AI train.py: plugin keywords its constructor does not take.
-std::vector<std::string> plugin_problems(const std::string& script) {
-  std::vector<std::string> problems;
-  for (const char* plugin : {"MoeHybridParallelPlugin", "HybridParallelPlugin"}) {
+// The keyword=value lines of the plugin constructor in a Colossal-AI train.py, and its class.
+std::pair<std::string, std::map<std::string, std::string>> plugin_keywords(
+    const std::string& script) {
+  for (const char* plugin :
+       {"MoeHybridParallelPlugin", "HybridParallelPlugin", "GeminiPlugin", "LowLevelZeroPlugin"}) {
     const size_t at = script.find(std::string("plugin = ") + plugin + "(\n");
     if (at == std::string::npos) continue;
-    const nlohmann::json& keywords = interfaces()["colossalai"][plugin];
+    std::map<std::string, std::string> keywords;
     std::istringstream lines(script.substr(at, script.find("\n)\n", at) - at));
     std::string line;
     std::getline(lines, line);
     while (std::getline(lines, line)) {
       if (line.rfind("    #", 0) == 0) continue;
-      const std::string key = line.substr(4, line.find('=') - 4);
-      if (std::find(keywords.begin(), keywords.end(), key) == keywords.end()) {
-        problems.push_back(std::string(plugin) + "(" + key + "=): no such keyword");
+      const size_t equals = line.find('=');
+      std::string value = line.substr(equals + 1);
+      if (!value.empty() && value.back() == ',') value.pop_back();
+      keywords[line.substr(4, equals - 4)] = value;
+    }
+    return {plugin, keywords};
+  }
+  return {};
+}
+
+// Problems of a Colossal-AI train.py: plugin keywords its constructor does not take, keyword
+// values the plugin refuses or silently changes (plugin_rules), and a model class ShardFormer has
+// no policy for (the class imported from transformers "as Model").
+std::vector<std::string> plugin_problems(const std::string& script) {
+  std::vector<std::string> problems;
+  const auto [plugin, keywords] = plugin_keywords(script);
+  if (plugin.empty()) return {"no plugin constructor"};
+  const nlohmann::json& known = interfaces()["colossalai"][plugin];
+  for (const auto& [key, value] : keywords) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      problems.push_back(plugin + "(" + key + "=): no such keyword");
+    }
+  }
+  for (const nlohmann::json& rule : interfaces()["colossalai"]["plugin_rules"]) {
+    if (rule["plugin"] != plugin) continue;
+    const bool when =
+        std::all_of(rule["when"].begin(), rule["when"].end(),
+                    [&](const nlohmann::json& c) { return condition_holds(c, keywords); });
+    if (!when) continue;
+    for (const nlohmann::json& c : rule["then"]) {
+      if (!condition_holds(c, keywords)) {
+        problems.push_back(plugin + "(" + c["flag"].get<std::string>() +
+                           "=): " + rule["source"].get<std::string>());
       }
     }
-    break;
+  }
+  const size_t as_model = script.find(" as Model\n");
+  if (as_model != std::string::npos) {
+    const size_t start = script.rfind(' ', as_model - 1) + 1;
+    const std::string model = script.substr(start, as_model - start);
+    const nlohmann::json& policies = interfaces()["colossalai"]["shardformer_policies"];
+    const bool found = std::any_of(policies.begin(), policies.end(), [&](const nlohmann::json& p) {
+      const std::string key = p;
+      return key.rfind("transformers.models.", 0) == 0 && key.size() > model.size() &&
+             key.compare(key.size() - model.size() - 1, std::string::npos, "." + model) == 0;
+    });
+    if (!found) problems.push_back("transformers." + model + ": no ShardFormer policy");
   }
   return problems;
 }
@@ -1063,7 +1127,7 @@ std::vector<std::string> recipe_problems(const std::string& script) {
 // Every problem of one framework's launch (a JSON launch with a command).
 std::vector<std::string> launch_problems(const std::string& framework, const nlohmann::json& l) {
   const std::string command = l["command"];
-  if (framework == "megatron" || framework == "mindspeed-llm") {
+  if (framework == "megatron" || framework == "mindspeed-llm" || framework == "deepspeed") {
     return flag_problems(framework, flag_values(command, "pretrain_gpt.py"));
   }
   if (framework == "torchtitan") return toml_problems(l["files"]["job.toml"]);
@@ -1102,6 +1166,38 @@ TEST_CASE("the interface checks fail, naming the flag, on what the frameworks re
   CHECK(
       plugin_problems("plugin = MoeHybridParallelPlugin(\n    moe_dp_outside=False,\n)\n").empty());
   CHECK(recipe_problems("cfg.mixed_precision = \"bf16_with_fp8_mixed\"\n").size() == 1);
+  // The parsers' own option lists (Megatron-DeepSpeed, MindSpeed-LLM as MindSpeed patches it).
+  REQUIRE(interfaces()["deepspeed"]["commit"].get<std::string>().size() == 40);
+  CHECK(problems("deepspeed", "--no-such-flag").front() ==
+        "--no-such-flag: not an option of deepspeed's parser");
+  CHECK(problems("deepspeed", "--zero-stage 3 --deepspeed_config ds_config.json").empty());
+  CHECK(
+      problems("deepspeed", "--num-experts 8 --zero-stage 3").front().rfind("--zero-stage: ", 0) ==
+      0);
+  CHECK(problems("deepspeed", "--num-experts 8 --zero-stage 2").empty());
+  CHECK(problems("mindspeed-llm", "--context-parallel-algo ring")
+            .front()
+            .rfind("--context-parallel-algo ring", 0) == 0);
+  CHECK(problems("mindspeed-llm", "--context-parallel-algo ulysses_cp_algo --use-flash-attn")
+            .empty());
+  CHECK(problems("mindspeed-llm", "--use-megatron-fsdp").size() == 1);  // 0.12.1: custom FSDP
+  // Colossal-AI: the MoE plugin's silent resets and SP modes, the policy lookup.
+  const std::string moe = "plugin = MoeHybridParallelPlugin(\n    zero_stage=1,\n)\n";
+  CHECK(plugin_problems(moe).empty());
+  CHECK(plugin_problems("plugin = MoeHybridParallelPlugin(\n    zero_stage=2,\n)\n")
+            .front()
+            .rfind("MoeHybridParallelPlugin(zero_stage=): ", 0) == 0);
+  CHECK(plugin_problems("plugin = MoeHybridParallelPlugin(\n    overlap_communication=True,\n)\n")
+            .size() == 1);
+  CHECK(plugin_problems("plugin = MoeHybridParallelPlugin(\n    enable_sequence_parallelism=True,"
+                        "\n    sequence_parallelism_mode=\"ring_attn\",\n)\n")
+            .size() == 1);
+  CHECK(plugin_problems("plugin = HybridParallelPlugin(\n    enable_sequence_parallelism=True,"
+                        "\n    sequence_parallelism_mode=\"ring_attn\",\n)\n")
+            .empty());
+  CHECK(plugin_problems("from transformers import LlamaForCausalLM as Model\n" + moe).empty());
+  CHECK(plugin_problems("from transformers import DeepseekV3ForCausalLM as Model\n" + moe) ==
+        std::vector<std::string>{"transformers.DeepseekV3ForCausalLM: no ShardFormer policy"});
 }
 
 TEST_CASE("every launch keeps to the frameworks' choices, keys, keywords and cross-flag rules") {

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "paraplan/units.hpp"
+#include "search/top_strategies.hpp"
 
 using namespace paraplan;
 
@@ -71,4 +72,32 @@ TEST_CASE("ties are rows whose bands overlap the first row's; family ranks follo
   CHECK(result.strategies[1].tie_with_best);
   CHECK_FALSE(result.strategies[2].tie_with_best);
   CHECK(result.family_bests[0].rank == 3);
+}
+
+TEST_CASE("layout families follow the rules a Megatron user would; the page takes them as given") {
+  const auto sizes = [](int64_t tp, int64_t pp, int64_t cp = 1, int64_t ep = 1, int64_t zero = 0) {
+    Strategy s;
+    s.tensor_model_parallel_size = tp;
+    s.pipeline_model_parallel_size = pp;
+    s.context_parallel_size = cp;
+    s.expert_model_parallel_size = ep;
+    s.zero_stage = zero;
+    return s;
+  };
+  using detail::in_family;
+  CHECK(in_family(sizes(8, 1), LayoutFamily::tp));
+  CHECK(in_family(sizes(4, 4), LayoutFamily::tp));  // TP at least as wide as the pipeline
+  CHECK_FALSE(in_family(sizes(4, 4), LayoutFamily::pp));
+  CHECK_FALSE(in_family(sizes(2, 1), LayoutFamily::tp));
+  CHECK(in_family(sizes(2, 8), LayoutFamily::pp));
+  CHECK(in_family(sizes(1, 1, 2), LayoutFamily::cp));
+  CHECK(in_family(sizes(1, 1, 1, 8), LayoutFamily::ep));
+  CHECK(in_family(sizes(1, 1, 1, 1, 3), LayoutFamily::zero3));
+  // Two strategies of one layout share its key whatever their details.
+  Strategy vp2 = sizes(2, 4), vp4 = sizes(2, 4);
+  vp2.virtual_pipeline_model_parallel_size = 2;
+  vp4.virtual_pipeline_model_parallel_size = 4;
+  vp4.micro_batch_size = 2;
+  CHECK(detail::layout_key(vp2) == detail::layout_key(vp4));
+  CHECK(detail::layout_key(vp2) != detail::layout_key(sizes(4, 2)));
 }

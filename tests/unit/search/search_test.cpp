@@ -133,13 +133,16 @@ TEST_CASE("MoE: with attention at TP 8, the search folds the experts into expert
   // 64 small experts, top-4: splitting each expert 8 ways and gathering top-4 copies over TP
   // loses to experts whole on their GPU (ETP 1) with a grouped GEMM (MoE parallel folding).
   // Enough micro-batches (128 sequences a data-parallel rank) for the all-to-all overlap to pair.
+  // ZeRO-1 (the distributed optimizer, as the folding paper's Megatron-Core mappings): Megatron-
+  // FSDP keeps experts whole another way, sharding all 64 over expert-data parallelism (16 ranks
+  // with ETP 1, 8 a node) and hiding their gathers under micro-batches of 32.
   const Scenario s = test::scenario(R"({"model": {"name": "moe", "num_layers": 16,
       "hidden_size": 4096, "ffn_hidden_size": 14336, "num_attention_heads": 32,
       "num_query_groups": 8, "vocab_size": 32000, "activation": "swiglu",
       "moe": {"num_experts": 64, "top_k": 4, "moe_ffn_hidden_size": 1536}},
       "training": {"global_batch_size": 256, "seq_length": 4096},
       "cluster": {"gpus": [{"type": "h100", "count": 16}]},
-      "strategy": {"tensor_model_parallel_size": 8}})");
+      "strategy": {"tensor_model_parallel_size": 8, "zero_stage": 1}})");
   const SearchResult result = run(s, 3);
   REQUIRE_FALSE(result.strategies.empty());
   const Strategy& best = result.strategies.front().strategy;

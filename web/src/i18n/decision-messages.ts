@@ -78,6 +78,7 @@ export const decisionEn = {
   "validation.hint":
     "Tokens/s per GPU of published training runs against this model's estimate; the error is predicted / measured − 1. Nothing in the model is fitted to these numbers.",
   "validation.summary": "{runs} runs, |error| median {median}, p90 {p90}, max {max}",
+  "validation.infeasible": "{count} of them wrongly called infeasible",
   "validation.dense": "Dense models",
   "validation.moe": "Mixture of experts",
   "validation.run": "Run",
@@ -173,6 +174,7 @@ export const decisionZh: Record<keyof typeof decisionEn, string> = {
   "validation.hint":
     "公开训练记录的每卡每秒 token 数与本模型的估算对比；误差 = 预测 / 实测 − 1。模型没有针对这些数字做任何拟合。",
   "validation.summary": "{runs} 个训练记录，|误差| 中位数 {median}，p90 {p90}，最大 {max}",
+  "validation.infeasible": "其中 {count} 个被误判为不可行",
   "validation.dense": "稠密模型",
   "validation.moe": "混合专家模型",
   "validation.run": "训练记录",

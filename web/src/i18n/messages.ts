@@ -247,7 +247,7 @@ export const en = {
   "memory.activations": "Activations",
   "memory.other": "Other",
   "schedule.elided":
-    "The whole iteration ({end}) is drawn, but its steady state from {from} to {to} ({span}, {microBatches} micro-batches that repeat the pattern either side) is squeezed into the grey break; it holds at most {bubble} of bubbles per stage.",
+    "The whole iteration ({end}) is drawn, but its steady state from {from} to {to} ({span}, {microBatches} micro-batches that repeat the pattern either side) is squeezed into the grey break. There a stage waits at most {bubble} in all for slower stages (idle time of uneven stages, not the pipeline's fill and drain, which the report's bubble counts).",
   "schedule.truncated":
     "Only the first {simulated} of {all} micro-batches are simulated: the drawing ends at {end}, before the iteration does.",
   "slice.forward": "Forward",
@@ -582,7 +582,7 @@ export const zh: Record<MessageKey, string> = {
   "memory.activations": "激活",
   "memory.other": "其他",
   "schedule.elided":
-    "图中画出了整个迭代（{end}），但 {from} 到 {to} 的稳态阶段（{span}，{microBatches} 个微批次，与两侧模式相同）被压缩在灰色断口中；其中每个阶段的气泡至多 {bubble}。",
+    "图中画出了整个迭代（{end}），但 {from} 到 {to} 的稳态阶段（{span}，{microBatches} 个微批次，与两侧模式相同）被压缩在灰色断口中。其间每个阶段等待较慢阶段的时间合计至多 {bubble}（阶段不均衡造成的空闲，而非报告中“气泡”所计的流水线填充与排空）。",
   "schedule.truncated":
     "只模拟了 {all} 个微批次中的前 {simulated} 个：图在 {end} 处结束，早于迭代结束。",
   "slice.forward": "前向",

@@ -1,5 +1,9 @@
 // The JSON documents the WebAssembly module returns (see wasm/bindings.cpp).
 
+// The strategy's keys come from the core's key table (web/scripts/strategy-type.mjs).
+import type { PerGpu, Strategy } from "./strategy.generated";
+export type { PerGpu, Strategy };
+
 export interface StageMemory {
   gpu: string;
   layers: number;
@@ -82,40 +86,6 @@ export interface Report {
   validation?: { validated: boolean; notes: string[] };
 }
 
-// Recompute keys are one value for every GPU type, or an object by GPU type.
-export type PerGpu<T> = T | Record<string, T>;
-
-export interface Strategy {
-  tensor_model_parallel_size: number;
-  pipeline_model_parallel_size: number;
-  virtual_pipeline_model_parallel_size: number;
-  context_parallel_size: number;
-  cp_comm_type?: "p2p" | "a2a" | "allgather";
-  expert_model_parallel_size: number;
-  expert_tensor_parallel_size?: number;
-  micro_batch_size: number;
-  sequence_parallel: boolean;
-  recompute_granularity: PerGpu<string>;
-  recompute_method: PerGpu<string>;
-  recompute_num_layers: PerGpu<number>;
-  recompute_modules?: PerGpu<string[]>;
-  zero_stage: number;
-  use_flash_attn: boolean;
-  overlap_grad_reduce: boolean;
-  overlap_param_gather: boolean;
-  tp_comm_overlap: boolean;
-  optimizer_cpu_offload?: boolean;
-  cpu_offloading_num_layers?: number;
-  offload_modules?: string[];
-  optimizer_offload_fraction?: number;
-  // MindSpeed's --reuse-fp32-param (MindSpeed-LLM only).
-  reuse_fp32_param?: boolean;
-  cuda_graph_impl?: "none" | "local" | "transformer_engine";
-  cuda_graph_scope?: string[];
-  pipeline_stage_gpus?: string[];
-  pipeline_stage_layers?: number[];
-}
-
 // A framework's launch of a strategy: its command and files, or what it cannot express.
 export type Launch = { command: string; files: Record<string, string> } | { unsupported: string[] };
 
@@ -142,7 +112,14 @@ export interface RankedStrategy {
   tie_with_best?: boolean;
   // Why it ranks where it does where not by time alone (a safer strategy within the noise).
   rank_note?: string;
+  // The search's identity of its layout (TP, PP, CP, EP, ETP, stage GPUs, ZeRO, offloads) and
+  // the layout families it belongs to (core/src/search/top_strategies.hpp): the page never
+  // re-derives either.
+  layout: string;
+  families: LayoutFamily[];
 }
+
+export type LayoutFamily = "tp" | "pp" | "cp" | "zero3" | "ep";
 
 export interface SearchStats {
   space: number;
@@ -160,7 +137,7 @@ export interface SearchResult {
   diagnosis: string[];
   // The best strategy of each layout family over every strategy the search saw (rank 0 where
   // it is not listed); absent for families with none.
-  family_bests?: Partial<Record<"tp" | "pp" | "cp" | "zero3" | "ep", RankedStrategy>>;
+  family_bests?: Partial<Record<LayoutFamily, RankedStrategy>>;
 }
 
 export interface SearchProgress {

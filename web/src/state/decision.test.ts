@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Report, Scenario } from "../paraplan/types";
+import type { LayoutFamily as Family, Report, Scenario } from "../paraplan/types";
 import { rankedStrategy } from "../testing/strategies";
 import { comparedRanks, toggleCompared } from "./compare";
 import { campaign, parsePrice, parseTokens } from "./campaign";
@@ -12,8 +12,13 @@ import {
 } from "./decision";
 import { groupNearDuplicates, paretoFront } from "./grouping";
 
-function withLayout(rank: number, tokens: number, change: (s: Record<string, unknown>) => void) {
-  const ranked = rankedStrategy({ rank, tokens });
+function withLayout(
+  rank: number,
+  tokens: number,
+  change: (s: Record<string, unknown>) => void,
+  families: Family[] = [],
+) {
+  const ranked = rankedStrategy({ rank, tokens, families });
   change(ranked.strategy as unknown as Record<string, unknown>);
   return ranked;
 }
@@ -21,9 +26,9 @@ function withLayout(rank: number, tokens: number, change: (s: Record<string, unk
 describe("why this strategy", () => {
   const chosen = withLayout(1, 1200, () => {});
   const runnerUp = withLayout(2, 1100, () => {});
-  const tpHeavy = withLayout(3, 1000, (s) => (s.tensor_model_parallel_size = 8));
-  const zero3 = withLayout(4, 900, (s) => (s.zero_stage = 3));
-  const infeasibleCp = rankedStrategy({ rank: 5, tokens: 2000, feasible: false });
+  const tpHeavy = withLayout(3, 1000, (s) => (s.tensor_model_parallel_size = 8), ["tp"]);
+  const zero3 = withLayout(4, 900, (s) => (s.zero_stage = 3), ["zero3"]);
+  const infeasibleCp = rankedStrategy({ rank: 5, tokens: 2000, feasible: false, families: ["cp"] });
   (infeasibleCp.strategy as { context_parallel_size: number }).context_parallel_size = 2;
   const list = [chosen, runnerUp, tpHeavy, zero3, infeasibleCp];
 
@@ -41,7 +46,7 @@ describe("why this strategy", () => {
 
   it("takes each family's best from the whole search where the search gives it", () => {
     // The listed rows hold no PP-heavy strategy; the search saw one (not listed: rank 0).
-    const ppHeavy = withLayout(0, 700, (s) => (s.pipeline_model_parallel_size = 8));
+    const ppHeavy = withLayout(0, 700, (s) => (s.pipeline_model_parallel_size = 8), ["pp"]);
     const found = Object.fromEntries(
       alternatives(list, chosen, { pp: ppHeavy, tp: tpHeavy }).map((a) => [a.kind, a]),
     );
@@ -57,18 +62,13 @@ describe("why this strategy", () => {
     expect(alternatives(list, tpHeavy)[0].ranked?.rank).toBe(1);
   });
 
-  it("sorts families by rules a Megatron user would", () => {
+  it("takes each strategy's families from the search", () => {
+    // The rules themselves are the core's (tests/unit/search/search_test.cpp).
     expect(inFamily(tpHeavy, "tp")).toBe(true);
     expect(inFamily(chosen, "tp")).toBe(false);
     expect(
       inFamily(
-        withLayout(9, 1, (s) => (s.pipeline_model_parallel_size = 8)),
-        "pp",
-      ),
-    ).toBe(true);
-    expect(
-      inFamily(
-        withLayout(9, 1, (s) => (s.expert_model_parallel_size = 8)),
+        withLayout(9, 1, () => {}, ["pp", "ep"]),
         "ep",
       ),
     ).toBe(true);

@@ -8,28 +8,22 @@ import {
   type SearchResult,
   type Scenario,
   type TimePart,
+  type LayoutFamily,
 } from "../paraplan/types";
 
-// Families of layouts an engineer weighs against each other.
-export const FAMILIES = ["tp", "pp", "cp", "zero3", "ep"] as const;
-export type Family = (typeof FAMILIES)[number];
+// Families of layouts an engineer weighs against each other, as the search assigns them
+// (TP-heavy, PP-heavy, context parallel, ZeRO-3, expert parallel).
+export const FAMILIES = [
+  "tp",
+  "pp",
+  "cp",
+  "zero3",
+  "ep",
+] as const satisfies readonly LayoutFamily[];
+export type Family = LayoutFamily;
 
 export function inFamily(ranked: RankedStrategy, family: Family): boolean {
-  const s = ranked.strategy;
-  const tp = s.tensor_model_parallel_size;
-  const pp = s.pipeline_model_parallel_size;
-  switch (family) {
-    case "tp": // TP-heavy: tensor parallel across 4 or more GPUs, at least as wide as the pipeline
-      return tp >= 4 && tp >= pp;
-    case "pp": // PP-heavy: 4 or more stages, more than tensor parallel
-      return pp >= 4 && pp > tp;
-    case "cp":
-      return s.context_parallel_size > 1;
-    case "zero3": // ZeRO-3 / FSDP: parameters sharded
-      return s.zero_stage === 3;
-    case "ep":
-      return s.expert_model_parallel_size > 1;
-  }
+  return ranked.families.includes(family);
 }
 
 export interface Alternative {

@@ -1,24 +1,10 @@
-// Fewer, more distinct rows: strategies with the same layout whose peak memory agrees within
+// Fewer, more distinct rows: strategies with the same layout (the search's `layout`) whose peak
+// memory agrees within
 // a tolerance (they differ only in recompute, or in keys that change neither) are grouped
 // under the best of them; and the throughput-versus-memory Pareto front.
 import type { RankedStrategy } from "../paraplan/types";
 
 export const SAME_MEMORY_GIB = 0.25;
-
-function layoutKey(ranked: RankedStrategy): string {
-  const s = ranked.strategy;
-  return JSON.stringify([
-    s.tensor_model_parallel_size,
-    s.pipeline_model_parallel_size,
-    s.context_parallel_size,
-    s.expert_model_parallel_size,
-    s.expert_tensor_parallel_size ?? 1,
-    s.zero_stage,
-    s.optimizer_cpu_offload ?? false,
-    (s.cpu_offloading_num_layers ?? 0) > 0,
-    ranked.gpus_used,
-  ]);
-}
 
 export interface Group {
   best: RankedStrategy;
@@ -29,11 +15,11 @@ export interface Group {
 export function groupNearDuplicates(strategies: RankedStrategy[]): Group[] {
   const groups: Group[] = [];
   for (const ranked of strategies) {
-    const key = layoutKey(ranked);
+    const key = ranked.layout;
     const memory = ranked.estimate.memory.peak_gib_per_gpu;
     const group = groups.find(
       (g) =>
-        layoutKey(g.best) === key &&
+        g.best.layout === key &&
         g.best.estimate.feasible === ranked.estimate.feasible &&
         Math.abs(g.best.estimate.memory.peak_gib_per_gpu - memory) <= SAME_MEMORY_GIB,
     );

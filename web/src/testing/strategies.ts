@@ -1,6 +1,13 @@
 // Ranked strategies as a search returns them, for the unit tests: a homogeneous default,
 // changed where a test says.
-import type { RankedStrategy, Report, SearchResult, Strategy } from "../paraplan/types";
+import { STRATEGY_DEFAULTS } from "../paraplan/strategy.generated";
+import type {
+  LayoutFamily,
+  RankedStrategy,
+  Report,
+  SearchResult,
+  Strategy,
+} from "../paraplan/types";
 
 export interface StrategyChanges {
   rank: number;
@@ -9,11 +16,13 @@ export interface StrategyChanges {
   tp?: number;
   feasible?: boolean;
   megatronArgs?: string;
+  families?: LayoutFamily[];
 }
 
 export function rankedStrategy(changes: StrategyChanges): RankedStrategy {
   const { rank, tokens = 1000, mfu = 0.5, tp = 1, feasible = true } = changes;
   const strategy: Strategy = {
+    ...STRATEGY_DEFAULTS,
     tensor_model_parallel_size: tp,
     pipeline_model_parallel_size: 2,
     virtual_pipeline_model_parallel_size: 1,
@@ -73,6 +82,9 @@ export function rankedStrategy(changes: StrategyChanges): RankedStrategy {
     gpus_used: { a800: 8, h800: 0 },
     headroom_gib: 20 - rank,
     tight: false,
+    // As the search keys a layout: here only tensor parallelism differs between fixtures.
+    layout: JSON.stringify([tp, 2, 1, 1, 0, 1, 0, 0]),
+    families: changes.families ?? [],
   };
 }
 

@@ -1,5 +1,6 @@
-// The validation table on the page: for each published source, its runs' measured and
-// predicted tokens/s per GPU and the error, from validation/validation.json (written by
+// The validation table on the page: for each set of published runs (those the model was built
+// beside, and the 2025-26 runs it never saw) its summary, and for each source its runs' measured
+// and predicted tokens/s per GPU and the error, from validation/validation.json (written by
 // tests/validation/published_runs_test.cpp, whose staleness check keeps it in step with the model).
 import { t } from "../i18n/i18n";
 import type { Store } from "../state/store";
@@ -20,12 +21,14 @@ function signed(error: number): string {
 }
 
 function summaryText(summary: Summary): string {
-  return t("validation.summary", {
+  const text = t("validation.summary", {
     runs: summary.runs,
     median: percent(summary.median_abs_error),
     p90: percent(summary.p90_abs_error),
     max: percent(summary.max_abs_error),
   });
+  if (summary.infeasible === 0) return text;
+  return `${text}; ${t("validation.infeasible", { count: summary.infeasible })}`;
 }
 
 export function validationView(store: Store): HTMLDetailsElement {
@@ -40,7 +43,7 @@ export function validationView(store: Store): HTMLDetailsElement {
       h(
         "section",
         { class: "validation-source" },
-        h("h4", { text: source.label }),
+        h("h5", { text: source.label }),
         h("p", { class: "hint", text: summaryText(source.summary) }),
         h(
           "div",
@@ -86,15 +89,20 @@ export function validationView(store: Store): HTMLDetailsElement {
         ),
       ),
     );
-    details.replaceChildren(
-      details.firstElementChild!,
-      h("p", { class: "hint", i18n: "validation.hint" }),
+    // Each set's summary, then its sources' tables.
+    const sets = table.sets.flatMap((set, index) => [
+      h("h4", { text: set.label, testid: "validation-set" }),
       h(
         "p",
         {},
-        `${t("validation.dense")}: ${summaryText(table.dense)} · ${t("validation.moe")}: ${summaryText(table.moe)}`,
+        `${t("validation.dense")}: ${summaryText(set.dense)} · ${t("validation.moe")}: ${summaryText(set.moe)}`,
       ),
-      ...sources,
+      ...sources.filter((_, source) => table.sources[source].set === index),
+    ]);
+    details.replaceChildren(
+      details.firstElementChild!,
+      h("p", { class: "hint", i18n: "validation.hint" }),
+      ...sets,
     );
   };
   details.addEventListener("toggle", () => {
