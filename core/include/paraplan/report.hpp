@@ -30,15 +30,16 @@ struct TimeBreakdown {
 
 // What a GPU holds besides the model's tensors (docs/model.md, "Reserve").
 struct MemoryReserve {
-  double cuda_context_bytes = 0;   // CUDA context and loaded kernel modules (outside PyTorch)
-  double workspaces_bytes = 0;     // cuBLAS and Transformer Engine workspaces (PyTorch tensors)
-  double nccl_buffers_bytes = 0;   // NCCL buffers of the communicators the strategy uses
-  double userbuffers_bytes = 0;    // Transformer Engine's tensor-parallel overlap buffers
-  double fragmentation_bytes = 0;  // reserved by PyTorch's caching allocator but not allocated
+  double cuda_context_bytes = 0;  // CUDA context and loaded kernel modules (outside PyTorch)
+  double workspaces_bytes = 0;    // cuBLAS and Transformer Engine workspaces (PyTorch tensors)
+  double nccl_buffers_bytes = 0;  // NCCL buffers of the communicators the strategy uses
+  double userbuffers_bytes = 0;   // Transformer Engine's tensor-parallel overlap buffers
+  double dispatcher_buffers_bytes = 0;  // DeepEP's NVLink and RDMA buffers (flex dispatcher)
+  double fragmentation_bytes = 0;       // reserved by PyTorch's caching allocator but not allocated
 
   double total_bytes() const {
     return cuda_context_bytes + workspaces_bytes + nccl_buffers_bytes + userbuffers_bytes +
-           fragmentation_bytes;
+           dispatcher_buffers_bytes + fragmentation_bytes;
   }
 };
 

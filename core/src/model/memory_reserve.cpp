@@ -4,6 +4,7 @@
 
 #include "model/collectives.hpp"
 #include "model/layer_cost.hpp"
+#include "model/moe_memory.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -167,6 +168,15 @@ MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
     r.userbuffers_bytes =
         tokens * static_cast<double>(in.model->hidden_size) *
         (kUserbuffersAllGather * gather_element + kUserbuffersReduceScatter * element);
+  }
+  // DeepEP's buffers for Megatron-LM's flex dispatcher on nodes of up to eight NVLink peers
+  // (moe_memory.hpp). Where NVLink joins more GPUs (GB200 NVL72) the flex dispatcher runs
+  // HybridEP, which "natively supports MNNVL" (Megatron-LM moe/README.md, dispatcher table), and
+  // whose buffers are not priced.
+  if (in.model->moe && s.moe_token_dispatcher_type == MoeDispatcher::flex &&
+      gpu.nvlink_domain_gpus <= 8) {
+    r.dispatcher_buffers_bytes = deepep_buffer_bytes(ep, static_cast<double>(in.model->hidden_size),
+                                                     ep > in.cluster->gpus_per_node);
   }
   r.fragmentation_bytes = kFragmentationFraction * activations_bytes + side_stream_cache_bytes;
   return r;

@@ -37,6 +37,7 @@ nlohmann::json stage_memory_json(const StageReport& stage) {
             {"workspaces", r.workspaces_bytes / kGiB},
             {"nccl_buffers", r.nccl_buffers_bytes / kGiB},
             {"userbuffers", r.userbuffers_bytes / kGiB},
+            {"dispatcher_buffers", r.dispatcher_buffers_bytes / kGiB},
             {"fragmentation", r.fragmentation_bytes / kGiB}}},
           {"in_flight_micro_batches", stage.in_flight_micro_batches}};
 }

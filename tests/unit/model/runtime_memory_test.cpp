@@ -61,3 +61,18 @@ TEST_CASE("MoE: the dispatcher's rows on both sides of the larger all-to-all, an
   CHECK(moe_transient_bytes(d, h, tokens, experts, e) ==
         doctest::Approx(e * h * 21000 + e * tokens * experts));
 }
+
+TEST_CASE("DeepEP's buffers: NVLink chunks per channel and peer, RDMA only across hosts") {
+  const double h = 7168, hidden_bytes = 2 * h;
+  const double per_token = hidden_bytes + 8 + 128 * 8 + 128 * 4 + 128 * 4;
+  CHECK(deepep_buffer_bytes(1, h, false) == 0);
+  // Eight ranks: 10 channels (20 SMs) x 8 peers x 256 tokens, and the channel headers.
+  CHECK(deepep_buffer_bytes(8, h, false) ==
+        doctest::Approx(10.0 * 8 * (2 + 3) * 4 + 10.0 * 8 * 256 * per_token));
+  // 64 ranks over eight hosts: 288-token NVLink chunks and the RDMA send and receive halves.
+  const double nvl = 10.0 * 8 * (2 * 8 + 3) * 4 + 10.0 * 8 * 288 * per_token;
+  const double rdma = 10.0 * 8 * 18 * 2 * 4 + 2 * 10.0 * 8 * 128 * (per_token + 16);
+  CHECK(deepep_buffer_bytes(64, h, true) == doctest::Approx(nvl + rdma));
+  CHECK(deepep_buffer_bytes(64, h, false) == doctest::Approx(nvl));
+  CHECK(deepep_buffer_bytes(64, h, true) / kGiB == doctest::Approx(0.66).epsilon(0.05));
+}
