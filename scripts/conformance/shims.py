@@ -126,7 +126,7 @@ class StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         # an existing attribute that is not a module is never replaced by a stand-in module.
         parent, _, child = name.rpartition(".")
         existing = getattr(sys.modules.get(parent), "__dict__", {}).get(child)
-        if existing is not None and not isinstance(existing, types.ModuleType):
+        if existing is not None and not isinstance(existing, (types.ModuleType, Anything)):
             return None
         # a package or a dotted subpackage of one (megatron.energon) listed in STUBBED
         if name.startswith("torch.") or any(name == s or name.startswith(s + ".")

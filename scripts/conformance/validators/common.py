@@ -134,3 +134,24 @@ def check_each(check, directories):
         with open(os.path.join(directory, "validation.rc"), "w") as f:
             f.write(f"{code}\n")
         print(f"{directory}: exit {code}", flush=True)
+
+
+def check_model_args(args, launch_dir):
+    """Exits naming each dimension where Megatron-style parsed args build another model than the
+    one priced (LAUNCH_DIR/expected_model.json, written by run.py from the model preset)."""
+    import json
+
+    path = os.path.join(launch_dir, "expected_model.json")
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        expected = json.load(f)
+    groups = getattr(args, "num_query_groups", None) if getattr(
+        args, "group_query_attention", False) else None
+    groups = groups or getattr(args, "num_key_value_heads", None) or args.num_attention_heads
+    built = {"hidden_size": args.hidden_size, "num_layers": args.num_layers,
+             "num_attention_heads": args.num_attention_heads, "num_query_groups": groups,
+             "ffn_hidden_size": args.ffn_hidden_size}
+    wrong = {k: (v, expected[k]) for k, v in built.items() if k in expected and expected[k] != v}
+    if wrong:
+        sys.exit(f"the arguments build another model (built, priced): {wrong}")

@@ -81,6 +81,7 @@ def check(launch_dir):
         validate_args(args, {"tokenizer_type": "GPT2BPETokenizer"})  # pretrain_gpt.py's defaults
         build_num_microbatches_calculator(args)
         core_transformer_config_from_args(args)
+        common.check_model_args(args, launch_dir)
         config = DeepSpeedConfig(args.deepspeed_config, mpu=DataParallelOnly(args))
         moe = max(args.num_experts) > 1
         if config.zero_optimization_stage == 3 and moe:  # deepspeed/runtime/engine.py

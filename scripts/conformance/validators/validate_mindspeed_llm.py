@@ -54,7 +54,7 @@ sys.path[:0] = [os.path.join(src, d) for d in ("MindSpeed-LLM", "MindSpeed", "Me
                                                 "einops")]
 
 
-def check_line(gpu, first_rank, words, exports):
+def check_line(gpu, first_rank, words, exports, launch_dir):
     """One torchrun line in its own process: the adaptor patches Megatron once, from that
     process's command line (mindspeed_llm/tasks/megatron_adaptor_v2.py)."""
     options, program, arguments = common.torchrun_options(words)
@@ -78,6 +78,7 @@ def check_line(gpu, first_rank, words, exports):
     initialize.validate_args(args, {})  # pretrain_gpt.py passes no defaults
     set_global_variables(args, build_tokenizer=False)
     core_transformer_config_from_args(args)
+    common.check_model_args(args, launch_dir)
     print(f"{gpu or 'all'} hosts: accepted (world {world})")
 
 
@@ -86,14 +87,14 @@ def check(launch_dir):
     if not lines:
         sys.exit("no torchrun line")
     if len(lines) == 1:
-        check_line(*lines[0], exports)
+        check_line(*lines[0], exports, launch_dir)
         return
     for gpu, first_rank, words in lines:  # each host type's line in a child of its own
         sys.stdout.flush()
         pid = os.fork()
         if pid == 0:
             try:
-                check_line(gpu, first_rank, words, exports)
+                check_line(gpu, first_rank, words, exports, launch_dir)
             except SystemExit as stop:
                 print(stop.code, file=sys.stderr)
                 sys.stderr.flush()
