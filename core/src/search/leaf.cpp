@@ -22,6 +22,8 @@ double Searcher::evaluate_time(bool& fits, bool time_unfit) {
   input.memory_margin_fraction = options_.memory_margin.fraction;
   input.time_unfit = time_unfit;
   const PipelineResult result = evaluate_pipeline(input, results_);
+  if (result.fits && result.iteration_time_s < trace_best_) { trace_best_ = result.iteration_time_s; trace_bd_ = result.breakdown; }
+  ++trace_.times; if(!result.fits && time_unfit) ++trace_.timed_unfit;
   tick();
   fits = result.fits;
   at_risk_ = result.at_risk;
@@ -38,6 +40,7 @@ bool Searcher::evaluate() {
                                s_.pipeline_model_parallel_size == 1;
   bool fits = false;
   const double time_s = evaluate_time(fits, offloads_layers);
+  ++trace_.leaves; (fits?trace_.fit:trace_.unfit)++; if(s_.pipeline_model_parallel_size==1){++trace_.pp1; if(!fits) ++trace_.unfit_pp1;}
   // A strategy inside the default margin ranks below those that fit (unless the user allows
   // it): its offloading variants below may fit.
   const bool tiered = fits && at_risk_ && !options_.allow_at_risk;
@@ -92,6 +95,7 @@ bool Searcher::evaluate() {
 // it fits; the strategy is restored after.
 template <typename Change>
 bool Searcher::offer_variant(Change change) {
+  ++trace_.variants;
   variant_kept_ = s_;  // into kept capacity: no allocation per variant
   change();
   bool fits = false;
@@ -129,6 +133,7 @@ bool Searcher::offer(double time_s) {
 // Layers per stage where the leaf decides them (a mixed cluster, or layers that do not split
 // evenly): balance the stages' times under their memory.
 bool Searcher::split_layers() {
+  ++trace_.splits;
   PipelineInput input =
       pipeline_input(model_, training_, cluster_, s_, data_parallel(), micro_batches(),
                      static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
