@@ -22,8 +22,12 @@ double Searcher::evaluate_time(bool& fits, bool time_unfit) {
   input.memory_margin_fraction = options_.memory_margin.fraction;
   input.time_unfit = time_unfit;
   const PipelineResult result = evaluate_pipeline(input, results_);
-  if (result.fits && result.iteration_time_s < trace_best_) { trace_best_ = result.iteration_time_s; trace_bd_ = result.breakdown; }
-  ++trace_.times; if(!result.fits && time_unfit) ++trace_.timed_unfit;
+  if (result.fits && result.iteration_time_s < trace_best_) {
+    trace_best_ = result.iteration_time_s;
+    trace_bd_ = result.breakdown;
+  }
+  ++trace_.times;
+  if (!result.fits && time_unfit) ++trace_.timed_unfit;
   tick();
   fits = result.fits;
   at_risk_ = result.at_risk;
@@ -40,7 +44,12 @@ bool Searcher::evaluate() {
                                s_.pipeline_model_parallel_size == 1;
   bool fits = false;
   const double time_s = evaluate_time(fits, offloads_layers);
-  ++trace_.leaves; (fits?trace_.fit:trace_.unfit)++; if(s_.pipeline_model_parallel_size==1){++trace_.pp1; if(!fits) ++trace_.unfit_pp1;}
+  ++trace_.leaves;
+  (fits ? trace_.fit : trace_.unfit)++;
+  if (s_.pipeline_model_parallel_size == 1) {
+    ++trace_.pp1;
+    if (!fits) ++trace_.unfit_pp1;
+  }
   // A strategy inside the default margin ranks below those that fit (unless the user allows
   // it): its offloading variants below may fit.
   const bool tiered = fits && at_risk_ && !options_.allow_at_risk;
