@@ -366,3 +366,57 @@ bool Searcher::activations_overflow(int fit_pool) {
 }
 
 }  // namespace paraplan::detail
+
+namespace paraplan::detail {
+
+// The weights, gradients and optimizer state of one GPU of a stage, averaged over the stages,
+// at most: stage_memory's for one group of every layer (the LM head left out), divided by the
+// stages. Without sharded weights or gradients (ZeRO 0 and 1) each term is linear in the
+// stage's parameters, with nothing subtracted, so the stages' terms add up to at least this
+// group's and the fullest stage holds at least their mean.
+double Searcher::mean_static_bytes(const PipelineInput& input) const {
+  const int64_t layers = model_.num_layers;
+  const StageGroup all{0, 0, 1, layers, moe_layers_in(model_, 0, layers)};
+  const StageWork work = stage_work(input, all);
+  const StageMemory memory = stage_memory(input, all, work, 0);
+  return (memory.weights_bytes + memory.gradients_bytes + memory.optimizer_bytes) /
+         static_cast<double>(input.stages);
+}
+
+// Whether this leaf and the offloading variants the evaluation would try (the optimizer on the
+// CPU) cannot fit on one GPU type: the mean of the stages' weights, gradients and optimizer
+// state alone exceeds what a GPU may use. Only where the bound is exact for the micro-batch walk
+// (memory_bound_exact_), once something is ranked, for ZeRO 0 and 1, not where MindSpeed's
+// parameter-copy reuse may follow, nor where the leaf fits block recompute.
+bool Searcher::static_memory_overflows(int fit_pool) {
+  // A leaf that fits block recompute leaves its layer count to the next leaf's split: skipping
+  // one would change what the next one evaluates.
+  if (fit_pool >= 0 || !memory_bound_exact_ || options_.exhaustive || mixed_ ||
+      top_.best() == nullptr || reuse_fp32_param_variant_) {
+    return false;
+  }
+  const int64_t dp_cp = data_parallel() * s_.context_parallel_size;
+  if (dp_cp > 1 && s_.zero_stage > 1) return false;
+  // A split the leaf cannot make is rejected there, not for memory.
+  if (split_at_leaf_ && model_.num_layers < s_.pipeline_model_parallel_size) return false;
+  PipelineInput input = pipeline_input(model_, training_, cluster_, s_, data_parallel(),
+                                       micro_batches(), s_.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  const double usable = input.usable_bytes(cluster_.pools.front().gpu.hbm_bytes);
+  if (!(mean_static_bytes(input) > usable)) return false;
+  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    return true;  // no optimizer offload variant (evaluate)
+  }
+  // The variant with the optimizer on the CPU, as evaluate() makes it.
+  Strategy offloaded = s_;
+  offloaded.optimizer_cpu_offload = true;
+  offloaded.use_precision_aware_optimizer = true;
+  offloaded.overlap_cpu_optimizer_d2h_h2d =
+      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+  input.strategy = &offloaded;
+  return mean_static_bytes(input) > usable;
+}
+
+}  // namespace paraplan::detail

@@ -599,7 +599,12 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     // A pinned optimizer offload brings the precision-aware optimizer it needs, unless pinned.
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
-    if (rules_hold(Level::zero)) any_fit_or_unknown |= leaf(walk, fit_pool);
+    if (!rules_hold(Level::zero)) continue;
+    if (walk == Walk::evaluate && static_memory_overflows(fit_pool)) {
+      ++stats_.pruned;  // a leaf that cannot fit: counted, as the micro-batch walk sees it
+      continue;
+    }
+    any_fit_or_unknown |= leaf(walk, fit_pool);
   }
   return any_fit_or_unknown;
 }

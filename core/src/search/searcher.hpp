@@ -126,6 +126,8 @@ class Searcher {
                                                    double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
   bool activations_overflow(int fit_pool);
+  bool static_memory_overflows(int fit_pool);
+  double mean_static_bytes(const PipelineInput& input) const;
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group) const;
 
   int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
