@@ -20,7 +20,8 @@ std::vector<int64_t> divisors_of_quotient(int64_t a, int64_t b) {
 }
 
 std::vector<int64_t> pinned_or(const std::optional<int64_t>& pinned, std::vector<int64_t> all) {
-  return pinned ? std::vector<int64_t>{*pinned} : all;
+  if (pinned) return {*pinned};
+  return all;  // moved, not copied
 }
 
 void for_each_stage_composition(const Cluster& cluster, int64_t stages, int64_t gpus_per_stage,

@@ -22,6 +22,12 @@ double Searcher::evaluate_time(bool& fits, bool time_unfit) {
   input.memory_margin_fraction = options_.memory_margin.fraction;
   input.time_unfit = time_unfit;
   const PipelineResult result = evaluate_pipeline(input, results_);
+  if (result.fits && result.iteration_time_s < trace_best_) {
+    trace_best_ = result.iteration_time_s;
+    trace_bd_ = result.breakdown;
+  }
+  ++trace_.times;
+  if (!result.fits && time_unfit) ++trace_.timed_unfit;
   tick();
   fits = result.fits;
   at_risk_ = result.at_risk;
@@ -38,6 +44,12 @@ bool Searcher::evaluate() {
                                s_.pipeline_model_parallel_size == 1;
   bool fits = false;
   const double time_s = evaluate_time(fits, offloads_layers);
+  ++trace_.leaves;
+  (fits ? trace_.fit : trace_.unfit)++;
+  if (s_.pipeline_model_parallel_size == 1) {
+    ++trace_.pp1;
+    if (!fits) ++trace_.unfit_pp1;
+  }
   // A strategy inside the default margin ranks below those that fit (unless the user allows
   // it): its offloading variants below may fit.
   const bool tiered = fits && at_risk_ && !options_.allow_at_risk;
@@ -92,6 +104,7 @@ bool Searcher::evaluate() {
 // it fits; the strategy is restored after.
 template <typename Change>
 bool Searcher::offer_variant(Change change) {
+  ++trace_.variants;
   variant_kept_ = s_;  // into kept capacity: no allocation per variant
   change();
   bool fits = false;
@@ -129,6 +142,7 @@ bool Searcher::offer(double time_s) {
 // Layers per stage where the leaf decides them (a mixed cluster, or layers that do not split
 // evenly): balance the stages' times under their memory.
 bool Searcher::split_layers() {
+  ++trace_.splits;
   PipelineInput input =
       pipeline_input(model_, training_, cluster_, s_, data_parallel(), micro_batches(),
                      static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
@@ -349,6 +363,60 @@ bool Searcher::activations_overflow(int fit_pool) {
         static_cast<int64_t>(std::min(std::floor(layers), static_cast<double>(model_.num_layers)));
   }
   return room < model_.num_layers;
+}
+
+}  // namespace paraplan::detail
+
+namespace paraplan::detail {
+
+// The weights, gradients and optimizer state of one GPU of a stage, averaged over the stages,
+// at most: stage_memory's for one group of every layer (the LM head left out), divided by the
+// stages. Without sharded weights or gradients (ZeRO 0 and 1) each term is linear in the
+// stage's parameters, with nothing subtracted, so the stages' terms add up to at least this
+// group's and the fullest stage holds at least their mean.
+double Searcher::mean_static_bytes(const PipelineInput& input) const {
+  const int64_t layers = model_.num_layers;
+  const StageGroup all{0, 0, 1, layers, moe_layers_in(model_, 0, layers)};
+  const StageWork work = stage_work(input, all);
+  const StageMemory memory = stage_memory(input, all, work, 0);
+  return (memory.weights_bytes + memory.gradients_bytes + memory.optimizer_bytes) /
+         static_cast<double>(input.stages);
+}
+
+// Whether this leaf and the offloading variants the evaluation would try (the optimizer on the
+// CPU) cannot fit on one GPU type: the mean of the stages' weights, gradients and optimizer
+// state alone exceeds what a GPU may use. Only where the bound is exact for the micro-batch walk
+// (memory_bound_exact_), once something is ranked, for ZeRO 0 and 1, not where MindSpeed's
+// parameter-copy reuse may follow, nor where the leaf fits block recompute.
+bool Searcher::static_memory_overflows(int fit_pool) {
+  // A leaf that fits block recompute leaves its layer count to the next leaf's split: skipping
+  // one would change what the next one evaluates.
+  if (fit_pool >= 0 || !memory_bound_exact_ || options_.exhaustive || mixed_ ||
+      top_.best() == nullptr || reuse_fp32_param_variant_) {
+    return false;
+  }
+  const int64_t dp_cp = data_parallel() * s_.context_parallel_size;
+  if (dp_cp > 1 && s_.zero_stage > 1) return false;
+  // A split the leaf cannot make is rejected there, not for memory.
+  if (split_at_leaf_ && model_.num_layers < s_.pipeline_model_parallel_size) return false;
+  PipelineInput input = pipeline_input(model_, training_, cluster_, s_, data_parallel(),
+                                       micro_batches(), s_.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  const double usable = input.usable_bytes(cluster_.pools.front().gpu.hbm_bytes);
+  if (!(mean_static_bytes(input) > usable)) return false;
+  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    return true;  // no optimizer offload variant (evaluate)
+  }
+  // The variant with the optimizer on the CPU, as evaluate() makes it.
+  Strategy offloaded = s_;
+  offloaded.optimizer_cpu_offload = true;
+  offloaded.use_precision_aware_optimizer = true;
+  offloaded.overlap_cpu_optimizer_d2h_h2d =
+      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+  input.strategy = &offloaded;
+  return mean_static_bytes(input) > usable;
 }
 
 }  // namespace paraplan::detail

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "paraplan/estimate.hpp"
 #include "search/candidates.hpp"
@@ -381,13 +382,23 @@ void Searcher::micro_batch_level() {
 // overlap the shared experts otherwise. Here the per-layer costs are known, so a shape whose
 // lower bound cannot beat the N-th best is only counted.
 bool Searcher::layer_shape_level(Walk walk) {
-  const std::vector<int64_t> on_off = {1, 0};
-  const std::vector<int64_t> off = {0};
+  // Candidates as spans over constants and the pinned values (this level runs once per
+  // micro-batch size of every layout: no allocation).
+  static constexpr int64_t kOnOff[] = {1, 0};
+  static constexpr int64_t kOff[] = {0};
+  const std::span<const int64_t> on_off(kOnOff), off(kOff);
+  const std::optional<int64_t> sp_pin = pins_.get(K::sequence_parallel);
+  const std::optional<int64_t> flash_pin = pins_.get(K::use_flash_attn);
+  const std::optional<int64_t> overlap_pin = pins_.get(K::overlap_moe_expert_parallel_comm);
+  const auto pinned_or_span = [](const std::optional<int64_t>& pinned,
+                                 std::span<const int64_t> all) {
+    return pinned ? std::span<const int64_t>(&*pinned, 1) : all;
+  };
   const bool splits = s_.tensor_model_parallel_size > 1;
   const bool moe = model_.moe.has_value();
   const bool all_to_all = s_.moe_token_dispatcher_type != MoeDispatcher::allgather;
   const bool shared_experts = moe && model_.moe->num_shared_experts > 0;
-  const std::vector<int64_t> a2a_overlap =
+  const std::span<const int64_t> a2a_overlap =
       moe && all_to_all && s_.expert_model_parallel_size > 1 ? on_off : off;
   bool any_fit_or_unknown = false;
   // The switches this level sets as pinned or by default, read once per call.
@@ -402,11 +413,9 @@ bool Searcher::layer_shape_level(Walk walk) {
   const bool permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
   const std::optional<bool> shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap);
   const bool force_balancing = pins_.flag(K::moe_router_force_load_balancing).value_or(false);
-  for (const int64_t sp :
-       pinned_or(pins_.get(K::sequence_parallel), splits ? on_off : std::vector<int64_t>{0})) {
-    for (const int64_t flash : pinned_or(pins_.get(K::use_flash_attn), on_off)) {
-      for (const int64_t overlap :
-           pinned_or(pins_.get(K::overlap_moe_expert_parallel_comm), a2a_overlap)) {
+  for (const int64_t sp : pinned_or_span(sp_pin, splits ? on_off : off)) {
+    for (const int64_t flash : pinned_or_span(flash_pin, on_off)) {
+      for (const int64_t overlap : pinned_or_span(overlap_pin, a2a_overlap)) {
         if (stopped_) return any_fit_or_unknown;
         s_.sequence_parallel = sp != 0;
         s_.use_flash_attn = flash != 0;
@@ -434,12 +443,45 @@ bool Searcher::layer_shape_level(Walk walk) {
           pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
         }
         tick();
+        ++trace_.shapes;
         if (bound_prunes(false)) {
+          ++trace_.shape_pruned;
           count_shape();
           any_fit_or_unknown = micro_batch_fits_ = true;
           continue;
         }
-        any_fit_or_unknown |= recompute_level(0, walk, -1);
+        {
+          const int64_t fit_before = stats_.feasible, leaves_before = trace_.leaves;
+          const double worst_before = top_.worst_s();
+          const double bound = lower_bound_s(false);
+          trace_best_ = std::numeric_limits<double>::infinity();
+          any_fit_or_unknown |= recompute_level(0, walk, -1);
+          const int64_t leaves = trace_.leaves - leaves_before;
+          if (stats_.feasible == fit_before) {
+            ++trace_.shape_nofit;
+            trace_.leaves_nofit += leaves;
+          } else if (trace_best_ >= worst_before) {
+            ++trace_.shape_slow;
+            trace_.leaves_slow += leaves;
+            trace_.ratio_slow += bound / trace_best_;
+            auto& a = trace_sum_;
+            auto& b = trace_bd_;
+            double T = trace_best_;
+            a.compute_s += b.compute_s / T;
+            a.recompute_s += b.recompute_s / T;
+            a.tp_comm_s += b.tp_comm_s / T;
+            a.pp_comm_s += b.pp_comm_s / T;
+            a.dp_comm_s += b.dp_comm_s / T;
+            a.cp_comm_s += b.cp_comm_s / T;
+            a.ep_comm_s += b.ep_comm_s / T;
+            a.optimizer_s += b.optimizer_s / T;
+            a.bubble_s += b.bubble_s / T;
+            a.offload_s += b.offload_s / T;
+          } else {
+            ++trace_.shape_useful;
+            trace_.leaves_useful += leaves;
+          }
+        }
       }
     }
   }
@@ -503,6 +545,7 @@ bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
       return false;
     }
     if (walk == Walk::evaluate && micro_batch_fits_ && bound_prunes(true)) {
+      ++trace_.rec_pruned;
       zero_level(Walk::count, fit_pool);
       return true;
     }
@@ -556,7 +599,12 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     // A pinned optimizer offload brings the precision-aware optimizer it needs, unless pinned.
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
-    if (rules_hold(Level::zero)) any_fit_or_unknown |= leaf(walk, fit_pool);
+    if (!rules_hold(Level::zero)) continue;
+    if (walk == Walk::evaluate && static_memory_overflows(fit_pool)) {
+      ++stats_.pruned;  // a leaf that cannot fit: counted, as the micro-batch walk sees it
+      continue;
+    }
+    any_fit_or_unknown |= leaf(walk, fit_pool);
   }
   return any_fit_or_unknown;
 }
@@ -597,6 +645,28 @@ Report Searcher::estimate_on_used_gpus(const Strategy& strategy) const {
 SearchResult Searcher::run() {
   tensor_level();
   stats_.complete = !stopped_;
+  if (std::getenv("PARAPLAN_TRACE")) {
+    auto& t = trace_;
+    std::fprintf(stderr,
+                 "shapes %lld shape_pruned %lld rec_pruned %lld leaves %lld fit %lld unfit %lld "
+                 "times %lld timed_unfit %lld splits %lld variants %lld pp1 %lld unfit_pp1 %lld\n",
+                 (long long)t.shapes, (long long)t.shape_pruned, (long long)t.rec_pruned,
+                 (long long)t.leaves, (long long)t.fit, (long long)t.unfit, (long long)t.times,
+                 (long long)t.timed_unfit, (long long)t.splits, (long long)t.variants,
+                 (long long)t.pp1, (long long)t.unfit_pp1);
+    std::fprintf(stderr, "nofit %lld/%lld slow %lld/%lld (bound/best %.3f) useful %lld/%lld\n",
+                 (long long)t.shape_nofit, (long long)t.leaves_nofit, (long long)t.shape_slow,
+                 (long long)t.leaves_slow, t.ratio_slow / std::max<int64_t>(1, t.shape_slow),
+                 (long long)t.shape_useful, (long long)t.leaves_useful);
+    auto a = trace_sum_;
+    double n = std::max<int64_t>(1, t.shape_slow);
+    std::fprintf(stderr,
+                 "slow mean shares: compute %.3f recompute %.3f tp %.3f pp %.3f dp %.3f cp %.3f ep "
+                 "%.3f opt %.3f bubble %.3f offload %.3f\n",
+                 a.compute_s / n, a.recompute_s / n, a.tp_comm_s / n, a.pp_comm_s / n,
+                 a.dp_comm_s / n, a.cp_comm_s / n, a.ep_comm_s / n, a.optimizer_s / n,
+                 a.bubble_s / n, a.offload_s / n);
+  }
   stats_.space = stats_.evaluated + stats_.pruned;
   SearchResult result;
   // Each strategy carries the report of the public estimate, on a cluster that lists the GPUs

@@ -126,6 +126,8 @@ class Searcher {
                                                    double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
   bool activations_overflow(int fit_pool);
+  bool static_memory_overflows(int fit_pool);
+  double mean_static_bytes(const PipelineInput& input) const;
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group) const;
 
   int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
@@ -204,7 +206,7 @@ class Searcher {
   // walk over the same values is replayed, not repeated (shape_count.cpp).
   struct ShapeCount {
     int64_t leaves = 0;
-    std::vector<std::pair<std::string_view, int64_t>> rejections;
+    std::vector<std::pair<Rejection*, int64_t>> rejections;  // into rejections_ (stable nodes)
     std::vector<Recompute> recompute;
     std::vector<int64_t> zero_keys;  // keys_decided_at(Level::zero), in that order
   };
@@ -217,6 +219,16 @@ class Searcher {
   ShapeCount walk_shape_count();
   void replay(const ShapeCount& count);
   ClosestMiss closest_;
+
+ public:
+  struct Trace {
+    int64_t shapes = 0, shape_pruned = 0, rec_pruned = 0, leaves = 0, fit = 0, unfit = 0, times = 0,
+            timed_unfit = 0, splits = 0, variants = 0, pp1 = 0, unfit_pp1 = 0, shape_nofit = 0,
+            leaves_nofit = 0, shape_slow = 0, leaves_slow = 0, shape_useful = 0, leaves_useful = 0;
+    double ratio_slow = 0;
+  } trace_;
+  double trace_best_ = 0;
+  TimeBreakdown trace_bd_, trace_sum_;
 };
 
 }  // namespace paraplan::detail

@@ -95,9 +95,9 @@ Searcher::ShapeCount Searcher::walk_shape_count() {
   ShapeCount count;
   count.leaves = stats_.pruned - before;
   std::sort(recorded.begin(), recorded.end());
-  for (const std::string_view why : recorded) {
-    if (count.rejections.empty() || count.rejections.back().first != why) {
-      count.rejections.emplace_back(why, 0);
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    if (i == 0 || recorded[i] != recorded[i - 1]) {
+      count.rejections.emplace_back(&rejections_[recorded[i]], 0);
     }
     ++count.rejections.back().second;
   }
@@ -110,7 +110,7 @@ Searcher::ShapeCount Searcher::walk_shape_count() {
 // its example, from the walk that recorded it), its last keys left in `s_`.
 void Searcher::replay(const ShapeCount& count) {
   stats_.pruned += count.leaves;
-  for (const auto& [why, times] : count.rejections) rejections_[why].count += times;
+  for (const auto& [rejection, times] : count.rejections) rejection->count += times;
   s_.recompute = count.recompute;
   for (size_t i = 0; i < zero_keys_.size(); ++i) {
     strategy_key(zero_keys_[i]).set(s_, 0, count.zero_keys[i]);

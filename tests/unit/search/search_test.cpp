@@ -99,6 +99,28 @@ TEST_CASE("pruning keeps the exact top N of the exhaustive search") {
         "cluster": {"gpus": [{"type": "h100", "count": 16}]}})");
     check_same_ranking(s, 5);
   }
+  SUBCASE(
+      "where memory binds (subtrees whose activations or mean weights, gradients and "
+      "optimizer state overflow are counted)") {
+    // 40 GB GPUs at sequence 8192: many recompute choices' activations alone exceed a stage's
+    // memory, with the layers split evenly (Llama 2 13B's 40) and left to the leaf (61 layers;
+    // a mixed cluster), and many ZeRO 0 and 1 leaves hold more state than fits. Every strategy
+    // that fits is listed (the time bound never prunes a list that is not full), so a memory
+    // bound that counted one away fails here.
+    const int every = 1000000;
+    check_same_ranking(job("llama2-13b", R"([{"type": "a100-40g", "count": 16}])", 64, 8192),
+                       every);
+    check_same_ranking(job("llama2-13b", R"([{"type": "a100-40g", "count": 8}])", 32, 4096), every);
+    const std::string layers61 = R"({"model": {"name": "61", "num_layers": 61,
+        "hidden_size": 4096, "ffn_hidden_size": 11008, "num_attention_heads": 32,
+        "vocab_size": 32000, "activation": "swiglu"},
+        "training": {"global_batch_size": 64, "seq_length": 8192}, "cluster": {"gpus": )";
+    check_same_ranking(test::scenario(layers61 + R"([{"type": "a100-40g", "count": 16}]}})"),
+                       every);
+    check_same_ranking(test::scenario(layers61 + R"([{"type": "a100-40g", "count": 8},
+        {"type": "a800", "count": 8}]}, "strategy": {"context_parallel_size": 1}})"),
+                       every);
+  }
   SUBCASE("mixture of experts under each framework (each with its own rules for the count)") {
     // A pruned shape's count is walked once per value of the keys its rules read, then
     // replayed (shape_count.cpp): each framework's rules change those keys.
