@@ -387,12 +387,10 @@ double Searcher::mean_static_bytes(const PipelineInput& input) const {
 // CPU) cannot fit on one GPU type: the mean of the stages' weights, gradients and optimizer
 // state alone exceeds what a GPU may use. Only where the bound is exact for the micro-batch walk
 // (memory_bound_exact_), once something is ranked, for ZeRO 0 and 1, not where MindSpeed's
-// parameter-copy reuse may follow, nor where the leaf fits block recompute.
-bool Searcher::static_memory_overflows(int fit_pool) {
-  // A leaf that fits block recompute leaves its layer count to the next leaf's split: skipping
-  // one would change what the next one evaluates.
-  if (fit_pool >= 0 || !memory_bound_exact_ || options_.exhaustive || mixed_ ||
-      top_.best() == nullptr || reuse_fp32_param_variant_) {
+// parameter-copy reuse may follow. Block recompute does not change these terms.
+bool Searcher::static_memory_overflows() {
+  if (!memory_bound_exact_ || options_.exhaustive || mixed_ || top_.best() == nullptr ||
+      reuse_fp32_param_variant_) {
     return false;
   }
   const int64_t dp_cp = data_parallel() * s_.context_parallel_size;

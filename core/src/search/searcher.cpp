@@ -600,7 +600,7 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
     if (!rules_hold(Level::zero)) continue;
-    if (walk == Walk::evaluate && static_memory_overflows(fit_pool)) {
+    if (walk == Walk::evaluate && static_memory_overflows()) {
       ++stats_.pruned;  // a leaf that cannot fit: counted, as the micro-batch walk sees it
       continue;
     }
@@ -616,6 +616,19 @@ bool Searcher::leaf(Walk walk, int fit_pool) {
     ++stats_.pruned;
     return true;
   }
+  if (fit_pool < 0) return split_and_evaluate(-1);
+  // Each leaf starts from the recompute level's block count, not the count the previous leaf
+  // fitted: its layer split reads the count, so a leaf must not depend on the order of leaves.
+  Recompute& block = s_.recompute[static_cast<size_t>(fit_pool)];
+  const int64_t kept = block.num_layers;
+  const bool fits_or_other = split_and_evaluate(fit_pool);
+  block.num_layers = kept;
+  return fits_or_other;
+}
+
+// A leaf's last keys (its layer split where the leaf chooses it, its block recompute depth), then
+// its estimate.
+bool Searcher::split_and_evaluate(int fit_pool) {
   if (split_at_leaf_ && !split_layers()) {
     ++stats_.evaluated;
     reject("the layers do not spread over the stages",

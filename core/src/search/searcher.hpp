@@ -111,6 +111,7 @@ class Searcher {
   bool recompute_level(size_t pool, Walk walk, int fit_pool);
   bool zero_level(Walk walk, int fit_pool);
   bool leaf(Walk walk, int fit_pool);
+  bool split_and_evaluate(int fit_pool);
   template <typename Change>
   bool offer_variant(Change change);
   bool offer(double time_s);
@@ -126,7 +127,7 @@ class Searcher {
                                                    double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
   bool activations_overflow(int fit_pool);
-  bool static_memory_overflows(int fit_pool);
+  bool static_memory_overflows();
   double mean_static_bytes(const PipelineInput& input) const;
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group) const;
 
