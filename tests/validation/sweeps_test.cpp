@@ -267,7 +267,7 @@ TEST_CASE("published sweeps: the order of the MoE Parallel Folding paper's confi
   }
   CHECK(folded_pairs == 22);
 
-  // What the model gets right today (a floor, not a target): the best of 13 sweeps and every pair
+  // What the model gets right today (a floor, not a target): the best of 12 sweeps and every pair
   // but those below. Each pair it orders against the paper has FSDP + EP in it, but two:
   // - FSDP + EP runs in the model at 40-52% MFU (published 22-26%): ahead of both Megatron-Core
   //   mappings for Qwen2-57B-A14B up to 512 GPUs and for Mixtral-8x22B at batch 256 and on 512
@@ -285,13 +285,16 @@ TEST_CASE("published sweeps: the order of the MoE Parallel Folding paper's confi
   // Since experts run in Transformer Engine's waves of four GEMMs (kGroupedGemmStreams), Qwen2's
   // FSDP + EP at 1024 GPUs (8 local experts) comes out 1.3% ahead of the unfolded Megatron-Core
   // mapping (16 local experts), which the paper ran 2% faster: the same FSDP + EP over-prediction.
+  // Since the host's issue time is priced (host_time.hpp), Qwen2 at 1024 GPUs (one micro-batch of
+  // 0.77 s of compute a stage at TP 2) puts FSDP + EP (TP 1, larger GEMMs per kernel issued)
+  // ahead of both Megatron-Core mappings: best of 12, tau 0.63.
   const std::map<std::string, int> known_discordant = {
       {"MPF-T3-mixtral", 3},     {"MPF-T3-qwen2", 2},       {"MPF-T4-mixtral-128", 1},
       {"MPF-T4-mixtral-256", 1}, {"MPF-T4-mixtral-512", 3}, {"MPF-T4-mixtral-1024", 5},
       {"MPF-T4-qwen2-64", 2},    {"MPF-T4-qwen2-128", 2},   {"MPF-T4-qwen2-256", 2},
-      {"MPF-T4-qwen2-512", 2},   {"MPF-T4-qwen2-1024", 1}};
-  CHECK(best >= 13);
-  CHECK(mean_tau >= 0.64);
+      {"MPF-T4-qwen2-512", 2},   {"MPF-T4-qwen2-1024", 2}};
+  CHECK(best >= 12);
+  CHECK(mean_tau >= 0.63);
   for (const auto& [id, r] : results) {
     CAPTURE(id);
     const auto known = known_discordant.find(id);

@@ -22,16 +22,18 @@ inline std::vector<int64_t> layer_shape(const Strategy& s, size_t pool) {
 
 class CostCache {
  public:
-  CostCache(const ModelSpec& model, const Training& training, const Cluster& cluster)
-      : model_(model), training_(training), cluster_(cluster) {}
+  CostCache(const ModelSpec& model, const Training& training, const Cluster& cluster,
+            Framework framework = Framework::megatron)
+      : model_(model), training_(training), cluster_(cluster), framework_(framework) {}
 
   const ModelCosts& get(int pool, const Strategy& strategy) {
     auto key = std::make_pair(pool, layer_shape(strategy, static_cast<size_t>(pool)));
     auto it = costs_.find(key);
     if (it == costs_.end()) {
       it = costs_
-               .emplace(std::move(key), compute_model_costs(model_, training_, gpu(pool),
-                                                            gpu(pool).nvlink_domain_gpus, strategy))
+               .emplace(std::move(key),
+                        compute_model_costs(model_, training_, gpu(pool),
+                                            gpu(pool).nvlink_domain_gpus, strategy, framework_))
                .first;
     }
     return it->second;
@@ -43,6 +45,7 @@ class CostCache {
   const ModelSpec& model_;
   const Training& training_;
   const Cluster& cluster_;
+  Framework framework_;
   std::map<std::pair<int, std::vector<int64_t>>, ModelCosts> costs_;
 };
 
