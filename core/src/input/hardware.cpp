@@ -154,8 +154,7 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
     // The host CPU's issue time per bare PyTorch op, per torch.nn.Linear and per Transformer
     // Engine module call.
     gpu.host_issue.torch_op_s = h.optional_number("torch_op_us", 0, 1e6).value_or(0) * 1e-6;
-    gpu.host_issue.torch_linear_s =
-        h.optional_number("torch_linear_us", 0, 1e6).value_or(0) * 1e-6;
+    gpu.host_issue.torch_linear_s = h.optional_number("torch_linear_us", 0, 1e6).value_or(0) * 1e-6;
     gpu.host_issue.te_module_s = h.optional_number("te_module_us", 0, 1e6).value_or(0) * 1e-6;
     h.reject_unknown_keys();
   }
