@@ -61,6 +61,16 @@ struct HostMemory {
   double cpu_memory_bytes_per_s = 0;  // the host DRAM bandwidth's share of one GPU (peak)
 };
 
+// The host CPU's time to issue work in PyTorch eager mode (core/src/model/host_time.hpp): per
+// bare PyTorch op (dispatch and one kernel launch), per torch.nn.Linear call and per Transformer
+// Engine module call. Zero where the preset gives none: the host is then priced as always ahead
+// of the GPU.
+struct HostIssueCost {
+  double torch_op_s = 0;
+  double torch_linear_s = 0;
+  double te_module_s = 0;
+};
+
 struct GpuSpec {
   std::string id;
   // The preset's id when the GPU is that preset as published; empty for an inline object or a
@@ -84,6 +94,7 @@ struct GpuSpec {
   double overlap_slowdown = 0;  // compute lost per second of communication hidden under it
   MemoryReserveSpec memory_reserve;
   HostMemory host;  // for activation offloading
+  HostIssueCost host_issue;
 
   double tensor_flops(Precision precision) const {
     return tensor_flops_per_s[static_cast<int>(precision)];

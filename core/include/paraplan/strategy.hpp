@@ -171,8 +171,8 @@ struct Strategy {
   // shard instead of 4 (docs/features/reuse-fp32-param.md).
   bool reuse_fp32_param = false;
   // Megatron-LM --cuda-graph-impl and --cuda-graph-scope (a bit each, CudaGraphScope; none:
-  // whole layers). Graphs change no time here (no host launch overhead is modelled); their
-  // memory: docs/model.md section 2, cuda_graph_memory.cpp.
+  // whole layers). Graphs take away the host's issue time of what they capture (host_time.hpp);
+  // their memory: docs/model.md section 2, cuda_graph_memory.cpp.
   CudaGraphImpl cuda_graph_impl = CudaGraphImpl::none;
   uint32_t cuda_graph_scope = 0;
   bool graphs(CudaGraphScope scope) const {

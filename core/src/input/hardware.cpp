@@ -151,6 +151,11 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
     gpu.host.bandwidth_bytes_per_s = h.number("gb_per_s", 1e-3, 1e5) * kGiga;
     gpu.host.cpu_memory_bytes_per_s =
         h.optional_number("cpu_memory_gb_per_s", 1e-3, 1e5).value_or(76.8) * kGiga;
+    // The host CPU's issue time per bare PyTorch op, per torch.nn.Linear and per Transformer
+    // Engine module call.
+    gpu.host_issue.torch_op_s = h.optional_number("torch_op_us", 0, 1e6).value_or(0) * 1e-6;
+    gpu.host_issue.torch_linear_s = h.optional_number("torch_linear_us", 0, 1e6).value_or(0) * 1e-6;
+    gpu.host_issue.te_module_s = h.optional_number("te_module_us", 0, 1e6).value_or(0) * 1e-6;
     h.reject_unknown_keys();
   }
 

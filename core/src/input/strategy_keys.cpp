@@ -315,8 +315,8 @@ const StrategyKey kKeys[] = {
      false, false, kCudaGraphImpls, 0, 2, false,
      MegatronFlag::composite, "--cuda-graph-impl",
      "CUDA graphs: none, local (Megatron's CudaGraphManager) or transformer_engine (Transformer "
-     "Engine's make_graphed_callables). No time is modelled for them; their static buffers are "
-     "priced in memory.",
+     "Engine's make_graphed_callables). They take away the host's time to issue what they "
+     "capture; their static buffers are priced in memory.",
      get_field<&Strategy::cuda_graph_impl>, set_field<&Strategy::cuda_graph_impl>},
     {K::cuda_graph_scope, "cuda_graph_scope", KeyType::choice_set,
      false, false, kCudaGraphScopes, 0, (1 << kNumCudaGraphScopes) - 1, false,

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "model/collectives.hpp"
+#include "model/framework_rules.hpp"
 #include "model/kernels.hpp"
 #include "model/layer_cost.hpp"
 
@@ -27,7 +28,7 @@ struct LinearTime {
 class CostBuilder {
  public:
   CostBuilder(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
-              int64_t gpus_per_node, const Strategy& strategy);
+              int64_t gpus_per_node, const Strategy& strategy, FrameworkKernels framework);
 
   ModelCosts build();
 
@@ -111,6 +112,7 @@ class CostBuilder {
   Group tp_group_;
   Group cp_group_;
   int64_t gpus_per_node_;
+  FrameworkKernels framework_;
 };
 
 }  // namespace paraplan::detail

@@ -34,8 +34,9 @@ struct KeyValuesHash {
 
 class CostCache {
  public:
-  CostCache(const ModelSpec& model, const Training& training, const Cluster& cluster)
-      : model_(model), training_(training), cluster_(cluster) {
+  CostCache(const ModelSpec& model, const Training& training, const Cluster& cluster,
+            Framework framework = Framework::megatron)
+      : model_(model), training_(training), cluster_(cluster), framework_(framework) {
     for (const StrategyKey& key : strategy_keys()) {
       if (key.layer_cost) layer_keys_.push_back(&key);
     }
@@ -53,7 +54,8 @@ class CostCache {
     if (it == costs_.end()) {
       it = costs_
                .emplace(key_, compute_model_costs(model_, training_, gpu(pool),
-                                                  gpu(pool).nvlink_domain_gpus, strategy))
+                                                  gpu(pool).nvlink_domain_gpus, strategy,
+                                                  framework_))
                .first;
     }
     return it->second;
@@ -65,6 +67,7 @@ class CostCache {
   const ModelSpec& model_;
   const Training& training_;
   const Cluster& cluster_;
+  Framework framework_;
   std::vector<const StrategyKey*> layer_keys_;  // the keys marked layer_cost
   std::vector<int64_t> key_;                    // scratch: the pool, then their values
   std::unordered_map<std::vector<int64_t>, ModelCosts, KeyValuesHash> costs_;

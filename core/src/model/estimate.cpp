@@ -101,7 +101,7 @@ struct Estimator::Impl {
         training(t),
         cluster(std::move(c)),
         framework(f),
-        costs(model, training, cluster),
+        costs(model, training, cluster, framework),
         band(detail::ratio_band(detail::regime_of(model, cluster, framework),
                                 detail::validation_residuals())) {}
 

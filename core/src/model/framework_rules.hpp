@@ -25,6 +25,18 @@ struct FrameworkRule {
   std::string reason() const { return std::string(field) + ": " + std::string(why); }
 };
 
+// How a framework's layers run, from its source (framework_rules.cpp's table):
+// `grouped_gemm_concurrency`, how many of a MoE layer's local expert GEMMs its grouped GEMM
+// (--moe-grouped-gemm) runs at once (Transformer Engine's GroupedLinear one cuBLAS GEMM per
+// expert on its 4 compute streams, kernels.hpp kGroupedGemmStreams; a single grouped kernel all
+// of them); `transformer_engine`, whether its linears, norms and attention are Transformer
+// Engine modules (host_time.hpp prices their calls), else PyTorch's.
+struct FrameworkKernels {
+  double grouped_gemm_concurrency;
+  bool transformer_engine;
+};
+FrameworkKernels framework_kernels(Framework framework);
+
 // The rules of `framework`.
 std::vector<const FrameworkRule*> framework_rules(Framework framework);
 

@@ -106,11 +106,13 @@ class Kernels {
     return time_s + quantise_s(batch * g.m * g.k);
   }
 
-  // `groups` equal GEMMs as Transformer Engine's grouped GEMM runs them: in waves of
-  // kGroupedGemmStreams concurrent GEMMs, each wave at the efficiency of its summed FLOPs, and one
-  // kernel overhead a wave.
-  double grouped_gemm_s(const Gemm& g, double groups, double output_bytes) const {
-    const double wave = std::min(groups, kGroupedGemmStreams);
+  // `groups` equal GEMMs run `concurrent` at a time (Transformer Engine's grouped GEMM:
+  // kGroupedGemmStreams; a single grouped kernel: all of them, framework_rules.hpp
+  // grouped_gemm_concurrency), each wave at the efficiency of its summed FLOPs, and one kernel
+  // overhead a wave.
+  double grouped_gemm_s(const Gemm& g, double groups, double output_bytes,
+                        double concurrent = kGroupedGemmStreams) const {
+    const double wave = std::min(groups, concurrent);
     const double time_s = tensor_core_s(g, groups, output_bytes, wave * g.flops(), groups / wave);
     if (time_s <= 0 || precision_ != Precision::fp8) return time_s;
     return time_s + quantise_s(groups * g.m * g.k);

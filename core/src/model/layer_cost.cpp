@@ -10,7 +10,8 @@
 namespace paraplan::detail {
 
 CostBuilder::CostBuilder(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
-                         int64_t gpus_per_node, const Strategy& strategy)
+                         int64_t gpus_per_node, const Strategy& strategy,
+                         FrameworkKernels framework)
     : model_(model),
       training_(training),
       gpu_(gpu),
@@ -30,7 +31,8 @@ CostBuilder::CostBuilder(const ModelSpec& model, const Training& training, const
       tp_group_(place_group(strategy.tensor_model_parallel_size, 1, gpus_per_node)),
       cp_group_(place_group(strategy.context_parallel_size, strategy.tensor_model_parallel_size,
                             gpus_per_node)),
-      gpus_per_node_(gpus_per_node) {}
+      gpus_per_node_(gpus_per_node),
+      framework_(framework) {}
 
 ModelCosts CostBuilder::build() {
   ModelCosts costs;
@@ -52,9 +54,11 @@ LinearTime CostBuilder::linear(const Kernels& kernels, const Gemm& g, double gro
     // TEGroupedMLP (--moe-grouped-gemm): Transformer Engine's GroupedLinear, one GEMM per local
     // expert on its compute streams, a wave of concurrent experts as efficient as one GEMM of
     // their summed work (kGroupedGemmStreams).
-    time.forward_s = kernels.grouped_gemm_s(g, groups);
-    time.dgrad_s = kernels.grouped_gemm_s({g.m, g.k, g.n}, groups);
-    time.wgrad_s = kernels.grouped_gemm_s({g.k, g.n, g.m}, groups, kMainGradBytes);
+    const double concurrent = framework_.grouped_gemm_concurrency;
+    const double out = kernels.element_bytes();
+    time.forward_s = kernels.grouped_gemm_s(g, groups, out, concurrent);
+    time.dgrad_s = kernels.grouped_gemm_s({g.m, g.k, g.n}, groups, out, concurrent);
+    time.wgrad_s = kernels.grouped_gemm_s({g.k, g.n, g.m}, groups, kMainGradBytes, concurrent);
   } else {
     // One GEMM per group at its own size (SequentialMLP for experts).
     time.forward_s = groups * kernels.gemm_s(g);
@@ -91,6 +95,7 @@ LayerCost CostBuilder::layer(bool moe) {
   }
   if (moe) cost.offload(OffloadModule::mlp_norm) += hidden;
   per_op_checkpoint(cost, moe);
+  cost.host = layer_host_time(model_, s_, gpu_, moe, framework_.transformer_engine);
   return cost;
 }
 
@@ -221,8 +226,10 @@ double activation_element_bytes(Precision precision) {
 }
 
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
-                               int64_t gpus_per_node, const Strategy& strategy) {
-  return CostBuilder(model, training, gpu, gpus_per_node, strategy).build();
+                               int64_t gpus_per_node, const Strategy& strategy,
+                               Framework framework) {
+  return CostBuilder(model, training, gpu, gpus_per_node, strategy, framework_kernels(framework))
+      .build();
 }
 
 }  // namespace paraplan::detail

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 
+#include "model/host_time.hpp"
+#include "paraplan/framework.hpp"
 #include "paraplan/hardware.hpp"
 #include "paraplan/model.hpp"
 #include "paraplan/scenario.hpp"
@@ -63,6 +65,11 @@ struct LayerCost {
   // A per-expert loop's backward (SequentialMLP): the host's time to issue it, which has no sync
   // to wait behind (the stage's floor, pipeline_model.cpp).
   double expert_loop_host_backward_s = 0;
+  // The host's time to issue the layer per region (host_time.hpp), and the GPU's forward before
+  // a MoE layer's host sync (the attention block and the router): the pass times above are the
+  // GPU's; pipeline_model.cpp holds them to the host's.
+  LayerHostTime host;
+  double pre_sync_forward_s = 0;
 
   RecomputeUnit& unit(RecomputeModule module) {
     return recompute_units[static_cast<size_t>(module)];
@@ -95,8 +102,10 @@ struct ModelCosts {
 
 // `nvlink_domain_gpus`: GPUs one NVLink domain joins, where groups are placed (not the GPUs per
 // host, which only says what launches: docs/contract.md section 2).
+// `framework`: whose kernels run the layers (framework_rules.hpp framework_kernels).
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
-                               int64_t nvlink_domain_gpus, const Strategy& strategy);
+                               int64_t nvlink_domain_gpus, const Strategy& strategy,
+                               Framework framework = Framework::megatron);
 
 // --overlap-moe-expert-parallel-comm: one micro-batch's forward of a MoE layer runs with another's
 // backward of it (Megatron-LM's combined 1F1B, model_chunk_schedule_plan.py

@@ -43,6 +43,10 @@ MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strat
 // (scripts/calibration/measured/host-h200-2026-11-26-megatron-core.json: 187 us forward, 320 us
 // backward; plain torch.nn.functional.linear: 101-107 us forward). MegaScale-MoE's baseline ran
 // Transformer Engine's linears, which cost the host more per call: a lower bound.
+// DeepEP's SMs per dispatch or combine kernel: deep_ep/buffer.py Buffer.num_sms = 20 (set by
+// Megatron-LM's --moe-deepep-num-sms, default 20).
+inline constexpr double kDeepEpSms = 20;
+
 inline constexpr double kSequentialMlpHostForwardS = 187e-6;
 inline constexpr double kSequentialMlpHostBackwardS = 320e-6;
 

@@ -6,6 +6,7 @@
 #include "model/kernels.hpp"
 #include "model/moe_dispatch.hpp"
 #include "model/moe_memory.hpp"
+#include "model/tp_comm_overlap.hpp"
 
 namespace paraplan::detail {
 
@@ -26,6 +27,24 @@ double a2a_overlap_exposed_s(double attention_forward_s, double attention_backwa
   const double compute_s =
       attention_forward_s + attention_backward_s + experts_forward_s + experts_backward_s;
   return std::max(0.0, first + second + third - compute_s);
+}
+
+// The SMs the dispatcher's kernels hold while they run beside the other micro-batch's compute
+// (--overlap-moe-expert-parallel-comm), and what that costs the compute per second hidden: it
+// runs on the SMs left, k / (SMs - k) longer (as Transformer Engine's SM margin,
+// tp_comm_overlap.hpp). NCCL's all-to-all takes one CTA per channel (the communicator's
+// channels, the preset's memory_reserve nccl_channels_*); DeepEP's kernels take
+// Buffer.num_sms, 20 by default (deep_ep/buffer.py; Megatron-LM --moe-deepep-num-sms, default
+// 20). A GPU of unknown SM count: the preset's overlap_slowdown.
+double a2a_overlap_slowdown(const GpuSpec& gpu, const Strategy& s, const Group& ep_group) {
+  const double sms = sm_count(gpu);
+  const double taken =
+      s.moe_token_dispatcher_type == MoeDispatcher::flex
+          ? kDeepEpSms
+          : static_cast<double>(ep_group.spans_nodes ? gpu.memory_reserve.nccl_channels_inter_node
+                                                     : gpu.memory_reserve.nccl_channels_intra_node);
+  if (sms <= taken) return gpu.overlap_slowdown;
+  return taken / (sms - taken);
 }
 
 // Router, token dispatch, routed and shared experts (Megatron-LM MoELayer: router.py,
@@ -50,6 +69,8 @@ void CostBuilder::moe_block(LayerCost& cost) {
       kernels_.dgrad_s(router) + kernels_.wgrad_s(router) + kernels_.memory_s(3 * 4 * n * experts);
   cost.parameters += h_ * experts;
   cost.forward_flops += router.flops();
+  // The dispatcher syncs the host after the router (host_time.hpp): what the GPU runs before.
+  cost.pre_sync_forward_s = cost.forward.total_s() + block.forward.total_s();
 
   // Permutation into expert order and the unpermute (moe_utils.py permute/unpermute): a row
   // gather (read and write), then reading the expert rows into the token rows. Unfused, the
@@ -132,7 +153,10 @@ void CostBuilder::moe_block(LayerCost& cost) {
     const double exposed = a2a_overlap_exposed_s(cost.forward.compute_s, cost.backward.compute_s,
                                                  block.forward.compute_s, block.backward.compute_s,
                                                  d.dispatch_s, d.combine_s);
-    const double charged = exposed + gpu_.overlap_slowdown * std::max(0.0, comm - exposed);
+    const Group ep_group =
+        place_group(s_.expert_model_parallel_size, s_.expert_tensor_parallel(), gpus_per_node_);
+    const double charged =
+        exposed + a2a_overlap_slowdown(gpu_, s_, ep_group) * std::max(0.0, comm - exposed);
     const double forward_s = block.forward.ep_comm_s, backward_s = block.backward.ep_comm_s;
     block.forward.ep_comm_s = comm > 0 ? charged * forward_s / comm : 0;
     block.backward.ep_comm_s = comm > 0 ? charged * backward_s / comm : 0;

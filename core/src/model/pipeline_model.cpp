@@ -8,6 +8,7 @@
 #include "model/cuda_graph_memory.hpp"
 #include "model/data_parallel.hpp"
 #include "model/deepspeed_zero.hpp"
+#include "model/host_time.hpp"
 #include "model/memory_reserve.hpp"
 #include "model/optimizer_offload.hpp"
 #include "model/parameter_bytes.hpp"
@@ -93,6 +94,29 @@ void offload_module_activations(const PipelineInput& in, const StageGroup& group
       host_round_trip_s(gpu, offloaded, work.forward.compute_s, work.backward.compute_s);
 }
 
+// A layer's forward and backward as the host lets the GPU run them: a pass takes at least the
+// host's time to issue what no CUDA graph captured (host_time.hpp); a MoE layer's forward
+// issues what follows its sync only after the GPU finished what came before. The wait is
+// charged as compute (the GPU idles within the pass).
+struct LayerPasses {
+  PassTime forward, backward;
+};
+LayerPasses host_bound(const LayerCost& layer, const Strategy& s) {
+  LayerPasses bound{layer.forward, layer.backward};
+  const HostPassTime host = eager_host_forward_s(layer.host, s);
+  const double forward_s = layer.forward.total_s();
+  double bound_forward_s = std::max(forward_s, host.total_s());
+  if (layer.host.syncs) {
+    const double before_s = std::min(layer.pre_sync_forward_s, forward_s);
+    bound_forward_s =
+        std::max(before_s, host.before_sync_s) + std::max(forward_s - before_s, host.after_sync_s);
+  }
+  bound.forward.compute_s += bound_forward_s - forward_s;
+  const double host_backward_s = layer.host.backward_over_forward * host.total_s();
+  bound.backward.compute_s += std::max(0.0, host_backward_s - layer.backward.total_s());
+  return bound;
+}
+
 }  // namespace
 
 bool recomputes_on_its_own(const Recompute& recompute, RecomputeModule module) {
@@ -147,10 +171,11 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   // loss's backward ends before the first layer's recompute begins (Megatron-LM schedules.py
   // backward_step from the loss; torchtitan train.py deletes the logits before backward).
   double edge_transient = 0, recompute_working = 0;
-  PassTime layers_forward = c.dense.forward * dense_layers;
-  layers_forward += c.moe.forward * moe_layers;
-  work.backward = c.dense.backward * dense_layers;
-  work.backward += c.moe.backward * moe_layers;
+  const LayerPasses dense_bound = host_bound(c.dense, s), moe_bound = host_bound(c.moe, s);
+  PassTime layers_forward = dense_bound.forward * dense_layers;
+  layers_forward += moe_bound.forward * moe_layers;
+  work.backward = dense_bound.backward * dense_layers;
+  work.backward += moe_bound.backward * moe_layers;
   if (in.framework == Framework::torchtitan) {  // PyTorch's ring attention (attention_cost.cpp)
     layers_forward += c.dense.torch_ring_forward * dense_layers;
     layers_forward += c.moe.torch_ring_forward * moe_layers;

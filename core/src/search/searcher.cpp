@@ -103,7 +103,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       rules_at_(kNumLevels),
       framework_rules_at_(kNumLevels),
       framework_rules_(framework_rules(scenario.framework)),
-      costs_(model_, training_, cluster_),
+      costs_(model_, training_, cluster_, framework_),
       top_(static_cast<size_t>(std::max(1, options.top)), options.distinct_layouts),
       start_(std::chrono::steady_clock::now()) {
   // Each rule is checked once, at the first level where every key it reads is decided; a rule

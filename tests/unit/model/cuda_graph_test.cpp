@@ -1,5 +1,5 @@
 // CUDA graphs' memory (cuda_graph_memory.cpp): the static buffers each implementation holds beside
-// the activations, per layer and micro-batch in flight for Transformer Engine's graphs; no time.
+// the activations, per layer and micro-batch in flight for Transformer Engine's graphs.
 #include <doctest/doctest.h>
 
 #include "paraplan/estimate.hpp"
@@ -41,8 +41,8 @@ std::vector<double> added(const std::string& graphs) {
           doctest::Approx(b.activations_bytes - a.activations_bytes));
     bytes.push_back(b.activations_bytes - a.activations_bytes);
   }
-  // No host launch overhead is modelled: graphs change no time.
-  CHECK(on.iteration_time_s == off.iteration_time_s);
+  // Graphs take host issue time away (host_time.hpp, host_time_test.cpp), never add time.
+  CHECK(on.iteration_time_s <= off.iteration_time_s);
   return bytes;
 }
 

@@ -110,8 +110,8 @@ export interface Strategy {
   // copy shares memory with the bf16 weights, saving 2 bytes a parameter of the optimizer's shard.
   reuse_fp32_param: boolean;
   // CUDA graphs: none, local (Megatron's CudaGraphManager) or transformer_engine (Transformer
-  // Engine's make_graphed_callables). No time is modelled for them; their static buffers are priced
-  // in memory.
+  // Engine's make_graphed_callables). They take away the host's time to issue what they capture;
+  // their static buffers are priced in memory.
   cuda_graph_impl: "none" | "local" | "transformer_engine";
   // What the CUDA graphs capture: attn, mlp (dense layers), moe, moe_router, moe_preprocess (with
   // moe_router), or full_iteration (the local implementation's whole forward-backward); none: whole

@@ -1,0 +1,141 @@
+// The host's issue time per layer region (host_time.hpp).
+#include "model/host_time.hpp"
+
+namespace paraplan::detail {
+
+namespace {
+
+// Ops per forward pass, read from Megatron-Core's Transformer Engine layer spec
+// (gpt_layer_specs.py get_gpt_layer_with_transformer_engine_spec) and the modules it names.
+// A Transformer Engine module call (TELayerNormColumnParallelLinear, TERowParallelLinear,
+// TEDotProductAttention, TENorm, TEGroupedLinear) is priced as one TE module; every other
+// PyTorch op (a fused rotary embedding, bias-dropout-add, an activation, a collective, a
+// device-to-host copy) as one op.
+
+// SelfAttention (attention.py): linear_qkv with the input norm fused, core_attention,
+// linear_proj; rotary embedding of the query and the key, then bias-dropout-add.
+constexpr HostOps kAttentionOps{3, 3};
+// MLASelfAttention (multi_latent_attention.py) with a query LoRA: the standalone input norm,
+// linear_q_down_proj, q_layernorm, linear_q_up_proj, linear_kv_down_proj, kv_layernorm,
+// linear_kv_up_proj, core_attention, linear_proj; the rotary embedding of the query's and the
+// key's positional parts, their concatenation with the rest of each (two cats), the key's
+// positional part expanded over the heads, bias-dropout-add.
+constexpr HostOps kMlaAttentionOps{9, 6};
+// MLP (mlp.py): linear_fc1 with the pre-MLP norm fused, the activation (bias_swiglu_impl or
+// bias_gelu_impl), linear_fc2; bias-dropout-add.
+constexpr HostOps kMlpOps{2, 2};
+// MoE layer (moe_layer.py): the standalone pre-MLP norm (TENorm), then the router
+// (router.py TopKRouter: gating GEMM, softmax or sigmoid, top-k, score normalisation, the
+// auxiliary loss): 72 kernels per forward without Megatron-LM's router fusion
+// (--moe-router-fusion, off by default), per Megatron-LM's "Optimizing DeepSeek-V3 Training
+// Performance on NVIDIA GB200 NVL72" (docs/discussions/deepseek-v3-gb200-optimization, commit
+// 402bc50b1c, section 2.1.4: "72 kernels ... 31 kernels" with it; Paraplan has no key for it).
+constexpr HostOps kMoeRouterOps{1, 72};
+// The dispatcher's preprocess (token_dispatcher.py MoEAlltoAllTokenDispatcher
+// preprocess/dispatch_preprocess): the tokens-per-expert count, its exchange over the expert
+// group, the device-to-host copy of the counts (the sync), then the permutation: Transformer
+// Engine's fused moe_permute (--moe-permute-fusion: the row map and the gather, 2 ops) or
+// moe_utils.py permute (the routing map's transpose, the index computation, the sort and the
+// gather, 4 ops).
+constexpr HostOps kMoePreprocessOps{0, 3};
+constexpr double kPermuteFusedOps = 2, kPermuteUnfusedOps = 4;
+// The token all-to-all (or DeepEP's dispatch), the experts as TEGroupedMLP (experts.py:
+// linear_fc1 and linear_fc2 as TEGroupedLinear, the activation between), the unpermute (fused:
+// 1 op; moe_utils.py unpermute: the zero fill, the scatter-add and the probs' weighting, 3),
+// the combine's all-to-all, and bias-dropout-add.
+constexpr HostOps kMoeExpertsOps{2, 4};
+constexpr double kUnpermuteFusedOps = 1, kUnpermuteUnfusedOps = 3;
+// Shared experts (shared_experts.py SharedExpertMLP): an MLP, its own linear_fc1, activation
+// and linear_fc2.
+constexpr HostOps kSharedExpertOps{2, 1};
+
+}  // namespace
+
+HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& strategy) {
+  switch (region) {
+    case HostRegion::attention:
+      return model.mla ? kMlaAttentionOps : kAttentionOps;
+    case HostRegion::mlp:
+      return kMlpOps;
+    case HostRegion::moe_router:
+      return kMoeRouterOps;
+    case HostRegion::moe_preprocess: {
+      HostOps ops = kMoePreprocessOps;
+      ops.torch_ops += strategy.moe_permute_fusion ? kPermuteFusedOps : kPermuteUnfusedOps;
+      return ops;
+    }
+    case HostRegion::moe_experts: {
+      HostOps ops = kMoeExpertsOps;
+      ops.torch_ops += strategy.moe_permute_fusion ? kUnpermuteFusedOps : kUnpermuteUnfusedOps;
+      // SequentialMLP's per-expert loop has its own host floor (moe_layer_cost.cpp); only the
+      // dispatch and combine around it are counted here.
+      if (!strategy.moe_grouped_gemm) ops.te_modules = 0;
+      return ops;
+    }
+    case HostRegion::shared_experts:
+      return model.moe && model.moe->num_shared_experts > 0 ? kSharedExpertOps : HostOps{};
+  }
+  return {};
+}
+
+LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, const GpuSpec& gpu,
+                              bool moe, bool transformer_engine) {
+  const double module_s =
+      transformer_engine ? gpu.host_issue.te_module_s : gpu.host_issue.torch_linear_s;
+  LayerHostTime host;
+  host.backward_over_forward = moe ? kHostBackwardOverForwardMoe : kHostBackwardOverForwardDense;
+  host.syncs = moe;
+  const auto price = [&](HostRegion region) {
+    const HostOps ops = host_ops(region, model, strategy);
+    host[region] = ops.te_modules * module_s + ops.torch_ops * gpu.host_issue.torch_op_s;
+  };
+  price(HostRegion::attention);
+  if (!moe) {
+    price(HostRegion::mlp);
+    return host;
+  }
+  price(HostRegion::moe_router);
+  price(HostRegion::moe_preprocess);
+  price(HostRegion::moe_experts);
+  price(HostRegion::shared_experts);
+  return host;
+}
+
+bool graph_captures(const Strategy& strategy, HostRegion region) {
+  if (strategy.cuda_graph_impl == CudaGraphImpl::none) return false;
+  if (strategy.graphs(CudaGraphScope::full_iteration)) return true;
+  if (strategy.cuda_graph_scope == 0) return region != HostRegion::moe_experts;
+  switch (region) {
+    case HostRegion::attention:
+      return strategy.graphs(CudaGraphScope::attn);
+    case HostRegion::mlp:
+      return strategy.graphs(CudaGraphScope::mlp);
+    case HostRegion::moe_router:
+      return strategy.graphs(CudaGraphScope::moe_router);
+    case HostRegion::moe_preprocess:
+      return strategy.graphs(CudaGraphScope::moe_preprocess);
+    case HostRegion::moe_experts:
+      return strategy.graphs(CudaGraphScope::moe);
+    case HostRegion::shared_experts:
+      // The moe_router graph runs the shared experts with the router unless they overlap the
+      // dispatch on their own stream (moe_layer.py: the shared experts' forward in the router's
+      // captured part when not moe_shared_expert_overlap).
+      return strategy.graphs(CudaGraphScope::moe) ||
+             (strategy.graphs(CudaGraphScope::moe_router) && !strategy.moe_shared_expert_overlap);
+  }
+  return false;
+}
+
+HostPassTime eager_host_forward_s(const LayerHostTime& host, const Strategy& strategy) {
+  HostPassTime pass;
+  for (size_t r = 0; r < kNumHostRegions; ++r) {
+    const auto region = static_cast<HostRegion>(r);
+    if (graph_captures(strategy, region)) continue;
+    const bool after_sync =
+        host.syncs && (region == HostRegion::moe_experts || region == HostRegion::shared_experts);
+    (after_sync ? pass.after_sync_s : pass.before_sync_s) += host.forward_s[r];
+  }
+  return pass;
+}
+
+}  // namespace paraplan::detail

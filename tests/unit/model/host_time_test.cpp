@@ -1,0 +1,83 @@
+// The host's issue time (host_time.hpp): a layer's pass takes at least the time its host needs to
+// issue what no CUDA graph captured; graphs take their regions' host time away.
+#include "model/host_time.hpp"
+
+#include <doctest/doctest.h>
+
+#include "paraplan/estimate.hpp"
+#include "support.hpp"
+
+using namespace paraplan;
+using paraplan::detail::graph_captures;
+using paraplan::detail::HostRegion;
+
+namespace {
+
+// Four small layers (hidden 1024, sequence 1024) on one GPU of `gpu`: a few hundred
+// microseconds of GPU work a layer, less than an eager host needs to issue it.
+Report small_layers(const std::string& gpu, const std::string& graphs) {
+  return estimate(test::scenario(R"({"model": {"name": "m", "num_layers": 4, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 16, "vocab_size": 32000,
+      "activation": "swiglu"}, "training": {"global_batch_size": 8, "seq_length": 1024},
+      "cluster": {"gpus_per_node": 1, "gpus": [{"type": )" +
+                                 gpu + R"(, "count": 1}]},
+      "strategy": {"micro_batch_size": 1, "use_flash_attn": true)" +
+                                 graphs + "}}"));
+}
+
+// The H100 preset with no host issue cost: the GPU is never held back.
+const std::string kNoHost =
+    R"({"id": "h100-host-free", "base": "h100", "host": {"torch_op_us": 0, "torch_linear_us": 0, "te_module_us": 0}})";
+const std::string kWholeLayers = R"(, "cuda_graph_impl": "transformer_engine")";
+
+}  // namespace
+
+TEST_CASE("an eager host holds small layers back; whole-layer graphs release them") {
+  const Report eager = small_layers(R"("h100")", "");
+  const Report graphed = small_layers(R"("h100")", kWholeLayers);
+  const Report no_host = small_layers(kNoHost, "");
+  REQUIRE(eager.feasible);
+  REQUIRE(graphed.feasible);
+  REQUIRE(no_host.feasible);
+  // DGX H100's Xeon: 3 TE modules and 3 ops of attention, 2 and 2 of the MLP a layer forward
+  // (5 x 36.23 + 5 x 13.48 = 249 us), more than the GPU's time for these layers.
+  CHECK(eager.iteration_time_s > no_host.iteration_time_s * 1.05);
+  // Whole-layer graphs capture every region of a dense layer: the host no longer binds.
+  CHECK(graphed.iteration_time_s == doctest::Approx(no_host.iteration_time_s));
+}
+
+TEST_CASE("a layer longer than its host's issue time is not held back") {
+  const auto big = [](const std::string& gpu) {
+    return estimate(test::scenario(R"({"model": {"name": "m", "num_layers": 4,
+        "hidden_size": 8192, "ffn_hidden_size": 28672, "num_attention_heads": 64,
+        "vocab_size": 32000, "activation": "swiglu"},
+        "training": {"global_batch_size": 8, "seq_length": 4096},
+        "cluster": {"gpus_per_node": 8, "gpus": [{"type": )" +
+                                   gpu + R"(, "count": 8}]},
+        "strategy": {"micro_batch_size": 1, "tensor_model_parallel_size": 8,
+        "sequence_parallel": true, "use_flash_attn": true}})"));
+  };
+  CHECK(big(R"("h100")").iteration_time_s == big(kNoHost).iteration_time_s);
+}
+
+TEST_CASE("CUDA graph scopes capture their regions") {
+  Strategy s;
+  CHECK_FALSE(graph_captures(s, HostRegion::attention));
+  s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+  // Whole layers: everything but a dropless MoE layer's routed experts.
+  CHECK(graph_captures(s, HostRegion::attention));
+  CHECK(graph_captures(s, HostRegion::mlp));
+  CHECK_FALSE(graph_captures(s, HostRegion::moe_experts));
+  s.cuda_graph_scope = (1u << static_cast<unsigned>(CudaGraphScope::attn)) |
+                       (1u << static_cast<unsigned>(CudaGraphScope::moe_router));
+  CHECK(graph_captures(s, HostRegion::attention));
+  CHECK(graph_captures(s, HostRegion::moe_router));
+  CHECK_FALSE(graph_captures(s, HostRegion::moe_preprocess));
+  // The router's graph runs the shared experts unless they overlap the dispatch.
+  CHECK(graph_captures(s, HostRegion::shared_experts));
+  s.moe_shared_expert_overlap = true;
+  CHECK_FALSE(graph_captures(s, HostRegion::shared_experts));
+  s.cuda_graph_impl = CudaGraphImpl::local;
+  s.cuda_graph_scope = 1u << static_cast<unsigned>(CudaGraphScope::full_iteration);
+  CHECK(graph_captures(s, HostRegion::moe_experts));
+}
