@@ -53,9 +53,9 @@ class CostCache {
     auto it = costs_.find(key_);
     if (it == costs_.end()) {
       it = costs_
-               .emplace(key_, compute_model_costs(model_, training_, gpu(pool),
-                                                  gpu(pool).nvlink_domain_gpus, strategy,
-                                                  framework_))
+               .emplace(key_,
+                        compute_model_costs(model_, training_, gpu(pool),
+                                            gpu(pool).nvlink_domain_gpus, strategy, framework_))
                .first;
     }
     return it->second;
