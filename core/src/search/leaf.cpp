@@ -22,6 +22,7 @@ double Searcher::evaluate_time(bool& fits, bool time_unfit) {
   input.memory_margin_fraction = options_.memory_margin.fraction;
   input.time_unfit = time_unfit;
   const PipelineResult result = evaluate_pipeline(input, results_);
+  audit_floors(s_);
   if (result.fits && result.iteration_time_s < trace_best_) {
     trace_best_ = result.iteration_time_s;
     trace_bd_ = result.breakdown;
@@ -270,8 +271,8 @@ namespace paraplan::detail {
 // The activations one GPU of `group` holds at its peak (stage_memory's activations, without the
 // CUDA graphs' buffers): no ZeRO-level choice changes them, and every other term of the peak is
 // at least zero.
-double Searcher::group_activation_bytes(const PipelineInput& input, const StageGroup& group) const {
-  const StageWork work = stage_work(input, group);
+double Searcher::group_activation_bytes(const PipelineInput& input, const StageGroup& group,
+                                        const StageWork& work) const {
   const int64_t v = s_.virtual_pipeline_model_parallel_size;
   const double a2a_overlap_chunk =
       s_.overlap_moe_expert_parallel_comm ? 1.0 / static_cast<double>(v) : 0.0;
@@ -296,6 +297,8 @@ bool Searcher::activations_overflow(int fit_pool) {
                                        micro_batches(), s_.pipeline_model_parallel_size);
   input.costs = pool_costs_;
   input.framework = framework_;
+  input.memory_margin_bytes = options_.memory_margin.bytes;
+  input.memory_margin_fraction = options_.memory_margin.fraction;
   const auto usable = [&](int pool) {
     return input.usable_bytes(cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes);
   };
@@ -310,19 +313,24 @@ bool Searcher::activations_overflow(int fit_pool) {
                    s_.virtual_pipeline_model_parallel_size -
                1);
     bool overflow = false;
+    group_floors_.clear();
     for (const StageGroup& group : groups_) {
       if (block) block->num_layers = 1;
-      double bytes = group_activation_bytes(input, group);
+      // The group's parameters do not depend on recompute: one work serves the floor.
+      StageWork work = stage_work(input, group);
+      double bytes = group_activation_bytes(input, group, work);
       if (block) {
         block->num_layers = most;
-        bytes = std::min(bytes, group_activation_bytes(input, group));
+        bytes = std::min(bytes, group_activation_bytes(input, group, stage_work(input, group)));
       }
+      group_floors_.push_back({group, bytes, std::move(work)});
       if (bytes > usable(group.pool)) {
         overflow = true;
         break;
       }
     }
     if (block) block->num_layers = kept;
+    group_floors_valid_ = !overflow;
     return overflow;
   }
   // The least a layer stores per micro-batch on each GPU type: one layer more in a middle stage.
@@ -415,6 +423,76 @@ bool Searcher::static_memory_overflows() {
       pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
   input.strategy = &offloaded;
   return mean_static_bytes(input) > usable;
+}
+
+}  // namespace paraplan::detail
+
+namespace paraplan::detail {
+
+// A group's floor for `input`'s strategy: its least activations (activations_overflow) and the
+// weights, gradients and optimizer state stage_memory gives its parameters (which no
+// ZeRO-level key changes); every other term of the peak is at least zero.
+double Searcher::group_floor_bytes(const PipelineInput& input, size_t group) const {
+  const GroupFloor& floor = group_floors_[group];
+  const StageMemory memory = stage_memory(input, floor.group, floor.work, floor.group.first);
+  return floor.activation_bytes + memory.weights_bytes + memory.gradients_bytes +
+         memory.optimizer_bytes;
+}
+
+// Whether some group's floor exceeds what its GPU may use: `strategy` does not fit.
+bool Searcher::floors_overflow(const Strategy& strategy) const {
+  PipelineInput input = pipeline_input(model_, training_, cluster_, strategy, data_parallel(),
+                                       micro_batches(), strategy.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  input.memory_margin_bytes = options_.memory_margin.bytes;
+  input.memory_margin_fraction = options_.memory_margin.fraction;
+  for (size_t g = 0; g < group_floors_.size(); ++g) {
+    const GpuSpec& gpu = cluster_.pools[static_cast<size_t>(group_floors_[g].group.pool)].gpu;
+    if (group_floor_bytes(input, g) > input.usable_bytes(gpu.hbm_bytes)) return true;
+  }
+  return false;
+}
+
+// Whether neither this leaf nor the variants its evaluation tries (the optimizer on the CPU;
+// not where MindSpeed's parameter-copy reuse may follow, nor without pipelining, where
+// activations are offloaded by layer) can fit: the weights, gradients and optimizer state of
+// every ZeRO stage (sharded ones included) on top of the least activations. Only where the
+// recompute level computed the floors (fixed layer splits, a memory bound exact for the
+// micro-batch walk, something ranked).
+bool Searcher::leaf_memory_overflows() const {
+  if (!group_floors_valid_ || reuse_fp32_param_variant_) return false;
+  if (!floors_overflow(s_)) return false;
+  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    return true;  // no optimizer offload variant (evaluate)
+  }
+  Strategy offloaded = s_;
+  offloaded.optimizer_cpu_offload = true;
+  offloaded.use_precision_aware_optimizer = true;
+  offloaded.overlap_cpu_optimizer_d2h_h2d =
+      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+  return floors_overflow(offloaded);
+}
+
+// The audit: each group's floor for the estimated `strategy` against its estimated peak.
+void Searcher::audit_floors(const Strategy& strategy) {
+  if (audit_ == nullptr || !group_floors_valid_ || results_.size() != group_floors_.size()) return;
+  PipelineInput input = pipeline_input(model_, training_, cluster_, strategy, data_parallel(),
+                                       micro_batches(), strategy.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  for (size_t g = 0; g < group_floors_.size(); ++g) {
+    ++audit_->checked;
+    const double floor_bytes = group_floor_bytes(input, g);
+    const double peak_bytes = results_[g].memory.peak_bytes();
+    if (floor_bytes <= peak_bytes * (1 + 1e-12)) continue;
+    if (audit_->violations++ == 0) {
+      audit_->example = layout_label(strategy) + ", group " + std::to_string(g) + ": floor " +
+                        std::to_string(floor_bytes) + " B > peak " + std::to_string(peak_bytes) +
+                        " B";
+    }
+  }
 }
 
 }  // namespace paraplan::detail

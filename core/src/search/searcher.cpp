@@ -90,7 +90,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
                             : KeySet{K::recompute_num_layers};
 }
 
-Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
+Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, MemoryBoundAudit* audit)
     : model_(scenario.model),
       training_(scenario.training),
       framework_(scenario.framework),
@@ -105,7 +105,8 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options)
       framework_rules_(framework_rules(scenario.framework)),
       costs_(model_, training_, cluster_, framework_),
       top_(static_cast<size_t>(std::max(1, options.top)), options.distinct_layouts),
-      start_(std::chrono::steady_clock::now()) {
+      start_(std::chrono::steady_clock::now()),
+      audit_(audit) {
   // Each rule is checked once, at the first level where every key it reads is decided; a rule
   // that reads no key (only the model or the job) at the first level.
   KeySet decided;
@@ -533,6 +534,7 @@ std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
 // recompute the leaf fits to memory (-1: none).
 bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
   if (pool == cluster_.pools.size()) {
+    group_floors_valid_ = false;  // set by activations_overflow for these recompute settings
     if (!rules_hold(Level::recompute)) return false;
     // With the recompute settings known, the bound counts what they redo: a subtree that cannot
     // beat the N-th best is only counted. Only once this micro-batch size is known to fit (or
@@ -600,6 +602,10 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
     if (!rules_hold(Level::zero)) continue;
+    if (walk == Walk::evaluate && audit_ == nullptr && leaf_memory_overflows()) {
+      ++stats_.pruned;  // no group's floor fits, for this leaf or its offload variants
+      continue;
+    }
     if (walk == Walk::evaluate && static_memory_overflows()) {
       ++stats_.pruned;  // a leaf that cannot fit: counted, as the micro-batch walk sees it
       continue;
@@ -713,5 +719,14 @@ namespace paraplan {
 SearchResult search(const Scenario& scenario, const SearchOptions& options) {
   return detail::Searcher(scenario, options).run();
 }
+
+namespace detail {
+
+SearchResult search_audited(const Scenario& scenario, const SearchOptions& options,
+                            MemoryBoundAudit& audit) {
+  return Searcher(scenario, options, &audit).run();
+}
+
+}  // namespace detail
 
 }  // namespace paraplan

@@ -84,6 +84,14 @@ struct Rejection {
   std::string example;
 };
 
+// The memory bound's audit (tests): every estimated leaf's groups compared with the floor the
+// bound gave them (leaf_memory_overflows), which then never prunes.
+struct MemoryBoundAudit {
+  int64_t checked = 0;     // groups of estimated leaves compared
+  int64_t violations = 0;  // of which the floor exceeded the estimated peak
+  std::string example;
+};
+
 // The strategy closest to fitting in memory, for a search where nothing fits.
 struct ClosestMiss {
   double overflow_bytes = std::numeric_limits<double>::infinity();
@@ -94,7 +102,8 @@ struct ClosestMiss {
 
 class Searcher {
  public:
-  Searcher(const Scenario& scenario, const SearchOptions& options);
+  Searcher(const Scenario& scenario, const SearchOptions& options,
+           MemoryBoundAudit* audit = nullptr);
   SearchResult run();
 
  private:
@@ -129,7 +138,12 @@ class Searcher {
   bool activations_overflow(int fit_pool);
   bool static_memory_overflows();
   double mean_static_bytes(const PipelineInput& input) const;
-  double group_activation_bytes(const PipelineInput& input, const StageGroup& group) const;
+  double group_activation_bytes(const PipelineInput& input, const StageGroup& group,
+                                const StageWork& work) const;
+  bool leaf_memory_overflows() const;
+  bool floors_overflow(const Strategy& strategy) const;
+  double group_floor_bytes(const PipelineInput& input, size_t group) const;
+  void audit_floors(const Strategy& strategy);
 
   int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
   int64_t micro_batches() const { return num_micro_batches(rule_context_, s_); }
@@ -198,6 +212,18 @@ class Searcher {
   std::vector<StageGroup> groups_;
   std::vector<GroupResult> results_;
 
+  // Each group's least activations over the leaf's block-recompute range and its work (the
+  // parameters), under the recompute settings of the leaves below (activations_overflow, fixed
+  // splits): with each leaf's weights, gradients and optimizer state, a floor of its peak.
+  struct GroupFloor {
+    StageGroup group;
+    double activation_bytes = 0;
+    StageWork work;
+  };
+  std::vector<GroupFloor> group_floors_;
+  bool group_floors_valid_ = false;
+  MemoryBoundAudit* audit_ = nullptr;
+
   std::map<std::string_view, Rejection> rejections_;
   // While a pruned shape is walked for its count: the rejections it makes, in order.
   std::vector<std::string_view>* recorded_rejections_ = nullptr;
@@ -231,5 +257,10 @@ class Searcher {
   double trace_best_ = 0;
   TimeBreakdown trace_bd_, trace_sum_;
 };
+
+// A search whose memory floor (leaf_memory_overflows) prunes nothing and is checked against
+// every estimated leaf it covers instead (the bound's test).
+SearchResult search_audited(const Scenario& scenario, const SearchOptions& options,
+                            MemoryBoundAudit& audit);
 
 }  // namespace paraplan::detail

@@ -1,0 +1,63 @@
+// The search's bounds are true bounds: each one checked against the estimates it stands in for,
+// over the AIAK examples and the presets' default jobs (tests/unit/data/search-golden*.json).
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "paraplan/search.hpp"
+#include "search/searcher.hpp"
+
+using namespace paraplan;
+
+namespace {
+
+#ifdef PARAPLAN_SANITIZED
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+SearchOptions golden_options() {
+  SearchOptions options;
+  options.top = 10;
+  options.time_budget_s = 600;
+  options.distinct_layouts = false;
+  return options;
+}
+
+// Every job of `file`, searched with the memory floor audited: no group of an estimated leaf
+// peaks below its floor, and the search (where the floor prunes nothing) ranks as the pruned one.
+int64_t check_memory_floor(const std::string& file) {
+  std::ifstream input(std::string(PARAPLAN_UNIT_DATA_DIR) + "/" + file);
+  REQUIRE(input.good());
+  int64_t checked = 0;
+  for (const nlohmann::json& example : nlohmann::json::parse(input)) {
+    CAPTURE(example["name"].get<std::string>());
+    const Scenario scenario = parse_scenario(example["scenario"]);
+    detail::MemoryBoundAudit audit;
+    const SearchResult audited = detail::search_audited(scenario, golden_options(), audit);
+    CAPTURE(audit.example);
+    CHECK(audit.violations == 0);
+    checked += audit.checked;
+    const SearchResult pruned = search(scenario, golden_options());
+    REQUIRE(audited.strategies.size() == pruned.strategies.size());
+    for (size_t i = 0; i < pruned.strategies.size(); ++i) {
+      CAPTURE(i);
+      CHECK(to_json(audited.strategies[i].strategy, scenario.cluster) ==
+            to_json(pruned.strategies[i].strategy, scenario.cluster));
+    }
+  }
+  return checked;
+}
+
+}  // namespace
+
+TEST_CASE("the memory floor of a leaf is at most its estimated peak: AIAK examples") {
+  CHECK(check_memory_floor("search-golden.json") > 0);
+}
+
+TEST_CASE("the memory floor of a leaf is at most its estimated peak: preset jobs" *
+          doctest::skip(kSanitized)) {
+  CHECK(check_memory_floor("search-golden-jobs.json") > 0);
+}
