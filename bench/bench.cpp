@@ -165,9 +165,12 @@ int main() {
        4096,
        0.3},
   };
+  // PARAPLAN_BENCH_ONLY=text: only the searches whose name contains it (no estimate bench).
+  const char* only = std::getenv("PARAPLAN_BENCH_ONLY");
   std::printf("Paraplan benchmarks (single thread; minimum of %d runs)\n", kRuns);
-  bench_estimate(scenario_of(jobs[0]));
+  if (only == nullptr) bench_estimate(scenario_of(jobs[0]));
   for (const Job& job : jobs) {
+    if (only != nullptr && std::string(job.name).find(only) == std::string::npos) continue;
     bench_search(job);
     bench_process(job);
   }

@@ -22,7 +22,7 @@ double Searcher::evaluate_time(bool& fits, bool time_unfit) {
   input.memory_margin_fraction = options_.memory_margin.fraction;
   input.time_unfit = time_unfit;
   const PipelineResult result = evaluate_pipeline(input, results_);
-  audit_floors(s_);
+  audit_floors(s_, result.fits);
   if (result.fits && result.iteration_time_s < trace_best_) {
     trace_best_ = result.iteration_time_s;
     trace_bd_ = result.breakdown;
@@ -288,10 +288,13 @@ double Searcher::group_activation_bytes(const PipelineInput& input, const StageG
 // times the least a layer stores (recompute none or selective: linear in the layers), so no split
 // fits when the stages cannot hold the model's layers between them.
 bool Searcher::activations_overflow(int fit_pool) {
+  split_floors_valid_ = false;
   // Offloading activations by layer (a variant the evaluation tries) lowers them.
   if (s_.pipeline_model_parallel_size == 1) return false;
-  // The keys the ZeRO level sets as pinned or to their defaults, as it will.
+  // The keys the ZeRO level sets as pinned or to their defaults, as it will; the stage it
+  // chooses changes only the works' sharded-state traffic (time), so none is priced here.
   for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
+  s_.zero_stage = 0;
   if (s_.cpu_offloading_num_layers > 0) return false;
   PipelineInput input = pipeline_input(model_, training_, cluster_, s_, data_parallel(),
                                        micro_batches(), s_.pipeline_model_parallel_size);
@@ -337,35 +340,54 @@ bool Searcher::activations_overflow(int fit_pool) {
   const int64_t stages = s_.pipeline_model_parallel_size;
   if (model_.num_layers < stages) return false;  // the leaf rejects the split
   const int64_t middle = stages > 2 ? 1 : 0;
-  std::vector<double> layer_bytes(cluster_.pools.size(), 0.0);
+  split_floors_.assign(cluster_.pools.size(), SplitFloor{});
   for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
     if (std::find(s_.pipeline_stage_gpus.begin(), s_.pipeline_stage_gpus.end(),
                   static_cast<int>(pool)) == s_.pipeline_stage_gpus.end()) {
       continue;
     }
     if (s_.recompute[pool].granularity == RecomputeGranularity::full) return false;
-    double least = std::numeric_limits<double>::infinity();
+    SplitFloor& floor = split_floors_[pool];
+    floor.activation_bytes = std::numeric_limits<double>::infinity();
     for (const int64_t moe : {int64_t{0}, int64_t{1}}) {
       if (moe == 1 ? model_.num_moe_layers() == 0 : model_.num_moe_layers() == model_.num_layers) {
         continue;
       }
       const int p = static_cast<int>(pool);
-      const StageWork one = stage_work(input, {p, middle, 1, 1, moe});
-      const StageWork two = stage_work(input, {p, middle, 1, 2, 2 * moe});
-      least = std::min(least, two.stored_activation_bytes - one.stored_activation_bytes);
+      SplitFloor::Kind& kind = floor.kinds[static_cast<size_t>(moe)];
+      kind.used = true;
+      kind.one_group = {p, middle, 1, 1, moe};
+      kind.two_group = {p, middle, 1, 2, 2 * moe};
+      kind.one = stage_work(input, kind.one_group);
+      kind.two = stage_work(input, kind.two_group);
+      floor.activation_bytes =
+          std::min(floor.activation_bytes,
+                   kind.two.stored_activation_bytes - kind.one.stored_activation_bytes);
     }
-    if (!(least > 0)) return false;
-    layer_bytes[pool] = least;
+    if (!(floor.activation_bytes > 0)) return false;
   }
+  split_floors_valid_ = true;
+  return split_room_short(input, nullptr);
+}
+
+// Whether the stages cannot hold the model's layers between them, each layer storing at least
+// its GPU type's least activations per micro-batch in flight (split_floors_) and, with
+// `static_layer_bytes` (per GPU type), holding at least that much weights, gradients and
+// optimizer state.
+bool Searcher::split_room_short(const PipelineInput& input,
+                                const std::vector<double>* static_layer_bytes) const {
+  const int64_t stages = s_.pipeline_model_parallel_size;
   const int64_t v = s_.virtual_pipeline_model_parallel_size;
   const double a2a_overlap_chunk =
       s_.overlap_moe_expert_parallel_comm ? 1.0 / static_cast<double>(v) : 0.0;
   int64_t room = 0;  // layers the stages can hold between them
   for (int64_t i = 0; i < stages && room < model_.num_layers; ++i) {
-    const int pool = s_.pipeline_stage_gpus[static_cast<size_t>(i)];
+    const auto pool = static_cast<size_t>(s_.pipeline_stage_gpus[static_cast<size_t>(i)]);
     const double in_flight =
         in_flight_micro_batches(i, stages, v, micro_batches()) + a2a_overlap_chunk;
-    const double layers = usable(pool) / (in_flight * layer_bytes[static_cast<size_t>(pool)]);
+    const double layer_bytes = in_flight * split_floors_[pool].activation_bytes +
+                               (static_layer_bytes ? (*static_layer_bytes)[pool] : 0.0);
+    const double layers = input.usable_bytes(cluster_.pools[pool].gpu.hbm_bytes) / layer_bytes;
     if (layers < 1) return true;  // not even one layer
     room +=
         static_cast<int64_t>(std::min(std::floor(layers), static_cast<double>(model_.num_layers)));
@@ -382,11 +404,16 @@ namespace paraplan::detail {
 // stages. Without sharded weights or gradients (ZeRO 0 and 1) each term is linear in the
 // stage's parameters, with nothing subtracted, so the stages' terms add up to at least this
 // group's and the fullest stage holds at least their mean.
-double Searcher::mean_static_bytes(const PipelineInput& input) const {
+double Searcher::mean_static_bytes(const PipelineInput& input) {
   const int64_t layers = model_.num_layers;
   const StageGroup all{0, 0, 1, layers, moe_layers_in(model_, 0, layers)};
-  const StageWork work = stage_work(input, all);
-  const StageMemory memory = stage_memory(input, all, work, 0);
+  // Its parameters depend on the layer shape alone: one work for every leaf below the recompute
+  // level.
+  if (!all_layers_work_valid_) {
+    all_layers_work_ = stage_work(input, all);
+    all_layers_work_valid_ = true;
+  }
+  const StageMemory memory = stage_memory(input, all, all_layers_work_, 0);
   return (memory.weights_bytes + memory.gradients_bytes + memory.optimizer_bytes) /
          static_cast<double>(input.stages);
 }
@@ -476,7 +503,16 @@ bool Searcher::leaf_memory_overflows() const {
 }
 
 // The audit: each group's floor for the estimated `strategy` against its estimated peak.
-void Searcher::audit_floors(const Strategy& strategy) {
+void Searcher::audit_floors(const Strategy& strategy, bool fits) {
+  const bool sharded_state = data_parallel() * strategy.context_parallel_size > 1 &&
+                             strategy.zero_stage > 1;  // split_memory_overflows leaves it
+  if (audit_ != nullptr && split_floors_valid_ && split_at_leaf_ && !sharded_state &&
+      split_static_short(strategy)) {
+    ++audit_->split_checked;
+    if (fits && audit_->violations++ == 0) {
+      audit_->example = layout_label(strategy) + ": fits, though its layers cannot be split";
+    }
+  }
   if (audit_ == nullptr || !group_floors_valid_ || results_.size() != group_floors_.size()) return;
   PipelineInput input = pipeline_input(model_, training_, cluster_, strategy, data_parallel(),
                                        micro_batches(), strategy.pipeline_model_parallel_size);
@@ -493,6 +529,57 @@ void Searcher::audit_floors(const Strategy& strategy) {
                         " B";
     }
   }
+}
+
+}  // namespace paraplan::detail
+
+namespace paraplan::detail {
+
+// Whether `strategy` (this leaf or its optimizer-offload variant) cannot fit with the layers
+// still to split: each layer also holds at least the least weights, gradients and optimizer
+// state one more layer of a middle stage adds (ZeRO 0 and 1: linear in the stage's parameters,
+// with nothing subtracted).
+bool Searcher::split_static_short(const Strategy& strategy) const {
+  PipelineInput input = pipeline_input(model_, training_, cluster_, strategy, data_parallel(),
+                                       micro_batches(), strategy.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  input.memory_margin_bytes = options_.memory_margin.bytes;
+  input.memory_margin_fraction = options_.memory_margin.fraction;
+  const int64_t middle = input.stages > 2 ? 1 : 0;
+  const auto static_bytes = [&](const StageGroup& group, const StageWork& work) {
+    const StageMemory memory = stage_memory(input, group, work, middle);
+    return memory.weights_bytes + memory.gradients_bytes + memory.optimizer_bytes;
+  };
+  std::vector<double> static_layer(cluster_.pools.size(), 0.0);
+  for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
+    double least = std::numeric_limits<double>::infinity();
+    for (const SplitFloor::Kind& kind : split_floors_[pool].kinds) {
+      if (!kind.used) continue;
+      least = std::min(
+          least, static_bytes(kind.two_group, kind.two) - static_bytes(kind.one_group, kind.one));
+    }
+    static_layer[pool] = std::isfinite(least) ? std::max(0.0, least) : 0.0;
+  }
+  return split_room_short(input, &static_layer);
+}
+
+// Whether neither this leaf nor its optimizer-offload variant can fit any split of the layers
+// (split_static_short), for ZeRO 0 and 1; not where MindSpeed's parameter-copy reuse may follow.
+bool Searcher::split_memory_overflows() const {
+  if (!split_floors_valid_ || !split_at_leaf_ || reuse_fp32_param_variant_) return false;
+  if (data_parallel() * s_.context_parallel_size > 1 && s_.zero_stage > 1) return false;
+  if (!split_static_short(s_)) return false;
+  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    return true;  // no optimizer offload variant (evaluate)
+  }
+  Strategy offloaded = s_;
+  offloaded.optimizer_cpu_offload = true;
+  offloaded.use_precision_aware_optimizer = true;
+  offloaded.overlap_cpu_optimizer_d2h_h2d =
+      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+  return split_static_short(offloaded);
 }
 
 }  // namespace paraplan::detail

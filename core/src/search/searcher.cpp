@@ -268,6 +268,7 @@ void Searcher::pipeline_level() {
                                    divisors_of_quotient(cluster_.num_gpus, model_parallel))) {
     if (stopped_) return;
     s_.pipeline_model_parallel_size = p;
+    data_parallel_ = data_parallel_size(rule_context_, s_);
     if (rules_hold(Level::pipeline)) virtual_level();
   }
 }
@@ -371,6 +372,7 @@ void Searcher::micro_batch_level() {
                  divisors_of_quotient(training_.global_batch_size, data_parallel()))) {
     if (stopped_) return;
     s_.micro_batch_size = mbs;
+    micro_batches_ = num_micro_batches(rule_context_, s_);
     micro_batch_fits_ = false;
     if (!rules_hold(Level::micro_batch)) continue;
     if (!layer_shape_level(walk) && !options_.exhaustive) walk = Walk::count;
@@ -534,7 +536,8 @@ std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
 // recompute the leaf fits to memory (-1: none).
 bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
   if (pool == cluster_.pools.size()) {
-    group_floors_valid_ = false;  // set by activations_overflow for these recompute settings
+    // Set by activations_overflow for these recompute settings.
+    group_floors_valid_ = split_floors_valid_ = all_layers_work_valid_ = false;
     if (!rules_hold(Level::recompute)) return false;
     // With the recompute settings known, the bound counts what they redo: a subtree that cannot
     // beat the N-th best is only counted. Only once this micro-batch size is known to fit (or
@@ -602,7 +605,8 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
     if (!rules_hold(Level::zero)) continue;
-    if (walk == Walk::evaluate && audit_ == nullptr && leaf_memory_overflows()) {
+    if (walk == Walk::evaluate && audit_ == nullptr &&
+        (leaf_memory_overflows() || split_memory_overflows())) {
       ++stats_.pruned;  // no group's floor fits, for this leaf or its offload variants
       continue;
     }

@@ -28,6 +28,7 @@
 // evaluated and pruned configurations add up to the same space as an exhaustive search.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <limits>
 #include <map>
@@ -87,8 +88,9 @@ struct Rejection {
 // The memory bound's audit (tests): every estimated leaf's groups compared with the floor the
 // bound gave them (leaf_memory_overflows), which then never prunes.
 struct MemoryBoundAudit {
-  int64_t checked = 0;     // groups of estimated leaves compared
-  int64_t violations = 0;  // of which the floor exceeded the estimated peak
+  int64_t checked = 0;        // groups of estimated leaves compared
+  int64_t split_checked = 0;  // estimated leaves whose layers the split floor said cannot fit
+  int64_t violations = 0;     // a floor above the estimated peak, or such a leaf that fits
   std::string example;
 };
 
@@ -137,16 +139,21 @@ class Searcher {
   bool bound_prunes(bool recompute) const;
   bool activations_overflow(int fit_pool);
   bool static_memory_overflows();
-  double mean_static_bytes(const PipelineInput& input) const;
+  double mean_static_bytes(const PipelineInput& input);
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group,
                                 const StageWork& work) const;
   bool leaf_memory_overflows() const;
   bool floors_overflow(const Strategy& strategy) const;
   double group_floor_bytes(const PipelineInput& input, size_t group) const;
-  void audit_floors(const Strategy& strategy);
+  void audit_floors(const Strategy& strategy, bool fits);
+  bool split_room_short(const PipelineInput& input,
+                        const std::vector<double>* static_layer_bytes) const;
+  bool split_static_short(const Strategy& strategy) const;
+  bool split_memory_overflows() const;
 
-  int64_t data_parallel() const { return data_parallel_size(rule_context_, s_); }
-  int64_t micro_batches() const { return num_micro_batches(rule_context_, s_); }
+  // Read at every level below the pipeline's (hot): set where their keys are decided.
+  int64_t data_parallel() const { return data_parallel_; }
+  int64_t micro_batches() const { return micro_batches_; }
 
   // Candidates and rules.
   std::vector<RecomputeOption> recompute_options(size_t pool) const;
@@ -202,6 +209,8 @@ class Searcher {
   bool memory_bound_exact_ = false;
 
   Strategy s_;                  // the working strategy: each level writes its own keys
+  int64_t data_parallel_ = 0;   // of s_ (pipeline_level)
+  int64_t micro_batches_ = 0;   // of s_ (micro_batch_level)
   bool split_at_leaf_ = false;  // the leaf balances the stage layers (set by virtual_level)
   // Some strategy of this micro-batch size fits, or a bound left it unknown (micro_batch_level).
   bool micro_batch_fits_ = false;
@@ -222,6 +231,21 @@ class Searcher {
   };
   std::vector<GroupFloor> group_floors_;
   bool group_floors_valid_ = false;
+  // Where the leaf splits the layers: per GPU type, the least activations a layer stores per
+  // micro-batch and the works of a middle stage of one and two layers of each kind (dense, MoE).
+  struct SplitFloor {
+    double activation_bytes = 0;
+    struct Kind {
+      bool used = false;
+      StageGroup one_group, two_group;
+      StageWork one, two;
+    };
+    std::array<Kind, 2> kinds;
+  };
+  std::vector<SplitFloor> split_floors_;
+  StageWork all_layers_work_;  // every layer as one stage (mean_static_bytes)
+  bool all_layers_work_valid_ = false;
+  bool split_floors_valid_ = false;
   MemoryBoundAudit* audit_ = nullptr;
 
   std::map<std::string_view, Rejection> rejections_;

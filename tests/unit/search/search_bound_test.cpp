@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "paraplan/search.hpp"
 #include "search/searcher.hpp"
@@ -26,12 +27,14 @@ SearchOptions golden_options() {
   return options;
 }
 
-// Every job of `file`, searched with the memory floor audited: no group of an estimated leaf
-// peaks below its floor, and the search (where the floor prunes nothing) ranks as the pruned one.
-int64_t check_memory_floor(const std::string& file) {
+// Every job of `file`, searched with the memory floors audited: no group of an estimated leaf
+// peaks below its floor, no leaf whose layers the split floor says cannot fit does, and the
+// search (where the floors prune nothing) ranks as the pruned one. Returns how many groups and
+// leaves were checked.
+std::pair<int64_t, int64_t> check_memory_floor(const std::string& file) {
   std::ifstream input(std::string(PARAPLAN_UNIT_DATA_DIR) + "/" + file);
   REQUIRE(input.good());
-  int64_t checked = 0;
+  int64_t checked = 0, split_checked = 0;
   for (const nlohmann::json& example : nlohmann::json::parse(input)) {
     CAPTURE(example["name"].get<std::string>());
     const Scenario scenario = parse_scenario(example["scenario"]);
@@ -40,6 +43,7 @@ int64_t check_memory_floor(const std::string& file) {
     CAPTURE(audit.example);
     CHECK(audit.violations == 0);
     checked += audit.checked;
+    split_checked += audit.split_checked;
     const SearchResult pruned = search(scenario, golden_options());
     REQUIRE(audited.strategies.size() == pruned.strategies.size());
     for (size_t i = 0; i < pruned.strategies.size(); ++i) {
@@ -48,16 +52,20 @@ int64_t check_memory_floor(const std::string& file) {
             to_json(pruned.strategies[i].strategy, scenario.cluster));
     }
   }
-  return checked;
+  return {checked, split_checked};
 }
 
 }  // namespace
 
 TEST_CASE("the memory floor of a leaf is at most its estimated peak: AIAK examples") {
-  CHECK(check_memory_floor("search-golden.json") > 0);
+  const auto [checked, split_checked] = check_memory_floor("search-golden.json");
+  CHECK(checked > 0);
+  CHECK(split_checked > 0);
 }
 
 TEST_CASE("the memory floor of a leaf is at most its estimated peak: preset jobs" *
           doctest::skip(kSanitized)) {
-  CHECK(check_memory_floor("search-golden-jobs.json") > 0);
+  const auto [checked, split_checked] = check_memory_floor("search-golden-jobs.json");
+  CHECK(checked > 0);
+  CHECK(split_checked > 0);
 }
