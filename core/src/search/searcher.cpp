@@ -124,6 +124,19 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
       if (first_checked_here(rule->reads)) framework_rules_at_[level].push_back(rule);
     }
   }
+  for (size_t level = 0; level < kNumLevels; ++level) {
+    rule_rejections_at_.emplace_back(rules_at_[level].size(), nullptr);
+    framework_rejections_at_.emplace_back(framework_rules_at_[level].size(), nullptr);
+  }
+  framework_rules_reading_.resize(kNumStrategyKeys);
+  switch_pinned_.resize(kNumStrategyKeys);
+  for (const StrategyKey& row : strategy_keys()) {
+    const auto id = static_cast<size_t>(row.id);
+    switch_pinned_[id] = pins_.given(row.id);
+    for (const FrameworkRule* rule : framework_rules_) {
+      if (rule->reads.contains(row.id)) framework_rules_reading_[id].push_back(rule);
+    }
+  }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
   init_shape_counts();
   zero_pins_.stage = pins_.get(K::zero_stage);
@@ -149,29 +162,46 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
 }
 
 bool Searcher::rules_hold(Level level) {
-  for (const Rule* rule : rules_at_[static_cast<size_t>(level)]) {
-    if (rule->holds(rule_context_, s_)) continue;
-    Rejection& rejection = tally(rule->name);
-    if (rejection.count++ == 0) rejection.example = rule->reason(rule_context_, s_);
+  const auto at = static_cast<size_t>(level);
+  const std::vector<const Rule*>& rules = rules_at_[at];
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (rules[i]->holds(rule_context_, s_)) continue;
+    Rejection& rejection = tally(rule_rejections_at_[at][i], rules[i]->name);
+    if (rejection.count++ == 0) rejection.example = rules[i]->reason(rule_context_, s_);
     return false;
   }
-  for (const FrameworkRule* rule : framework_rules_at_[static_cast<size_t>(level)]) {
-    if (rule->expressible(rule_context_, s_)) continue;
-    Rejection& rejection = tally(rule->why);
-    if (rejection.count++ == 0) rejection.example = rule->reason();
+  const std::vector<const FrameworkRule*>& framework_rules = framework_rules_at_[at];
+  for (size_t i = 0; i < framework_rules.size(); ++i) {
+    if (framework_rules[i]->expressible(rule_context_, s_)) continue;
+    Rejection& rejection = tally(framework_rejections_at_[at][i], framework_rules[i]->why);
+    if (rejection.count++ == 0) rejection.example = framework_rules[i]->reason();
     return false;
   }
   return true;
 }
 
+// As detail::fit_switch_to_framework, over the rules that read the key (hot: every layer shape).
 void Searcher::fit_switch_to_framework(StrategyKeyId key) {
-  if (strategy_key(key).get(s_, 0) == 0) return;  // off: nothing to fit, and no call (hot)
-  detail::fit_switch_to_framework(framework_rules_, rule_context_, pins_, key, s_);
+  const StrategyKey& row = strategy_key(key);
+  const auto id = static_cast<size_t>(key);
+  if (row.get(s_, 0) == 0 || switch_pinned_[id]) return;  // off or pinned: nothing to fit
+  for (const FrameworkRule* rule : framework_rules_reading_[id]) {
+    if (rule->expressible(rule_context_, s_)) continue;
+    row.set(s_, 0, 0);
+    return;
+  }
 }
 
 Rejection& Searcher::tally(std::string_view why) {
   if (recorded_rejections_ != nullptr) recorded_rejections_->push_back(why);
   return rejections_[why];
+}
+
+// The same, through a rule's own pointer into rejections_ (its nodes never move).
+Rejection& Searcher::tally(Rejection*& cached, std::string_view why) {
+  if (recorded_rejections_ != nullptr) recorded_rejections_->push_back(why);
+  if (cached == nullptr) cached = &rejections_[why];
+  return *cached;
 }
 
 void Searcher::reject(std::string_view why, const std::string& example) {
@@ -605,13 +635,13 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
     if (!rules_hold(Level::zero)) continue;
+    if (walk == Walk::evaluate && static_memory_overflows()) {
+      ++stats_.pruned;  // a leaf that cannot fit: counted, as the micro-batch walk sees it
+      continue;
+    }
     if (walk == Walk::evaluate && audit_ == nullptr &&
         (leaf_memory_overflows() || split_memory_overflows())) {
       ++stats_.pruned;  // no group's floor fits, for this leaf or its offload variants
-      continue;
-    }
-    if (walk == Walk::evaluate && static_memory_overflows()) {
-      ++stats_.pruned;  // a leaf that cannot fit: counted, as the micro-batch walk sees it
       continue;
     }
     any_fit_or_unknown |= leaf(walk, fit_pool);

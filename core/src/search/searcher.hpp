@@ -163,6 +163,7 @@ class Searcher {
   void fit_switch_to_framework(StrategyKeyId key);
   void reject(std::string_view why, const std::string& example);
   Rejection& tally(std::string_view why);  // the count of `why`, noted while one is recorded
+  Rejection& tally(Rejection*& cached, std::string_view why);
   void tick();
 
   std::vector<std::string> diagnosis() const;
@@ -182,6 +183,11 @@ class Searcher {
   // per level: the rules of the scenario's framework its keys complete
   std::vector<std::vector<const FrameworkRule*>> framework_rules_at_;
   std::vector<const FrameworkRule*> framework_rules_;  // all of them
+  // Per level and rule: its entry in rejections_, once it rejected something.
+  std::vector<std::vector<Rejection*>> rule_rejections_at_, framework_rejections_at_;
+  // Per key: the framework rules that read it, and whether it is pinned (fit_switch_to_framework).
+  std::vector<std::vector<const FrameworkRule*>> framework_rules_reading_;
+  std::vector<bool> switch_pinned_;
   CostCache costs_;
   TopStrategies top_;
   SearchStats stats_;
