@@ -119,6 +119,11 @@ LayerPasses host_bound(const LayerCost& layer, const Strategy& s) {
 
 }  // namespace
 
+double layer_passes_s(const LayerCost& layer, const Strategy& strategy) {
+  const LayerPasses passes = host_bound(layer, strategy);
+  return passes.forward.total_s() + passes.backward.total_s();
+}
+
 bool recomputes_on_its_own(const Recompute& recompute, RecomputeModule module) {
   // --recompute-modules; whole MoE layers include their experts' activation and the shared
   // experts.

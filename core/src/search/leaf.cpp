@@ -22,7 +22,7 @@ double Searcher::evaluate_time(bool& fits, bool time_unfit) {
   input.memory_margin_fraction = options_.memory_margin.fraction;
   input.time_unfit = time_unfit;
   const PipelineResult result = evaluate_pipeline(input, results_);
-  audit_floors(s_, result.fits);
+  audit_floors(s_, result.fits, result.iteration_time_s);
   if (result.fits && result.iteration_time_s < trace_best_) {
     trace_best_ = result.iteration_time_s;
     trace_bd_ = result.breakdown;
@@ -209,16 +209,18 @@ double Searcher::lower_bound_s(bool recompute) const {
     return forward.total_s() + backward.total_s();
   };
   // One layer of each kind on stage `i`'s GPU type, recompute included where asked.
+  // Each layer's passes at least the host's time to issue them (stage_work's host bound: the
+  // CUDA graph keys it reads are the ZeRO level's fixed ones, set in s_ from the start).
   const auto dense_s = [&](size_t i) {
     const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
     const LayerCost& l = pool_costs_[pool]->dense;
-    return pass_s(l.forward, l.backward) +
+    return layer_passes_s(l, s) +
            (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
   };
   const auto moe_s = [&](size_t i) {
     const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
     const LayerCost& l = pool_costs_[pool]->moe;
-    return pass_s(l.forward, l.backward) +
+    return layer_passes_s(l, s) +
            (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
   };
   const size_t stages = s.pipeline_stage_gpus.size();
@@ -503,7 +505,15 @@ bool Searcher::leaf_memory_overflows() const {
 }
 
 // The audit: each group's floor for the estimated `strategy` against its estimated peak.
-void Searcher::audit_floors(const Strategy& strategy, bool fits) {
+void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) {
+  if (audit_ != nullptr && std::isfinite(time_s) && audit_time_floor_s_ > 0) {
+    ++audit_->time_checked;
+    if (audit_time_floor_s_ > time_s * (1 + 1e-9) && audit_->violations++ == 0) {
+      audit_->example = layout_label(strategy) + ": time bound " +
+                        std::to_string(audit_time_floor_s_) + " s > estimated " +
+                        std::to_string(time_s) + " s";
+    }
+  }
   const bool sharded_state = data_parallel() * strategy.context_parallel_size > 1 &&
                              strategy.zero_stage > 1;  // split_memory_overflows leaves it
   if (audit_ != nullptr && split_floors_valid_ && split_at_leaf_ && !sharded_state &&

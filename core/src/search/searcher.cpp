@@ -149,6 +149,9 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
     if (!zero_keys.contains(row.id) || kZeroLevelChooses.contains(row.id)) continue;
     zero_pins_.fixed.emplace_back(&row, pins_.get(row.id).value_or(row.default_value()));
   }
+  // Those keys hold these values wherever a bound reads them (the CUDA graph keys, in the layers'
+  // host time).
+  for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
   // The framework's rules on parameter-copy reuse read that key alone.
   Strategy reusing;
   reusing.reuse_fp32_param = true;
@@ -568,7 +571,9 @@ bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
   if (pool == cluster_.pools.size()) {
     // Set by activations_overflow for these recompute settings.
     group_floors_valid_ = split_floors_valid_ = all_layers_work_valid_ = false;
+    audit_time_floor_s_ = 0;
     if (!rules_hold(Level::recompute)) return false;
+    if (audit_ != nullptr && walk == Walk::evaluate) audit_time_floor_s_ = lower_bound_s(true);
     // With the recompute settings known, the bound counts what they redo: a subtree that cannot
     // beat the N-th best is only counted. Only once this micro-batch size is known to fit (or
     // left unknown) elsewhere: whether it fits decides if larger sizes are walked (below).

@@ -85,11 +85,13 @@ struct Rejection {
   std::string example;
 };
 
-// The memory bound's audit (tests): every estimated leaf's groups compared with the floor the
-// bound gave them (leaf_memory_overflows), which then never prunes.
+// The bounds' audit (tests): every estimated leaf's groups compared with the memory floor the
+// bound gave them (leaf_memory_overflows, split_memory_overflows: these then never prune), and
+// its time with the time bound of its recompute settings (lower_bound_s).
 struct MemoryBoundAudit {
   int64_t checked = 0;        // groups of estimated leaves compared
   int64_t split_checked = 0;  // estimated leaves whose layers the split floor said cannot fit
+  int64_t time_checked = 0;   // estimated leaves timed against the recompute level's time bound
   int64_t violations = 0;     // a floor above the estimated peak, or such a leaf that fits
   std::string example;
 };
@@ -145,7 +147,7 @@ class Searcher {
   bool leaf_memory_overflows() const;
   bool floors_overflow(const Strategy& strategy) const;
   double group_floor_bytes(const PipelineInput& input, size_t group) const;
-  void audit_floors(const Strategy& strategy, bool fits);
+  void audit_floors(const Strategy& strategy, bool fits, double time_s);
   bool split_room_short(const PipelineInput& input,
                         const std::vector<double>* static_layer_bytes) const;
   bool split_static_short(const Strategy& strategy) const;
@@ -253,6 +255,7 @@ class Searcher {
   bool all_layers_work_valid_ = false;
   bool split_floors_valid_ = false;
   MemoryBoundAudit* audit_ = nullptr;
+  double audit_time_floor_s_ = 0;  // the time bound of the leaves below (audit)
 
   std::map<std::string_view, Rejection> rejections_;
   // While a pruned shape is walked for its count: the rejections it makes, in order.

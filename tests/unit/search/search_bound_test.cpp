@@ -2,6 +2,7 @@
 // over the AIAK examples and the presets' default jobs (tests/unit/data/search-golden*.json).
 #include <doctest/doctest.h>
 
+#include <array>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -27,14 +28,15 @@ SearchOptions golden_options() {
   return options;
 }
 
-// Every job of `file`, searched with the memory floors audited: no group of an estimated leaf
-// peaks below its floor, no leaf whose layers the split floor says cannot fit does, and the
-// search (where the floors prune nothing) ranks as the pruned one. Returns how many groups and
-// leaves were checked.
-std::pair<int64_t, int64_t> check_memory_floor(const std::string& file) {
+// Every job of `file`, searched with the bounds audited: no group of an estimated leaf peaks
+// below its memory floor, no leaf whose layers the split floor says cannot fit does, no leaf is
+// faster than the time bound of its recompute settings (host issue time included), and the
+// search (where the memory floors prune nothing) ranks as the pruned one. Returns how many
+// groups, split leaves and timed leaves were checked.
+std::array<int64_t, 3> check_memory_floor(const std::string& file) {
   std::ifstream input(std::string(PARAPLAN_UNIT_DATA_DIR) + "/" + file);
   REQUIRE(input.good());
-  int64_t checked = 0, split_checked = 0;
+  int64_t checked = 0, split_checked = 0, time_checked = 0;
   for (const nlohmann::json& example : nlohmann::json::parse(input)) {
     CAPTURE(example["name"].get<std::string>());
     const Scenario scenario = parse_scenario(example["scenario"]);
@@ -44,6 +46,7 @@ std::pair<int64_t, int64_t> check_memory_floor(const std::string& file) {
     CHECK(audit.violations == 0);
     checked += audit.checked;
     split_checked += audit.split_checked;
+    time_checked += audit.time_checked;
     const SearchResult pruned = search(scenario, golden_options());
     REQUIRE(audited.strategies.size() == pruned.strategies.size());
     for (size_t i = 0; i < pruned.strategies.size(); ++i) {
@@ -52,20 +55,22 @@ std::pair<int64_t, int64_t> check_memory_floor(const std::string& file) {
             to_json(pruned.strategies[i].strategy, scenario.cluster));
     }
   }
-  return {checked, split_checked};
+  return {checked, split_checked, time_checked};
 }
 
 }  // namespace
 
-TEST_CASE("the memory floor of a leaf is at most its estimated peak: AIAK examples") {
-  const auto [checked, split_checked] = check_memory_floor("search-golden.json");
+TEST_CASE("the bounds of a leaf are at most its estimated peak and time: AIAK examples") {
+  const auto [checked, split_checked, time_checked] = check_memory_floor("search-golden.json");
   CHECK(checked > 0);
   CHECK(split_checked > 0);
+  CHECK(time_checked > 0);
 }
 
-TEST_CASE("the memory floor of a leaf is at most its estimated peak: preset jobs" *
+TEST_CASE("the bounds of a leaf are at most its estimated peak and time: preset jobs" *
           doctest::skip(kSanitized)) {
-  const auto [checked, split_checked] = check_memory_floor("search-golden-jobs.json");
+  const auto [checked, split_checked, time_checked] = check_memory_floor("search-golden-jobs.json");
   CHECK(checked > 0);
   CHECK(split_checked > 0);
+  CHECK(time_checked > 0);
 }
