@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 
 #include "paraplan/estimate.hpp"
 #include "search/candidates.hpp"
@@ -479,45 +478,12 @@ bool Searcher::layer_shape_level(Walk walk) {
           pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
         }
         tick();
-        ++trace_.shapes;
         if (bound_prunes(false)) {
-          ++trace_.shape_pruned;
           count_shape();
           any_fit_or_unknown = micro_batch_fits_ = true;
           continue;
         }
-        {
-          const int64_t fit_before = stats_.feasible, leaves_before = trace_.leaves;
-          const double worst_before = top_.worst_s();
-          const double bound = lower_bound_s(false);
-          trace_best_ = std::numeric_limits<double>::infinity();
-          any_fit_or_unknown |= recompute_level(0, walk, -1);
-          const int64_t leaves = trace_.leaves - leaves_before;
-          if (stats_.feasible == fit_before) {
-            ++trace_.shape_nofit;
-            trace_.leaves_nofit += leaves;
-          } else if (trace_best_ >= worst_before) {
-            ++trace_.shape_slow;
-            trace_.leaves_slow += leaves;
-            trace_.ratio_slow += bound / trace_best_;
-            auto& a = trace_sum_;
-            auto& b = trace_bd_;
-            double T = trace_best_;
-            a.compute_s += b.compute_s / T;
-            a.recompute_s += b.recompute_s / T;
-            a.tp_comm_s += b.tp_comm_s / T;
-            a.pp_comm_s += b.pp_comm_s / T;
-            a.dp_comm_s += b.dp_comm_s / T;
-            a.cp_comm_s += b.cp_comm_s / T;
-            a.ep_comm_s += b.ep_comm_s / T;
-            a.optimizer_s += b.optimizer_s / T;
-            a.bubble_s += b.bubble_s / T;
-            a.offload_s += b.offload_s / T;
-          } else {
-            ++trace_.shape_useful;
-            trace_.leaves_useful += leaves;
-          }
-        }
+        any_fit_or_unknown |= recompute_level(0, walk, -1);
       }
     }
   }
@@ -585,7 +551,6 @@ bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
       return false;
     }
     if (walk == Walk::evaluate && micro_batch_fits_ && bound_prunes(true)) {
-      ++trace_.rec_pruned;
       zero_level(Walk::count, fit_pool);
       return true;
     }
@@ -703,28 +668,6 @@ Report Searcher::estimate_on_used_gpus(const Strategy& strategy) const {
 SearchResult Searcher::run() {
   tensor_level();
   stats_.complete = !stopped_;
-  if (std::getenv("PARAPLAN_TRACE")) {
-    auto& t = trace_;
-    std::fprintf(stderr,
-                 "shapes %lld shape_pruned %lld rec_pruned %lld leaves %lld fit %lld unfit %lld "
-                 "times %lld timed_unfit %lld splits %lld variants %lld pp1 %lld unfit_pp1 %lld\n",
-                 (long long)t.shapes, (long long)t.shape_pruned, (long long)t.rec_pruned,
-                 (long long)t.leaves, (long long)t.fit, (long long)t.unfit, (long long)t.times,
-                 (long long)t.timed_unfit, (long long)t.splits, (long long)t.variants,
-                 (long long)t.pp1, (long long)t.unfit_pp1);
-    std::fprintf(stderr, "nofit %lld/%lld slow %lld/%lld (bound/best %.3f) useful %lld/%lld\n",
-                 (long long)t.shape_nofit, (long long)t.leaves_nofit, (long long)t.shape_slow,
-                 (long long)t.leaves_slow, t.ratio_slow / std::max<int64_t>(1, t.shape_slow),
-                 (long long)t.shape_useful, (long long)t.leaves_useful);
-    auto a = trace_sum_;
-    double n = std::max<int64_t>(1, t.shape_slow);
-    std::fprintf(stderr,
-                 "slow mean shares: compute %.3f recompute %.3f tp %.3f pp %.3f dp %.3f cp %.3f ep "
-                 "%.3f opt %.3f bubble %.3f offload %.3f\n",
-                 a.compute_s / n, a.recompute_s / n, a.tp_comm_s / n, a.pp_comm_s / n,
-                 a.dp_comm_s / n, a.cp_comm_s / n, a.ep_comm_s / n, a.optimizer_s / n,
-                 a.bubble_s / n, a.offload_s / n);
-  }
   stats_.space = stats_.evaluated + stats_.pruned;
   SearchResult result;
   // Each strategy carries the report of the public estimate, on a cluster that lists the GPUs

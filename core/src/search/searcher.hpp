@@ -279,16 +279,6 @@ class Searcher {
   ShapeCount walk_shape_count();
   void replay(const ShapeCount& count);
   ClosestMiss closest_;
-
- public:
-  struct Trace {
-    int64_t shapes = 0, shape_pruned = 0, rec_pruned = 0, leaves = 0, fit = 0, unfit = 0, times = 0,
-            timed_unfit = 0, splits = 0, variants = 0, pp1 = 0, unfit_pp1 = 0, shape_nofit = 0,
-            leaves_nofit = 0, shape_slow = 0, leaves_slow = 0, shape_useful = 0, leaves_useful = 0;
-    double ratio_slow = 0;
-  } trace_;
-  double trace_best_ = 0;
-  TimeBreakdown trace_bd_, trace_sum_;
 };
 
 // A search whose memory floor (leaf_memory_overflows) prunes nothing and is checked against

@@ -1,0 +1,414 @@
+// The search's bounds (docs/search.md, section 3): the time bound of a layer shape and of its
+// recompute settings, and the memory bounds that count subtrees and leaves that cannot fit
+// (activations, mean state, each group's floor, the split's floor), with their audit.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "search/searcher.hpp"
+
+namespace paraplan::detail {
+
+// The pace (slowest stage) and total work per micro-batch of any split of the model's layers over
+// `stages` stages of one GPU type, each layer at its kind's time (`dense_s`, `moe_s`), the first
+// stage with the embedding and the last with the LM head: the work is the same for every split
+// (each layer runs once), the slowest stage does at least the mean, and some stage holds at least
+// ceil(layers / stages) layers, no faster than the cheapest that many layers can be.
+std::pair<double, double> Searcher::one_type_split_bound_s(double dense_s, double moe_s,
+                                                           double embedding_s, double head_s,
+                                                           int64_t stages) const {
+  const int64_t layers = model_.num_layers;
+  const int64_t moe_layers = moe_layers_in(model_, 0, layers);
+  const int64_t dense_layers = layers - moe_layers;
+  const double work = static_cast<double>(dense_layers) * dense_s +
+                      static_cast<double>(moe_layers) * moe_s + embedding_s + head_s;
+  const int64_t most = (layers + stages - 1) / stages;
+  const bool dense_cheaper = dense_s <= moe_s;
+  const int64_t cheap = std::min(most, dense_cheaper ? dense_layers : moe_layers);
+  const double fullest = static_cast<double>(cheap) * std::min(dense_s, moe_s) +
+                         static_cast<double>(most - cheap) * std::max(dense_s, moe_s);
+  const double pace = std::max(work / static_cast<double>(stages), fullest);
+  return {pace, work};
+}
+
+// A lower bound on the iteration time for every recompute and ZeRO choice of a layer shape:
+// the pipeline with each layer's compute and in-layer communication (tensor, context, expert
+// parallel), which neither choice removes, and none of point-to-point, data parallel or
+// optimizer time. With `recompute` (the recompute settings decided), each layer's backward also
+// redoes at least what its recompute setting redoes (layer_recompute_floor_s).
+double Searcher::lower_bound_s(bool recompute) const {
+  const Strategy& s = s_;
+  const auto pass_s = [](const PassTime& forward, const PassTime& backward) {
+    return forward.total_s() + backward.total_s();
+  };
+  // One layer of each kind on stage `i`'s GPU type, recompute included where asked.
+  // Each layer's passes at least the host's time to issue them (stage_work's host bound: the
+  // CUDA graph keys it reads are the ZeRO level's fixed ones, set in s_ from the start).
+  const auto dense_s = [&](size_t i) {
+    const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
+    const LayerCost& l = pool_costs_[pool]->dense;
+    return layer_passes_s(l, s) +
+           (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
+  };
+  const auto moe_s = [&](size_t i) {
+    const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
+    const LayerCost& l = pool_costs_[pool]->moe;
+    return layer_passes_s(l, s) +
+           (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
+  };
+  const size_t stages = s.pipeline_stage_gpus.size();
+  const auto edges_s = [&](size_t i) {
+    const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus[i])];
+    return (i == 0 ? pass_s(c.embedding.forward, c.embedding.backward) : 0.0) +
+           (i + 1 == stages ? pass_s(c.head.forward, c.head.backward) : 0.0);
+  };
+  const auto layer_s = [&](size_t i) { return std::min(dense_s(i), moe_s(i)); };
+  // Pace (slowest stage) and total work of all stages per micro-batch.
+  double pace = 0, work = 0;
+  if (!split_at_leaf_) {  // a fixed split: each stage's dense and MoE layers as estimated
+    int64_t first_layer = 0;
+    for (size_t i = 0; i < stages; ++i) {
+      const int64_t layers = s.pipeline_stage_layers[i];
+      const int64_t moe_layers = moe_layers_in(model_, first_layer, layers);
+      first_layer += layers;
+      const double stage = static_cast<double>(layers - moe_layers) * dense_s(i) +
+                           static_cast<double>(moe_layers) * moe_s(i) + edges_s(i);
+      pace = std::max(pace, stage);
+      work += stage;
+    }
+  } else if (!mixed_) {  // a split still to choose on one GPU type
+    const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus.front())];
+    const auto [pace_s, work_s] = one_type_split_bound_s(
+        dense_s(0), moe_s(0), pass_s(c.embedding.forward, c.embedding.backward),
+        pass_s(c.head.forward, c.head.backward), static_cast<int64_t>(stages));
+    pace = pace_s;
+    work = work_s;
+  } else {  // a split still to choose: a perfectly balanced continuous split, least work
+    double rate = 0, fixed = 0, fastest_layer = std::numeric_limits<double>::infinity();
+    for (size_t i = 0; i < stages; ++i) {
+      rate += 1 / layer_s(i);
+      fixed += edges_s(i) / layer_s(i);
+      fastest_layer = std::min(fastest_layer, layer_s(i));
+      work += edges_s(i);
+    }
+    pace = (static_cast<double>(model_.num_layers) + fixed) / rate;
+    work = std::max(pace, work + static_cast<double>(model_.num_layers) * fastest_layer);
+  }
+  // m paces, plus filling and draining the other stages' work (as evaluate_pipeline).
+  return static_cast<double>(micro_batches()) * pace +
+         (work - pace) / static_cast<double>(s.virtual_pipeline_model_parallel_size);
+}
+
+// The activations one GPU of `group` holds at its peak (stage_memory's activations, without the
+// CUDA graphs' buffers): no ZeRO-level choice changes them, and every other term of the peak is
+// at least zero.
+double Searcher::group_activation_bytes(const PipelineInput& input, const StageGroup& group,
+                                        const StageWork& work) const {
+  const int64_t v = s_.virtual_pipeline_model_parallel_size;
+  const double a2a_overlap_chunk =
+      s_.overlap_moe_expert_parallel_comm ? 1.0 / static_cast<double>(v) : 0.0;
+  const double in_flight = in_flight_micro_batches(group.first, input.stages, v, micro_batches());
+  return (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
+}
+
+// Whether no strategy below the recompute level fits in GPU memory, whatever the ZeRO level and
+// the leaf choose: some stage's activations alone exceed what the stage may use. Where the
+// layers are split, each group's activations as the estimate computes them (a pool whose block
+// recompute the leaf fits at either end of its range: its activations are affine in the layers
+// it recomputes); where the leaf splits them, each stage's activations are at least its layers
+// times the least a layer stores (recompute none or selective: linear in the layers), so no split
+// fits when the stages cannot hold the model's layers between them.
+bool Searcher::activations_overflow(int fit_pool) {
+  split_floors_valid_ = false;
+  // Offloading activations by layer (a variant the evaluation tries) lowers them.
+  if (s_.pipeline_model_parallel_size == 1) return false;
+  // The keys the ZeRO level sets as pinned or to their defaults, as it will; the stage it
+  // chooses changes only the works' sharded-state traffic (time), so none is priced here.
+  for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
+  s_.zero_stage = 0;
+  if (s_.cpu_offloading_num_layers > 0) return false;
+  PipelineInput input = pipeline_input(model_, training_, cluster_, s_, data_parallel(),
+                                       micro_batches(), s_.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  input.memory_margin_bytes = options_.memory_margin.bytes;
+  input.memory_margin_fraction = options_.memory_margin.fraction;
+  const auto usable = [&](int pool) {
+    return input.usable_bytes(cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes);
+  };
+  if (!split_at_leaf_) {
+    group_stages(s_.pipeline_stage_gpus, s_.pipeline_stage_layers, model_, groups_);
+    input.groups = groups_;
+    // fit_block_layers' range of block-recomputed layers: 1 to a chunk less one.
+    Recompute* block = fit_pool >= 0 ? &s_.recompute[static_cast<size_t>(fit_pool)] : nullptr;
+    const int64_t kept = block ? block->num_layers : 0;
+    const int64_t most = std::max<int64_t>(
+        1, *std::min_element(s_.pipeline_stage_layers.begin(), s_.pipeline_stage_layers.end()) /
+                   s_.virtual_pipeline_model_parallel_size -
+               1);
+    bool overflow = false;
+    group_floors_.clear();
+    for (const StageGroup& group : groups_) {
+      if (block) block->num_layers = 1;
+      // The group's parameters do not depend on recompute: one work serves the floor.
+      StageWork work = stage_work(input, group);
+      double bytes = group_activation_bytes(input, group, work);
+      if (block) {
+        block->num_layers = most;
+        bytes = std::min(bytes, group_activation_bytes(input, group, stage_work(input, group)));
+      }
+      group_floors_.push_back({group, bytes, std::move(work)});
+      if (bytes > usable(group.pool)) {
+        overflow = true;
+        break;
+      }
+    }
+    if (block) block->num_layers = kept;
+    group_floors_valid_ = !overflow;
+    return overflow;
+  }
+  // The least a layer stores per micro-batch on each GPU type: one layer more in a middle stage.
+  const int64_t stages = s_.pipeline_model_parallel_size;
+  if (model_.num_layers < stages) return false;  // the leaf rejects the split
+  const int64_t middle = stages > 2 ? 1 : 0;
+  split_floors_.assign(cluster_.pools.size(), SplitFloor{});
+  for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
+    if (std::find(s_.pipeline_stage_gpus.begin(), s_.pipeline_stage_gpus.end(),
+                  static_cast<int>(pool)) == s_.pipeline_stage_gpus.end()) {
+      continue;
+    }
+    if (s_.recompute[pool].granularity == RecomputeGranularity::full) return false;
+    SplitFloor& floor = split_floors_[pool];
+    floor.activation_bytes = std::numeric_limits<double>::infinity();
+    for (const int64_t moe : {int64_t{0}, int64_t{1}}) {
+      if (moe == 1 ? model_.num_moe_layers() == 0 : model_.num_moe_layers() == model_.num_layers) {
+        continue;
+      }
+      const int p = static_cast<int>(pool);
+      SplitFloor::Kind& kind = floor.kinds[static_cast<size_t>(moe)];
+      kind.used = true;
+      kind.one_group = {p, middle, 1, 1, moe};
+      kind.two_group = {p, middle, 1, 2, 2 * moe};
+      kind.one = stage_work(input, kind.one_group);
+      kind.two = stage_work(input, kind.two_group);
+      floor.activation_bytes =
+          std::min(floor.activation_bytes,
+                   kind.two.stored_activation_bytes - kind.one.stored_activation_bytes);
+    }
+    if (!(floor.activation_bytes > 0)) return false;
+  }
+  split_floors_valid_ = true;
+  return split_room_short(input, nullptr);
+}
+
+// Whether the stages cannot hold the model's layers between them, each layer storing at least
+// its GPU type's least activations per micro-batch in flight (split_floors_) and, with
+// `static_layer_bytes` (per GPU type), holding at least that much weights, gradients and
+// optimizer state.
+bool Searcher::split_room_short(const PipelineInput& input,
+                                const std::vector<double>* static_layer_bytes) const {
+  const int64_t stages = s_.pipeline_model_parallel_size;
+  const int64_t v = s_.virtual_pipeline_model_parallel_size;
+  const double a2a_overlap_chunk =
+      s_.overlap_moe_expert_parallel_comm ? 1.0 / static_cast<double>(v) : 0.0;
+  int64_t room = 0;  // layers the stages can hold between them
+  for (int64_t i = 0; i < stages && room < model_.num_layers; ++i) {
+    const auto pool = static_cast<size_t>(s_.pipeline_stage_gpus[static_cast<size_t>(i)]);
+    const double in_flight =
+        in_flight_micro_batches(i, stages, v, micro_batches()) + a2a_overlap_chunk;
+    const double layer_bytes = in_flight * split_floors_[pool].activation_bytes +
+                               (static_layer_bytes ? (*static_layer_bytes)[pool] : 0.0);
+    const double layers = input.usable_bytes(cluster_.pools[pool].gpu.hbm_bytes) / layer_bytes;
+    if (layers < 1) return true;  // not even one layer
+    room +=
+        static_cast<int64_t>(std::min(std::floor(layers), static_cast<double>(model_.num_layers)));
+  }
+  return room < model_.num_layers;
+}
+
+// The weights, gradients and optimizer state of one GPU of a stage, averaged over the stages,
+// at most: stage_memory's for one group of every layer (the LM head left out), divided by the
+// stages. Without sharded weights or gradients (ZeRO 0 and 1) each term is linear in the
+// stage's parameters, with nothing subtracted, so the stages' terms add up to at least this
+// group's and the fullest stage holds at least their mean.
+double Searcher::mean_static_bytes(const PipelineInput& input) {
+  const int64_t layers = model_.num_layers;
+  const StageGroup all{0, 0, 1, layers, moe_layers_in(model_, 0, layers)};
+  // Its parameters depend on the layer shape alone: one work for every leaf below the recompute
+  // level.
+  if (!all_layers_work_valid_) {
+    all_layers_work_ = stage_work(input, all);
+    all_layers_work_valid_ = true;
+  }
+  const StageMemory memory = stage_memory(input, all, all_layers_work_, 0);
+  return (memory.weights_bytes + memory.gradients_bytes + memory.optimizer_bytes) /
+         static_cast<double>(input.stages);
+}
+
+// Whether this leaf and the offloading variants the evaluation would try (the optimizer on the
+// CPU) cannot fit on one GPU type: the mean of the stages' weights, gradients and optimizer
+// state alone exceeds what a GPU may use. Only where the bound is exact for the micro-batch walk
+// (memory_bound_exact_), once something is ranked, for ZeRO 0 and 1, not where MindSpeed's
+// parameter-copy reuse may follow. Block recompute does not change these terms.
+bool Searcher::static_memory_overflows() {
+  if (!memory_bound_exact_ || options_.exhaustive || mixed_ || top_.best() == nullptr ||
+      reuse_fp32_param_variant_) {
+    return false;
+  }
+  const int64_t dp_cp = data_parallel() * s_.context_parallel_size;
+  if (dp_cp > 1 && s_.zero_stage > 1) return false;
+  // A split the leaf cannot make is rejected there, not for memory.
+  if (split_at_leaf_ && model_.num_layers < s_.pipeline_model_parallel_size) return false;
+  PipelineInput input = pipeline_input(model_, training_, cluster_, s_, data_parallel(),
+                                       micro_batches(), s_.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  const double usable = input.usable_bytes(cluster_.pools.front().gpu.hbm_bytes);
+  if (!(mean_static_bytes(input) > usable)) return false;
+  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    return true;  // no optimizer offload variant (evaluate)
+  }
+  // The variant with the optimizer on the CPU, as evaluate() makes it.
+  Strategy offloaded = s_;
+  offloaded.optimizer_cpu_offload = true;
+  offloaded.use_precision_aware_optimizer = true;
+  offloaded.overlap_cpu_optimizer_d2h_h2d =
+      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+  input.strategy = &offloaded;
+  return mean_static_bytes(input) > usable;
+}
+
+// A group's floor for `input`'s strategy: its least activations (activations_overflow) and the
+// weights, gradients and optimizer state stage_memory gives its parameters (which no
+// ZeRO-level key changes); every other term of the peak is at least zero.
+double Searcher::group_floor_bytes(const PipelineInput& input, size_t group) const {
+  const GroupFloor& floor = group_floors_[group];
+  const StageMemory memory = stage_memory(input, floor.group, floor.work, floor.group.first);
+  return floor.activation_bytes + memory.weights_bytes + memory.gradients_bytes +
+         memory.optimizer_bytes;
+}
+
+// Whether some group's floor exceeds what its GPU may use: `strategy` does not fit.
+bool Searcher::floors_overflow(const Strategy& strategy) const {
+  PipelineInput input = pipeline_input(model_, training_, cluster_, strategy, data_parallel(),
+                                       micro_batches(), strategy.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  input.memory_margin_bytes = options_.memory_margin.bytes;
+  input.memory_margin_fraction = options_.memory_margin.fraction;
+  for (size_t g = 0; g < group_floors_.size(); ++g) {
+    const GpuSpec& gpu = cluster_.pools[static_cast<size_t>(group_floors_[g].group.pool)].gpu;
+    if (group_floor_bytes(input, g) > input.usable_bytes(gpu.hbm_bytes)) return true;
+  }
+  return false;
+}
+
+// Whether neither this leaf nor the variants its evaluation tries (the optimizer on the CPU;
+// not where MindSpeed's parameter-copy reuse may follow, nor without pipelining, where
+// activations are offloaded by layer) can fit: the weights, gradients and optimizer state of
+// every ZeRO stage (sharded ones included) on top of the least activations. Only where the
+// recompute level computed the floors (fixed layer splits, a memory bound exact for the
+// micro-batch walk, something ranked).
+bool Searcher::leaf_memory_overflows() const {
+  if (!group_floors_valid_ || reuse_fp32_param_variant_) return false;
+  if (!floors_overflow(s_)) return false;
+  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    return true;  // no optimizer offload variant (evaluate)
+  }
+  Strategy offloaded = s_;
+  offloaded.optimizer_cpu_offload = true;
+  offloaded.use_precision_aware_optimizer = true;
+  offloaded.overlap_cpu_optimizer_d2h_h2d =
+      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+  return floors_overflow(offloaded);
+}
+
+// The audit: each group's floor for the estimated `strategy` against its estimated peak.
+void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) {
+  if (audit_ != nullptr && std::isfinite(time_s) && audit_time_floor_s_ > 0) {
+    ++audit_->time_checked;
+    if (audit_time_floor_s_ > time_s * (1 + 1e-9) && audit_->violations++ == 0) {
+      audit_->example = layout_label(strategy) + ": time bound " +
+                        std::to_string(audit_time_floor_s_) + " s > estimated " +
+                        std::to_string(time_s) + " s";
+    }
+  }
+  const bool sharded_state = data_parallel() * strategy.context_parallel_size > 1 &&
+                             strategy.zero_stage > 1;  // split_memory_overflows leaves it
+  if (audit_ != nullptr && split_floors_valid_ && split_at_leaf_ && !sharded_state &&
+      split_static_short(strategy)) {
+    ++audit_->split_checked;
+    if (fits && audit_->violations++ == 0) {
+      audit_->example = layout_label(strategy) + ": fits, though its layers cannot be split";
+    }
+  }
+  if (audit_ == nullptr || !group_floors_valid_ || results_.size() != group_floors_.size()) return;
+  PipelineInput input = pipeline_input(model_, training_, cluster_, strategy, data_parallel(),
+                                       micro_batches(), strategy.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  for (size_t g = 0; g < group_floors_.size(); ++g) {
+    ++audit_->checked;
+    const double floor_bytes = group_floor_bytes(input, g);
+    const double peak_bytes = results_[g].memory.peak_bytes();
+    if (floor_bytes <= peak_bytes * (1 + 1e-12)) continue;
+    if (audit_->violations++ == 0) {
+      audit_->example = layout_label(strategy) + ", group " + std::to_string(g) + ": floor " +
+                        std::to_string(floor_bytes) + " B > peak " + std::to_string(peak_bytes) +
+                        " B";
+    }
+  }
+}
+
+// Whether `strategy` (this leaf or its optimizer-offload variant) cannot fit with the layers
+// still to split: each layer also holds at least the least weights, gradients and optimizer
+// state one more layer of a middle stage adds (ZeRO 0 and 1: linear in the stage's parameters,
+// with nothing subtracted).
+bool Searcher::split_static_short(const Strategy& strategy) const {
+  PipelineInput input = pipeline_input(model_, training_, cluster_, strategy, data_parallel(),
+                                       micro_batches(), strategy.pipeline_model_parallel_size);
+  input.costs = pool_costs_;
+  input.framework = framework_;
+  input.memory_margin_bytes = options_.memory_margin.bytes;
+  input.memory_margin_fraction = options_.memory_margin.fraction;
+  const int64_t middle = input.stages > 2 ? 1 : 0;
+  const auto static_bytes = [&](const StageGroup& group, const StageWork& work) {
+    const StageMemory memory = stage_memory(input, group, work, middle);
+    return memory.weights_bytes + memory.gradients_bytes + memory.optimizer_bytes;
+  };
+  std::vector<double> static_layer(cluster_.pools.size(), 0.0);
+  for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
+    double least = std::numeric_limits<double>::infinity();
+    for (const SplitFloor::Kind& kind : split_floors_[pool].kinds) {
+      if (!kind.used) continue;
+      least = std::min(
+          least, static_bytes(kind.two_group, kind.two) - static_bytes(kind.one_group, kind.one));
+    }
+    static_layer[pool] = std::isfinite(least) ? std::max(0.0, least) : 0.0;
+  }
+  return split_room_short(input, &static_layer);
+}
+
+// Whether neither this leaf nor its optimizer-offload variant can fit any split of the layers
+// (split_static_short), for ZeRO 0 and 1; not where MindSpeed's parameter-copy reuse may follow.
+bool Searcher::split_memory_overflows() const {
+  if (!split_floors_valid_ || !split_at_leaf_ || reuse_fp32_param_variant_) return false;
+  if (data_parallel() * s_.context_parallel_size > 1 && s_.zero_stage > 1) return false;
+  if (!split_static_short(s_)) return false;
+  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    return true;  // no optimizer offload variant (evaluate)
+  }
+  Strategy offloaded = s_;
+  offloaded.optimizer_cpu_offload = true;
+  offloaded.use_precision_aware_optimizer = true;
+  offloaded.overlap_cpu_optimizer_d2h_h2d =
+      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+  return split_static_short(offloaded);
+}
+
+}  // namespace paraplan::detail
