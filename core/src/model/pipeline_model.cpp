@@ -193,12 +193,14 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   }
   work.parameters = sum([](const LayerCost& l) { return l.parameters; });
   work.expert_parameters = sum([](const LayerCost& l) { return l.expert_parameters; });
+  double edge_stored = 0;
   const auto add_edge = [&](const EdgeCost& edge, double parameters) {
     work.forward += edge.forward;
     work.backward += edge.backward;
     work.parameters += parameters;
     work.edge_parameters += parameters;
     work.stored_activation_bytes += edge.activation_bytes;
+    edge_stored += edge.activation_bytes;
     edge_transient += in.framework == Framework::torchtitan
                           ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
                           : edge.transient_bytes;
@@ -281,6 +283,8 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
                                                work.backward.total_s() - work.recompute.total_s());
   if (s.cpu_offloading_num_layers > 0) offload_activations(in, group, activation, work);
   if (s.offload_modules != 0) offload_module_activations(in, group, dense_layers, moe_layers, work);
+  work.layer_stored_bytes =
+      layers > 0 ? std::max(0.0, work.stored_activation_bytes - edge_stored) / layers : 0;
 
   // Megatron-FSDP: ZeRO-2 reduce-scatters each unit's gradients with every micro-batch, ZeRO-3
   // also gathers its parameters before the forward and the backward, prefetched under the
@@ -484,6 +488,27 @@ double side_stream_cache_bytes(const PipelineInput& in, const Strategy& s,
   return 0;
 }
 
+// --overlap-moe-expert-parallel-comm (Megatron-LM schedules.py get_pp_rank_microbatches): the
+// interleaved schedule runs one more warm-up forward, one more model chunk in flight, so that each
+// steady-state step can pair a chunk's forward with another's backward; without pipelining the
+// first micro-batch's forward runs alone, then each next forward is paired with the last one's
+// backward (combined_1f1b.py, combined_1f1b_schedule_for_no_pipelining).
+double a2a_overlap_chunk(const Strategy& s) {
+  if (!s.overlap_moe_expert_parallel_comm) return 0;
+  return s.pipeline_model_parallel_size > 1 ? 1.0 / s.virtual_pipeline_model_parallel_size : 1.0;
+}
+
+// What the pairing holds beyond the micro-batches in flight: TransformerModelChunkSchedulePlan.run
+// (models/common/model_chunk_schedule_plan.py) runs the forward's layer i beside the backward's
+// layer N-1-i (`get_layer(i)`, `pop_layer()`) and releases that backward layer's state after each
+// pair (`b_layer.release_state()`): the forward chunk's activations grow a layer at a time as the
+// backward chunk's shrink, so the pair holds one chunk's worth plus the one layer in both. The
+// extra warm-up forward (interleaved) is that chunk; without pipelining the backward micro-batch
+// is the one in flight. One layer, not one chunk, is added.
+double a2a_overlap_extra_bytes(const Strategy& s, const StageWork& work) {
+  return s.overlap_moe_expert_parallel_comm ? work.layer_stored_bytes : 0;
+}
+
 // torch.distributed.pipelining's receive buffers and the last chunk's kept outputs
 // (pipelining_memory.hpp), for torchtitan's pipelines: the layer input between chunks, the
 // 16-bit logits (bf16 in fp8 training too) on the last.
@@ -584,20 +609,16 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   const double optimized = zero >= 1 ? sharded : all;
   const double on_host = s.optimizer_host_fraction() * optimized;
   memory.optimizer_bytes = bytes.optimizer * (optimized - on_host);
-  // --overlap-moe-expert-parallel-comm schedules one more warm-up micro-batch (schedules.py,
-  // get_pp_rank_microbatches): one more model chunk in flight.
-  const double a2a_overlap_chunk =
-      s.overlap_moe_expert_parallel_comm ? 1.0 / s.virtual_pipeline_model_parallel_size : 0.0;
   const double in_flight = in_flight_micro_batches(
       index, in.stages, s.virtual_pipeline_model_parallel_size, in.micro_batches);
-  memory.activations_bytes =
-      (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
+  memory.activations_bytes = in_flight * work.stored_activation_bytes +
+                             a2a_overlap_extra_bytes(s, work) + work.working_bytes;
   memory.reserve = memory_reserve(in, group, memory.activations_bytes,
                                   side_stream_cache_bytes(in, s, bytes, unit, sharded, zero));
   // PyTorch pipelining's buffers: allocated once per step's shapes, not fragmented.
   memory.activations_bytes += pipelining_bytes(in, group, in_flight);
   // CUDA graphs' static buffers (cuda_graph_memory.cpp): allocated once, not fragmented.
-  memory.activations_bytes += cuda_graph_bytes(in, group, in_flight + a2a_overlap_chunk);
+  memory.activations_bytes += cuda_graph_bytes(in, group, in_flight + a2a_overlap_chunk(s));
   memory.host_bytes = in_flight * work.offloaded_bytes + kHostOptimizerBytesPerParameter * on_host;
   return memory;
 }

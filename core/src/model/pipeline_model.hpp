@@ -73,6 +73,7 @@ struct StageWork {
   double edge_parameters = 0;  // of which the embedding, LM head and final norm
   double expert_parameters = 0;
   double stored_activation_bytes = 0;  // per micro-batch in flight
+  double layer_stored_bytes = 0;       // of which one layer's, on the mean (edges left out)
   // Held once: the larger of a recomputed layer and the loss, and the fine-grained offload margin.
   double working_bytes = 0;
   double offloaded_bytes = 0;    // per micro-batch in flight, in host memory
