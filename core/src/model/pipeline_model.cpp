@@ -523,6 +523,11 @@ double pipelining_bytes(const PipelineInput& in, const StageGroup& group, double
 
 }  // namespace
 
+double held_activation_bytes(const Strategy& s, const StageWork& work, double in_flight) {
+  return in_flight * work.stored_activation_bytes + a2a_overlap_extra_bytes(s, work) +
+         work.working_bytes;
+}
+
 StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const StageWork& work,
                          int64_t index) {
   const Strategy& s = *in.strategy;
@@ -611,8 +616,7 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   memory.optimizer_bytes = bytes.optimizer * (optimized - on_host);
   const double in_flight = in_flight_micro_batches(
       index, in.stages, s.virtual_pipeline_model_parallel_size, in.micro_batches);
-  memory.activations_bytes = in_flight * work.stored_activation_bytes +
-                             a2a_overlap_extra_bytes(s, work) + work.working_bytes;
+  memory.activations_bytes = held_activation_bytes(s, work, in_flight);
   memory.reserve = memory_reserve(in, group, memory.activations_bytes,
                                   side_stream_cache_bytes(in, s, bytes, unit, sharded, zero));
   // PyTorch pipelining's buffers: allocated once per step's shapes, not fragmented.

@@ -138,6 +138,11 @@ double unpaired_pass_share(int64_t index, int64_t stages, int64_t virtual_stages
 double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_stages,
                                int64_t micro_batches);
 
+// The activations a stage holds at its peak with `in_flight` micro-batches in flight: theirs, the
+// layer the expert-parallel overlap adds (pipeline_model.cpp a2a_overlap_extra_bytes) and the
+// working set held once (stage_memory's activations before pipelining and CUDA-graph buffers).
+double held_activation_bytes(const Strategy& s, const StageWork& work, double in_flight);
+
 // Memory of stage `index` of `group` (the group's result gives its first stage's).
 StageMemory stage_memory(const PipelineInput& input, const StageGroup& group, const StageWork& work,
                          int64_t index);

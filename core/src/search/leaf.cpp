@@ -273,10 +273,8 @@ namespace paraplan::detail {
 double Searcher::group_activation_bytes(const PipelineInput& input, const StageGroup& group) const {
   const StageWork work = stage_work(input, group);
   const int64_t v = s_.virtual_pipeline_model_parallel_size;
-  const double a2a_overlap_chunk =
-      s_.overlap_moe_expert_parallel_comm ? 1.0 / static_cast<double>(v) : 0.0;
   const double in_flight = in_flight_micro_batches(group.first, input.stages, v, micro_batches());
-  return (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
+  return held_activation_bytes(s_, work, in_flight);
 }
 
 // Whether no strategy below the recompute level fits in GPU memory, whatever the ZeRO level and
