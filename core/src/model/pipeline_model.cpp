@@ -294,7 +294,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   if (deepspeed_zero3(in.framework, s) && dp_cp > 1) {
     // DeepSpeed ZeRO-3 (deepspeed_zero.hpp): one gather per submodule, gradients in buckets, in
     // the model's 16-bit dtype.
-    const double element = parameter_bytes(in.training->precision, s).edge_weight;
+    const double element = parameter_bytes(in.training->precision, s, gpu).edge_weight;
     const auto unit = [&](double parameters, double fetches, const PassTime& forward,
                           const PassTime& backward) {
       return deepspeed_zero3_unit_comm_s(gpu, s, element, dp_cp, parameters, fetches,
@@ -320,9 +320,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     // DeepSpeed ZeRO-2: every micro-batch's gradients all-reduced in buckets, exposed.
     work.zero3_comm_s =
         deepspeed_zero2_micro_batch_s(gpu, s, dp_cp, work.parameters, work.expert_parameters,
-                                      parameter_bytes(in.training->precision, s).edge_weight);
+                                      parameter_bytes(in.training->precision, s, gpu).edge_weight);
   } else if (s.zero_stage >= 2 && dp_cp > 1) {
-    const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
+    const ParameterBytes bytes = parameter_bytes(in.training->precision, s, gpu);
     // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters and the copies around them;
     // with pipelines one gather and one reduce-scatter per iteration, under the first forward and
     // the last backward; ZeRO-2 and its norm and LM head unit are never resharded after forward.
@@ -533,7 +533,8 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   const Strategy& s = *in.strategy;
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
-  const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
+  const ParameterBytes bytes = parameter_bytes(
+      in.training->precision, s, in.cluster->pools[static_cast<size_t>(group.pool)].gpu);
   const double edges = work.edge_parameters;
   const double layers = work.parameters - edges + work.expert_parameters;
   const double all = layers + edges;
@@ -700,7 +701,9 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const int64_t edp = s.expert_data_parallel(in.data_parallel);
   const int64_t t = s.tensor_model_parallel_size;
-  const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
+  // The gathers and the step: bytes no GPU type changes (only the weights held do).
+  const ParameterBytes bytes =
+      parameter_bytes(in.training->precision, s, in.cluster->pools.front().gpu);
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
   double forward_before = 0, backward_before = 0;  // earlier stages' passes, summed
   double grad_tail_s = 0, param_tail_s = 0, optimizer_s = 0;
