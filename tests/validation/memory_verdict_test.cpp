@@ -31,21 +31,48 @@ struct Outcome {
   double share = 0;  // largest stage peak / that stage's capacity
   MemoryVerdict verdict = MemoryVerdict::fits;
   bool memory_only = true;  // rejected for memory alone, or not rejected
+  StageMemory worst;        // the terms of the stage with the largest share
 };
 
-double largest_share(const Report& r) {
-  double share = 0;
+// The stage whose peak is the largest share of its capacity.
+const StageReport* worst_stage(const Report& r) {
+  const StageReport* worst = nullptr;
   for (const StageReport& stage : r.stages) {
-    share = std::max(share, stage.memory.peak_bytes() / stage.capacity_bytes);
+    if (!worst || stage.memory.peak_bytes() / stage.capacity_bytes >
+                      worst->memory.peak_bytes() / worst->capacity_bytes) {
+      worst = &stage;
+    }
   }
-  return share;
+  return worst;
+}
+
+double largest_share(const Report& r) {
+  const StageReport* worst = worst_stage(r);
+  return worst ? worst->memory.peak_bytes() / worst->capacity_bytes : 0;
+}
+
+// The worst stage's terms in GiB, the largest named: weights, gradients, optimizer state,
+// activations (with the loss's and layers' transients, graph and pipelining buffers), reserve.
+std::string terms_of(const StageMemory& m) {
+  const double terms[] = {m.weights_bytes, m.gradients_bytes, m.optimizer_bytes,
+                          m.activations_bytes, m.other_bytes()};
+  const char* names[] = {"weights", "gradients", "optimizer", "activations", "reserve"};
+  const size_t top =
+      static_cast<size_t>(std::max_element(std::begin(terms), std::end(terms)) - std::begin(terms));
+  char line[160];
+  std::snprintf(line, sizeof line, "w %5.1f g %5.1f o %5.1f a %5.1f r %4.1f  dominant %s",
+                terms[0] / kGiB, terms[1] / kGiB, terms[2] / kGiB, terms[3] / kGiB, terms[4] / kGiB,
+                names[top]);
+  return line;
 }
 
 Outcome outcome_of(const std::string& file, const std::string& name, bool ran_out,
                    const nlohmann::json& scenario) {
   const Report r = estimate(parse_scenario(scenario));
   Outcome o{
-      file, name, ran_out, largest_share(r), r.memory_verdict, r.feasible || out_of_memory_only(r)};
+      file, name, ran_out, largest_share(r), r.memory_verdict, r.feasible || out_of_memory_only(r),
+      {}};
+  if (const StageReport* worst = worst_stage(r)) o.worst = worst->memory;
   if (!r.stages.empty()) {
     CAPTURE(name);
     // The verdict says `oom` exactly when the estimate rejects the launch for memory.
@@ -133,8 +160,8 @@ TEST_CASE("memory verdicts: no launch that ran out of memory is called fits") {
   for (const Outcome& o : outcomes) {
     if (!o.ran_out) continue;
     ++out_of_memory;
-    std::printf("%-28s %-72.72s %5s %6.1f%% %8s\n", o.file.c_str(), o.name.c_str(), "OOM",
-                100 * o.share, to_string(o.verdict));
+    std::printf("%-28s %-72.72s %5s %6.1f%% %8s  %s\n", o.file.c_str(), o.name.c_str(), "OOM",
+                100 * o.share, to_string(o.verdict), terms_of(o.worst).c_str());
     CAPTURE(o.name);
     CHECK(o.verdict != MemoryVerdict::fits);
   }
@@ -173,8 +200,8 @@ TEST_CASE(
       100 * fits_share(outcomes, derived_percent), 100 * fits_share(outcomes, 20));
   for (const Outcome& o : outcomes) {
     if (!o.ran_out && o.memory_only && o.verdict != MemoryVerdict::fits) {
-      std::printf("  ran, %-7s %5.1f%%  %s: %s\n", to_string(o.verdict), 100 * o.share,
-                  o.file.c_str(), o.name.c_str());
+      std::printf("  ran, %-7s %5.1f%%  %s  %s: %s\n", to_string(o.verdict), 100 * o.share,
+                  terms_of(o.worst).c_str(), o.file.c_str(), o.name.c_str());
     }
   }
   // Every launch that ran out of memory is at_risk or oom ...

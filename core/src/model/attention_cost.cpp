@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "model/attention_memory.hpp"
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
 #include "model/kernels.hpp"
@@ -305,6 +306,14 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   cost.offload(OffloadModule::core_attn) += qkv_bytes + core_bytes;
   cost.offload(OffloadModule::attn_proj) += projection_input_bytes;
   cost.unit(RecomputeModule::core_attn) = {core_bytes, core_forward, score_flops};
+  // Transformer Engine's ring attention holds its ring buffers and partial outputs while it runs
+  // (attention_memory.hpp).
+  if (framework_.transformer_engine && s_.use_flash_attn && s_.cp_comm_type == CpCommType::p2p) {
+    const double rows = e_ * batch * query_len;
+    cost.transient_bytes = ring_attention_transient_bytes(
+        static_cast<double>(s_.context_parallel_size), rows * heads * qk_head_dim,
+        rows * groups * (qk_head_dim + v_head_dim), rows * heads * v_head_dim);
+  }
   cost.parameters += split_parameters + replicated_parameters;
   cost.forward_flops += projection_flops + out_proj.flops() + score_flops;
 }

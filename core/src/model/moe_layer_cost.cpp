@@ -173,7 +173,8 @@ void CostBuilder::moe_block(LayerCost& cost) {
   const double kept =
       block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows + (4 + 1) * n * experts;
   cost.activation_bytes += kept;
-  cost.transient_bytes = moe_transient_bytes(d, h_, n, experts, e_);
+  // The dispatcher's rows and the attention's buffers are never held at once.
+  cost.transient_bytes = std::max(cost.transient_bytes, moe_transient_bytes(d, h_, n, experts, e_));
   // --recompute-modules moe: the whole layer, dispatch included, again from its input.
   cost.unit(RecomputeModule::moe) = {kept, block.forward, cost.forward_flops - flops_before};
 }

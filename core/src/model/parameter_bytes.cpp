@@ -7,7 +7,11 @@ namespace {
 // workspace): a row-wise copy for the forward GEMM and a column-wise (transposed) one for the
 // input-gradient GEMM, one byte per element each; MXFP8 adds one E8M0 scale per 32 elements
 // to each (TE MXFP8Tensor); the block-wise recipe's fp32 scale per 128 x 128 block is negligible.
+// Tensor-scaled copies (delayed, tensorwise) on a GPU whose fp8 GEMMs take any layout are one
+// copy serving both (fp8_gemm_any_layout); MXFP8's and the block-wise recipe's column-wise
+// copies are scaled along the other dimension and stay.
 constexpr double kFp8CopyBytes = 2;
+constexpr double kFp8AnyLayoutCopyBytes = 1;
 constexpr double kMxfp8CopyBytes = 2 * (1 + 1.0 / 32);
 // One fp8 element of the all-gathered weight with --fp8-param-gather (MXFP8: its row-wise
 // data and scales).
@@ -35,7 +39,12 @@ double moment_bytes(MomentDtype dtype) {
 
 }  // namespace
 
-ParameterBytes parameter_bytes(Precision precision, const Strategy& s) {
+bool fp8_gemm_any_layout(const GpuSpec& gpu) {
+  const double cc = gpu.compute_capability;
+  return (cc >= 10 && cc < 12) || cc >= 13;
+}
+
+ParameterBytes parameter_bytes(Precision precision, const Strategy& s, const GpuSpec& gpu) {
   ParameterBytes b;
   if (precision == Precision::fp32) {
     // fp32 weights are their own masters: Adam keeps two fp32 moments; the step reads and writes
@@ -46,7 +55,11 @@ ParameterBytes parameter_bytes(Precision precision, const Strategy& s) {
   const bool fp8 = precision == Precision::fp8;
   const bool mxfp8 = fp8 && s.fp8_recipe == Fp8Recipe::mxfp8;
   const bool fp8_weights = fp8 && s.fp8_param_gather;  // --fp8-param-gather: no 16-bit copy
-  const double copies = mxfp8 ? kMxfp8CopyBytes : kFp8CopyBytes;
+  const bool tensor_scaled =
+      s.fp8_recipe == Fp8Recipe::delayed || s.fp8_recipe == Fp8Recipe::tensorwise;
+  const double copies = mxfp8                                       ? kMxfp8CopyBytes
+                        : tensor_scaled && fp8_gemm_any_layout(gpu) ? kFp8AnyLayoutCopyBytes
+                                                                    : kFp8CopyBytes;
   b.edge_weight = 2;
   b.layer_weight = fp8_weights ? copies : (fp8 ? 2 + copies : 2);
   b.edge_gather = 2;

@@ -198,12 +198,14 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   }
   work.parameters = sum([](const LayerCost& l) { return l.parameters; });
   work.expert_parameters = sum([](const LayerCost& l) { return l.expert_parameters; });
+  double edge_stored = 0;
   const auto add_edge = [&](const EdgeCost& edge, double parameters) {
     work.forward += edge.forward;
     work.backward += edge.backward;
     work.parameters += parameters;
     work.edge_parameters += parameters;
     work.stored_activation_bytes += edge.activation_bytes;
+    edge_stored += edge.activation_bytes;
     edge_transient += in.framework == Framework::torchtitan
                           ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
                           : edge.transient_bytes;
@@ -286,6 +288,8 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
                                                work.backward.total_s() - work.recompute.total_s());
   if (s.cpu_offloading_num_layers > 0) offload_activations(in, group, activation, work);
   if (s.offload_modules != 0) offload_module_activations(in, group, dense_layers, moe_layers, work);
+  work.layer_stored_bytes =
+      layers > 0 ? std::max(0.0, work.stored_activation_bytes - edge_stored) / layers : 0;
 
   // Megatron-FSDP: ZeRO-2 reduce-scatters each unit's gradients with every micro-batch, ZeRO-3
   // also gathers its parameters before the forward and the backward, prefetched under the
@@ -295,7 +299,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   if (deepspeed_zero3(in.framework, s) && dp_cp > 1) {
     // DeepSpeed ZeRO-3 (deepspeed_zero.hpp): one gather per submodule, gradients in buckets, in
     // the model's 16-bit dtype.
-    const double element = parameter_bytes(in.training->precision, s).edge_weight;
+    const double element = parameter_bytes(in.training->precision, s, gpu).edge_weight;
     const auto unit = [&](double parameters, double fetches, const PassTime& forward,
                           const PassTime& backward) {
       return deepspeed_zero3_unit_comm_s(gpu, s, element, dp_cp, parameters, fetches,
@@ -321,9 +325,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     // DeepSpeed ZeRO-2: every micro-batch's gradients all-reduced in buckets, exposed.
     work.zero3_comm_s =
         deepspeed_zero2_micro_batch_s(gpu, s, dp_cp, work.parameters, work.expert_parameters,
-                                      parameter_bytes(in.training->precision, s).edge_weight);
+                                      parameter_bytes(in.training->precision, s, gpu).edge_weight);
   } else if (s.zero_stage >= 2 && dp_cp > 1) {
-    const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
+    const ParameterBytes bytes = parameter_bytes(in.training->precision, s, gpu);
     // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters and the copies around them;
     // with pipelines one gather and one reduce-scatter per iteration, under the first forward and
     // the last backward; ZeRO-2 and its norm and LM head unit are never resharded after forward.
@@ -489,6 +493,27 @@ double side_stream_cache_bytes(const PipelineInput& in, const Strategy& s,
   return 0;
 }
 
+// --overlap-moe-expert-parallel-comm (Megatron-LM schedules.py get_pp_rank_microbatches): the
+// interleaved schedule runs one more warm-up forward, one more model chunk in flight, so that each
+// steady-state step can pair a chunk's forward with another's backward; without pipelining the
+// first micro-batch's forward runs alone, then each next forward is paired with the last one's
+// backward (combined_1f1b.py, combined_1f1b_schedule_for_no_pipelining).
+double a2a_overlap_chunk(const Strategy& s) {
+  if (!s.overlap_moe_expert_parallel_comm) return 0;
+  return s.pipeline_model_parallel_size > 1 ? 1.0 / s.virtual_pipeline_model_parallel_size : 1.0;
+}
+
+// What the pairing holds beyond the micro-batches in flight: TransformerModelChunkSchedulePlan.run
+// (models/common/model_chunk_schedule_plan.py) runs the forward's layer i beside the backward's
+// layer N-1-i (`get_layer(i)`, `pop_layer()`) and releases that backward layer's state after each
+// pair (`b_layer.release_state()`): the forward chunk's activations grow a layer at a time as the
+// backward chunk's shrink, so the pair holds one chunk's worth plus the one layer in both. The
+// extra warm-up forward (interleaved) is that chunk; without pipelining the backward micro-batch
+// is the one in flight. One layer, not one chunk, is added.
+double a2a_overlap_extra_bytes(const Strategy& s, const StageWork& work) {
+  return s.overlap_moe_expert_parallel_comm ? work.layer_stored_bytes : 0;
+}
+
 // torch.distributed.pipelining's receive buffers and the last chunk's kept outputs
 // (pipelining_memory.hpp), for torchtitan's pipelines: the layer input between chunks, the
 // 16-bit logits (bf16 in fp8 training too) on the last.
@@ -503,12 +528,18 @@ double pipelining_bytes(const PipelineInput& in, const StageGroup& group, double
 
 }  // namespace
 
+double held_activation_bytes(const Strategy& s, const StageWork& work, double in_flight) {
+  return in_flight * work.stored_activation_bytes + a2a_overlap_extra_bytes(s, work) +
+         work.working_bytes;
+}
+
 StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const StageWork& work,
                          int64_t index) {
   const Strategy& s = *in.strategy;
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
-  const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
+  const ParameterBytes bytes = parameter_bytes(
+      in.training->precision, s, in.cluster->pools[static_cast<size_t>(group.pool)].gpu);
   const double edges = work.edge_parameters;
   const double layers = work.parameters - edges + work.expert_parameters;
   const double all = layers + edges;
@@ -589,20 +620,15 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   const double optimized = zero >= 1 ? sharded : all;
   const double on_host = s.optimizer_host_fraction() * optimized;
   memory.optimizer_bytes = bytes.optimizer * (optimized - on_host);
-  // --overlap-moe-expert-parallel-comm schedules one more warm-up micro-batch (schedules.py,
-  // get_pp_rank_microbatches): one more model chunk in flight.
-  const double a2a_overlap_chunk =
-      s.overlap_moe_expert_parallel_comm ? 1.0 / s.virtual_pipeline_model_parallel_size : 0.0;
   const double in_flight = in_flight_micro_batches(
       index, in.stages, s.virtual_pipeline_model_parallel_size, in.micro_batches);
-  memory.activations_bytes =
-      (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
+  memory.activations_bytes = held_activation_bytes(s, work, in_flight);
   memory.reserve = memory_reserve(in, group, memory.activations_bytes,
                                   side_stream_cache_bytes(in, s, bytes, unit, sharded, zero));
   // PyTorch pipelining's buffers: allocated once per step's shapes, not fragmented.
   memory.activations_bytes += pipelining_bytes(in, group, in_flight);
   // CUDA graphs' static buffers (cuda_graph_memory.cpp): allocated once, not fragmented.
-  memory.activations_bytes += cuda_graph_bytes(in, group, in_flight + a2a_overlap_chunk);
+  memory.activations_bytes += cuda_graph_bytes(in, group, in_flight + a2a_overlap_chunk(s));
   memory.host_bytes = in_flight * work.offloaded_bytes + kHostOptimizerBytesPerParameter * on_host;
   return memory;
 }
@@ -680,7 +706,9 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const int64_t edp = s.expert_data_parallel(in.data_parallel);
   const int64_t t = s.tensor_model_parallel_size;
-  const ParameterBytes bytes = parameter_bytes(in.training->precision, s);
+  // The gathers and the step: bytes no GPU type changes (only the weights held do).
+  const ParameterBytes bytes =
+      parameter_bytes(in.training->precision, s, in.cluster->pools.front().gpu);
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
   double forward_before = 0, backward_before = 0;  // earlier stages' passes, summed
   double grad_tail_s = 0, param_tail_s = 0, optimizer_s = 0;

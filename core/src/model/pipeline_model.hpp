@@ -73,6 +73,7 @@ struct StageWork {
   double edge_parameters = 0;  // of which the embedding, LM head and final norm
   double expert_parameters = 0;
   double stored_activation_bytes = 0;  // per micro-batch in flight
+  double layer_stored_bytes = 0;       // of which one layer's, on the mean (edges left out)
   // Held once: the larger of a recomputed layer and the loss, and the fine-grained offload margin.
   double working_bytes = 0;
   double offloaded_bytes = 0;    // per micro-batch in flight, in host memory
@@ -141,6 +142,11 @@ double unpaired_pass_share(int64_t index, int64_t stages, int64_t virtual_stages
 // Micro-batches whose activations stage `index` holds at its peak (whole-stage units).
 double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_stages,
                                int64_t micro_batches);
+
+// The activations a stage holds at its peak with `in_flight` micro-batches in flight: theirs, the
+// layer the expert-parallel overlap adds (pipeline_model.cpp a2a_overlap_extra_bytes) and the
+// working set held once (stage_memory's activations before pipelining and CUDA-graph buffers).
+double held_activation_bytes(const Strategy& s, const StageWork& work, double in_flight);
 
 // Memory of stage `index` of `group` (the group's result gives its first stage's).
 StageMemory stage_memory(const PipelineInput& input, const StageGroup& group, const StageWork& work,

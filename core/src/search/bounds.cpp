@@ -107,10 +107,8 @@ double Searcher::lower_bound_s(bool recompute) const {
 double Searcher::group_activation_bytes(const PipelineInput& input, const StageGroup& group,
                                         const StageWork& work) const {
   const int64_t v = s_.virtual_pipeline_model_parallel_size;
-  const double a2a_overlap_chunk =
-      s_.overlap_moe_expert_parallel_comm ? 1.0 / static_cast<double>(v) : 0.0;
   const double in_flight = in_flight_micro_batches(group.first, input.stages, v, micro_batches());
-  return (in_flight + a2a_overlap_chunk) * work.stored_activation_bytes + work.working_bytes;
+  return held_activation_bytes(s_, work, in_flight);
 }
 
 // Whether no strategy below the recompute level fits in GPU memory, whatever the ZeRO level and
@@ -211,16 +209,17 @@ bool Searcher::split_room_short(const PipelineInput& input,
                                 const std::vector<double>* static_layer_bytes) const {
   const int64_t stages = s_.pipeline_model_parallel_size;
   const int64_t v = s_.virtual_pipeline_model_parallel_size;
-  const double a2a_overlap_chunk =
-      s_.overlap_moe_expert_parallel_comm ? 1.0 / static_cast<double>(v) : 0.0;
   int64_t room = 0;  // layers the stages can hold between them
   for (int64_t i = 0; i < stages && room < model_.num_layers; ++i) {
     const auto pool = static_cast<size_t>(s_.pipeline_stage_gpus[static_cast<size_t>(i)]);
-    const double in_flight =
-        in_flight_micro_batches(i, stages, v, micro_batches()) + a2a_overlap_chunk;
+    const double in_flight = in_flight_micro_batches(i, stages, v, micro_batches());
     const double layer_bytes = in_flight * split_floors_[pool].activation_bytes +
                                (static_layer_bytes ? (*static_layer_bytes)[pool] : 0.0);
-    const double layers = input.usable_bytes(cluster_.pools[pool].gpu.hbm_bytes) / layer_bytes;
+    // The expert-parallel overlap holds one more layer's activations (held_activation_bytes).
+    const double overlap_bytes =
+        s_.overlap_moe_expert_parallel_comm ? split_floors_[pool].activation_bytes : 0.0;
+    const double layers =
+        (input.usable_bytes(cluster_.pools[pool].gpu.hbm_bytes) - overlap_bytes) / layer_bytes;
     if (layers < 1) return true;  // not even one layer
     room +=
         static_cast<int64_t>(std::min(std::floor(layers), static_cast<double>(model_.num_layers)));

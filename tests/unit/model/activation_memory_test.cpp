@@ -3,6 +3,7 @@
 // a heads, t tensor parallel (16-bit activations, 1-byte dropout masks).
 #include <doctest/doctest.h>
 
+#include "model/attention_memory.hpp"
 #include "model/layer_cost.hpp"
 #include "support.hpp"
 
@@ -69,4 +70,33 @@ TEST_CASE("parameters per GPU: 12h^2/t per GPT layer plus replicated norms") {
   CHECK(layer.parameters == doctest::Approx(12 * c.h * c.h / c.t + 2 * c.h));
   CHECK(layer.forward_flops ==
         doctest::Approx(2 * c.s * c.b * 12 * c.h * c.h / c.t + 4 * c.b * c.s * c.s * c.h / c.t));
+}
+
+TEST_CASE("ring attention's buffers: received K+V chunks and partial outputs, or the backward's") {
+  using detail::ring_attention_transient_bytes;
+  // Without context parallelism there is no ring.
+  CHECK(ring_attention_transient_bytes(1, 4, 1, 4) == 0);
+  // CP 32: 31 received K+V chunks and 32 partial outputs outweigh dQ and four K+V buffers.
+  CHECK(ring_attention_transient_bytes(32, 4, 1, 4) == doctest::Approx(31 * 1 + 32 * 4));
+  // CP 2: one received chunk and two outputs (9) against dQ and four buffers (8 + 4).
+  CHECK(ring_attention_transient_bytes(2, 8, 1, 4) == doctest::Approx(8 + 4 * 1));
+}
+
+TEST_CASE("ring attention's buffers join a layer's transients in Transformer Engine's p2p only") {
+  const auto transient = [](CpCommType type) {
+    const Scenario sc =
+        test::scenario(R"({"model": )" + test::gpt_model(8, 4096, 32) +
+                       R"(, "training": {"global_batch_size": 8, "seq_length": 65536},
+            "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+    Strategy s;
+    s.use_flash_attn = true;
+    s.context_parallel_size = 8;
+    s.cp_comm_type = type;
+    return detail::compute_model_costs(sc.model, sc.training, sc.cluster.pools[0].gpu, 8, s)
+        .dense.transient_bytes;
+  };
+  // 8192 tokens a rank, 32 heads of 128, bf16: 7 K+V chunks of 128 MiB and 8 outputs of 64 MiB.
+  const double rows = 2.0 * 8192;
+  CHECK(transient(CpCommType::p2p) == doctest::Approx(7 * rows * 32 * 256 + 8 * rows * 32 * 128));
+  CHECK(transient(CpCommType::allgather) == 0);
 }

@@ -102,6 +102,36 @@ TEST_CASE("fp8 weights keep row- and column-wise copies; fp8_param_gather drops 
   CHECK(parameter_bytes(Precision::fp8, s).layer_weight == doctest::Approx(2 + 2 * (1 + 1.0 / 32)));
 }
 
+TEST_CASE("fp8 weights on Blackwell: one tensor-scaled copy serves both GEMMs, MXFP8 keeps two") {
+  using detail::parameter_bytes;
+  GpuSpec hopper, blackwell, blackwell_ultra, rubin_cpx;
+  hopper.compute_capability = 9.0;
+  blackwell.compute_capability = 10.0;
+  blackwell_ultra.compute_capability = 10.3;
+  rubin_cpx.compute_capability = 12.0;  // nvte_is_non_tn_fp8_gemm_supported leaves 12.x out
+  CHECK(!detail::fp8_gemm_any_layout(hopper));
+  CHECK(detail::fp8_gemm_any_layout(blackwell));
+  CHECK(detail::fp8_gemm_any_layout(blackwell_ultra));
+  CHECK(!detail::fp8_gemm_any_layout(rubin_cpx));
+  Strategy s;
+  s.fp8_param_gather = true;
+  for (const Fp8Recipe recipe : {Fp8Recipe::delayed, Fp8Recipe::tensorwise}) {
+    s.fp8_recipe = recipe;
+    CHECK(parameter_bytes(Precision::fp8, s, hopper).layer_weight == 2);
+    CHECK(parameter_bytes(Precision::fp8, s, blackwell).layer_weight == 1);
+    CHECK(parameter_bytes(Precision::fp8, s, blackwell).layer_gather == 1);
+  }
+  s.fp8_recipe = Fp8Recipe::mxfp8;
+  CHECK(parameter_bytes(Precision::fp8, s, blackwell).layer_weight ==
+        doctest::Approx(2 * (1 + 1.0 / 32)));
+  s.fp8_recipe = Fp8Recipe::blockwise;
+  CHECK(parameter_bytes(Precision::fp8, s, blackwell).layer_weight == 2);
+  // Without fp8 parameters the 16-bit weight stays beside its one fp8 copy.
+  s.fp8_recipe = Fp8Recipe::tensorwise;
+  s.fp8_param_gather = false;
+  CHECK(parameter_bytes(Precision::fp8, s, blackwell).layer_weight == 2 + 1);
+}
+
 TEST_CASE("NCCL buffers: a channel holds one connection's LL, LL128 and Simple buffers") {
   const MemoryReserveSpec h100;  // 24 channels inside a node, 16 across, 16 NVLS, 32 per peer
   CHECK(detail::nccl_ring_bytes(h100, false) == doctest::Approx(24 * kChannel));

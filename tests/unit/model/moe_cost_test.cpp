@@ -221,7 +221,7 @@ TEST_CASE("shared experts: their own collectives, hidden under the dispatch when
   CHECK(serial.forward.tp_comm_s > without.forward.tp_comm_s);
 }
 
-TEST_CASE("expert-parallel overlap hides the all-to-all and holds one more micro-batch") {
+TEST_CASE("expert-parallel overlap hides the all-to-all and holds one more layer at its peak") {
   const Scenario sc = job(moe_model(8, 2), 16);
   Strategy s = base();
   s.expert_model_parallel_size = 16 / 2;
@@ -242,10 +242,32 @@ TEST_CASE("expert-parallel overlap hides the all-to-all and holds one more micro
   const Report b = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
   REQUIRE(a.feasible);
   REQUIRE(b.feasible);
-  // One more model chunk (1/v of a stage's activations) in flight on every stage.
+  // The extra warm-up chunk is the one the steady state pairs with a backward, layer by layer
+  // (model_chunk_schedule_plan.py): one more layer, not one more chunk, at the peak.
   const StageMemory& ma = a.stages[0].memory;
   const StageMemory& mb = b.stages[0].memory;
+  const double layers = static_cast<double>(a.stages[0].layers);
   CHECK(mb.activations_bytes - ma.activations_bytes > 0);
+  CHECK(mb.activations_bytes - ma.activations_bytes <
+        ma.activations_bytes / (a.stages[0].in_flight_micro_batches * layers));
+}
+
+TEST_CASE("expert-parallel overlap without pipelining: one micro-batch and one layer in flight") {
+  // combined_1f1b_schedule_for_no_pipelining: each forward is paired with the previous
+  // micro-batch's backward, whose layers are released as the forward's are made.
+  const Scenario sc = job(moe_model(8, 2), 8);
+  Strategy s = base();
+  s.expert_model_parallel_size = 8;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  const Report a = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
+  s.overlap_moe_expert_parallel_comm = true;
+  const Report b = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
+  REQUIRE(a.feasible);
+  REQUIRE(b.feasible);
+  const double extra = b.stages[0].memory.activations_bytes - a.stages[0].memory.activations_bytes;
+  CHECK(extra > 0);
+  // 8 layers: one layer is about an eighth of a micro-batch's activations, not all of them.
+  CHECK(extra < 0.2 * a.stages[0].memory.activations_bytes);
 }
 
 TEST_CASE(

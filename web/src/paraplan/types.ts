@@ -193,6 +193,8 @@ export interface GpuPreset {
   inter_node: { name: string; gb_per_s: number };
   // GPUs one host launches, where it differs from the NVLink domain (GB200 NVL72: 4 of 72).
   gpus_per_host?: number;
+  // CUDA compute capability (9.0 Hopper, 10.0 Blackwell): the fp8 weight copies it keeps.
+  compute_capability?: number;
   // What the timing model assumes beyond the datasheet (presets/gpus/*.json).
   hbm_gb_per_s?: number;
   efficiency?: Partial<Record<string, [number, number][]>>;
