@@ -2,20 +2,24 @@
 // taken from the strategies the table lists), whether the inputs have changed since, and
 // why nothing fits.
 import { t } from "../i18n/i18n";
+import type { SearchProgress } from "../paraplan/types";
 import { summarise, type Run } from "../state/runs";
 import { h } from "./dom";
-import { integer, seconds } from "./format";
+import { integer, percent, seconds } from "./format";
 
 export interface StatusState {
   run: Run | null; // the last search
   cancelled: boolean; // the last search was cancelled
   stale: boolean; // the inputs have changed since the last search
+  // The latest report of a search under way that shows its best rows so far.
+  provisional?: SearchProgress | null;
 }
 
 export class StatusView {
   readonly element = h("div", { class: "status", testid: "search-status" });
 
-  render({ run, cancelled, stale }: StatusState): void {
+  render({ run, cancelled, stale, provisional }: StatusState): void {
+    if (provisional) return this.renderProvisional(provisional);
     const parts: HTMLElement[] = [];
     if (cancelled) parts.push(h("p", { class: "note", text: t("search.cancelled") }));
     if (run === null) {
@@ -68,5 +72,25 @@ export class StatusView {
       );
     }
     this.element.replaceChildren(...parts);
+  }
+
+  // The rows below are the best so far: how far the search is, and that they will change.
+  private renderProvisional(progress: SearchProgress): void {
+    const fraction = Math.min(1, Math.max(0, progress.fraction));
+    this.element.replaceChildren(
+      h(
+        "p",
+        { class: "note provisional-note", testid: "provisional-note" },
+        h("progress", {
+          class: "provisional-progress",
+          attrs: { max: "1", value: String(fraction), "aria-hidden": "true" },
+        }),
+        " ",
+        t("search.provisional", {
+          percent: percent(fraction, 0),
+          evaluated: integer(progress.evaluated),
+        }),
+      ),
+    );
   }
 }
