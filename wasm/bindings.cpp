@@ -92,6 +92,15 @@ std::string search(const std::string& request_json, val on_progress) {
   });
 }
 
+// request: {"scenario", "options", "scaling": {"from", "to", "step", "weak"}}: its sizes.
+std::string scaling_sizes(const std::string& request_json) {
+  return guarded([&] {
+    const paraplan::ScalingRequest request =
+        paraplan::parse_scaling_request(paraplan::parse_json_text(request_json, "input"));
+    return nlohmann::json(paraplan::scaling_sizes(request.range)).dump();
+  });
+}
+
 // One point of a scaling series: {"num_gpus", "global_batch_size", "best", "stats"}.
 std::string scaling_point(const std::string& request_json, int num_gpus, val on_progress) {
   return guarded([&] {
