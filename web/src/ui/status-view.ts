@@ -5,7 +5,7 @@ import { t } from "../i18n/i18n";
 import type { SearchProgress } from "../paraplan/types";
 import { summarise, type Run } from "../state/runs";
 import { h } from "./dom";
-import { integer, percent, seconds } from "./format";
+import { integer, seconds } from "./format";
 
 export interface StatusState {
   run: Run | null; // the last search
@@ -74,21 +74,19 @@ export class StatusView {
     this.element.replaceChildren(...parts);
   }
 
-  // The rows below are the best so far: how far the search is, and that they will change.
+  // The rows below are the best so far: that the search goes on (an indeterminate progress
+  // bar: the search's fraction done counts its outer loop, whose steps are far from even), how
+  // much it has evaluated, and that the rows will change.
   private renderProvisional(progress: SearchProgress): void {
-    const fraction = Math.min(1, Math.max(0, progress.fraction));
     this.element.replaceChildren(
       h(
         "p",
         { class: "note provisional-note", testid: "provisional-note" },
-        h("progress", {
-          class: "provisional-progress",
-          attrs: { max: "1", value: String(fraction), "aria-hidden": "true" },
-        }),
+        h("progress", { class: "provisional-progress", attrs: { "aria-hidden": "true" } }),
         " ",
         t("search.provisional", {
-          percent: percent(fraction, 0),
           evaluated: integer(progress.evaluated),
+          seconds: seconds(progress.elapsed_s),
         }),
       ),
     );
