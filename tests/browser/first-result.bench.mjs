@@ -39,6 +39,14 @@ const median = (values) => {
 };
 const ms = (value) => (value === undefined ? "-" : value.toFixed(0));
 
+// How good the first provisional rows were: their #1's tokens/s/GPU against the final #1's.
+const quality = (runs) => {
+  const ratios = runs
+    .filter((marks) => marks.provisionalTokens > 0 && marks.finalTokens > 0)
+    .map((marks) => (100 * marks.provisionalTokens) / marks.finalTokens);
+  return ratios.length ? `${median(ratios).toFixed(0)}%` : "-";
+};
+
 // Marks taken in the page, in ms since navigation started (performance.now()).
 function observe() {
   const marks = (window.__marks = {});
@@ -49,13 +57,24 @@ function observe() {
   new MutationObserver(() => {
     const now = performance.now();
     if (marks.form === undefined && visible("search-button")) marks.form = now;
-    if (marks.provisional === undefined && visible("provisional-row"))
+    // The first row's tokens/s/GPU where it was first shown.
+    const tokens = (id) =>
+      Number(
+        document
+          .querySelector(`[data-testid="${id}"] td.col-tokens`)
+          ?.textContent.replace(/,/g, ""),
+      );
+    if (marks.provisional === undefined && visible("provisional-row")) {
       marks.provisional = now;
+      marks.provisionalTokens = tokens("provisional-row");
+    }
     if (
       marks.final === undefined &&
       (visible("result-row") || visible("diagnosis"))
-    )
+    ) {
       marks.final = now;
+      marks.finalTokens = tokens("result-row");
+    }
   }).observe(document, {
     subtree: true,
     childList: true,
@@ -127,7 +146,8 @@ try {
     console.log(
       `${name} | ${provisional.length ? ms(median(provisional)) : "-"} ` +
         `(${provisional.length}/${runs.length} runs) | ${ms(median(of("final")))} ` +
-        `(runs ${of("final").map(ms).join(", ")}) | ${ms(median(first))} | ${ms(median(of("form")))}`,
+        `(runs ${of("final").map(ms).join(", ")}) | ${ms(median(first))} | ${ms(median(of("form")))} | ` +
+        quality(runs),
     );
   }
 } finally {
