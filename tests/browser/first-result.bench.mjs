@@ -57,6 +57,12 @@ function observe() {
   new MutationObserver(() => {
     const now = performance.now();
     if (marks.form === undefined && visible("search-button")) marks.form = now;
+    // The search under way: its button disabled while the module searches.
+    if (
+      marks.searching === undefined &&
+      document.querySelector('[data-testid="search-button"]')?.disabled
+    )
+      marks.searching = now;
     // The first row's tokens/s/GPU where it was first shown.
     const tokens = (id) =>
       Number(
@@ -146,7 +152,7 @@ try {
     console.log(
       `${name} | ${provisional.length ? ms(median(provisional)) : "-"} ` +
         `(${provisional.length}/${runs.length} runs) | ${ms(median(of("final")))} ` +
-        `(runs ${of("final").map(ms).join(", ")}) | ${ms(median(first))} | ${ms(median(of("form")))} | ` +
+        `(runs ${of("final").map(ms).join(", ")}) | ${ms(median(first))} | ${ms(median(of("form")))} | ${ms(median(of("searching")))} | ` +
         quality(runs),
     );
   }

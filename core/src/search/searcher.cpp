@@ -179,16 +179,17 @@ void Searcher::reject(std::string_view why, const std::string& example) {
 }
 
 void Searcher::tick() {
-  // The clock is read every kClockEvery units of work (a unit is microseconds, a clock read
-  // tens of nanoseconds), so that the first report and the time budget do not wait for
-  // `progress_every` of them.
+  // Every `progress_every` units of work: the time budget, and a progress report. Where there
+  // is a progress callback the clock is also read every kClockEvery units (a unit is
+  // microseconds, a clock read tens of nanoseconds), so that the first report comes after
+  // kFirstProgressS, not after `progress_every` units.
   constexpr int64_t kClockEvery = 64;
   ++work_;
-  const bool counted = work_ - reported_work_ >= std::max<int64_t>(1, options_.progress_every);
-  if (!counted && work_ % kClockEvery != 0) return;
+  const bool counted = work_ % std::max<int64_t>(1, options_.progress_every) == 0;
+  if (!counted && (!options_.on_progress || work_ % kClockEvery != 0)) return;
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  if (elapsed_s > options_.time_budget_s) {
+  if (counted && elapsed_s > options_.time_budget_s) {
     char text[96];
     std::snprintf(text, sizeof text, "time budget of %g s reached", options_.time_budget_s);
     stats_.stopped = text;
@@ -199,7 +200,6 @@ void Searcher::tick() {
 }
 
 void Searcher::report_progress(double elapsed_s) {
-  reported_work_ = work_;
   next_report_s_ = elapsed_s + kProgressIntervalS;
   // The best so far, labelled again only when it changed.
   if (top_.best_s() != progress_best_s_) {

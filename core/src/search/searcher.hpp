@@ -174,7 +174,6 @@ class Searcher {
   double fraction_done_ = 0;
   double progress_best_s_ = 0;              // the best time the last progress report labelled
   std::string progress_best_layout_;        // and its label
-  int64_t reported_work_ = 0;               // work_ at the last progress report
   double next_report_s_ = kFirstProgressS;  // when the clock asks for the next report
   // The ordering keys of the rows the last report carried.
   std::vector<std::vector<int64_t>> reported_rows_;
