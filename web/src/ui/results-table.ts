@@ -29,7 +29,13 @@ export class ResultsTable {
       class: provisional ? "results provisional" : "results",
       attrs: provisional ? { "aria-busy": "true" } : {},
     });
-    this.element = h("div", { class: "table-scroll" }, this.announcer, this.table);
+    // One announcer of the order: the results table's (a sort reorders both tables).
+    this.element = h(
+      "div",
+      { class: "table-scroll" },
+      provisional ? null : this.announcer,
+      this.table,
+    );
     this.element.hidden = true;
     store.subscribe((state, previous) => {
       if (
