@@ -253,14 +253,16 @@ int run_search(const std::vector<std::string>& args) {
   const bool terminal = isatty(STDERR_FILENO);
   if (terminal) {
     search_options.on_progress = [](const SearchProgress& p) {
-      std::fprintf(stderr, "\r%3.0f%%  %lld evaluated, %lld pruned, best %.3f s/iteration ",
+      // "\033[K" clears the rest of the line (ECMA-48 EL), which a shorter line leaves behind.
+      std::fprintf(stderr, "\r%3.0f%%  %lld evaluated, %lld pruned, best %.3f s/iteration %s\033[K",
                    100 * p.fraction_done, static_cast<long long>(p.evaluated),
-                   static_cast<long long>(p.pruned), p.best_iteration_time_s);
+                   static_cast<long long>(p.pruned), p.best_iteration_time_s,
+                   p.best_layout.c_str());
       return true;
     };
   }
   const SearchResult result = search(scenario, search_options);
-  if (terminal) std::fprintf(stderr, "\r%80s\r", "");
+  if (terminal) std::fprintf(stderr, "\r\033[K");
   const nlohmann::json output = to_json(result, scenario);
   if (options.json) {
     std::cout << output.dump(2) << '\n';

@@ -53,10 +53,13 @@ std::string estimate(const std::string& scenario_json) {
 
 // request: {"scenario": {...}, "options": {"top", "time_budget_s", "tp_across_nodes",
 // "memory_margin", "allow_at_risk"}}.
-// Reports a search's progress to `on_progress` (when given); its false cancels.
-std::function<bool(const paraplan::SearchProgress&)> progress_callback(val& on_progress) {
+// Reports a search's progress to `on_progress` (when given); its false cancels. Where the report
+// carries the rows so far, they go as `rows`, each as the result's `strategies` entry
+// (`scenario`: the search's).
+std::function<bool(const paraplan::SearchProgress&)> progress_callback(
+    val& on_progress, const paraplan::Scenario* scenario = nullptr) {
   if (on_progress.isUndefined() || on_progress.isNull()) return {};
-  return [&on_progress](const paraplan::SearchProgress& p) {
+  return [&on_progress, scenario](const paraplan::SearchProgress& p) {
     val report = val::object();
     report.set("evaluated", static_cast<double>(p.evaluated));
     report.set("pruned", static_cast<double>(p.pruned));
@@ -64,17 +67,27 @@ std::function<bool(const paraplan::SearchProgress&)> progress_callback(val& on_p
     report.set("best_iteration_time_s", p.best_iteration_time_s);
     report.set("best_layout", p.best_layout);
     report.set("elapsed_s", p.elapsed_s);
+    if (scenario != nullptr && !p.rows.empty()) {
+      nlohmann::json rows = nlohmann::json::array();
+      for (size_t i = 0; i < p.rows.size(); ++i) {
+        rows.push_back(to_json(p.rows[i], i + 1, *scenario));
+      }
+      report.set("rows", val::global("JSON").call<val>("parse", rows.dump()));
+    }
     const val keep_going = on_progress(report);
     return keep_going.isUndefined() || keep_going.as<bool>();
   };
 }
 
-// on_progress(progress) is called every few thousand evaluations; false cancels.
+// on_progress(progress) is called every few thousand evaluations and every quarter second; false
+// cancels. Its reports carry the best rows so far (as many as the search lists) when they
+// changed, for the page to show while the search runs.
 std::string search(const std::string& request_json, val on_progress) {
   return guarded([&] {
     paraplan::SearchRequest request =
         paraplan::parse_search_request(paraplan::parse_json_text(request_json, "input"));
-    request.options.on_progress = progress_callback(on_progress);
+    request.options.on_progress = progress_callback(on_progress, &request.scenario);
+    request.options.progress_rows = request.options.top;
     return to_json(paraplan::search(request.scenario, request.options), request.scenario).dump();
   });
 }

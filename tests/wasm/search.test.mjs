@@ -105,6 +105,45 @@ describe("search: module and CLI agree", () => {
     assert.equal(result.stats.stopped, "cancelled");
   });
 
+  it("reports the rows so far, as the result lists its strategies, where they changed", () => {
+    const scenario = LONG_SEARCH;
+    const reports = [];
+    const result = JSON.parse(
+      paraplan.search(
+        JSON.stringify({
+          scenario,
+          options: { top: 3, time_budget_s: TIME_BUDGET_S },
+        }),
+        (progress) => {
+          reports.push(progress);
+          // Enough to see the rows change; the rest of the long search is not needed.
+          const withRows = reports.filter((r) => r.rows !== undefined).length;
+          return withRows < 3 && progress.elapsed_s < 5;
+        },
+      ),
+    );
+    const withRows = reports.filter((report) => report.rows !== undefined);
+    assert.ok(withRows.length > 0, `${reports.length} reports, none with rows`);
+    // The first report comes by the clock, within the first quarter second or so.
+    assert.ok(reports[0].elapsed_s < 1, String(reports[0].elapsed_s));
+    let previous = "";
+    for (const { rows } of withRows) {
+      assert.ok(rows.length > 0 && rows.length <= 3);
+      // The same entries as the result's strategies (the page renders both alike).
+      assert.deepEqual(
+        Object.keys(rows[0]).sort(),
+        Object.keys(result.strategies[0]).sort(),
+      );
+      assert.deepEqual(
+        rows.map((row) => row.rank),
+        rows.map((_, i) => i + 1),
+      );
+      const ranking = JSON.stringify(rows.map((row) => row.strategy));
+      assert.notEqual(ranking, previous, "rows sent again unchanged");
+      previous = ranking;
+    }
+  });
+
   it("stops at the time budget with the best found so far", () => {
     const scenario = LONG_SEARCH;
     const started = Date.now();

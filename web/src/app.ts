@@ -168,12 +168,13 @@ export class App {
     if (this.runs.busy) return;
     const progress = this.controls.progress;
     progress.start(t("search.running"));
-    const outcome = await this.runs.search(this.store.get(), (update) =>
-      progress.update(update.search.fraction, searchProgressText(update)),
-    );
+    const outcome = await this.runs.search(this.store.get(), (update) => {
+      progress.update(update.search.fraction, searchProgressText(update));
+      this.strategies.showProvisional();
+    });
     progress.finish();
     this.afterRun(outcome);
-    if (outcome.status !== "done") return;
+    if (outcome.status !== "done") return this.strategies.endProvisional(false);
     this.strategies.showResults();
     const ranks = this.runs.last?.result.strategies.map((ranked) => String(ranked.rank)) ?? [];
     this.store.update((state) => {

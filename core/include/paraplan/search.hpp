@@ -15,6 +15,15 @@
 
 namespace paraplan {
 
+struct RankedStrategy {
+  Strategy strategy;
+  Report report;
+  // Its uncertainty band overlaps the first row's: the model cannot tell them apart.
+  bool tie_with_best = false;
+  // Why it ranks above a faster strategy (a safer one within the noise), or "".
+  std::string rank_note;
+};
+
 struct SearchProgress {
   int64_t evaluated = 0;
   int64_t pruned = 0;
@@ -22,6 +31,10 @@ struct SearchProgress {
   double fraction_done = 0;          // of the outer loop, 0..1
   double best_iteration_time_s = 0;  // 0 until a feasible strategy is found
   std::string best_layout;  // that strategy's sizes ("TP 2 · PP 4 · VP 10 · ..."), or ""
+  // The ranking so far, as the result would list it (each row with the public estimate's
+  // report, in the final order), where it changed since the last report and
+  // SearchOptions::progress_rows asks for it; else empty. Provisional: the search goes on.
+  std::vector<RankedStrategy> rows;
 };
 
 // Memory kept free on each GPU: `bytes` plus `fraction` of the GPU's capacity. Default
@@ -44,6 +57,13 @@ inline constexpr std::array<LayoutFamily, 5> kLayoutFamilies = {
     LayoutFamily::tp, LayoutFamily::pp, LayoutFamily::cp, LayoutFamily::zero3, LayoutFamily::ep};
 std::string_view to_string(LayoutFamily family);
 
+// When a search reports progress by the clock: 0.1 s is the limit for a response to feel
+// immediate, 1 s for the user's flow of thought to stay uninterrupted (J. Nielsen, "Response
+// Times: The 3 Important Limits", Usability Engineering, 1993, ch. 5): the first report (with the
+// best rows so far) comes within the first, and later ones several times within the second.
+inline constexpr double kFirstProgressS = 0.1;
+inline constexpr double kProgressIntervalS = 0.25;
+
 struct SearchOptions {
   int top = limits::kDefaultTop;
   // One ranked strategy per layout (parallel sizes, ZeRO stage, offloads; top_strategies.hpp),
@@ -60,8 +80,13 @@ struct SearchOptions {
   bool exhaustive = false;  // evaluate every configuration: no pruning (for testing)
   double time_budget_s = limits::kDefaultTimeBudgetS;  // then stop with the best found so far
   int64_t progress_every = 4096;                       // evaluations between progress reports
-  // Called every `progress_every` evaluations; returning false cancels the search.
+  // Called every `progress_every` evaluations, and also by the clock: first after
+  // kFirstProgressS of search, then every kProgressIntervalS; returning false cancels the
+  // search.
   std::function<bool(const SearchProgress&)> on_progress;
+  // How many of the best rows so far a progress report carries when the ranking changed (at
+  // most `top`; 0: none, only the best time and its layout).
+  int progress_rows = 0;
 };
 
 struct SearchStats {
@@ -73,15 +98,6 @@ struct SearchStats {
   double seconds = 0;
   bool complete = true;  // false when cancelled or out of time budget
   std::string stopped;   // why an incomplete search stopped
-};
-
-struct RankedStrategy {
-  Strategy strategy;
-  Report report;
-  // Its uncertainty band overlaps the first row's: the model cannot tell them apart.
-  bool tie_with_best = false;
-  // Why it ranks above a faster strategy (a safer one within the noise), or "".
-  std::string rank_note;
 };
 
 struct FamilyBest {

@@ -167,6 +167,11 @@ class Searcher {
   Rejection& tally(std::string_view why);  // the count of `why`, noted while one is recorded
   Rejection& tally(Rejection*& cached, std::string_view why);
   void tick();
+  void report_progress(double elapsed_s);
+  // The listed strategies with the public estimate's reports, in the final order; `provisional`
+  // (a progress report's rows): only the first `options_.progress_rows`, their reports kept
+  // between reports, and no count of the rejected.
+  std::vector<RankedStrategy> ranked_rows(bool provisional);
 
   std::vector<std::string> diagnosis() const;
   // The public estimate of a strategy on a cluster of just the GPUs it uses.
@@ -196,9 +201,15 @@ class Searcher {
   std::chrono::steady_clock::time_point start_;
   bool stopped_ = false;
   double fraction_done_ = 0;
-  double progress_best_s_ = 0;        // the best time the last progress report labelled
-  std::string progress_best_layout_;  // and its label
-  int64_t work_ = 0;                  // evaluations, shapes and block-recompute probes alike
+  double progress_best_s_ = 0;              // the best time the last progress report labelled
+  std::string progress_best_layout_;        // and its label
+  double next_report_s_ = kFirstProgressS;  // when the clock asks for the next report
+  // The ordering keys of the rows the last report carried.
+  std::vector<std::vector<int64_t>> reported_rows_;
+  // The reports of the rows progress reports carry, by ordering_key: each strategy is
+  // estimated once however many reports list it.
+  std::map<std::vector<int64_t>, Report> progress_reports_;
+  int64_t work_ = 0;  // evaluations, shapes and block-recompute probes alike
 
   // The zero level's pins, read once: the stage, the overlaps, and the keys it sets as pinned or
   // to their defaults.

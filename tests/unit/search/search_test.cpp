@@ -515,6 +515,60 @@ TEST_CASE("progress reports arrive and cancelling stops the search") {
   CHECK(timed.stats.stopped == "time budget of 0 s reached");
 }
 
+TEST_CASE("progress reports carry the ranking so far, by the clock, only when it changed") {
+  // Qwen3-30B-A3B on 64 H100 runs for half a second or more: reports come by the clock long
+  // before `progress_every` evaluations, and carry the rows so far.
+  const Scenario scenario = job("qwen3-30b-a3b", R"([{"type": "h100", "count": 64}])", 512, 4096);
+  SearchOptions options;
+  options.top = 5;
+  options.time_budget_s = 600;
+  options.progress_every = int64_t{1} << 40;  // never by count: only the clock reports
+  options.progress_rows = 3;
+  std::vector<SearchProgress> reports;
+  options.on_progress = [&](const SearchProgress& p) {
+    reports.push_back(p);
+    return true;
+  };
+  const SearchResult result = search(scenario, options);
+  REQUIRE(result.stats.complete);
+  REQUIRE(result.strategies.size() == 5);
+  REQUIRE_FALSE(reports.empty());
+  // The first report comes soon after kFirstProgressS, then one every kProgressIntervalS.
+  CHECK(reports.front().elapsed_s >= kFirstProgressS);
+  CHECK(reports.front().elapsed_s < kFirstProgressS + kProgressIntervalS);
+  for (size_t i = 1; i < reports.size(); ++i) {
+    CHECK(reports[i].elapsed_s - reports[i - 1].elapsed_s >= kProgressIntervalS);
+  }
+  const auto with_rows = std::count_if(reports.begin(), reports.end(),
+                                       [](const SearchProgress& p) { return !p.rows.empty(); });
+  CHECK(with_rows >= 1);
+  // Rows only when the ranking changed: two reports in a row never carry the same rows.
+  std::vector<RankedStrategy> last_rows;
+  for (const SearchProgress& p : reports) {
+    if (p.rows.empty()) continue;
+    CHECK(p.rows.size() <= 3);
+    CHECK(p.rows.front().report.feasible);
+    CHECK(p.best_iteration_time_s > 0);
+    std::vector<std::string> labels, last_labels;
+    for (const RankedStrategy& r : p.rows) labels.push_back(to_json(r, 1, scenario).dump());
+    for (const RankedStrategy& r : last_rows) last_labels.push_back(to_json(r, 1, scenario).dump());
+    CHECK(labels != last_labels);
+    last_rows = p.rows;
+  }
+  // The rows stream as the final result lists them: each provisional first row is no faster
+  // than the exact best.
+  for (const SearchProgress& p : reports) {
+    if (p.rows.empty()) continue;
+    CHECK(p.rows.front().report.iteration_time_s >=
+          result.strategies.front().report.iteration_time_s * (1 - 0.05));
+  }
+  // Without progress_rows the reports carry no rows.
+  options.progress_rows = 0;
+  reports.clear();
+  search(scenario, options);
+  for (const SearchProgress& p : reports) CHECK(p.rows.empty());
+}
+
 TEST_CASE("the search ranks at_risk strategies below those that fit, unless allowed") {
   // Llama 2 13B on 16 A800 at 4096 tokens: the fastest strategies keep less than the default
   // margin free.

@@ -123,6 +123,10 @@ export const en = {
   "search.stale": "The inputs have changed since this search.",
   "search.fixFields": "Correct the highlighted fields.",
   "search.prompt": "Choose a model and a cluster, then press Search.",
+  "search.provisional":
+    "Best so far, search still running: {evaluated} strategies evaluated in {seconds}. The exact ranking replaces these rows when it ends.",
+  "search.provisionalShown": "Best strategies so far are shown; the search is still running.",
+  "search.provisionalFinal": "Search finished: the table shows the exact ranking.",
 
   "pinned.tp": "Tensor (TP)",
   "pinned.pp": "Pipeline (PP)",
@@ -457,6 +461,10 @@ export const zh: Record<MessageKey, string> = {
   "search.statsWithInfeasible":
     "列出 {shown} 个策略，其中 {infeasible} 个不可行 · 评估 {evaluated}，剪枝 {pruned} · 用时 {seconds}",
   "search.incomplete": "搜索提前停止（{reason}）；以下是目前找到的最佳策略。",
+  "search.provisional":
+    "目前最佳，搜索仍在进行：{seconds}内已评估 {evaluated} 个策略。搜索结束后，这些行将由精确排名取代。",
+  "search.provisionalShown": "已显示目前最佳的策略；搜索仍在进行。",
+  "search.provisionalFinal": "搜索完成：表格显示精确排名。",
   "search.nothingFeasible": "没有可行的策略。",
   "search.stale": "输入已在此次搜索后修改。",
   "search.fixFields": "请更正标出的输入项。",

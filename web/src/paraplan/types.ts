@@ -147,6 +147,9 @@ export interface SearchProgress {
   best_iteration_time_s: number;
   best_layout?: string; // the best so far: "TP 2 · PP 4 · VP 10 · ..."
   elapsed_s: number;
+  // The ranking so far, as the result's `strategies` (newer modules, a search's reports where
+  // it changed since the last one): provisional, the search goes on.
+  rows?: RankedStrategy[];
 }
 
 // A Chrome trace (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU).

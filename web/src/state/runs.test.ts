@@ -59,6 +59,50 @@ function withState(change: (state: PageState) => void): PageState {
 const RESULT = searchResult([rankedStrategy({ rank: 1 }), rankedStrategy({ rank: 2 })], 7);
 
 describe("Runs", () => {
+  it("keeps the rows a search reports while it runs, then drops them for the exact result", async () => {
+    const { client, runs } = setUp();
+    const seen: number[] = [];
+    const searching = runs.search(defaultState(), (update) => seen.push(update.search.evaluated));
+    const onProgress = client.last().listeners.onProgress!;
+    const report = { pruned: 0, fraction: 0.2, best_iteration_time_s: 9, elapsed_s: 0.1 };
+    onProgress({ step: 0, steps: 1, search: { ...report, evaluated: 10 } });
+    expect(runs.provisional).toBeNull(); // no rows yet
+    const provisionalRows = [rankedStrategy({ rank: 1 })];
+    onProgress({ step: 0, steps: 1, search: { ...report, evaluated: 20, rows: provisionalRows } });
+    expect(runs.provisional?.rows).toBe(provisionalRows);
+    // A report without rows keeps the rows and updates the progress.
+    onProgress({ step: 0, steps: 1, search: { ...report, evaluated: 30, fraction: 0.5 } });
+    expect(runs.provisional?.rows).toBe(provisionalRows);
+    expect(runs.provisional?.progress.evaluated).toBe(30);
+    expect(seen).toEqual([10, 20, 30]);
+    client.last().resolve(RESULT);
+    expect(await searching).toEqual({ status: "done" });
+    expect(runs.provisional).toBeNull();
+    expect(runs.last?.result).toBe(RESULT);
+  });
+
+  it("drops the rows so far when the search is cancelled", async () => {
+    const { client, runs } = setUp();
+    const searching = runs.search(defaultState());
+    client.last().listeners.onProgress!({
+      step: 0,
+      steps: 1,
+      search: {
+        evaluated: 5,
+        pruned: 0,
+        fraction: 0.1,
+        best_iteration_time_s: 9,
+        elapsed_s: 0.1,
+        rows: [rankedStrategy({ rank: 1 })],
+      },
+    });
+    expect(runs.provisional).not.toBeNull();
+    runs.cancel();
+    expect(await searching).toEqual({ status: "cancelled" });
+    expect(runs.provisional).toBeNull();
+    expect(runs.last).toBeNull();
+  });
+
   it("runs a search, busy until the worker answers, and keeps it as the last run", async () => {
     const { client, runs, changes } = setUp();
     const searching = runs.search(defaultState());

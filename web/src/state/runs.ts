@@ -6,6 +6,7 @@ import type {
   Report,
   ScalingPointResult,
   Scenario,
+  SearchProgress,
   SearchRequest,
   SearchResult,
   SweepGrid,
@@ -29,6 +30,12 @@ import { scenarioOfStrategy } from "./strategy-scenario";
 export interface Run {
   request: SearchRequest;
   result: SearchResult;
+}
+
+// The ranking so far of the search under way (its latest rows), and its latest report.
+export interface Provisional {
+  rows: RankedStrategy[];
+  progress: SearchProgress;
 }
 
 export type Outcome =
@@ -89,6 +96,7 @@ export class Runs {
   last: Run | null = null;
   busy = false;
   cancelled = false; // the last search was cancelled
+  provisional: Provisional | null = null; // while a search runs and has reported rows
   moduleError: PlacedError | null = null; // the module refused the last call
   private readonly listeners: (() => void)[] = [];
 
@@ -133,14 +141,32 @@ export class Runs {
     if (!request.ok) return this.refuse(request.errors);
     this.cancelled = false;
     const outcome = await this.running(async () => {
-      const result = await this.client.call("search", request.value, { onProgress });
-      this.last = { request: request.value, result };
+      try {
+        const result = await this.client.call("search", request.value, {
+          onProgress: (update) => {
+            this.provisionalFrom(update.search);
+            onProgress?.(update);
+          },
+        });
+        this.last = { request: request.value, result };
+      } finally {
+        this.provisional = null;
+      }
     });
     if (outcome.status === "cancelled") {
       this.cancelled = true;
       this.notify();
     }
     return outcome;
+  }
+
+  // A report's rows replace the ranking so far; a report without rows updates its progress.
+  private provisionalFrom(progress: SearchProgress): void {
+    if (progress.rows !== undefined && progress.rows.length > 0) {
+      this.provisional = { rows: progress.rows, progress };
+    } else if (this.provisional !== null) {
+      this.provisional = { ...this.provisional, progress };
+    }
   }
 
   // A search at each cluster size of the scaling view, spread over the pool; each point is

@@ -21,10 +21,20 @@ export class ProgressBar {
       attrs: { type: "button" },
       on: { click: onCancel },
     });
+    // A progress bar, not a live region: screen readers hear the search's start and end from
+    // the results (one polite announcement each), not every report.
     this.element = h(
       "div",
-      { class: "progress", attrs: { role: "status" } },
-      h("div", { class: "progress-track" }, this.bar),
+      { class: "progress" },
+      h(
+        "div",
+        {
+          class: "progress-track",
+          attrs: { role: "progressbar", "aria-valuemin": "0", "aria-valuemax": "100" },
+          i18nAttrs: { "aria-label": "search.running" },
+        },
+        this.bar,
+      ),
       h("div", { class: "progress-row" }, this.label, cancel),
     );
     this.element.hidden = true;
@@ -37,7 +47,9 @@ export class ProgressBar {
   }
 
   update(fraction: number, text: string): void {
-    this.bar.style.width = `${Math.round(Math.min(1, Math.max(0, fraction)) * 100)}%`;
+    const percentDone = Math.round(Math.min(1, Math.max(0, fraction)) * 100);
+    this.bar.style.width = `${percentDone}%`;
+    this.bar.parentElement?.setAttribute("aria-valuenow", String(percentDone));
     this.label.textContent = text;
   }
 

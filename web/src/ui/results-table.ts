@@ -1,4 +1,6 @@
-// The ranked strategies as a sortable table; a row opens its details.
+// The ranked strategies as a sortable table; a row opens its details. A provisional table (the
+// best so far while a search runs) has its own test ids, and its rows open nothing: they are
+// replaced by the exact ranking when the search ends.
 import { t } from "../i18n/i18n";
 import type { RankedStrategy } from "../paraplan/types";
 import type { Store } from "../state/store";
@@ -7,12 +9,10 @@ import { h } from "./dom";
 
 export class ResultsTable {
   readonly element: HTMLElement;
-  private readonly table = h("table", {
-    testid: "results-table",
-    class: "results",
-  });
+  private readonly table: HTMLElement;
   private strategies: RankedStrategy[] = [];
   private variants = new Map<number, number>();
+  private held = false; // hidden while the provisional table stands in its place
   // Announces the order after a sort (screen readers).
   private readonly announcer = h("p", {
     class: "visually-hidden",
@@ -20,8 +20,22 @@ export class ResultsTable {
     attrs: { "aria-live": "polite", role: "status" },
   });
 
-  constructor(private readonly store: Store) {
-    this.element = h("div", { class: "table-scroll" }, this.announcer, this.table);
+  constructor(
+    private readonly store: Store,
+    private readonly provisional = false,
+  ) {
+    this.table = h("table", {
+      testid: provisional ? "provisional-table" : "results-table",
+      class: provisional ? "results provisional" : "results",
+      attrs: provisional ? { "aria-busy": "true" } : {},
+    });
+    // One announcer of the order: the results table's (a sort reorders both tables).
+    this.element = h(
+      "div",
+      { class: "table-scroll" },
+      provisional ? null : this.announcer,
+      this.table,
+    );
     this.element.hidden = true;
     store.subscribe((state, previous) => {
       if (
@@ -40,6 +54,12 @@ export class ResultsTable {
     this.strategies = strategies;
     this.variants = variants;
     this.render();
+  }
+
+  // Hides the table, whatever it lists, until released.
+  hold(held: boolean): void {
+    this.held = held;
+    this.element.hidden = held || this.strategies.length === 0;
   }
 
   private announce(): void {
@@ -93,7 +113,7 @@ export class ResultsTable {
 
   private row(ranked: RankedStrategy): HTMLElement {
     const select = () => this.store.update((state) => (state.selected = String(ranked.rank)));
-    const selected = this.store.get().selected === String(ranked.rank);
+    const selected = !this.provisional && this.store.get().selected === String(ranked.rank);
     const { estimate } = ranked;
     const verdict = estimate.memory.verdict ?? (estimate.feasible ? "fits" : "oom");
     const band = estimate.uncertainty?.tokens_per_s_per_gpu;
@@ -107,11 +127,10 @@ export class ResultsTable {
     return h(
       "tr",
       {
-        testid: "result-row",
+        testid: this.provisional ? "provisional-row" : "result-row",
         class: classes.join(" ").trim(),
         attrs: {
-          tabindex: "0",
-          "aria-selected": String(selected),
+          ...(this.provisional ? {} : { tabindex: "0", "aria-selected": String(selected) }),
           "data-rank": String(ranked.rank),
           "data-headroom-gib": String(ranked.headroom_gib),
           "data-memory-verdict": verdict,
@@ -128,15 +147,17 @@ export class ResultsTable {
             ...(outOfRegime ? [t("table.outOfRegime"), ...(estimate.validation?.notes ?? [])] : []),
           ].join("\n"),
         },
-        on: {
-          click: select,
-          keydown: (event) => {
-            if (event.key === "Enter" || event.key === " ") {
-              event.preventDefault();
-              select();
-            }
-          },
-        },
+        on: this.provisional
+          ? {}
+          : {
+              click: select,
+              keydown: (event) => {
+                if (event.key === "Enter" || event.key === " ") {
+                  event.preventDefault();
+                  select();
+                }
+              },
+            },
       },
       ...COLUMNS.map((column) =>
         h(
@@ -200,6 +221,6 @@ export class ResultsTable {
       this.row(ranked),
     );
     this.table.replaceChildren(h("thead", {}, this.header()), h("tbody", {}, ...rows));
-    this.element.hidden = rows.length === 0;
+    this.element.hidden = this.held || rows.length === 0;
   }
 }

@@ -2,6 +2,7 @@
 // taken from the strategies the table lists), whether the inputs have changed since, and
 // why nothing fits.
 import { t } from "../i18n/i18n";
+import type { SearchProgress } from "../paraplan/types";
 import { summarise, type Run } from "../state/runs";
 import { h } from "./dom";
 import { integer, seconds } from "./format";
@@ -10,12 +11,15 @@ export interface StatusState {
   run: Run | null; // the last search
   cancelled: boolean; // the last search was cancelled
   stale: boolean; // the inputs have changed since the last search
+  // The latest report of a search under way that shows its best rows so far.
+  provisional?: SearchProgress | null;
 }
 
 export class StatusView {
   readonly element = h("div", { class: "status", testid: "search-status" });
 
-  render({ run, cancelled, stale }: StatusState): void {
+  render({ run, cancelled, stale, provisional }: StatusState): void {
+    if (provisional) return this.renderProvisional(provisional);
     const parts: HTMLElement[] = [];
     if (cancelled) parts.push(h("p", { class: "note", text: t("search.cancelled") }));
     if (run === null) {
@@ -68,5 +72,23 @@ export class StatusView {
       );
     }
     this.element.replaceChildren(...parts);
+  }
+
+  // The rows below are the best so far: that the search goes on (an indeterminate progress
+  // bar: the search's fraction done counts its outer loop, whose steps are far from even), how
+  // much it has evaluated, and that the rows will change.
+  private renderProvisional(progress: SearchProgress): void {
+    this.element.replaceChildren(
+      h(
+        "p",
+        { class: "note provisional-note", testid: "provisional-note" },
+        h("progress", { class: "provisional-progress", attrs: { "aria-hidden": "true" } }),
+        " ",
+        t("search.provisional", {
+          evaluated: integer(progress.evaluated),
+          seconds: seconds(progress.elapsed_s),
+        }),
+      ),
+    );
   }
 }

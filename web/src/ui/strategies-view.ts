@@ -1,5 +1,6 @@
 // The strategies tab: the status line, the ranked table, and the details of the strategy the
 // state's `selected` names, with its simulated schedule from the module.
+import { t } from "../i18n/i18n";
 import type { RankedStrategy } from "../paraplan/types";
 import type { Runs } from "../state/runs";
 import type { Store } from "../state/store";
@@ -20,6 +21,16 @@ export class StrategiesView {
   readonly element: HTMLElement;
   private readonly status = new StatusView();
   private readonly table: ResultsTable;
+  // The best rows so far while a search runs, in the table's place.
+  private readonly provisionalTable: ResultsTable;
+  private provisionalRows: RankedStrategy[] | null = null;
+  // One polite announcement when the rows so far appear and one when the exact ranking
+  // replaces them, not one per progress report.
+  private readonly announcer = h("p", {
+    class: "visually-hidden",
+    testid: "provisional-status",
+    attrs: { "aria-live": "polite", role: "status" },
+  });
   private readonly detail: DetailView;
   private readonly decision: DecisionView;
   private readonly compare: CompareView;
@@ -34,6 +45,7 @@ export class StrategiesView {
     private readonly onTraceError: () => void,
   ) {
     this.table = new ResultsTable(store);
+    this.provisionalTable = new ResultsTable(store, true);
     this.detail = new DetailView(() => store.update((state) => (state.selected = "")));
     const select = (rank: number) => store.update((state) => (state.selected = String(rank)));
     this.decision = new DecisionView(store, runs, select);
@@ -56,7 +68,9 @@ export class StrategiesView {
       h("div", { class: "actions estimate-actions" }, this.estimate.button, groupLabel),
       this.estimate.element,
       this.status.element,
+      this.announcer,
       this.pareto.element,
+      this.provisionalTable.element,
       this.table.element,
       this.compare.element,
       this.detail.element,
@@ -73,9 +87,32 @@ export class StrategiesView {
     });
   }
 
+  // The best rows so far of the search under way, where they changed, in the table's place.
+  showProvisional(): void {
+    const provisional = this.runs.provisional;
+    if (provisional === null) return;
+    this.renderStatus();
+    if (provisional.rows === this.provisionalRows) return;
+    if (this.provisionalRows === null) this.announcer.textContent = t("search.provisionalShown");
+    this.provisionalRows = provisional.rows;
+    this.provisionalTable.show(provisional.rows);
+    this.table.hold(true);
+  }
+
+  // The search ended: the table comes back in the provisional table's place (the exact
+  // ranking where it finished, the last one where it was cancelled or failed).
+  endProvisional(finished: boolean): void {
+    if (this.provisionalRows === null) return;
+    this.provisionalRows = null;
+    this.announcer.textContent = finished ? t("search.provisionalFinal") : "";
+    this.provisionalTable.show([]);
+    this.table.hold(false);
+  }
+
   // The last search's strategies, with none open.
   showResults(): void {
     const strategies = this.runs.last?.result.strategies ?? [];
+    this.endProvisional(true);
     this.showTable();
     this.pareto.show(strategies);
     this.compare.show(strategies);
@@ -105,8 +142,13 @@ export class StrategiesView {
   }
 
   renderStatus(): void {
-    const { last, cancelled } = this.runs;
-    this.status.render({ run: last, cancelled, stale: this.runs.isStale(this.store.get()) });
+    const { last, cancelled, provisional } = this.runs;
+    this.status.render({
+      run: last,
+      cancelled,
+      stale: this.runs.isStale(this.store.get()),
+      provisional: provisional?.progress,
+    });
   }
 
   showSelected(): void {

@@ -1,0 +1,131 @@
+// Issue 30 item 8 in Chromium on the production build: while a slow search runs, the best rows
+// so far show at once in a provisional table, marked as such, and the exact ranking replaces
+// them when the search ends; cancelling takes them away.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { SCREENSHOTS, startSite } from "./site.mjs";
+
+const TIMEOUT_MS = 300_000;
+// DeepSeek-V3 on 512 H800 (the audit's job, shared/reference/web-audit-2.md): seconds of search.
+const SLOW_JOB =
+  "model=deepseek-v3&gpu-infos=h800:512&num-gpus=512&global-batch-size=4096&seq-length=4096";
+
+const byTestId = (id) => `[data-testid="${id}"]`;
+
+// Marks taken in the page (ms since navigation): the first provisional row, the first final
+// row, and whether both kinds were ever shown at once.
+function observeRows() {
+  const marks = (window.__marks = { both: false });
+  new MutationObserver(() => {
+    const now = performance.now();
+    const shown = (id) =>
+      [...document.querySelectorAll(`[data-testid="${id}"]`)].some(
+        (row) => row.offsetParent !== null,
+      );
+    const provisional = shown("provisional-row");
+    const final = shown("result-row");
+    if (provisional && marks.provisional === undefined) marks.provisional = now;
+    if (final && marks.final === undefined) marks.final = now;
+    if (provisional && final) marks.both = true;
+  }).observe(document, { subtree: true, childList: true, attributes: true });
+}
+
+describe("issue 30: the best so far while the search runs (production build)", () => {
+  let site, origin, context, consoleErrors;
+
+  before(async () => {
+    site = await startSite();
+    ({ origin, context, consoleErrors } = site);
+  });
+
+  after(async () => {
+    await site?.close();
+  });
+
+  it("shows provisional rows before the final result, then the exact ranking replaces them", async () => {
+    const page = await context.newPage();
+    await page.addInitScript(observeRows);
+    await page.goto(`${origin}/paraplan/?lang=en&${SLOW_JOB}&run=1`);
+    await page.waitForSelector(byTestId("provisional-row"), {
+      timeout: TIMEOUT_MS,
+    });
+    // Marked as provisional while the search runs: the note, its progress, the announcement.
+    const note = await page.textContent(byTestId("provisional-note"));
+    assert.match(
+      note,
+      /Best so far, search still running: [\d,]+ strategies evaluated in [\d.,]+ m?s/,
+    );
+    assert.equal(
+      await page.textContent(byTestId("provisional-status")),
+      "Best strategies so far are shown; the search is still running.",
+    );
+    assert.equal(await page.locator(byTestId("result-row")).count(), 0);
+    // Provisional rows open nothing: no keyboard stop, no selection.
+    const first = page.locator(byTestId("provisional-row")).first();
+    assert.equal(await first.getAttribute("tabindex"), null);
+    assert.match(await first.textContent(), /^1\b/);
+    await page.screenshot({
+      path: join(SCREENSHOTS, "provisional-running.png"),
+      fullPage: true,
+    });
+
+    await page.waitForSelector(byTestId("result-row"), { timeout: TIMEOUT_MS });
+    const marks = await page.evaluate(() => window.__marks);
+    assert.ok(marks.provisional < marks.final, JSON.stringify(marks));
+    assert.equal(
+      marks.both,
+      false,
+      "provisional and final rows were shown together",
+    );
+    assert.equal(
+      await page.locator(`${byTestId("provisional-row")}:visible`).count(),
+      0,
+    );
+    assert.ok(await page.locator(byTestId("provisional-table")).isHidden());
+    assert.ok((await page.locator(byTestId("result-row")).count()) > 1);
+    assert.equal(await page.locator(byTestId("provisional-note")).count(), 0);
+    assert.equal(
+      await page.textContent(byTestId("provisional-status")),
+      "Search finished: the table shows the exact ranking.",
+    );
+    assert.match(
+      await page.textContent(byTestId("search-status")),
+      /feasible strategies/,
+    );
+    await page.screenshot({
+      path: join(SCREENSHOTS, "provisional-final.png"),
+      fullPage: true,
+    });
+    await page.close();
+  });
+
+  it("says so in Chinese, and cancelling takes the provisional rows away", async () => {
+    const page = await context.newPage();
+    await page.goto(`${origin}/paraplan/?lang=zh&${SLOW_JOB}&run=1`);
+    await page.waitForSelector(byTestId("provisional-row"), {
+      timeout: TIMEOUT_MS,
+    });
+    assert.match(
+      await page.textContent(byTestId("provisional-note")),
+      /目前最佳，搜索仍在进行/,
+    );
+    await page.screenshot({
+      path: join(SCREENSHOTS, "provisional-zh.png"),
+      fullPage: true,
+    });
+    await page.click(byTestId("cancel-button"));
+    await page.waitForSelector(`${byTestId("provisional-table")}`, {
+      state: "hidden",
+      timeout: TIMEOUT_MS,
+    });
+    assert.equal(await page.locator(byTestId("result-row")).count(), 0);
+    assert.equal(await page.locator(byTestId("provisional-note")).count(), 0);
+    assert.match(
+      await page.textContent(byTestId("search-status")),
+      /搜索已取消/,
+    );
+    await page.close();
+    assert.deepEqual(consoleErrors, []);
+  });
+});
