@@ -176,11 +176,12 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
                            : s_.cp_comm_type == CpCommType::p2p       ? cp
                            : s_.cp_comm_type == CpCommType::allgather ? 2
                                                                       : 1;
+      const bool flash = s_.attention_backend == AttentionBackend::flash;
       core_forward.compute_s = kernels16_.attention_s(
-          executed, false, calls, head_dim_efficiency(qk_head_dim, v_head_dim, false));
+          executed, false, calls, head_dim_efficiency(qk_head_dim, v_head_dim, false), flash);
       core_backward.compute_s =
           kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls,
-                                 head_dim_efficiency(qk_head_dim, v_head_dim, true));
+                                 head_dim_efficiency(qk_head_dim, v_head_dim, true), flash);
     } else {
       // Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
       // all on the full s x s score matrix whatever the mask (Korthikanti et al. 2022, §4.1).
