@@ -89,9 +89,12 @@ struct GpuSpec {
   EfficiencyCurve gemm_fp8_efficiency;            // same for fp8 GEMMs
   EfficiencyCurve attention_forward_efficiency;   // by FLOPs of one fused attention call
   EfficiencyCurve attention_backward_efficiency;  // same, backward
-  EfficiencyCurve memory_efficiency;              // by bytes moved by one kernel
-  double kernel_overhead_s = 0;                   // fixed cost of each kernel
-  double overlap_slowdown = 0;    // compute lost per second of communication hidden under it
+  // FlashAttention-2 (attention_backend flash) where the preset measured it; empty: the above.
+  EfficiencyCurve attention_forward_flash_efficiency;
+  EfficiencyCurve attention_backward_flash_efficiency;
+  EfficiencyCurve memory_efficiency;  // by bytes moved by one kernel
+  double kernel_overhead_s = 0;       // fixed cost of each kernel
+  double overlap_slowdown = 0;        // compute lost per second of communication hidden under it
   double compute_capability = 0;  // CUDA's major.minor (sm_90: 9.0); 0 where not an NVIDIA GPU
   MemoryReserveSpec memory_reserve;
   HostMemory host;  // for activation offloading

@@ -59,6 +59,11 @@ enum class CpCommType { p2p, a2a, allgather };
 // (fusions/fused_cross_entropy.py) or Transformer Engine's Triton kernel (te), which writes the
 // gradient into the 16-bit logits in place.
 enum class CrossEntropyFusionImpl { native, te };
+// Megatron-LM --attention-backend (transformer/enums.py AttnBackend) for the fused attention:
+// auto (Transformer Engine picks: cuDNN fused attention on Hopper and later), fused (cuDNN) or
+// flash (the flash-attn package through Transformer Engine: NVTE_FLASH_ATTN=1,
+// NVTE_FUSED_ATTN=0). auto and fused are priced alike.
+enum class AttentionBackend { automatic, fused, flash };
 
 std::string_view to_string(RecomputeGranularity granularity);
 std::string_view to_string(RecomputeMethod method);
@@ -68,6 +73,7 @@ std::string_view to_string(MainParamsDtype dtype);
 std::string_view to_string(MomentDtype dtype);
 std::string_view to_string(MoeDispatcher dispatcher);
 std::string_view to_string(CrossEntropyFusionImpl impl);
+std::string_view to_string(AttentionBackend backend);
 
 // Megatron-LM --recompute-granularity, --recompute-method, --recompute-num-layers.
 struct Recompute {
@@ -113,6 +119,7 @@ struct Strategy {
   }
   int64_t zero_stage = 0;  // 1 = --use-distributed-optimizer, 2 and 3 = Megatron-FSDP
   bool use_flash_attn = false;
+  AttentionBackend attention_backend = AttentionBackend::automatic;  // with use_flash_attn
   bool overlap_grad_reduce = false;
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;
@@ -216,6 +223,7 @@ enum class StrategyKeyId : uint8_t {
   recompute_modules,
   zero_stage,
   use_flash_attn,
+  attention_backend,
   overlap_grad_reduce,
   overlap_param_gather,
   tp_comm_overlap,

@@ -109,6 +109,20 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
                                                  efficiency.path_of("attention_forward"), kGiga);
   gpu.attention_backward_efficiency = parse_curve(efficiency.required("attention_backward"),
                                                   efficiency.path_of("attention_backward"), kGiga);
+  // Optional, both or neither: FlashAttention-2's curves (attention_backend flash).
+  const nlohmann::json* flash_forward = efficiency.find("attention_forward_flash");
+  const nlohmann::json* flash_backward = efficiency.find("attention_backward_flash");
+  if ((flash_forward == nullptr) != (flash_backward == nullptr)) {
+    const char* missing = flash_forward ? "attention_backward_flash" : "attention_forward_flash";
+    throw InputError(efficiency.path_of(missing),
+                     "is required with the other FlashAttention-2 curve");
+  }
+  if (flash_forward) {
+    gpu.attention_forward_flash_efficiency =
+        parse_curve(*flash_forward, efficiency.path_of("attention_forward_flash"), kGiga);
+    gpu.attention_backward_flash_efficiency =
+        parse_curve(*flash_backward, efficiency.path_of("attention_backward_flash"), kGiga);
+  }
   gpu.memory_efficiency =
       parse_curve(efficiency.required("memory"), efficiency.path_of("memory"), kMega);
 

@@ -29,6 +29,9 @@ constexpr std::array<std::string_view, 3> kDispatchers = {"allgather", "alltoall
 // Megatron-LM's --cp-comm-type choices Paraplan models (the hierarchical a2a+p2p is not).
 constexpr std::array<std::string_view, 3> kCpCommTypes = {"p2p", "a2a", "allgather"};
 constexpr std::array<std::string_view, 2> kCrossEntropyFusionImpls = {"native", "te"};
+// Megatron-LM --attention-backend choices for the fused path (unfused and local are
+// use_flash_attn false).
+constexpr std::array<std::string_view, 3> kAttentionBackends = {"auto", "fused", "flash"};
 // Megatron-LM arguments.py --cuda-graph-impl and enums.py CudaGraphModule (with the deprecated
 // full_iteration scope Megatron-Bridge's recipes set).
 constexpr std::array<std::string_view, 3> kCudaGraphImpls = {"none", "local", "transformer_engine"};
@@ -194,6 +197,13 @@ const StrategyKey kKeys[] = {
      MegatronFlag::composite, "--attention-backend",
      "Fused (flash) attention instead of the unfused softmax path.",
      get_field<&Strategy::use_flash_attn>, set_field<&Strategy::use_flash_attn>},
+    {K::attention_backend, "attention_backend", KeyType::choice,
+     false, true, kAttentionBackends, 0, 2, false,
+     MegatronFlag::composite, "--attention-backend",
+     "The fused attention's kernels: auto (Transformer Engine's choice, cuDNN on Hopper and "
+     "later), fused (cuDNN) or flash (the flash-attn package, FlashAttention-2, where the GPU "
+     "preset has its curves). Acts with use_flash_attn.",
+     get_field<&Strategy::attention_backend>, set_field<&Strategy::attention_backend>},
     {K::overlap_grad_reduce, "overlap_grad_reduce", KeyType::boolean,
      false, false, {}, 0, 1, false,
      MegatronFlag::switch_on, "--overlap-grad-reduce",
@@ -352,6 +362,10 @@ std::vector<std::string_view> choice_set_names(const StrategyKey& key, int64_t b
     if ((bits >> i & 1) != 0) names.push_back(key.choices[i]);
   }
   return names;
+}
+
+std::string_view to_string(AttentionBackend backend) {
+  return kAttentionBackends[static_cast<size_t>(backend)];
 }
 
 std::string_view to_string(Fp8Recipe recipe) { return kFp8Recipes[static_cast<size_t>(recipe)]; }

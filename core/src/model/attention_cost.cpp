@@ -40,6 +40,21 @@ constexpr double kRingGradInitCastBytes = 4 + 6;
 // The dK and dV travelling the ring are fp32 (accum_dtype with convert_to_f32, the default).
 constexpr double kRingGradBytesPerElement = 4;
 
+// Transformer Engine's ring attention (cp_comm_type p2p: AttnFuncWithCPAndKVP2P in
+// transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py, 2026; the
+// same steps since TE 1.4's AttnFuncWithCP) merges the ring steps on the compute stream, in the
+// 16-bit dtype of the attention, with jit-fused elementwise kernels:
+// - forward, per ring step, per element of this GPU's attention output:
+//   flash_attn_fwd_out_correction reads the step's output and the running output and writes it
+//   (2 + 2 + 2 bytes); the steps below the diagonal (i <= rank) correct the whole output, those
+//   above it only the second query chunk (flash_attn_fwd_second_half_out_correction), half of
+//   the steps each on average over the ranks: 6 x (1 + 1/2) / 2 = 4.5;
+constexpr double kTeRingOutCorrectionBytes = 4.5;
+// - backward, per ring step, per element of Q and of K+V: dq.add_(dq_), dk.add_(dk_),
+//   dv.add_(dv_) (2 + 2 read, 2 written) over the whole tensor or one of its two chunks, half of
+//   the steps each on average: 4.5.
+constexpr double kTeRingGradAccumulateBytes = 4.5;
+
 }  // namespace
 
 void CostBuilder::attention_block(LayerCost& cost, bool moe) {
@@ -162,11 +177,12 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
                            : s_.cp_comm_type == CpCommType::p2p       ? cp
                            : s_.cp_comm_type == CpCommType::allgather ? 2
                                                                       : 1;
+      const bool flash = s_.attention_backend == AttentionBackend::flash;
       core_forward.compute_s = kernels16_.attention_s(
-          executed, false, calls, head_dim_efficiency(qk_head_dim, v_head_dim, false));
+          executed, false, calls, head_dim_efficiency(qk_head_dim, v_head_dim, false), flash);
       core_backward.compute_s =
           kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls,
-                                 head_dim_efficiency(qk_head_dim, v_head_dim, true));
+                                 head_dim_efficiency(qk_head_dim, v_head_dim, true), flash);
     } else {
       // Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
       // all on the full s x s score matrix whatever the mask (Korthikanti et al. 2022, §4.1).
@@ -198,6 +214,15 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
           core_backward.cp_comm_s =
               (cp - 1) *
               exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes), core_backward.compute_s / cp);
+          // The merges of the ring steps (kTeRingOutCorrectionBytes, kTeRingGradAccumulateBytes),
+          // after the kernels they merge, on the compute stream.
+          const double q_elements = batch * query_len * heads * qk_head_dim;
+          const double out_elements = batch * query_len * heads * v_head_dim;
+          const double kv_elements = batch * query_len * groups * (qk_head_dim + v_head_dim);
+          core_forward.compute_s +=
+              cp * kernels_.memory_s(kTeRingOutCorrectionBytes * out_elements);
+          core_backward.compute_s +=
+              cp * kernels_.memory_s(kTeRingGradAccumulateBytes * (q_elements + kv_elements));
           break;
         }
         case CpCommType::allgather:

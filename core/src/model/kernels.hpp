@@ -132,13 +132,24 @@ class Kernels {
 
   // A fused attention kernel (FlashAttention, cuDNN) executing `flops` in `calls` launches of
   // equal size (context parallelism: one per ring step), each at its own size's efficiency
-  // times `head_dim_factor` (head_dim_efficiency: the curves are at head dim 128).
-  double attention_s(double flops, bool backward, double calls = 1,
-                     double head_dim_factor = 1) const {
+  // times `head_dim_factor` (head_dim_efficiency: the curves are at head dim 128). `flash`:
+  // FlashAttention-2's kernels (attention_backend flash) at the preset's flash curves, never
+  // faster than the fused ones (Shah et al. 2024, arXiv:2407.08608, Figs. 5-6: on an H100,
+  // cuDNN beats FlashAttention-2 at every measured length, forward and backward); a preset
+  // without flash curves prices both alike.
+  double attention_s(double flops, bool backward, double calls = 1, double head_dim_factor = 1,
+                     bool flash = false) const {
     if (flops <= 0) return 0;
     const EfficiencyCurve& curve =
         backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
-    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops / calls) * head_dim_factor) +
+    const EfficiencyCurve& flash_curve = backward ? gpu_.attention_backward_flash_efficiency
+                                                  : gpu_.attention_forward_flash_efficiency;
+    const double size = flops / calls;
+    double efficiency = curve.at(size);
+    if (flash && !flash_curve.points().empty()) {
+      efficiency = std::min(efficiency, flash_curve.at(size));
+    }
+    return flops / (gpu_.tensor_flops(precision_) * efficiency * head_dim_factor) +
            calls * gpu_.kernel_overhead_s;
   }
 

@@ -201,7 +201,13 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
       case StrategyKeyId::use_flash_attn:
         // --use-flash-attn parses but nothing reads it; the backend is chosen by
         // --attention-backend (transformer/enums.py AttnBackend; default auto).
-        if (s.use_flash_attn) value(key.megatron_flag, "flash");
+        // attention_backend fused or flash names its backend; auto keeps this flag's value.
+        if (s.use_flash_attn) {
+          value(key.megatron_flag,
+                s.attention_backend == AttentionBackend::fused ? "fused" : "flash");
+        }
+        break;
+      case StrategyKeyId::attention_backend:  // written with use_flash_attn
         break;
       case StrategyKeyId::fp8_recipe:
         if (training.precision == Precision::fp8) {

@@ -50,6 +50,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
     case Level::layer_shape:
       return {K::sequence_parallel,
               K::use_flash_attn,
+              K::attention_backend,
               K::tp_comm_overlap,
               K::fp8_recipe,
               K::cross_entropy_loss_fusion,
@@ -497,6 +498,9 @@ bool Searcher::layer_shape_level(Walk walk) {
   bool any_fit_or_unknown = false;
   // The switches this level sets as pinned or by default, read once per call.
   const bool tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
+  // The attention kernels as pinned, else Transformer Engine's own choice.
+  const auto attention_backend =
+      static_cast<AttentionBackend>(pins_.get(K::attention_backend).value_or(0));
   const auto fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
   // The fused loss only saves time and memory traffic: on unless pinned off.
   const bool loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
@@ -513,6 +517,7 @@ bool Searcher::layer_shape_level(Walk walk) {
         if (stopped_) return any_fit_or_unknown;
         s_.sequence_parallel = sp != 0;
         s_.use_flash_attn = flash != 0;
+        s_.attention_backend = attention_backend;
         s_.tp_comm_overlap = tp_comm_overlap;
         s_.fp8_recipe = fp8_recipe;
         s_.cross_entropy_loss_fusion = loss_fusion;

@@ -132,6 +132,19 @@ TEST_CASE("inline GPUs: overrides of a preset, or complete objects") {
       "cluster.gpus[0].type.inter_node.gb_per_s: expected a number from 0.001 to 1000000, got -1");
 }
 
+TEST_CASE("FlashAttention-2 curves: both or neither, and the backend a choice") {
+  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                    R"(, "cluster": {"gpus": [{"type": {"base": "a100", "id": "x",
+                        "efficiency": {"attention_forward_flash": [[1, 0.3]]}},
+                        "count": 8}]}})") ==
+        "cluster.gpus[0].type.efficiency.attention_backward_flash: is required with the other "
+        "FlashAttention-2 curve");
+  CHECK(input_error(with_strategy(R"({"attention_backend": "flash"})")) == "");
+  CHECK(input_error(with_strategy(R"({"attention_backend": "cudnn"})")) ==
+        "strategy.attention_backend: expected one of \"auto\", \"fused\", \"flash\", got the "
+        "string \"cudnn\"");
+}
+
 TEST_CASE("JSON text: syntax errors, size and depth limits") {
   using paraplan::parse_json_text;
   CHECK_THROWS_WITH_AS(parse_json_text("{\"a\": ", "input"),

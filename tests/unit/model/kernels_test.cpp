@@ -75,11 +75,15 @@ TEST_CASE("context parallel attention: one kernel per ring step, at that step's 
     const detail::LayerCost l = layer(s, strategy);
     // Causal half of 4 b heads (s / cp) s d.
     const double executed = 0.5 * 4.0 * 8 * (8192.0 / cp) * 8192 * 128;
-    const double expected =
+    const double kernels_s =
         executed / (gpu.tensor_flops(Precision::bf16) *
                     gpu.attention_forward_efficiency.at(executed / static_cast<double>(cp)));
+    // Transformer Engine's ring merges each step's output into the running one: 4.5 bytes per
+    // element of this GPU's output (8 heads of 128 over s / cp tokens) per ring step, at 1e12 B/s.
+    const double output_elements = 8.0 * 128 * (8192.0 / cp);
+    const double merges_s = cp > 1 ? cp * 4.5 * output_elements / 1e12 : 0;
     CHECK(l.unit(RecomputeModule::core_attn).forward.compute_s ==
-          doctest::Approx(expected).epsilon(1e-12));
+          doctest::Approx(kernels_s + merges_s).epsilon(1e-12));
   }
   // The same work split into more, smaller launches runs at a lower efficiency: per FLOP,
   // cp = 8 is slower than cp = 1.
@@ -87,6 +91,45 @@ TEST_CASE("context parallel attention: one kernel per ring step, at that step's 
   const double whole = layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s;
   strategy.context_parallel_size = 8;
   CHECK(layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s * 8 > whole * 1.2);
+}
+
+TEST_CASE("attention_backend flash: FlashAttention-2's curves where the preset has them") {
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  const auto forward_s = [&](const Scenario& s, AttentionBackend backend) {
+    strategy.attention_backend = backend;
+    return layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s;
+  };
+  // h100 (the flat GPU's base) has them: FlashAttention-2 measured on a lent H100, below cuDNN.
+  const Scenario s = flat_job("bf16", 8192);
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  REQUIRE_FALSE(gpu.attention_forward_flash_efficiency.points().empty());
+  const double executed = 0.5 * 4.0 * 8 * 8192.0 * 8192 * 128;
+  const double flash_efficiency = gpu.attention_forward_flash_efficiency.at(executed);
+  CHECK(flash_efficiency < gpu.attention_forward_efficiency.at(executed));
+  CHECK(forward_s(s, AttentionBackend::flash) ==
+        doctest::Approx(executed / (gpu.tensor_flops(Precision::bf16) * flash_efficiency))
+            .epsilon(1e-12));
+  // auto and fused are cuDNN's kernels, priced alike.
+  CHECK(forward_s(s, AttentionBackend::fused) == forward_s(s, AttentionBackend::automatic));
+  CHECK(forward_s(s, AttentionBackend::flash) > forward_s(s, AttentionBackend::automatic));
+  // Never faster than the fused curve: a fused curve below the flash one bounds it.
+  const Scenario slow = test::scenario(R"({"model": {"name": "m", "num_layers": 2,
+      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 8,
+      "num_query_groups": 2, "vocab_size": 32000, "activation": "swiglu"},
+      "training": {"global_batch_size": 8, "seq_length": 8192, "precision": "bf16"},
+      "cluster": {"gpus": [{"type": {"base": "h100", "id": "slow", "kernel_overhead_us": 0,
+      "efficiency": {"attention_forward": [[1, 0.1]]}}, "count": 8}]}})");
+  CHECK(forward_s(slow, AttentionBackend::flash) ==
+        doctest::Approx(forward_s(slow, AttentionBackend::automatic)).epsilon(1e-12));
+  // A preset without them (a100: its curve is FlashAttention-2's already) prices flash as fused.
+  const Scenario a100 = test::scenario(R"({"model": {"name": "m", "num_layers": 2,
+      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 8,
+      "num_query_groups": 2, "vocab_size": 32000, "activation": "swiglu"},
+      "training": {"global_batch_size": 8, "seq_length": 8192, "precision": "bf16"},
+      "cluster": {"gpus": [{"type": "a100", "count": 8}]}})");
+  REQUIRE(a100.cluster.pools.front().gpu.attention_forward_flash_efficiency.points().empty());
+  CHECK(forward_s(a100, AttentionBackend::flash) == forward_s(a100, AttentionBackend::automatic));
 }
 
 TEST_CASE("fused attention at a head dim: the curve at 128 times the measured factor") {

@@ -143,3 +143,20 @@ TEST_CASE("sliding-window attention: --window-size LEFT,0 and --window-attn-skip
   CHECK(every.find("--window-attn-skip-freq") == std::string::npos);
   CHECK(model_flags(layers_model(4)).find("--window") == std::string::npos);
 }
+
+TEST_CASE("--attention-backend names the pinned kernels; auto keeps the fused path's flag") {
+  const auto backend_flag = [](AttentionBackend backend, bool fused_path) {
+    Strategy s;
+    s.use_flash_attn = fused_path;
+    s.attention_backend = backend;
+    const std::vector<std::string> args = megatron_arguments(s, layers_model(4), Training{});
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == "--attention-backend") return args[i + 1];
+    }
+    return std::string();
+  };
+  CHECK(backend_flag(AttentionBackend::automatic, true) == "flash");
+  CHECK(backend_flag(AttentionBackend::fused, true) == "fused");
+  CHECK(backend_flag(AttentionBackend::flash, true) == "flash");
+  CHECK(backend_flag(AttentionBackend::fused, false).empty());  // the unfused path
+}

@@ -59,6 +59,10 @@ export interface Strategy {
   zero_stage: number;
   // Fused (flash) attention instead of the unfused softmax path.
   use_flash_attn: boolean;
+  // The fused attention's kernels: auto (Transformer Engine's choice, cuDNN on Hopper and later),
+  // fused (cuDNN) or flash (the flash-attn package, FlashAttention-2, where the GPU preset has its
+  // curves). Acts with use_flash_attn.
+  attention_backend: "auto" | "fused" | "flash";
   // Overlap the data-parallel gradient reduction with the backward pass.
   overlap_grad_reduce: boolean;
   // Overlap the distributed optimizer's parameter all-gather with the forward pass.
@@ -148,6 +152,7 @@ export const STRATEGY_DEFAULTS: Strategy = {
   recompute_modules: ["core_attn"],
   zero_stage: 0,
   use_flash_attn: false,
+  attention_backend: "auto",
   overlap_grad_reduce: false,
   overlap_param_gather: false,
   tp_comm_overlap: false,
