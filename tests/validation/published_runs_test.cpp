@@ -450,10 +450,14 @@ TEST_CASE("2025-26 published runs, each with the settings its recipe states") {
   CHECK(dense.runs + moe.runs == 62);  // 68 less the six low-confidence long-context rows
   // Regression floors at the errors measured when this set was added (dense median 19.2%, p90
   // 43.7%; MoE median 27.8%, p90 114.8%; H006, H022 and H036 out of memory). Issue 32 asks for
-  // dense median 10%, MoE median 15%, p90 30%, every run feasible.
+  // dense median 10%, MoE median 15%, p90 30%, every run feasible. The MoE median's floor moved
+  // from 27.9% to 28.1% when fourteen NeMo and DGX Cloud runs stated the token dropping their
+  // recipes run (MegatronTokenDropCallback: moe_expert_capacity_factor 1.0, padded): the
+  // imbalance the model had charged them is gone, which fixes Grok-1 (-28% to +3%) and exposes
+  // what Mixtral's and DeepSeek-V3's DGX Cloud runs still miss.
   CHECK(dense.median <= 0.193);
   CHECK(dense.p90 <= 0.438);
-  CHECK(moe.median <= 0.279);
+  CHECK(moe.median <= 0.281);
   CHECK(moe.p90 <= 1.149);
   CHECK(dense.infeasible + moe.infeasible <= 3);
 }

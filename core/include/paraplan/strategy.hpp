@@ -105,6 +105,15 @@ struct Strategy {
   bool moe_shared_expert_overlap = false;
   bool overlap_moe_expert_parallel_comm = false;
   bool moe_router_force_load_balancing = false;
+  // Token dropping (Megatron-LM --moe-expert-capacity-factor; 0: Megatron-LM's None, dropless):
+  // an expert takes at most this many times its balanced share of the tokens; with
+  // --moe-pad-expert-input-to-capacity every expert's input is padded to that capacity.
+  double moe_expert_capacity_factor = 0;
+  bool moe_pad_expert_input_to_capacity = false;
+  // Every expert's input padded to its capacity: static shapes.
+  bool drop_and_pad() const {
+    return moe_expert_capacity_factor > 0 && moe_pad_expert_input_to_capacity;
+  }
   int64_t micro_batch_size = 1;
   bool sequence_parallel = false;
   std::vector<Recompute> recompute = std::vector<Recompute>(1);  // one per GPU type
@@ -215,6 +224,8 @@ enum class StrategyKeyId : uint8_t {
   moe_shared_expert_overlap,
   overlap_moe_expert_parallel_comm,
   moe_router_force_load_balancing,
+  moe_expert_capacity_factor,
+  moe_pad_expert_input_to_capacity,
   micro_batch_size,
   sequence_parallel,
   recompute_granularity,
@@ -276,7 +287,7 @@ class KeySet {
 static_assert(kNumStrategyKeys < 64, "KeySet holds 63 keys");
 
 // choice_set: a subset of the choices, a bit each (JSON: an array of their names); fraction: a
-// number from 0 to 1, held in millionths (kFractionScale).
+// number held in millionths (kFractionScale), its limits min and max in millionths too.
 enum class KeyType { integer, boolean, choice, choice_set, fraction, gpu_list, integer_list };
 inline constexpr int64_t kFractionScale = 1'000'000;
 

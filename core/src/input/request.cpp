@@ -77,8 +77,8 @@ nlohmann::json key_schema(const StrategyKey& key) {
       break;
     }
     case KeyType::fraction:
-      out["min"] = 0;
-      out["max"] = 1;
+      out["min"] = static_cast<double>(key.min) / static_cast<double>(kFractionScale);
+      out["max"] = static_cast<double>(key.max) / static_cast<double>(kFractionScale);
       out["default"] = static_cast<double>(value) / static_cast<double>(kFractionScale);
       break;
     default:

@@ -84,9 +84,12 @@ int64_t read_key_value(const StrategyKey& key, const nlohmann::json& value, cons
       }
       return bits;
     }
-    case KeyType::fraction:
-      return std::llround(detail::read_number(value, path, 0, 1) *
-                          static_cast<double>(kFractionScale));
+    case KeyType::fraction: {
+      const double scale = static_cast<double>(kFractionScale);
+      return std::llround(detail::read_number(value, path, static_cast<double>(key.min) / scale,
+                                              static_cast<double>(key.max) / scale) *
+                          scale);
+    }
     default:
       return read_integer(value, path, key.min, key.max_is_num_layers ? model.num_layers : key.max);
   }

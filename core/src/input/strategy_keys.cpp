@@ -13,6 +13,10 @@ namespace {
 
 using K = StrategyKeyId;
 
+// The largest capacity factor read (Megatron-LM sets no limit; above the expert count every
+// token fits).
+constexpr int64_t kMaxCapacityFactor = 1024;
+
 constexpr std::array<std::string_view, 3> kGranularities = {"none", "selective", "full"};
 constexpr std::array<std::string_view, 2> kMethods = {"uniform", "block"};
 constexpr std::array<std::string_view, kNumRecomputeModules> kRecomputeModules = {
@@ -153,6 +157,20 @@ const StrategyKey kKeys[] = {
      "Route tokens evenly over the experts (a benchmarking setting): no load imbalance.",
      get_field<&Strategy::moe_router_force_load_balancing>,
      set_field<&Strategy::moe_router_force_load_balancing>},
+    {K::moe_expert_capacity_factor, "moe_expert_capacity_factor", KeyType::fraction,
+     false, true, {}, 0, kMaxCapacityFactor * kFractionScale, false,
+     MegatronFlag::value_unless_default, "--moe-expert-capacity-factor",
+     "Token dropping: each expert takes at most this many times its balanced share of the "
+     "tokens (0 or left out: dropless).",
+     get_fraction<&Strategy::moe_expert_capacity_factor>,
+     set_fraction<&Strategy::moe_expert_capacity_factor>},
+    {K::moe_pad_expert_input_to_capacity, "moe_pad_expert_input_to_capacity", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--moe-pad-expert-input-to-capacity",
+     "Pad every expert's input to its capacity (needs moe_expert_capacity_factor): static shapes, "
+     "no host sync in the all-to-all dispatcher.",
+     get_field<&Strategy::moe_pad_expert_input_to_capacity>,
+     set_field<&Strategy::moe_pad_expert_input_to_capacity>},
     {K::micro_batch_size, "micro_batch_size", KeyType::integer,
      false, true, {}, 1, limits::kMaxGlobalBatchSize, false,
      MegatronFlag::value, "--micro-batch-size",

@@ -77,13 +77,28 @@ const Rule kCudaGraphRules[] = {
      [](C, S) { return std::string("cuda_graph_scope moe needs moe_router out of it"); }},
     {"the moe CUDA graph scope needs drop-and-pad MoE",
      "megatron/core/transformer/transformer_config.py: moe cuda graph is only supported with "
-     "drop-padding MoE (moe_expert_capacity_factor and moe_pad_expert_input_to_capacity; "
-     "Paraplan's MoE is dropless)",
-     {K::cuda_graph_scope},
-     [](C, S s) { return !s.graphs(CudaGraphScope::moe); },
+     "drop-padding MoE (moe_expert_capacity_factor and moe_pad_expert_input_to_capacity)",
+     {K::cuda_graph_scope, K::moe_expert_capacity_factor, K::moe_pad_expert_input_to_capacity},
+     [](C, S s) { return !s.graphs(CudaGraphScope::moe) || s.drop_and_pad(); },
      [](C, S) {
        return std::string(
-           "cuda_graph_scope moe needs drop-and-pad MoE, which Paraplan does not model");
+           "cuda_graph_scope moe needs moe_expert_capacity_factor with "
+           "moe_pad_expert_input_to_capacity");
+     }},
+    {"the moe_preprocess CUDA graph scope excludes the all-to-all's token dropping",
+     "megatron/core/transformer/transformer_config.py: moe_preprocess cuda graph is not supported "
+     "when there are DtoH copies and synchronizations in the preprocess step (alltoall with "
+     "moe_expert_capacity_factor)",
+     {K::cuda_graph_scope, K::moe_token_dispatcher_type, K::moe_expert_capacity_factor},
+     [](C, S s) {
+       return !s.graphs(CudaGraphScope::moe_preprocess) ||
+              s.moe_token_dispatcher_type != MoeDispatcher::alltoall ||
+              s.moe_expert_capacity_factor <= 0;
+     },
+     [](C, S) {
+       return std::string(
+           "cuda_graph_scope moe_preprocess needs moe_token_dispatcher_type allgather or flex, "
+           "or no moe_expert_capacity_factor, with alltoall (its token dropping syncs the host)");
      }},
     {"the moe_preprocess CUDA graph scope needs moe_router",
      "megatron/core/transformer/transformer_config.py: moe_preprocess cuda graph is only "

@@ -39,7 +39,8 @@ bool micro_batches_per_stage_multiple(C c, S s) {
 // Megatron-LM features a framework has no switch for: false when `s` turns any on.
 bool no_megatron_moe_extras(S s) {
   return !s.moe_grouped_gemm && !s.moe_permute_fusion && !s.moe_shared_expert_overlap &&
-         !s.overlap_moe_expert_parallel_comm && !s.moe_router_force_load_balancing;
+         !s.overlap_moe_expert_parallel_comm && !s.moe_router_force_load_balancing &&
+         s.moe_expert_capacity_factor <= 0 && !s.moe_pad_expert_input_to_capacity;
 }
 bool default_optimizer_dtypes(S s) {
   const Strategy d;
@@ -74,8 +75,13 @@ bool llama3_shaped(const ModelSpec& m) {
 
 const KeySet kRecompute{K::recompute_granularity, K::recompute_method, K::recompute_num_layers,
                         K::recompute_modules};
-const KeySet kMoeExtras{K::moe_grouped_gemm, K::moe_permute_fusion, K::moe_shared_expert_overlap,
-                        K::overlap_moe_expert_parallel_comm, K::moe_router_force_load_balancing};
+const KeySet kMoeExtras{K::moe_grouped_gemm,
+                        K::moe_permute_fusion,
+                        K::moe_shared_expert_overlap,
+                        K::overlap_moe_expert_parallel_comm,
+                        K::moe_router_force_load_balancing,
+                        K::moe_expert_capacity_factor,
+                        K::moe_pad_expert_input_to_capacity};
 const KeySet kOptimizerDtypes{K::use_precision_aware_optimizer, K::main_grads_dtype,
                               K::main_params_dtype, K::exp_avg_dtype, K::exp_avg_sq_dtype};
 
@@ -478,10 +484,12 @@ const FrameworkRule kRules[] = {
      "none of Megatron-Core's MoE switches (permute fusion, shared-expert overlap, EP comm "
      "overlap, forced balancing)",
      {K::moe_permute_fusion, K::moe_shared_expert_overlap, K::overlap_moe_expert_parallel_comm,
-      K::moe_router_force_load_balancing},
+      K::moe_router_force_load_balancing, K::moe_expert_capacity_factor,
+      K::moe_pad_expert_input_to_capacity},
      [](C, S s) {
        return !s.moe_permute_fusion && !s.moe_shared_expert_overlap &&
-              !s.overlap_moe_expert_parallel_comm && !s.moe_router_force_load_balancing;
+              !s.overlap_moe_expert_parallel_comm && !s.moe_router_force_load_balancing &&
+              s.moe_expert_capacity_factor <= 0 && !s.moe_pad_expert_input_to_capacity;
      }},
     {F::torchtitan, "use_precision_aware_optimizer",
      "no precision-aware optimizer or optimizer-state dtypes",

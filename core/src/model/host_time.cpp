@@ -84,7 +84,11 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
       transformer_engine ? gpu.host_issue.te_module_s : gpu.host_issue.torch_linear_s;
   LayerHostTime host;
   host.backward_over_forward = moe ? kHostBackwardOverForwardMoe : kHostBackwardOverForwardDense;
-  host.syncs = moe;
+  // The all-to-all dispatcher padding every expert's input to its capacity knows its splits
+  // without a device-to-host copy (token_dispatcher.py MoEAlltoAllTokenDispatcher: drop_and_pad
+  // keeps cuda_sync_point "no_sync"); the others sync.
+  host.syncs = moe && !(strategy.drop_and_pad() &&
+                        strategy.moe_token_dispatcher_type == MoeDispatcher::alltoall);
   const auto price = [&](HostRegion region) {
     const HostOps ops = host_ops(region, model, strategy);
     host[region] = ops.te_modules * module_s + ops.torch_ops * gpu.host_issue.torch_op_s;
@@ -104,16 +108,23 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
 bool graph_captures(const Strategy& strategy, HostRegion region) {
   if (strategy.cuda_graph_impl == CudaGraphImpl::none) return false;
   if (strategy.graphs(CudaGraphScope::full_iteration)) return true;
-  if (strategy.cuda_graph_scope == 0) return region != HostRegion::moe_experts;
+  // Whole-layer graphs leave out a dropless layer's routed experts, whose shapes follow the
+  // routing; padded to capacity their shapes are static and the graph takes them too.
+  if (strategy.cuda_graph_scope == 0) {
+    return region != HostRegion::moe_experts || strategy.drop_and_pad();
+  }
   switch (region) {
     case HostRegion::attention:
       return strategy.graphs(CudaGraphScope::attn);
     case HostRegion::mlp:
       return strategy.graphs(CudaGraphScope::mlp);
+    // The moe scope captures the whole MoE block (Megatron-LM CudaGraphScope.moe, only for
+    // drop-and-pad MoE), its router and preprocess included.
     case HostRegion::moe_router:
-      return strategy.graphs(CudaGraphScope::moe_router);
+      return strategy.graphs(CudaGraphScope::moe_router) || strategy.graphs(CudaGraphScope::moe);
     case HostRegion::moe_preprocess:
-      return strategy.graphs(CudaGraphScope::moe_preprocess);
+      return strategy.graphs(CudaGraphScope::moe_preprocess) ||
+             strategy.graphs(CudaGraphScope::moe);
     case HostRegion::moe_experts:
       return strategy.graphs(CudaGraphScope::moe);
     case HostRegion::shared_experts:

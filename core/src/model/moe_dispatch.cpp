@@ -42,7 +42,7 @@ double deduplicated_all_to_all_s(const GpuSpec& gpu, const Group& group, double 
 
 }  // namespace
 
-double expert_load_imbalance(const ModelSpec& model, const Strategy& s) {
+double dropless_load_imbalance(const ModelSpec& model, const Strategy& s) {
   const int64_t ep = s.expert_model_parallel_size;
   if (!model.moe || ep <= 1 || s.moe_router_force_load_balancing) return 1.0;
   const double experts = static_cast<double>(model.moe->num_experts);
@@ -55,6 +55,19 @@ double expert_load_imbalance(const ModelSpec& model, const Strategy& s) {
   const double scale = std::sqrt(std::log(ranks) / std::log(std::max(experts, 2.0))) /
                        std::sqrt(std::max(experts / ranks, 1.0));
   return 1.0 + max_vio * scale;
+}
+
+// Token dropping (Megatron-LM --moe-expert-capacity-factor): the router keeps at most
+// ceil(tokens x top_k / experts x factor) of each expert's tokens (moe_utils.py get_capacity,
+// apply_router_token_dropping), so no GPU's experts take more than the factor times the balanced
+// share; with --moe-pad-expert-input-to-capacity every expert's input is padded to exactly that
+// (token_dispatcher.py: num_tokens_per_local_expert = capacity x tp x ep), balanced or not.
+// NeMo's MegatronTokenDropCallback sets a factor of 1.0 with padding.
+double expert_load_imbalance(const ModelSpec& model, const Strategy& s) {
+  const double dropless = dropless_load_imbalance(model, s);
+  if (!model.moe || s.moe_expert_capacity_factor <= 0) return dropless;
+  if (s.moe_pad_expert_input_to_capacity) return s.moe_expert_capacity_factor;
+  return std::min(dropless, s.moe_expert_capacity_factor);
 }
 
 double distinct_destinations(double experts, double top_k, double ranks) {

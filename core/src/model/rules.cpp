@@ -136,6 +136,14 @@ const Rule kRules[] = {
        return std::string(
            "moe_shared_expert_overlap needs moe_token_dispatcher_type alltoall or flex");
      }},
+    {"padding to capacity needs a capacity factor",
+     "megatron/core/transformer/transformer_config.py: moe_expert_capacity_factor must be set to "
+     "use moe_pad_expert_input_to_capacity",
+     {K::moe_pad_expert_input_to_capacity, K::moe_expert_capacity_factor},
+     [](C, S s) { return !s.moe_pad_expert_input_to_capacity || s.moe_expert_capacity_factor > 0; },
+     [](C, S) {
+       return std::string("moe_pad_expert_input_to_capacity needs moe_expert_capacity_factor");
+     }},
     {"expert-parallel overlap needs an all-to-all over experts",
      "megatron/core/transformer/transformer_config.py: overlap_moe_expert_parallel_comm is only "
      "supported with expert model parallelism, with alltoall/flex token dispatcher",

@@ -59,7 +59,9 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::moe_permute_fusion,
               K::moe_shared_expert_overlap,
               K::overlap_moe_expert_parallel_comm,
-              K::moe_router_force_load_balancing};
+              K::moe_router_force_load_balancing,
+              K::moe_expert_capacity_factor,
+              K::moe_pad_expert_input_to_capacity};
     case Level::recompute:
       return {K::recompute_granularity, K::recompute_method, K::recompute_modules};
     case Level::zero:
@@ -511,6 +513,9 @@ bool Searcher::layer_shape_level(Walk walk) {
   const bool permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
   const std::optional<bool> shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap);
   const bool force_balancing = pins_.flag(K::moe_router_force_load_balancing).value_or(false);
+  // Token dropping changes what is trained: only as pinned.
+  const int64_t capacity_factor = pins_.get(K::moe_expert_capacity_factor).value_or(0);
+  const bool pad_to_capacity = pins_.flag(K::moe_pad_expert_input_to_capacity).value_or(false);
   for (const int64_t sp : pinned_or_span(sp_pin, splits ? on_off : off)) {
     for (const int64_t flash : pinned_or_span(flash_pin, on_off)) {
       for (const int64_t overlap : pinned_or_span(overlap_pin, a2a_overlap)) {
@@ -528,6 +533,8 @@ bool Searcher::layer_shape_level(Walk walk) {
         s_.moe_shared_expert_overlap =
             shared_expert_overlap.value_or(shared_experts && all_to_all && overlap == 0);
         s_.moe_router_force_load_balancing = force_balancing;
+        strategy_key(K::moe_expert_capacity_factor).set(s_, 0, capacity_factor);
+        s_.moe_pad_expert_input_to_capacity = pad_to_capacity;
         for (const K key : {K::cross_entropy_loss_fusion, K::moe_grouped_gemm,
                             K::moe_permute_fusion, K::moe_shared_expert_overlap}) {
           fit_switch_to_framework(key);

@@ -36,6 +36,14 @@ TEST_CASE("errors name the field and the expectation") {
         "strategy.zero_stage: expected an integer from 0 to 3, got 4");
 }
 
+TEST_CASE("a number key reads within its own limits: a capacity factor above 1") {
+  CHECK(input_error(with_strategy(R"({"moe_expert_capacity_factor": 1.5})")) == "");
+  CHECK(input_error(with_strategy(R"({"moe_expert_capacity_factor": -1})"))
+            .find("strategy.moe_expert_capacity_factor: expected a number") == 0);
+  CHECK(input_error(with_strategy(R"({"optimizer_offload_fraction": 1.5})"))
+            .find("strategy.optimizer_offload_fraction: expected a number") == 0);
+}
+
 TEST_CASE("unknown keys are errors, with a suggestion for near misses") {
   CHECK(input_error(with_strategy(R"({"tensor_parallel_size": 2})")) ==
         "strategy.tensor_parallel_size: unknown key (did you mean "

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "model/collectives.hpp"
+#include "model/host_time.hpp"
 #include "model/layer_cost.hpp"
 #include "model/moe_dispatch.hpp"
 #include "model/pipeline_model.hpp"
@@ -82,6 +83,54 @@ TEST_CASE("load imbalance: none without expert parallelism or with forced balanc
   s.moe_router_force_load_balancing = false;
   s.expert_model_parallel_size = 8;
   CHECK(detail::expert_load_imbalance(biased.model, s) == doctest::Approx(1.04));
+}
+
+TEST_CASE(
+    "token dropping caps the busiest rank at the capacity; padding fills every expert to it") {
+  // Megatron-LM --moe-expert-capacity-factor (moe_utils.py get_capacity) and
+  // --moe-pad-expert-input-to-capacity (token_dispatcher.py drop_and_pad).
+  const Scenario sc = job(moe_model());
+  Strategy s = base();
+  s.moe_router_force_load_balancing = false;
+  s.expert_model_parallel_size = 8;  // dropless: MaxVio 0.52 on one expert per rank
+  s.moe_expert_capacity_factor = 1.0;
+  CHECK(detail::expert_load_imbalance(sc.model, s) == doctest::Approx(1.0));
+  s.moe_expert_capacity_factor = 2.0;  // above the dropless imbalance: nothing dropped
+  CHECK(detail::expert_load_imbalance(sc.model, s) == doctest::Approx(1.52));
+  s.moe_pad_expert_input_to_capacity = true;  // padded to the capacity, balanced or not
+  CHECK(detail::expert_load_imbalance(sc.model, s) == doctest::Approx(2.0));
+  s.moe_router_force_load_balancing = true;
+  CHECK(detail::expert_load_imbalance(sc.model, s) == doctest::Approx(2.0));
+  s.expert_model_parallel_size = 1;
+  CHECK(detail::expert_load_imbalance(sc.model, s) == doctest::Approx(2.0));
+  s.moe_pad_expert_input_to_capacity = false;
+  CHECK(detail::expert_load_imbalance(sc.model, s) == 1);
+}
+
+TEST_CASE(
+    "padded to capacity, the all-to-all dispatcher has no host sync and graphs take the experts") {
+  const Scenario sc = job(moe_model());
+  Strategy s = base();
+  s.expert_model_parallel_size = 8;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  CHECK(costs(sc, s).moe.host.syncs);
+  s.moe_expert_capacity_factor = 1.0;
+  CHECK(costs(sc, s).moe.host.syncs);  // dropping without padding: the splits vary
+  s.moe_pad_expert_input_to_capacity = true;
+  CHECK_FALSE(costs(sc, s).moe.host.syncs);
+  s.cuda_graph_impl = CudaGraphImpl::local;
+  CHECK(detail::graph_captures(s, detail::HostRegion::moe_experts));
+  s.moe_pad_expert_input_to_capacity = false;
+  CHECK_FALSE(detail::graph_captures(s, detail::HostRegion::moe_experts));
+  // The moe scope (drop-and-pad only) captures the whole MoE block.
+  s.moe_pad_expert_input_to_capacity = true;
+  s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+  s.cuda_graph_scope = 1u << static_cast<unsigned>(CudaGraphScope::moe);
+  for (const auto region : {detail::HostRegion::moe_router, detail::HostRegion::moe_preprocess,
+                            detail::HostRegion::moe_experts, detail::HostRegion::shared_experts}) {
+    CHECK(detail::graph_captures(s, region));
+  }
+  CHECK_FALSE(detail::graph_captures(s, detail::HostRegion::attention));
 }
 
 TEST_CASE("the busiest rank's experts set the pace: compute grows with the imbalance") {

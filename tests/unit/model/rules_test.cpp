@@ -261,6 +261,18 @@ std::vector<Case> cases() {
          s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
          s.cuda_graph_scope = graph_scope({CudaGraphScope::moe});
        }},
+      {"the moe_preprocess CUDA graph scope excludes the all-to-all's token dropping",
+       job(kSharedMoe, 8),
+       [](Strategy& s) {
+         s.expert_model_parallel_size = 8;
+         s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+         s.moe_expert_capacity_factor = 1.0;
+         s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+         s.cuda_graph_scope =
+             graph_scope({CudaGraphScope::moe_router, CudaGraphScope::moe_preprocess});
+       }},
+      {"padding to capacity needs a capacity factor", job(kSharedMoe, 8),
+       [](Strategy& s) { s.moe_pad_expert_input_to_capacity = true; }},
       {"the moe_preprocess CUDA graph scope needs moe_router", job(kSharedMoe, 8),
        [](Strategy& s) {
          s.cuda_graph_impl = CudaGraphImpl::transformer_engine;

@@ -211,6 +211,8 @@ std::vector<nlohmann::json> strategy_grid() {
     moe["strategy"]["moe_shared_expert_overlap"] = true;
     moe["strategy"]["overlap_moe_expert_parallel_comm"] = true;
     moe["strategy"]["moe_router_force_load_balancing"] = true;
+    moe["strategy"]["moe_expert_capacity_factor"] = 1.25;
+    moe["strategy"]["moe_pad_expert_input_to_capacity"] = true;
     moe["strategy"]["expert_tensor_parallel_size"] = 2;
     moe["strategy"]["offload_modules"] = {"expert_fc1", "moe_act", "mlp_norm"};
     documents.push_back(moe);

@@ -37,6 +37,12 @@ export interface Strategy {
   overlap_moe_expert_parallel_comm: boolean;
   // Route tokens evenly over the experts (a benchmarking setting): no load imbalance.
   moe_router_force_load_balancing: boolean;
+  // Token dropping: each expert takes at most this many times its balanced share of the tokens (0
+  // or left out: dropless).
+  moe_expert_capacity_factor: number;
+  // Pad every expert's input to its capacity (needs moe_expert_capacity_factor): static shapes, no
+  // host sync in the all-to-all dispatcher.
+  moe_pad_expert_input_to_capacity: boolean;
   // Sequences per micro-batch.
   micro_batch_size: number;
   // Sequence parallelism: norms and dropout split over the tensor-parallel GPUs.
@@ -144,6 +150,8 @@ export const STRATEGY_DEFAULTS: Strategy = {
   moe_shared_expert_overlap: false,
   overlap_moe_expert_parallel_comm: false,
   moe_router_force_load_balancing: false,
+  moe_expert_capacity_factor: 0,
+  moe_pad_expert_input_to_capacity: false,
   micro_batch_size: 1,
   sequence_parallel: false,
   recompute_granularity: "none",

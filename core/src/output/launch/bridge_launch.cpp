@@ -183,6 +183,10 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     set("m.moe_permute_fusion", py_bool(s.moe_permute_fusion));
     set("m.moe_shared_expert_overlap", py_bool(s.moe_shared_expert_overlap));
     set("m.overlap_moe_expert_parallel_comm", py_bool(s.overlap_moe_expert_parallel_comm));
+    if (s.moe_expert_capacity_factor > 0) {
+      set("m.moe_expert_capacity_factor", number(s.moe_expert_capacity_factor));
+      set("m.moe_pad_expert_input_to_capacity", py_bool(s.moe_pad_expert_input_to_capacity));
+    }
   }
   if (r.granularity == RecomputeGranularity::none) {
     set("m.recompute_granularity", "None");
