@@ -11,6 +11,16 @@
 
 namespace paraplan::test {
 
+// Whether this is the sanitized build (ASan and UBSan, scripts/test-robustness.sh). It checks
+// memory and undefined behaviour; the exhaustive comparisons whose point is the search's
+// results (brute force, recorded tops) run in full in the optimised build and are left out or
+// sampled here, where they take minutes.
+#ifdef PARAPLAN_SANITIZED
+inline constexpr bool kSanitizedBuild = true;
+#else
+inline constexpr bool kSanitizedBuild = false;
+#endif
+
 inline Scenario scenario(std::string_view json) {
   return parse_scenario(nlohmann::json::parse(json));
 }

@@ -9,16 +9,11 @@
 
 #include "paraplan/search.hpp"
 #include "search/searcher.hpp"
+#include "support.hpp"
 
 using namespace paraplan;
 
 namespace {
-
-#ifdef PARAPLAN_SANITIZED
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
 
 SearchOptions golden_options() {
   SearchOptions options;
@@ -68,7 +63,7 @@ TEST_CASE("the bounds of a leaf are at most its estimated peak and time: AIAK ex
 }
 
 TEST_CASE("the bounds of a leaf are at most its estimated peak and time: preset jobs" *
-          doctest::skip(kSanitized)) {
+          doctest::skip(test::kSanitizedBuild)) {
   const auto [checked, split_checked, time_checked] = check_memory_floor("search-golden-jobs.json");
   CHECK(checked > 0);
   CHECK(split_checked > 0);

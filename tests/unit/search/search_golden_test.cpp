@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "paraplan/search.hpp"
+#include "support.hpp"
 
 using namespace paraplan;
 
@@ -75,16 +76,10 @@ TEST_CASE("searches without pins return the recorded top 10 of the AIAK examples
   check_recorded_top("search-golden.json");
 }
 
-#ifdef PARAPLAN_SANITIZED
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-
 // Recorded at c42f9fd, before the search's bounds were tightened (issue 34): a change to the
 // search alone must leave every job's top 10 as it was. Left to the optimised build: under the
 // sanitizers DeepSeek-V3's search over 1024 GPUs alone takes minutes.
 TEST_CASE("searches without pins return the recorded top 10 of the preset jobs" *
-          doctest::skip(kSanitized)) {
+          doctest::skip(test::kSanitizedBuild)) {
   check_recorded_top("search-golden-jobs.json");
 }

@@ -88,7 +88,9 @@ nlohmann::json random_job(std::mt19937& random) {
 TEST_CASE("for random jobs and pins, every strategy the search returns passes the estimate") {
   std::mt19937 random(20261122);
   int searches_with_results = 0;
-  for (int trial = 0; trial < 120; ++trial) {
+  // A third of the trials under the sanitizers (the same seed: their first 40).
+  const int trials = test::kSanitizedBuild ? 40 : 120;
+  for (int trial = 0; trial < trials; ++trial) {
     nlohmann::json document = random_job(random);
     nlohmann::json pins = nlohmann::json::object();
     const int pin_count = std::uniform_int_distribution<int>(0, 3)(random);
@@ -128,5 +130,5 @@ TEST_CASE("for random jobs and pins, every strategy the search returns passes th
       CHECK(direct.iteration_time_s == doctest::Approx(ranked.report.iteration_time_s));
     }
   }
-  CHECK(searches_with_results > 40);  // the property is not vacuous
+  CHECK(searches_with_results > trials / 3);  // the property is not vacuous
 }
