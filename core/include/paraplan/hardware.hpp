@@ -95,7 +95,7 @@ struct GpuSpec {
   EfficiencyCurve memory_efficiency;  // by bytes moved by one kernel
   double kernel_overhead_s = 0;       // fixed cost of each kernel
   double overlap_slowdown = 0;        // compute lost per second of communication hidden under it
-  double compute_capability = 0;  // CUDA's major.minor (sm_90: 9.0); 0 where not an NVIDIA GPU
+  double compute_capability = 0;      // CUDA's major.minor (sm_90: 9.0); 0 where not an NVIDIA GPU
   MemoryReserveSpec memory_reserve;
   HostMemory host;  // for activation offloading
   HostIssueCost host_issue;
