@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Robustness: the libFuzzer targets for a bounded time (FUZZ_SECONDS each, default 60) over
+# Robustness: the libFuzzer targets for a bounded time (FUZZ_SECONDS each, default 45) over
 # the committed corpus and past findings, then the whole test suite under AddressSanitizer
 # and UndefinedBehaviorSanitizer. One optimised sanitized build (the `fuzz` preset, clang)
 # serves both. Any finding fails.
@@ -17,9 +17,9 @@ for target in estimate search; do
   fuzzer="build/fuzz/tests/fuzz/fuzz_$target"
   echo "Replaying past findings through fuzz_$target"
   "$fuzzer" tests/fuzz/regressions/*
-  echo "Fuzzing fuzz_$target for ${FUZZ_SECONDS:-60} s"
+  echo "Fuzzing fuzz_$target for ${FUZZ_SECONDS:-45} s"
   mkdir -p "$work/$target"
-  "$fuzzer" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=20 -rss_limit_mb=2048 \
+  "$fuzzer" -max_total_time="${FUZZ_SECONDS:-45}" -timeout=20 -rss_limit_mb=2048 \
     -dict=tests/fuzz/scenario.dict -artifact_prefix="$work/" -print_final_stats=1 \
     "$work/$target" "tests/fuzz/corpus/$target" 2>&1 | grep -E "^(stat::|Done|INFO: seed|==)" || true
   if ls "$work"/crash-* "$work"/timeout-* "$work"/oom-* "$work"/leak-* >/dev/null 2>&1; then
