@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -305,6 +306,22 @@ bool Searcher::floors_overflow(const Strategy& strategy) const {
   return false;
 }
 
+// The optimizer-offload variant the leaf's evaluation tries where the leaf does not fit (the
+// optimizer on the CPU with the precision-aware optimizer), or none where ZeRO 0 or the pins
+// rule it out.
+std::optional<Strategy> Searcher::optimizer_offload_variant() const {
+  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
+    return std::nullopt;
+  }
+  Strategy offloaded = s_;
+  offloaded.optimizer_cpu_offload = true;
+  offloaded.use_precision_aware_optimizer = true;
+  offloaded.overlap_cpu_optimizer_d2h_h2d =
+      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
+  return offloaded;
+}
+
 // Whether neither this leaf nor the variants its evaluation tries (the optimizer on the CPU;
 // not where MindSpeed's parameter-copy reuse may follow, nor without pipelining, where
 // activations are offloaded by layer) can fit: the weights, gradients and optimizer state of
@@ -314,16 +331,8 @@ bool Searcher::floors_overflow(const Strategy& strategy) const {
 bool Searcher::leaf_memory_overflows() const {
   if (!group_floors_valid_ || reuse_fp32_param_variant_) return false;
   if (!floors_overflow(s_)) return false;
-  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
-      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
-    return true;  // no optimizer offload variant (evaluate)
-  }
-  Strategy offloaded = s_;
-  offloaded.optimizer_cpu_offload = true;
-  offloaded.use_precision_aware_optimizer = true;
-  offloaded.overlap_cpu_optimizer_d2h_h2d =
-      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
-  return floors_overflow(offloaded);
+  const std::optional<Strategy> offloaded = optimizer_offload_variant();
+  return !offloaded || floors_overflow(*offloaded);
 }
 
 // The audit: each group's floor for the estimated `strategy` against its estimated peak.
@@ -398,16 +407,8 @@ bool Searcher::split_memory_overflows() const {
   if (!split_floors_valid_ || !split_at_leaf_ || reuse_fp32_param_variant_) return false;
   if (data_parallel() * s_.context_parallel_size > 1 && s_.zero_stage > 1) return false;
   if (!split_static_short(s_)) return false;
-  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
-      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
-    return true;  // no optimizer offload variant (evaluate)
-  }
-  Strategy offloaded = s_;
-  offloaded.optimizer_cpu_offload = true;
-  offloaded.use_precision_aware_optimizer = true;
-  offloaded.overlap_cpu_optimizer_d2h_h2d =
-      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
-  return split_static_short(offloaded);
+  const std::optional<Strategy> offloaded = optimizer_offload_variant();
+  return !offloaded || split_static_short(*offloaded);
 }
 
 }  // namespace paraplan::detail
