@@ -128,12 +128,7 @@ bool Searcher::activations_overflow(int fit_pool) {
   for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
   s_.zero_stage = 0;
   if (s_.cpu_offloading_num_layers > 0) return false;
-  PipelineInput input = pipeline_input(model_, training_, cluster_, s_, data_parallel(),
-                                       micro_batches(), s_.pipeline_model_parallel_size);
-  input.costs = pool_costs_;
-  input.framework = framework_;
-  input.memory_margin_bytes = options_.memory_margin.bytes;
-  input.memory_margin_fraction = options_.memory_margin.fraction;
+  PipelineInput input = margined_input(s_);
   const auto usable = [&](int pool) {
     return input.usable_bytes(cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes);
   };
@@ -267,17 +262,9 @@ bool Searcher::static_memory_overflows() {
   input.framework = framework_;
   const double usable = input.usable_bytes(cluster_.pools.front().gpu.hbm_bytes);
   if (!(mean_static_bytes(input) > usable)) return false;
-  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
-      !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
-    return true;  // no optimizer offload variant (evaluate)
-  }
-  // The variant with the optimizer on the CPU, as evaluate() makes it.
-  Strategy offloaded = s_;
-  offloaded.optimizer_cpu_offload = true;
-  offloaded.use_precision_aware_optimizer = true;
-  offloaded.overlap_cpu_optimizer_d2h_h2d =
-      pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
-  input.strategy = &offloaded;
+  const std::optional<Strategy> offloaded = optimizer_offload_variant();
+  if (!offloaded) return true;  // no optimizer offload variant (evaluate)
+  input.strategy = &*offloaded;
   return mean_static_bytes(input) > usable;
 }
 
@@ -293,17 +280,24 @@ double Searcher::group_floor_bytes(const PipelineInput& input, size_t group) con
 
 // Whether some group's floor exceeds what its GPU may use: `strategy` does not fit.
 bool Searcher::floors_overflow(const Strategy& strategy) const {
+  PipelineInput input = margined_input(strategy);
+  for (size_t g = 0; g < group_floors_.size(); ++g) {
+    const GpuSpec& gpu = cluster_.pools[static_cast<size_t>(group_floors_[g].group.pool)].gpu;
+    if (group_floor_bytes(input, g) > input.usable_bytes(gpu.hbm_bytes)) return true;
+  }
+  return false;
+}
+
+// The estimate's input for `strategy` as the search prices it: its cost tables, framework and
+// memory margin.
+PipelineInput Searcher::margined_input(const Strategy& strategy) const {
   PipelineInput input = pipeline_input(model_, training_, cluster_, strategy, data_parallel(),
                                        micro_batches(), strategy.pipeline_model_parallel_size);
   input.costs = pool_costs_;
   input.framework = framework_;
   input.memory_margin_bytes = options_.memory_margin.bytes;
   input.memory_margin_fraction = options_.memory_margin.fraction;
-  for (size_t g = 0; g < group_floors_.size(); ++g) {
-    const GpuSpec& gpu = cluster_.pools[static_cast<size_t>(group_floors_[g].group.pool)].gpu;
-    if (group_floor_bytes(input, g) > input.usable_bytes(gpu.hbm_bytes)) return true;
-  }
-  return false;
+  return input;
 }
 
 // The optimizer-offload variant the leaf's evaluation tries where the leaf does not fit (the
@@ -377,12 +371,7 @@ void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) 
 // state one more layer of a middle stage adds (ZeRO 0 and 1: linear in the stage's parameters,
 // with nothing subtracted).
 bool Searcher::split_static_short(const Strategy& strategy) const {
-  PipelineInput input = pipeline_input(model_, training_, cluster_, strategy, data_parallel(),
-                                       micro_batches(), strategy.pipeline_model_parallel_size);
-  input.costs = pool_costs_;
-  input.framework = framework_;
-  input.memory_margin_bytes = options_.memory_margin.bytes;
-  input.memory_margin_fraction = options_.memory_margin.fraction;
+  PipelineInput input = margined_input(strategy);
   const int64_t middle = input.stages > 2 ? 1 : 0;
   const auto static_bytes = [&](const StageGroup& group, const StageWork& work) {
     const StageMemory memory = stage_memory(input, group, work, middle);

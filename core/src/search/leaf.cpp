@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "model/stage_split.hpp"
 #include "search/searcher.hpp"
@@ -14,13 +15,8 @@ namespace paraplan::detail {
 // where `time_unfit` asks (else its time is infinite).
 double Searcher::evaluate_time(bool& fits, bool time_unfit) {
   group_stages(s_.pipeline_stage_gpus, s_.pipeline_stage_layers, model_, groups_);
-  PipelineInput input = pipeline_input(model_, training_, cluster_, s_, data_parallel(),
-                                       micro_batches(), s_.pipeline_model_parallel_size);
+  PipelineInput input = margined_input(s_);
   input.groups = groups_;
-  input.costs = pool_costs_;
-  input.framework = framework_;
-  input.memory_margin_bytes = options_.memory_margin.bytes;
-  input.memory_margin_fraction = options_.memory_margin.fraction;
   input.time_unfit = time_unfit;
   const PipelineResult result = evaluate_pipeline(input, results_);
   audit_floors(s_, result.fits, result.iteration_time_s);
@@ -54,14 +50,8 @@ bool Searcher::evaluate() {
   if (reuse_fp32_param_variant_) {
     any |= offer_variant([&] { s_.reuse_fp32_param = true; });
   }
-  if (s_.zero_stage >= 1 && !pins_.given(StrategyKeyId::optimizer_cpu_offload) &&
-      pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
-    any |= offer_variant([&] {
-      s_.optimizer_cpu_offload = true;
-      s_.use_precision_aware_optimizer = true;
-      s_.overlap_cpu_optimizer_d2h_h2d =
-          pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
-    });
+  if (const std::optional<Strategy> offloaded = optimizer_offload_variant()) {
+    any |= offer_variant([&] { s_ = *offloaded; });
   }
   if (offloads_layers) {
     any |= offer_variant([&] {

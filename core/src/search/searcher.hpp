@@ -144,6 +144,7 @@ class Searcher {
   double mean_static_bytes(const PipelineInput& input);
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group,
                                 const StageWork& work) const;
+  PipelineInput margined_input(const Strategy& strategy) const;
   std::optional<Strategy> optimizer_offload_variant() const;
   bool leaf_memory_overflows() const;
   bool floors_overflow(const Strategy& strategy) const;
