@@ -54,11 +54,18 @@ LinearTime CostBuilder::linear(const Kernels& kernels, const Gemm& g, double gro
     // TEGroupedMLP (--moe-grouped-gemm): Transformer Engine's GroupedLinear, one GEMM per local
     // expert on its compute streams, a wave of concurrent experts as efficient as one GEMM of
     // their summed work (kGroupedGemmStreams).
+    // In fp8 the forward quantises the input and the input gradient's GEMM the output gradient
+    // (GroupedLinear's split_quantize under Transformer Engine, once over the grouped tensor
+    // otherwise); the weight gradient reads their column-wise copies.
     const double concurrent = framework_.grouped_gemm_concurrency;
     const double out = kernels.element_bytes();
-    time.forward_s = kernels.grouped_gemm_s(g, groups, out, concurrent);
-    time.dgrad_s = kernels.grouped_gemm_s({g.m, g.k, g.n}, groups, out, concurrent);
-    time.wgrad_s = kernels.grouped_gemm_s({g.k, g.n, g.m}, groups, kMainGradBytes, concurrent);
+    const GroupedQuantisation quantise = framework_.transformer_engine
+                                             ? GroupedQuantisation::transformer_engine
+                                             : GroupedQuantisation::all_at_once;
+    time.forward_s = kernels.grouped_gemm_s(g, groups, out, concurrent, quantise);
+    time.dgrad_s = kernels.grouped_gemm_s({g.m, g.k, g.n}, groups, out, concurrent, quantise);
+    time.wgrad_s = kernels.grouped_gemm_s({g.k, g.n, g.m}, groups, kMainGradBytes, concurrent,
+                                          GroupedQuantisation::none);
   } else {
     // One GEMM per group at its own size (SequentialMLP for experts).
     time.forward_s = groups * kernels.gemm_s(g);

@@ -269,3 +269,38 @@ TEST_CASE("grouped GEMM: Transformer Engine's waves of four experts, each at the
   CHECK(waves > kernels.gemm_s(expert, 16));
   CHECK(waves < 16 * kernels.gemm_s(expert));
 }
+
+TEST_CASE("fp8 grouped GEMM: Transformer Engine quantises each expert's input on its own") {
+  // The flat GPU of flat_job, but with a kernel overhead and a memory curve that falls at small
+  // sizes, so that sixteen small quantisations cost more than one of their summed size.
+  const Scenario s = test::scenario(R"({"model": "llama2-7b", "training": {"global_batch_size":
+      8, "seq_length": 2048, "precision": "fp8"}, "cluster": {"gpus": [{"type": {"base": "h100",
+      "id": "flat", "kernel_overhead_us": 2, "efficiency": {"memory": [[1, 0.3], [100, 0.9]]}},
+      "count": 8}]}})");
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  const detail::Gemm expert{256, 1536, 2048};
+  const double experts = 16;
+  using Q = detail::GroupedQuantisation;
+  const auto extra = [&](Fp8Recipe recipe, Q quantisation) {
+    const detail::Kernels kernels(gpu, Precision::fp8, recipe);
+    return kernels.grouped_gemm_s(expert, experts, 2, detail::kGroupedGemmStreams, quantisation) -
+           kernels.grouped_gemm_s(expert, experts, 2, detail::kGroupedGemmStreams, Q::none);
+  };
+  // Current scaling and MXFP8 (multi_tensor_quantize_impl: "Quantize kernels individually"):
+  // sixteen quantisations of one expert's input each, not one of all sixteen.
+  for (const Fp8Recipe recipe : {Fp8Recipe::tensorwise, Fp8Recipe::mxfp8}) {
+    CAPTURE(static_cast<int>(recipe));
+    const double one_expert =
+        extra(recipe, Q::none) +
+        detail::Kernels(gpu, Precision::fp8, recipe)
+            .grouped_gemm_s(expert, 1, 2, 1, Q::all_at_once) -
+        detail::Kernels(gpu, Precision::fp8, recipe).grouped_gemm_s(expert, 1, 2, 1, Q::none);
+    CHECK(extra(recipe, Q::transformer_engine) == doctest::Approx(experts * one_expert));
+    CHECK(extra(recipe, Q::transformer_engine) > extra(recipe, Q::all_at_once));
+  }
+  // Delayed scaling has the fused multi-tensor cast-transpose: one pass over all of them.
+  CHECK(extra(Fp8Recipe::delayed, Q::transformer_engine) ==
+        doctest::Approx(extra(Fp8Recipe::delayed, Q::all_at_once)));
+  // The weight gradient quantises nothing: its operands are the other GEMMs' column-wise copies.
+  CHECK(extra(Fp8Recipe::tensorwise, Q::none) == 0);
+}
