@@ -132,6 +132,52 @@ TEST_CASE("attention_backend flash: FlashAttention-2's curves where the preset h
   CHECK(forward_s(a100, AttentionBackend::flash) == forward_s(a100, AttentionBackend::automatic));
 }
 
+TEST_CASE(
+    "attention_backend auto on Blackwell: FlashAttention-2 where cuDNN does not train the "
+    "head dims") {
+  // 8 heads over hidden 1024 (head dim 128) or 1536 (192, Nemotron-4's), on `gpu`.
+  const auto job = [](const std::string& gpu, int hidden) {
+    return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": )" +
+                          std::to_string(hidden) + R"(, "ffn_hidden_size": 4096,
+        "num_attention_heads": 8, "num_query_groups": 2, "vocab_size": 32000,
+        "activation": "swiglu"}, "training": {"global_batch_size": 8, "seq_length": 4096,
+        "precision": "bf16"}, "cluster": {"gpus": [{"type": ")" +
+                          gpu + R"(", "count": 8}]}})");
+  };
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  const auto core_s = [&](const Scenario& s, AttentionBackend backend) {
+    strategy.attention_backend = backend;
+    const detail::LayerCost l = layer(s, strategy);
+    return l.unit(RecomputeModule::core_attn).forward.compute_s;
+  };
+  for (const char* gpu : {"b200", "gb200"}) {
+    CAPTURE(gpu);
+    const Scenario wide = job(gpu, 1536);
+    REQUIRE_FALSE(
+        wide.cluster.pools.front().gpu.attention_forward_flash_efficiency.points().empty());
+    // Head dim 192 on sm_100: Transformer Engine's cuDNN backend refuses it for training, so auto
+    // runs FlashAttention-2, priced as attention_backend flash and slower than cuDNN's.
+    CHECK(core_s(wide, AttentionBackend::automatic) == core_s(wide, AttentionBackend::flash));
+    CHECK(core_s(wide, AttentionBackend::automatic) > 2 * core_s(wide, AttentionBackend::fused));
+    // Head dim 128: cuDNN's.
+    const Scenario narrow = job(gpu, 1024);
+    CHECK(core_s(narrow, AttentionBackend::automatic) == core_s(narrow, AttentionBackend::fused));
+  }
+  // Hopper's cuDNN trains head dim 192: auto stays fused on h100.
+  const Scenario hopper = job("h100", 1536);
+  CHECK(core_s(hopper, AttentionBackend::automatic) == core_s(hopper, AttentionBackend::fused));
+  // The rule itself: multi-latent attention's 192 / 128 and 256 / 256 are cuDNN's on Blackwell.
+  strategy.attention_backend = AttentionBackend::automatic;
+  const Scenario blackwell = job("b200", 1024);
+  const GpuSpec& b200 = blackwell.cluster.pools.front().gpu;
+  CHECK_FALSE(detail::runs_flash_attention(strategy, b200, true, 192, 128));
+  CHECK_FALSE(detail::runs_flash_attention(strategy, b200, true, 256, 256));
+  CHECK(detail::runs_flash_attention(strategy, b200, true, 160, 160));
+  // Without Transformer Engine (torchtitan's SDPA) the rule does not apply.
+  CHECK_FALSE(detail::runs_flash_attention(strategy, b200, false, 192, 192));
+}
+
 TEST_CASE("fused attention at a head dim: the curve at 128 times the measured factor") {
   using detail::head_dim_efficiency;
   CHECK(head_dim_efficiency(128, 128, false) == 1.0);
