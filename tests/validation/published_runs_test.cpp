@@ -459,7 +459,8 @@ TEST_CASE("2025-26 published runs, each with the settings its recipe states") {
   CHECK(dense.p90 <= 0.438);
   CHECK(moe.median <= 0.281);
   CHECK(moe.p90 <= 1.149);
-  CHECK(dense.infeasible + moe.infeasible <= 3);
+  // Every run fits since H022 runs its recipe's micro-batch size (data/README.md).
+  CHECK(dense.infeasible + moe.infeasible == 0);
 }
 
 TEST_CASE("uncertainty bands: coverage leave-one-source-out, and the residual table is current") {
