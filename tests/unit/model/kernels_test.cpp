@@ -64,6 +64,27 @@ TEST_CASE("fp8 quantisation: each GEMM input once per pass, bytes by Transformer
         doctest::Approx(8.0 / 128 * backward / bandwidth).epsilon(1e-9));
 }
 
+TEST_CASE(
+    "bias gradients: fused where Transformer Engine adds the bias, summed where Megatron does") {
+  const auto job = [](bool biases) {
+    return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+        "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
+        "vocab_size": 32000, "activation": "swiglu", "add_bias_linear": )" +
+                          std::string(biases ? "true" : "false") + R"(},
+        "training": {"global_batch_size": 8, "seq_length": 2048, "precision": "bf16"},
+        "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat", "hbm_gb_per_s": 1000,
+        "kernel_overhead_us": 0, "efficiency": {"memory": [[1, 1.0]]}}, "count": 8}]}})");
+  };
+  const Strategy strategy;
+  const double extra_s = layer(job(true), strategy).backward.compute_s -
+                         layer(job(false), strategy).backward.compute_s;
+  // linear_proj (h), linear_fc1 (2 x ffn, bias-SwiGLU) and linear_fc2 (h) leave their biases to
+  // Megatron-LM (skip_bias_add): autograd reads their 16-bit output gradients once more. QKV's
+  // bias gradient comes out of its weight-gradient GEMM.
+  const double tokens = 2048;
+  CHECK(extra_s == doctest::Approx(2 * tokens * (1024 + 2 * 4096 + 1024) / 1e12).epsilon(1e-9));
+}
+
 TEST_CASE("context parallel attention: one kernel per ring step, at that step's efficiency") {
   Strategy strategy;
   strategy.use_flash_attn = true;
