@@ -64,6 +64,31 @@ TEST_CASE("fp8 quantisation: each GEMM input once per pass, bytes by Transformer
         doctest::Approx(8.0 / 128 * backward / bandwidth).epsilon(1e-9));
 }
 
+TEST_CASE("fp8 current scaling launches four kernels per quantisation, delayed scaling one") {
+  // TE 2.9 Float8CurrentScalingQuantizer::quantize_impl: zero_amax_kernel and amax_kernel
+  // (nvte_compute_amax), nvte_compute_scale_from_amax, nvte_quantize_v2.
+  const auto job = [](const std::string& overhead_us) {
+    return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+        "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
+        "vocab_size": 32000, "activation": "swiglu"},
+        "training": {"global_batch_size": 8, "seq_length": 2048, "precision": "fp8"},
+        "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat", "hbm_gb_per_s": 1000,
+        "kernel_overhead_us": )" +
+                          overhead_us + R"(, "efficiency": {"memory": [[1, 1.0]]}},
+        "count": 8}]}})");
+  };
+  Strategy strategy;
+  const auto extra_s = [&](const Scenario& s) {
+    strategy.fp8_recipe = Fp8Recipe::tensorwise;
+    const double tensorwise = layer(s, strategy).forward.compute_s;
+    strategy.fp8_recipe = Fp8Recipe::delayed;
+    return tensorwise - layer(s, strategy).forward.compute_s;
+  };
+  // Four GEMM inputs quantised in the forward (QKV, output projection, FC1, FC2), three more
+  // kernels each.
+  CHECK(extra_s(job("10")) - extra_s(job("0")) == doctest::Approx(4 * 3 * 10e-6).epsilon(1e-6));
+}
+
 TEST_CASE(
     "bias gradients: fused where Transformer Engine adds the bias, summed where Megatron does") {
   const auto job = [](bool biases) {
