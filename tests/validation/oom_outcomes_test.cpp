@@ -34,8 +34,8 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
        "margin: verdict at_risk"},
       {"OOM02", "as OOM01 (layernorm recompute saves next to nothing, measured and priced)"},
   };
-  std::printf("\n%s\n%-6s %-72s %5s %9s %9s %9s %9s %7s %8s %s\n",
-              outcomes["source"].get<std::string>().c_str(), "id", "case", "out", "peak GiB",
+  std::printf("\n%s\n%-6s %-72s %5s %4s %9s %9s %9s %9s %7s %8s %s\n",
+              outcomes["source"].get<std::string>().c_str(), "id", "case", "out", "exp", "peak GiB",
               "alloc GiB", "reported", "capacity", "model", "verdict", "agree");
   const nlohmann::json& cases = outcomes["cases"];
   int agreements = 0;
@@ -58,8 +58,10 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
     const auto known =
         std::find_if(disagreements.begin(), disagreements.end(),
                      [&](const std::pair<std::string, std::string>& d) { return d.first == id; });
-    std::printf("%-6s %-72.72s %5s %9.1f %9.1f %9s %9.1f %7s %8s %s\n", id.c_str(),
+    // exp: the launch ran with expandable_segments:True (the entry's field, from its script).
+    std::printf("%-6s %-72.72s %5s %4s %9.1f %9.1f %9s %9.1f %7s %8s %s\n", id.c_str(),
                 entry["name"].get<std::string>().c_str(), ran_out ? "OOM" : "ran",
+                entry["expandable_segments"].get<bool>() ? "yes" : "no",
                 r.peak_memory_bytes() / kGiB, r.peak_allocated_bytes() / kGiB, reported,
                 capacity_bytes / kGiB, memory_only ? "OOM" : "fits", to_string(r.memory_verdict),
                 agrees

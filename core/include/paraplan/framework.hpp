@@ -20,4 +20,9 @@ enum class Framework {
 std::string_view to_string(Framework framework);
 std::span<const std::string_view> framework_names();  // indexed by Framework
 
+// Whether the framework's own launcher sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+// (the allocator mode the memory verdict's margin is chosen for; core/src/input/framework.cpp
+// gives each framework's source).
+bool expandable_segments_by_default(Framework framework);
+
 }  // namespace paraplan

@@ -37,6 +37,13 @@ inline constexpr double kMaxMemoryMarginPercent = 90;
 // below those that fit. Defined beside its basis (input/memory_margin.cpp; docs/model.md,
 // "Memory verdict").
 double default_memory_margin_percent();
+// The caching allocator's mode a launch runs with: PyTorch's default fixed segments, or
+// PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+; PYTORCH_NPU_ALLOC_CONF on
+// Ascend), which grows one segment per stream instead of leaving fixed ones stranded.
+enum class AllocatorMode { default_segments, expandable_segments };
+// The default margin for launches in `mode`, derived from the out-of-memory outcomes that ran in
+// that mode (input/memory_margin.cpp); default_memory_margin_percent() is the default mode's.
+double default_memory_margin_percent(AllocatorMode mode);
 // Series of searches: points of a scaling series (paraplan scaling) and of a hardware sweep
 // (paraplan sweep); each point is one search.
 inline constexpr int64_t kMaxScalingPoints = 4096;

@@ -1,10 +1,35 @@
-// The default memory margin and its basis: the band of peak memory where published launches went
-// either way (docs/model.md, "Memory verdict"; tests/validation/oom_outcomes_test.cpp derives it
-// again from the outcomes and fails when it drifts).
+// The default memory margin per allocator mode and its basis: the band of peak memory where
+// published launches in that mode went either way (docs/model.md, "Memory verdict";
+// tests/validation/memory_verdict_test.cpp derives it again from the outcomes, each with the mode
+// it ran in, and fails when it drifts).
 #include "paraplan/limits.hpp"
 
 namespace paraplan::limits {
+namespace {
 
-double default_memory_margin_percent() { return 19; }
+// PyTorch's default allocator (fixed segments): the lowest predicted peak of a launch that ran out
+// of memory in it is 81.6% of capacity (OOM01, OOM02: Megatron-Bridge PR #3107, TE CUDA graphs,
+// "OOM (fragmentation)"; SC21 Figure 17's runs without recompute at 81.8%, PyTorch before 2.1),
+// so 19% calls every one at_risk or oom.
+constexpr double kDefaultSegmentsMarginPercent = 19;
+
+// expandable_segments:True: the three launches that ran out of memory in this mode (OOM07
+// DeepSeek-V3 on GB200, Megatron-Bridge PR #3067; OOM09 and OOM11, MindSpeed-LLM on Ascend with
+// PYTORCH_NPU_ALLOC_CONF=expandable_segments:True) are priced above capacity (100.8%, 155%,
+// 261%): none lies inside a band, so the outcomes give this mode no margin of its own, and it
+// takes the default allocator's, the more conservative (the model's reserved peak is 18-27% under
+// torchtitan's published one for its 1F1B pipelines, which run in this mode: docs/model.md).
+constexpr double kExpandableSegmentsMarginPercent = kDefaultSegmentsMarginPercent;
+
+}  // namespace
+
+double default_memory_margin_percent(AllocatorMode mode) {
+  return mode == AllocatorMode::expandable_segments ? kExpandableSegmentsMarginPercent
+                                                    : kDefaultSegmentsMarginPercent;
+}
+
+double default_memory_margin_percent() {
+  return default_memory_margin_percent(AllocatorMode::default_segments);
+}
 
 }  // namespace paraplan::limits

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string>
 #include <utility>
 
 #include "model/cost_cache.hpp"
@@ -12,6 +13,8 @@
 #include "model/uncertainty.hpp"
 #include "model/validated_regime.hpp"
 #include "paraplan/errors.hpp"
+#include "paraplan/framework.hpp"
+#include "paraplan/limits.hpp"
 #include "paraplan/search.hpp"
 #include "paraplan/units.hpp"
 
@@ -36,8 +39,18 @@ std::string gib(double bytes) {
   return text;
 }
 
+// The default margin on a GPU of `capacity_bytes` for the allocator mode the framework's launcher
+// sets (framework.hpp; docs/model.md, "Memory verdict").
+double default_margin_bytes(double capacity_bytes, bool expandable_segments) {
+  const limits::AllocatorMode mode = expandable_segments
+                                         ? limits::AllocatorMode::expandable_segments
+                                         : limits::AllocatorMode::default_segments;
+  return limits::default_memory_margin_percent(mode) / 100 * capacity_bytes;
+}
+
 // The worst stage's memory verdict and the numbers behind it (docs/model.md, "Memory verdict").
-void set_memory_verdict(Report& report) {
+void set_memory_verdict(Report& report, Framework framework) {
+  const bool expandable = expandable_segments_by_default(framework);
   if (report.stages.empty()) {
     report.memory_verdict_reason = "memory not estimated: the strategy is rejected before it";
     return;
@@ -48,7 +61,8 @@ void set_memory_verdict(Report& report) {
   for (size_t i = 0; i < report.stages.size(); ++i) {
     const StageReport& stage = report.stages[i];
     const double share = stage.memory.peak_bytes() / stage.capacity_bytes;
-    const MemoryVerdict v = memory_verdict_of(stage.memory.peak_bytes(), stage.capacity_bytes);
+    const MemoryVerdict v =
+        memory_verdict_of(stage.memory.peak_bytes(), stage.capacity_bytes, expandable);
     if (v > verdict || (v == verdict && share > worst_share)) {
       verdict = v;
       worst = i;
@@ -56,20 +70,22 @@ void set_memory_verdict(Report& report) {
     }
   }
   const StageReport& stage = report.stages[worst];
-  const double margin = MemoryMargin{}.of(stage.capacity_bytes);
-  char text[512];
+  const double margin = default_margin_bytes(stage.capacity_bytes, expandable);
+  char text[640];
   const char* what = verdict == MemoryVerdict::oom ? "more than its capacity"
                      : verdict == MemoryVerdict::at_risk
                          ? "inside the default margin, where published launches went either way"
                          : "the most of any stage, below the default margin";
   std::snprintf(text, sizeof text,
                 "pipeline stage %zu (%s) peaks at %.1f GiB of %.1f GiB (%.0f%%, %.1f GiB free): "
-                "%s (the default margin keeps %.1f GiB, %.0f%%, free; docs/model.md \"Memory "
-                "verdict\")",
+                "%s (the default margin keeps %.1f GiB, %.0f%%, free, for %s's allocator mode, %s; "
+                "docs/model.md \"Memory verdict\")",
                 worst, stage.gpu.c_str(), stage.memory.peak_bytes() / units::kGiB,
                 stage.capacity_bytes / units::kGiB, 100 * worst_share,
                 (stage.capacity_bytes - stage.memory.peak_bytes()) / units::kGiB, what,
-                margin / units::kGiB, 100 * margin / stage.capacity_bytes);
+                margin / units::kGiB, 100 * margin / stage.capacity_bytes,
+                std::string(to_string(framework)).c_str(),
+                expandable ? "expandable segments" : "PyTorch's default fixed segments");
   report.memory_verdict = verdict;
   report.memory_verdict_reason = text;
 }
@@ -88,9 +104,10 @@ const char* to_string(MemoryVerdict verdict) {
   return "fits";
 }
 
-MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes) {
+MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes,
+                                bool expandable_segments) {
   if (peak_bytes > capacity_bytes) return MemoryVerdict::oom;
-  if (capacity_bytes - peak_bytes < MemoryMargin{}.of(capacity_bytes))
+  if (capacity_bytes - peak_bytes < default_margin_bytes(capacity_bytes, expandable_segments))
     return MemoryVerdict::at_risk;
   return MemoryVerdict::fits;
 }
@@ -186,7 +203,8 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       stage.host_copy_bytes = r.host_copy_bytes;
       const std::string where = "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
                                 std::to_string(stage.layers) + " layers)";
-      const double margin = MemoryMargin{}.of(stage.capacity_bytes);
+      const double margin =
+          default_margin_bytes(stage.capacity_bytes, expandable_segments_by_default(framework));
       const double headroom = stage.capacity_bytes - stage.memory.peak_bytes();
       // Tight: inside the default margin, the memory verdict at_risk (docs/model.md, "Memory
       // verdict").
@@ -215,7 +233,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
     }
   }
 
-  set_memory_verdict(report);
+  set_memory_verdict(report, framework);
 
   // Throughput and utilisation (MFU counts model FLOPs only; HFU adds recompute).
   const double tokens = static_cast<double>(training.global_batch_size) * training.seq_length;

@@ -3,6 +3,9 @@
 
 #include <cmath>
 
+#include "paraplan/framework.hpp"
+#include "paraplan/limits.hpp"
+#include "paraplan/report.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
@@ -118,4 +121,29 @@ TEST_CASE("the bubble follows (p - 1) / (v m) for balanced stages") {
 TEST_CASE("estimates are deterministic") {
   const std::string json = job("llama2-70b", 256, 512, 4096, kGood);
   CHECK(run(json).iteration_time_s == run(json).iteration_time_s);
+}
+
+// The memory verdict's margin follows the allocator mode the framework's launcher sets
+// (core/src/input/framework.cpp): torchtitan's run script sets expandable_segments:True, the
+// others leave PyTorch's default; each mode's margin is its own (input/memory_margin.cpp).
+TEST_CASE("memory verdict: the margin of the framework's allocator mode") {
+  CHECK(expandable_segments_by_default(Framework::torchtitan));
+  CHECK_FALSE(expandable_segments_by_default(Framework::megatron));
+  CHECK_FALSE(expandable_segments_by_default(Framework::megatron_bridge));
+  CHECK_FALSE(expandable_segments_by_default(Framework::mindspeed_llm));
+  const double capacity_bytes = 100.0;
+  for (const bool expandable : {false, true}) {
+    const double percent = limits::default_memory_margin_percent(
+        expandable ? limits::AllocatorMode::expandable_segments
+                   : limits::AllocatorMode::default_segments);
+    CAPTURE(expandable);
+    CHECK(percent > 0);
+    CHECK(memory_verdict_of(100 - percent - 0.5, capacity_bytes, expandable) ==
+          MemoryVerdict::fits);
+    CHECK(memory_verdict_of(100 - percent + 0.5, capacity_bytes, expandable) ==
+          MemoryVerdict::at_risk);
+    CHECK(memory_verdict_of(100.5, capacity_bytes, expandable) == MemoryVerdict::oom);
+  }
+  CHECK(limits::default_memory_margin_percent() ==
+        limits::default_memory_margin_percent(limits::AllocatorMode::default_segments));
 }
