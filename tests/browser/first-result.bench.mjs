@@ -3,10 +3,12 @@
 // from a sub-path by the plain static server. Prints each run and the medians in ms: the first
 // provisional row (the best so far while the search runs), the final rows (the exact ranking,
 // or the diagnosis where nothing fits), and the first row of either kind.
-//   cd tests && node browser/first-result.bench.mjs [RUNS] [--models]
+//   cd tests && node browser/first-result.bench.mjs [RUNS] [--models] [--startup] [--only=TEXT]
 // (PARAPLAN_DIST=DIR for another build). --models adds every preset model of the page's
 // catalogue on the page's default job (256 A800, batch 512, 4096 tokens).
-// Also prints when the form was drawn (the Search button present), to show where the time goes.
+// Also prints when the form was drawn (the Search button present), to show where the time goes;
+// --startup prints each job's start-up timeline (the page's and the worker's marks and fetches);
+// --only=TEXT keeps the jobs whose name contains TEXT.
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -19,6 +21,7 @@ const DIST = process.env.PARAPLAN_DIST ?? join(HERE, "..", "..", "web", "dist");
 const ARGS = process.argv.slice(2);
 const RUNS = Number(ARGS.find((arg) => /^\d+$/.test(arg)) ?? 7);
 const MODELS = ARGS.includes("--models");
+const STARTUP = ARGS.includes("--startup");
 const DEFAULT_JOB =
   "gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16";
 const LINKS = {
@@ -92,6 +95,45 @@ function observe() {
   });
 }
 
+// A context's start-up timeline: its User Timing marks ("paraplan:<name>", web/src/worker/
+// marks.ts) and the ends of its resource fetches, in ms since that context's timeOrigin.
+function timeline() {
+  const base = (name) => name.replace(/^.*\//, "").replace(/-[\w-]{8}\./, ".");
+  const entries = {};
+  for (const mark of performance.getEntriesByType("mark")) {
+    if (mark.name.startsWith("paraplan:"))
+      entries[mark.name.slice(9)] = mark.startTime;
+  }
+  for (const resource of performance.getEntriesByType("resource")) {
+    entries[`fetched ${base(resource.name)}`] = resource.responseEnd;
+  }
+  const navigation = performance.getEntriesByType("navigation")[0];
+  if (navigation) {
+    entries["html fetched"] = navigation.responseEnd;
+    entries["DOMContentLoaded"] = navigation.domContentLoadedEventEnd;
+  }
+  const paint = performance.getEntriesByName("first-contentful-paint")[0];
+  if (paint) entries["first contentful paint"] = paint.startTime;
+  return { origin: performance.timeOrigin, entries };
+}
+
+// The page's and the search worker's timelines on the page's clock (ms since navigation).
+async function startup(page) {
+  const own = await page.evaluate(timeline);
+  const entries = { ...own.entries };
+  for (const worker of page.workers()) {
+    const theirs = await worker.evaluate(timeline).catch(() => null);
+    if (theirs === null || theirs.entries["search-start"] === undefined)
+      continue;
+    const shift = theirs.origin - own.origin;
+    entries["worker: timeOrigin"] = shift;
+    for (const [name, time] of Object.entries(theirs.entries)) {
+      entries[`worker: ${name}`] = time + shift;
+    }
+  }
+  return entries;
+}
+
 async function measure(browser, origin, query) {
   const context = await browser.newContext({
     viewport: { width: 1440, height: 900 },
@@ -104,8 +146,25 @@ async function measure(browser, origin, query) {
     polling: 50,
   });
   const marks = await page.evaluate(() => window.__marks);
+  marks.startup = await startup(page);
   await context.close();
   return marks;
+}
+
+// The medians of each start-up entry over the runs, in time order.
+function printStartup(name, runs) {
+  const names = new Set(runs.flatMap((marks) => Object.keys(marks.startup)));
+  const rows = [...names]
+    .map((entry) => {
+      const values = runs
+        .map((marks) => marks.startup[entry])
+        .filter((value) => value !== undefined);
+      return [entry, median(values)];
+    })
+    .sort((a, b) => a[1] - b[1]);
+  console.log(`  start-up of ${name} (ms since navigation, medians):`);
+  for (const [entry, value] of rows)
+    console.log(`    ${ms(value).padStart(6)}  ${entry}`);
 }
 
 // The preset models of the page's catalogue (its model menu).
@@ -148,7 +207,9 @@ try {
   );
   // The first run of all warms the browser process, not the cache; it is not counted.
   await measure(browser, origin, Object.values(links)[0]);
+  const only = ARGS.find((arg) => arg.startsWith("--only="))?.slice(7);
   for (const [name, query] of Object.entries(links)) {
+    if (only !== undefined && !name.includes(only)) continue;
     const runs = [];
     for (let run = 0; run < RUNS; run++) {
       runs.push(await measure(browser, origin, query));
@@ -166,6 +227,7 @@ try {
         `${ms(median(of("searchMs")))} | ` +
         quality(runs),
     );
+    if (STARTUP) printStartup(name, runs);
   }
 } finally {
   await browser.close();

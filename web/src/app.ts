@@ -10,6 +10,7 @@ import { jobChanged, Runs, type Outcome } from "./state/runs";
 import type { Store } from "./state/store";
 import { encodeState } from "./state/url-state";
 import { ParaplanClient, type Client } from "./worker/client";
+import { mark } from "./worker/marks";
 import { moduleInfo } from "./worker/module-info";
 import { poolSize } from "./worker/pool";
 import { h } from "./ui/dom";
@@ -122,6 +123,7 @@ export class App {
     );
     const inputs = this.store.get().embed ? foldedForm(this.store, form) : form;
     this.root.replaceChildren(this.header, this.banner, inputs, results);
+    mark("form-drawn");
   }
 
   private export(format: "csv" | "json"): void {

@@ -5,10 +5,14 @@ import { decodeState } from "./state/url-state";
 import { Store } from "./state/store";
 import { byId } from "./ui/dom";
 import { ParaplanClient } from "./worker/client";
+import { mark } from "./worker/marks";
 
+mark("entry");
 const client = new ParaplanClient();
-client.call("info", null).catch(() => undefined);
+// A failure to load the module shows on the first search.
+client.call("load", null).catch(() => undefined);
 const preferred = navigator.language.toLowerCase().startsWith("zh") ? "zh" : "en";
 const store = new Store(decodeState(new URLSearchParams(window.location.search), preferred));
 const { App } = await import("./app");
+mark("app-loaded");
 void new App(store, byId("app"), client).start();

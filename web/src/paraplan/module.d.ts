@@ -25,6 +25,8 @@ export interface ParaplanModule {
   // The input schema: limits and the strategy-key table (core/src/input/request.cpp).
   schema(): string;
   version(): string;
+  // Parses the built-in presets once, ahead of the first search; absent from older modules.
+  warm?(): void;
   // A Hugging Face config.json (text): {architecture, model, unmapped, parameters}.
   importHfConfig(configJson: string): string;
   // A scenario's model (a preset name or an object, as JSON): its parameter counts.

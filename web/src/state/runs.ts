@@ -15,6 +15,7 @@ import type {
 } from "../paraplan/types";
 import { CancelledError } from "../worker/errors";
 import type { Client } from "../worker/client";
+import { mark } from "../worker/marks";
 import { runOnPool } from "../worker/pool";
 import type { Progress } from "../worker/protocol";
 import { defaultGpusPerNode, type Catalogue } from "./catalogue";
@@ -142,6 +143,7 @@ export class Runs {
     this.cancelled = false;
     const outcome = await this.running(async () => {
       try {
+        mark("search-requested");
         const result = await this.client.call("search", request.value, {
           onProgress: (update) => {
             this.provisionalFrom(update.search);

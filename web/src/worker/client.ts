@@ -4,6 +4,7 @@
 // fresh one.
 import type { SearchResult } from "../paraplan/types";
 import { CancelledError, ModuleError } from "./errors";
+import { mark } from "./marks";
 import type { Method, MethodRequest, Methods, Progress, Response } from "./protocol";
 
 export interface Listeners {
@@ -56,6 +57,7 @@ export class ParaplanClient implements Client {
       this.worker = new Worker(new URL("./worker.ts", import.meta.url), {
         type: "module",
       });
+      mark("worker-created");
       this.worker.onmessage = (event: MessageEvent<Response>) => this.receive(event.data);
       this.worker.onerror = (event) => {
         event.preventDefault();

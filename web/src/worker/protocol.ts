@@ -51,6 +51,9 @@ export interface ModuleInfo {
 
 export interface Methods {
   info: { params: null; result: ModuleInfo };
+  // Starts the module (loaded, presets parsed) and answers its version: nothing else is done,
+  // so that a search sent next is not kept waiting.
+  load: { params: null; result: string };
   search: { params: SearchRequest; result: SearchResult };
   // Searches one after another (the scaling view); each result also comes as a "partial".
   searchSeries: { params: SearchRequest[]; result: SearchResult[] };

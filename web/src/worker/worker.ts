@@ -5,9 +5,17 @@ import wasmUrl from "../generated/paraplan.wasm?url";
 import type { ParaplanModule } from "../paraplan/module";
 import type { SearchProgress, SearchRequest, SearchResult } from "../paraplan/types";
 import { errorFields } from "./errors";
+import { mark } from "./marks";
 import type { Methods, Method, Request, Response } from "./protocol";
 
-const paraplan = createParaplan({ locateFile: () => wasmUrl });
+mark("worker-start");
+// The module, loaded at once and with its presets parsed before any request is answered.
+const paraplan = createParaplan({ locateFile: () => wasmUrl }).then((module: ParaplanModule) => {
+  mark("module-ready");
+  module.warm?.();
+  mark("module-warm");
+  return module;
+});
 
 function post(response: Response): void {
   self.postMessage(response);
@@ -18,10 +26,13 @@ function search(
   request: SearchRequest,
   onProgress: (progress: SearchProgress) => void,
 ): SearchResult {
+  mark("search-start");
   const text = module.search(JSON.stringify(request), (progress) => {
+    mark("search-first-report");
     onProgress(progress);
     return true;
   });
+  mark("search-end");
   return JSON.parse(text);
 }
 
@@ -35,6 +46,8 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
   const progress = (step: number, steps: number) => (search: SearchProgress) =>
     post({ id: request.id, type: "progress", progress: { step, steps, search } });
   switch (request.method) {
+    case "load":
+      return module.version();
     case "info":
       return {
         version: module.version(),
