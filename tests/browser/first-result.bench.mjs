@@ -53,6 +53,12 @@ const quality = (runs) => {
 // Marks taken in the page, in ms since navigation started (performance.now()).
 function observe() {
   const marks = (window.__marks = {});
+  // The page's main thread's long tasks (over 50 ms), for the start-up timeline.
+  const longTasks = (window.__longTasks = []);
+  new PerformanceObserver((list) => {
+    for (const task of list.getEntries())
+      longTasks.push([task.startTime, task.duration]);
+  }).observe({ type: "longtask", buffered: true });
   const visible = (id) =>
     [...document.querySelectorAll(`[data-testid="${id}"]`)].some(
       (element) => element.offsetParent !== null,
@@ -147,6 +153,7 @@ async function measure(browser, origin, query) {
   });
   const marks = await page.evaluate(() => window.__marks);
   marks.startup = await startup(page);
+  marks.longTasks = await page.evaluate(() => window.__longTasks);
   await context.close();
   return marks;
 }
@@ -165,6 +172,18 @@ function printStartup(name, runs) {
   console.log(`  start-up of ${name} (ms since navigation, medians):`);
   for (const [entry, value] of rows)
     console.log(`    ${ms(value).padStart(6)}  ${entry}`);
+  // The page's long tasks before its first row, in the run with the median first row.
+  const first = (marks) => Math.min(marks.provisional ?? Infinity, marks.final);
+  const middle = [...runs].sort((a, b) => first(a) - first(b))[
+    Math.floor(runs.length / 2)
+  ];
+  const tasks = middle.longTasks
+    .filter(([start]) => start < first(middle))
+    .map(([start, duration]) => `${ms(start)}+${ms(duration)}`);
+  console.log(
+    `    the page's long tasks (start+duration, ms) before its first row at ` +
+      `${ms(first(middle))} in the median run: ${tasks.join(", ") || "none"}`,
+  );
 }
 
 // The preset models of the page's catalogue (its model menu).

@@ -2,6 +2,7 @@
 // the URL in step with the state, and connects the buttons to the searches of state/runs.ts.
 import { setLanguage, t } from "./i18n/i18n";
 import { Catalogue } from "./state/catalogue";
+import type { EarlySearch } from "./state/early-search";
 import type { FieldError } from "./state/checker";
 import { ModelTools } from "./state/model-tools";
 import { moduleSchema } from "./state/module-schema";
@@ -40,11 +41,13 @@ export class App {
   private exportButtons: HTMLButtonElement[] = [];
   private version = "";
 
-  // `client`: main.ts starts it, so that the module loads while this code does.
+  // `client`: main.ts starts it, so that the module loads while this code does; `early`: the
+  // search of a link with run=1, which main.ts started on it before this code loaded.
   constructor(
     private readonly store: Store,
     private readonly root: HTMLElement,
     private readonly client: ParaplanClient = new ParaplanClient(),
+    private readonly early: EarlySearch | null = null,
   ) {
     // First of all listeners, so that the others render in the new language.
     store.subscribe((state, previous) => {
@@ -72,7 +75,7 @@ export class App {
       // (generated/info.json), without waiting for the worker; a search waits for it.
       const info = await moduleInfo(this.client);
       const catalogue = new Catalogue(info.presets);
-      this.runs = new Runs(this.client, catalogue, moduleSchema(info), this.pool);
+      this.runs = new Runs(this.client, catalogue, moduleSchema(info), this.pool, this.early);
       this.models = new ModelTools(this.client, moduleSchema(info).limits);
       this.version = info.version;
       this.build(catalogue);

@@ -12,7 +12,9 @@ export type StartupMark =
   | "module-warm" // the module parsed its built-in presets (wasm/bindings.cpp warm())
   | "search-start" // the worker began the search (the module's call)
   | "search-first-report" // the search's first progress report
-  | "search-end"; // the search returned
+  | "search-end" // the search returned
+  | "provisional-received" // the page has the first best rows so far (before drawing them)
+  | "provisional-drawn"; // the page drew them (in the document; painted at the next frame)
 
 // Marks the point once per context (a later call with the same name is ignored).
 export function mark(name: StartupMark): void {

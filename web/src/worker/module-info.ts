@@ -10,8 +10,13 @@ const bundled = import.meta.glob<ModuleInfo>("../generated/info.json", {
   import: "default",
 });
 
+// The module's info as the build wrote it beside the module, if it did.
+export function bundledModuleInfo(): ModuleInfo | undefined {
+  return Object.values(bundled)[0];
+}
+
 export async function moduleInfo(client: Client): Promise<ModuleInfo> {
-  const info = Object.values(bundled)[0];
+  const info = bundledModuleInfo();
   if (info !== undefined) return info;
   return client.call("info", null);
 }
