@@ -4,11 +4,13 @@
 // provisional row (the best so far while the search runs), the final rows (the exact ranking,
 // or the diagnosis where nothing fits), and the first row of either kind.
 //   cd tests && node browser/first-result.bench.mjs [RUNS] [--models] [--startup] [--only=TEXT]
+//   [--first]
 // (PARAPLAN_DIST=DIR for another build). --models adds every preset model of the page's
 // catalogue on the page's default job (256 A800, batch 512, 4096 tokens).
 // Also prints when the form was drawn (the Search button present), to show where the time goes;
 // --startup prints each job's start-up timeline (the page's and the worker's marks and fetches);
-// --only=TEXT keeps the jobs whose name contains TEXT.
+// --only=TEXT keeps the jobs whose name contains TEXT; --first ends each run at its first row
+// (the final rows' column then lists only the runs that ended with them).
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -22,6 +24,8 @@ const ARGS = process.argv.slice(2);
 const RUNS = Number(ARGS.find((arg) => /^\d+$/.test(arg)) ?? 7);
 const MODELS = ARGS.includes("--models");
 const STARTUP = ARGS.includes("--startup");
+// Each run ends at its first row (provisional or final) rather than at the final rows.
+const FIRST = ARGS.includes("--first");
 const DEFAULT_JOB =
   "gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16";
 const LINKS = {
@@ -147,10 +151,13 @@ async function measure(browser, origin, query) {
   const page = await context.newPage();
   await page.addInitScript(observe);
   await page.goto(`${origin}/app/?${query}`);
-  await page.waitForFunction(() => window.__marks?.final !== undefined, null, {
-    timeout: 300_000,
-    polling: 50,
-  });
+  await page.waitForFunction(
+    (first) =>
+      window.__marks?.final !== undefined ||
+      (first && window.__marks?.provisional !== undefined),
+    FIRST,
+    { timeout: 300_000, polling: 50 },
+  );
   const marks = await page.evaluate(() => window.__marks);
   marks.startup = await startup(page);
   marks.longTasks = await page.evaluate(() => window.__longTasks);
@@ -173,7 +180,8 @@ function printStartup(name, runs) {
   for (const [entry, value] of rows)
     console.log(`    ${ms(value).padStart(6)}  ${entry}`);
   // The page's long tasks before its first row, in the run with the median first row.
-  const first = (marks) => Math.min(marks.provisional ?? Infinity, marks.final);
+  const first = (marks) =>
+    Math.min(marks.provisional ?? Infinity, marks.final ?? Infinity);
   const middle = [...runs].sort((a, b) => first(a) - first(b))[
     Math.floor(runs.length / 2)
   ];
@@ -236,7 +244,7 @@ try {
     const of = (key) =>
       runs.map((marks) => marks[key]).filter((v) => v !== undefined);
     const first = runs.map((marks) =>
-      Math.min(marks.provisional ?? Infinity, marks.final),
+      Math.min(marks.provisional ?? Infinity, marks.final ?? Infinity),
     );
     const provisional = of("provisional");
     console.log(

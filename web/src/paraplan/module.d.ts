@@ -35,4 +35,10 @@ export interface ParaplanModule {
 
 export type CreateParaplan = (options?: {
   locateFile?: (path: string) => string;
+  // Emscripten's hook for instantiating the module itself: calls `done` with the instance
+  // (and its module) when ready; returns {} to say it will (src/settings.js, instantiateWasm).
+  instantiateWasm?: (
+    imports: WebAssembly.Imports,
+    done: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void,
+  ) => object;
 }) => Promise<ParaplanModule>;

@@ -4,6 +4,8 @@
 export type StartupMark =
   | "entry" // main.ts began to run
   | "worker-created" // the page created the worker
+  | "module-compiled" // the page compiled the WebAssembly module (worker/compiled.ts)
+  | "module-received" // the worker has the page's compiled module (or null: it fetches its own)
   | "app-loaded" // the page's main chunk was imported
   | "form-drawn" // the form and the results' frame are in the document
   | "search-requested" // the page posted the first search

@@ -102,6 +102,13 @@ export interface ErrorFields {
   detail?: string;
 }
 
+// The page's first message to each worker, apart from the requests: the WebAssembly module it
+// compiled once for all its workers (worker/compiled.ts), or null where it could not, and the
+// worker fetches and compiles the module itself.
+export interface ModuleMessage {
+  wasmModule: WebAssembly.Module | null;
+}
+
 export type Response =
   | { id: number; type: "progress"; progress: Progress }
   | { id: number; type: "partial"; index: number; result: SearchResult }
