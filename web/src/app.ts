@@ -14,6 +14,7 @@ import { ParaplanClient, type Client } from "./worker/client";
 import { mark } from "./worker/marks";
 import { moduleInfo } from "./worker/module-info";
 import { poolSize } from "./worker/pool";
+import { loadCharts } from "./ui/charts";
 import { h } from "./ui/dom";
 import { exportResults } from "./ui/export";
 import { FieldErrors, shownError } from "./ui/field-errors";
@@ -90,6 +91,9 @@ export class App {
     this.runsChanged();
     if (state.ran) void this.search();
     if (state.estimate) void this.strategies.estimate.run();
+    // Chart.js is not in the first bundle (ui/charts.ts): it loads once the first rows are
+    // shown, or now where no search runs.
+    if (!state.ran) void loadCharts();
   }
 
   private build(catalogue: Catalogue): void {
@@ -176,11 +180,13 @@ export class App {
     const outcome = await this.runs.search(this.store.get(), (update) => {
       progress.update(update.search.fraction, searchProgressText(update));
       this.strategies.showProvisional();
+      if (this.runs.provisional !== null) void loadCharts();
     });
     progress.finish();
     this.afterRun(outcome);
     if (outcome.status !== "done") return this.strategies.endProvisional(false);
     this.strategies.showResults();
+    void loadCharts();
     const ranks = this.runs.last?.result.strategies.map((ranked) => String(ranked.rank)) ?? [];
     this.store.update((state) => {
       state.ran = true;
