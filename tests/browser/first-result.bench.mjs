@@ -4,13 +4,14 @@
 // provisional row (the best so far while the search runs), the final rows (the exact ranking,
 // or the diagnosis where nothing fits), and the first row of either kind.
 //   cd tests && node browser/first-result.bench.mjs [RUNS] [--models] [--startup] [--only=TEXT]
-//   [--first]
+//   [--first] [--compare=DIR]
 // (PARAPLAN_DIST=DIR for another build). --models adds every preset model of the page's
 // catalogue on the page's default job (256 A800, batch 512, 4096 tokens).
 // Also prints when the form was drawn (the Search button present), to show where the time goes;
 // --startup prints each job's start-up timeline (the page's and the worker's marks and fetches);
 // --only=TEXT keeps the jobs whose name contains TEXT; --first ends each run at its first row
-// (the final rows' column then lists only the runs that ended with them).
+// (the final rows' column then lists only the runs that ended with them); --compare=DIR also
+// measures the build in DIR, in turns with this one, and prints its rows marked [compared].
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -144,13 +145,13 @@ async function startup(page) {
   return entries;
 }
 
-async function measure(browser, origin, query) {
+async function measure(browser, origin, query, path = "app") {
   const context = await browser.newContext({
     viewport: { width: 1440, height: 900 },
   });
   const page = await context.newPage();
   await page.addInitScript(observe);
-  await page.goto(`${origin}/app/?${query}`);
+  await page.goto(`${origin}/${path}/?${query}`);
   await page.waitForFunction(
     (first) =>
       window.__marks?.final !== undefined ||
@@ -216,6 +217,18 @@ if (!existsSync(join(DIST, "index.html"))) {
 }
 const site = mkdtempSync(join(tmpdir(), "paraplan-bench-"));
 cpSync(DIST, join(site, "app"), { recursive: true });
+// --compare=DIR: another build (e.g. the main branch's), measured in turns with this one, run
+// by run, so that both see the same load.
+const COMPARE = ARGS.find((arg) => arg.startsWith("--compare="))?.slice(10);
+if (COMPARE !== undefined)
+  cpSync(COMPARE, join(site, "before"), { recursive: true });
+const variants =
+  COMPARE === undefined
+    ? [["", "app"]]
+    : [
+        [" [compared]", "before"],
+        ["", "app"],
+      ];
 const { server, origin } = await serveDirectory(site);
 const browser = await launchChromium();
 try {
@@ -237,27 +250,36 @@ try {
   const only = ARGS.find((arg) => arg.startsWith("--only="))?.slice(7);
   for (const [name, query] of Object.entries(links)) {
     if (only !== undefined && !name.includes(only)) continue;
-    const runs = [];
+    const measured = variants.map(() => []);
     for (let run = 0; run < RUNS; run++) {
-      runs.push(await measure(browser, origin, query));
+      for (const [index, [, path]] of variants.entries()) {
+        measured[index].push(await measure(browser, origin, query, path));
+      }
     }
-    const of = (key) =>
-      runs.map((marks) => marks[key]).filter((v) => v !== undefined);
-    const first = runs.map((marks) =>
-      Math.min(marks.provisional ?? Infinity, marks.final ?? Infinity),
-    );
-    const provisional = of("provisional");
-    console.log(
-      `${name} | ${provisional.length ? ms(median(provisional)) : "-"} ` +
-        `(${provisional.length}/${runs.length} runs) | ${ms(median(of("final")))} ` +
-        `(runs ${of("final").map(ms).join(", ")}) | ${ms(median(first))} | ${ms(median(of("form")))} | ${ms(median(of("searching")))} | ` +
-        `${ms(median(of("searchMs")))} | ` +
-        quality(runs),
-    );
-    if (STARTUP) printStartup(name, runs);
+    for (const [index, [label]] of variants.entries()) {
+      report(`${name}${label}`, measured[index]);
+    }
   }
 } finally {
   await browser.close();
   server.close();
   rmSync(site, { recursive: true, force: true });
+}
+
+// One job's row: the medians of its runs.
+function report(name, runs) {
+  const of = (key) =>
+    runs.map((marks) => marks[key]).filter((v) => v !== undefined);
+  const first = runs.map((marks) =>
+    Math.min(marks.provisional ?? Infinity, marks.final ?? Infinity),
+  );
+  const provisional = of("provisional");
+  console.log(
+    `${name} | ${provisional.length ? ms(median(provisional)) : "-"} ` +
+      `(${provisional.length}/${runs.length} runs) | ${ms(median(of("final")))} ` +
+      `(runs ${of("final").map(ms).join(", ")}) | ${ms(median(first))} | ${ms(median(of("form")))} | ${ms(median(of("searching")))} | ` +
+      `${ms(median(of("searchMs")))} | ` +
+      quality(runs),
+  );
+  if (STARTUP) printStartup(name, runs);
 }
