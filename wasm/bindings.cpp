@@ -164,6 +164,12 @@ std::string presets() {
 
 std::string version() { return PARAPLAN_VERSION; }
 
+// Parses the built-in presets now (the catalogue is parsed once, on first use), so that the
+// page's first search does not wait for it: the worker calls this as soon as the module loads.
+void warm() {
+  guarded([] { return std::to_string(paraplan::preset_ids(paraplan::PresetKind::model).size()); });
+}
+
 // What the page checks before it sends a request: limits, strategy keys and names.
 std::string schema() {
   return guarded([] { return paraplan::input_schema().dump(); });
@@ -199,6 +205,7 @@ EMSCRIPTEN_BINDINGS(paraplan) {
   emscripten::function("sweepPoint", &sweep_point);
   emscripten::function("presets", &presets);
   emscripten::function("version", &version);
+  emscripten::function("warm", &warm);
   emscripten::function("schema", &schema);
   emscripten::function("importHfConfig", &import_hf_config);
   emscripten::function("parameterCounts", &parameter_counts);

@@ -3,10 +3,15 @@
 // from a sub-path by the plain static server. Prints each run and the medians in ms: the first
 // provisional row (the best so far while the search runs), the final rows (the exact ranking,
 // or the diagnosis where nothing fits), and the first row of either kind.
-//   cd tests && node browser/first-result.bench.mjs [RUNS] [--models]
+//   cd tests && node browser/first-result.bench.mjs [RUNS] [--models] [--startup] [--only=TEXT]
+//   [--first] [--compare=DIR]
 // (PARAPLAN_DIST=DIR for another build). --models adds every preset model of the page's
 // catalogue on the page's default job (256 A800, batch 512, 4096 tokens).
-// Also prints when the form was drawn (the Search button present), to show where the time goes.
+// Also prints when the form was drawn (the Search button present), to show where the time goes;
+// --startup prints each job's start-up timeline (the page's and the worker's marks and fetches);
+// --only=TEXT keeps the jobs whose name contains TEXT; --first ends each run at its first row
+// (the final rows' column then lists only the runs that ended with them); --compare=DIR also
+// measures the build in DIR, in turns with this one, and prints its rows marked [compared].
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -19,6 +24,9 @@ const DIST = process.env.PARAPLAN_DIST ?? join(HERE, "..", "..", "web", "dist");
 const ARGS = process.argv.slice(2);
 const RUNS = Number(ARGS.find((arg) => /^\d+$/.test(arg)) ?? 7);
 const MODELS = ARGS.includes("--models");
+const STARTUP = ARGS.includes("--startup");
+// Each run ends at its first row (provisional or final) rather than at the final rows.
+const FIRST = ARGS.includes("--first");
 const DEFAULT_JOB =
   "gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16";
 const LINKS = {
@@ -50,6 +58,12 @@ const quality = (runs) => {
 // Marks taken in the page, in ms since navigation started (performance.now()).
 function observe() {
   const marks = (window.__marks = {});
+  // The page's main thread's long tasks (over 50 ms), for the start-up timeline.
+  const longTasks = (window.__longTasks = []);
+  new PerformanceObserver((list) => {
+    for (const task of list.getEntries())
+      longTasks.push([task.startTime, task.duration]);
+  }).observe({ type: "longtask", buffered: true });
   const visible = (id) =>
     [...document.querySelectorAll(`[data-testid="${id}"]`)].some(
       (element) => element.offsetParent !== null,
@@ -92,20 +106,93 @@ function observe() {
   });
 }
 
-async function measure(browser, origin, query) {
+// A context's start-up timeline: its User Timing marks ("paraplan:<name>", web/src/worker/
+// marks.ts) and the ends of its resource fetches, in ms since that context's timeOrigin.
+function timeline() {
+  const base = (name) => name.replace(/^.*\//, "").replace(/-[\w-]{8}\./, ".");
+  const entries = {};
+  for (const mark of performance.getEntriesByType("mark")) {
+    if (mark.name.startsWith("paraplan:"))
+      entries[mark.name.slice(9)] = mark.startTime;
+  }
+  for (const resource of performance.getEntriesByType("resource")) {
+    entries[`fetched ${base(resource.name)}`] = resource.responseEnd;
+  }
+  const navigation = performance.getEntriesByType("navigation")[0];
+  if (navigation) {
+    entries["html fetched"] = navigation.responseEnd;
+    entries["DOMContentLoaded"] = navigation.domContentLoadedEventEnd;
+  }
+  const paint = performance.getEntriesByName("first-contentful-paint")[0];
+  if (paint) entries["first contentful paint"] = paint.startTime;
+  return { origin: performance.timeOrigin, entries };
+}
+
+// The page's and the search worker's timelines on the page's clock (ms since navigation).
+async function startup(page) {
+  const own = await page.evaluate(timeline);
+  const entries = { ...own.entries };
+  for (const worker of page.workers()) {
+    const theirs = await worker.evaluate(timeline).catch(() => null);
+    if (theirs === null || theirs.entries["search-start"] === undefined)
+      continue;
+    const shift = theirs.origin - own.origin;
+    entries["worker: timeOrigin"] = shift;
+    for (const [name, time] of Object.entries(theirs.entries)) {
+      entries[`worker: ${name}`] = time + shift;
+    }
+  }
+  return entries;
+}
+
+async function measure(browser, origin, query, path = "app") {
   const context = await browser.newContext({
     viewport: { width: 1440, height: 900 },
   });
   const page = await context.newPage();
   await page.addInitScript(observe);
-  await page.goto(`${origin}/app/?${query}`);
-  await page.waitForFunction(() => window.__marks?.final !== undefined, null, {
-    timeout: 300_000,
-    polling: 50,
-  });
+  await page.goto(`${origin}/${path}/?${query}`);
+  await page.waitForFunction(
+    (first) =>
+      window.__marks?.final !== undefined ||
+      (first && window.__marks?.provisional !== undefined),
+    FIRST,
+    { timeout: 300_000, polling: 50 },
+  );
   const marks = await page.evaluate(() => window.__marks);
+  marks.startup = await startup(page);
+  marks.longTasks = await page.evaluate(() => window.__longTasks);
   await context.close();
   return marks;
+}
+
+// The medians of each start-up entry over the runs, in time order.
+function printStartup(name, runs) {
+  const names = new Set(runs.flatMap((marks) => Object.keys(marks.startup)));
+  const rows = [...names]
+    .map((entry) => {
+      const values = runs
+        .map((marks) => marks.startup[entry])
+        .filter((value) => value !== undefined);
+      return [entry, median(values)];
+    })
+    .sort((a, b) => a[1] - b[1]);
+  console.log(`  start-up of ${name} (ms since navigation, medians):`);
+  for (const [entry, value] of rows)
+    console.log(`    ${ms(value).padStart(6)}  ${entry}`);
+  // The page's long tasks before its first row, in the run with the median first row.
+  const first = (marks) =>
+    Math.min(marks.provisional ?? Infinity, marks.final ?? Infinity);
+  const middle = [...runs].sort((a, b) => first(a) - first(b))[
+    Math.floor(runs.length / 2)
+  ];
+  const tasks = middle.longTasks
+    .filter(([start]) => start < first(middle))
+    .map(([start, duration]) => `${ms(start)}+${ms(duration)}`);
+  console.log(
+    `    the page's long tasks (start+duration, ms) before its first row at ` +
+      `${ms(first(middle))} in the median run: ${tasks.join(", ") || "none"}`,
+  );
 }
 
 // The preset models of the page's catalogue (its model menu).
@@ -130,6 +217,18 @@ if (!existsSync(join(DIST, "index.html"))) {
 }
 const site = mkdtempSync(join(tmpdir(), "paraplan-bench-"));
 cpSync(DIST, join(site, "app"), { recursive: true });
+// --compare=DIR: another build (e.g. the main branch's), measured in turns with this one, run
+// by run, so that both see the same load.
+const COMPARE = ARGS.find((arg) => arg.startsWith("--compare="))?.slice(10);
+if (COMPARE !== undefined)
+  cpSync(COMPARE, join(site, "before"), { recursive: true });
+const variants =
+  COMPARE === undefined
+    ? [["", "app"]]
+    : [
+        [" [compared]", "before"],
+        ["", "app"],
+      ];
 const { server, origin } = await serveDirectory(site);
 const browser = await launchChromium();
 try {
@@ -148,27 +247,39 @@ try {
   );
   // The first run of all warms the browser process, not the cache; it is not counted.
   await measure(browser, origin, Object.values(links)[0]);
+  const only = ARGS.find((arg) => arg.startsWith("--only="))?.slice(7);
   for (const [name, query] of Object.entries(links)) {
-    const runs = [];
+    if (only !== undefined && !name.includes(only)) continue;
+    const measured = variants.map(() => []);
     for (let run = 0; run < RUNS; run++) {
-      runs.push(await measure(browser, origin, query));
+      for (const [index, [, path]] of variants.entries()) {
+        measured[index].push(await measure(browser, origin, query, path));
+      }
     }
-    const of = (key) =>
-      runs.map((marks) => marks[key]).filter((v) => v !== undefined);
-    const first = runs.map((marks) =>
-      Math.min(marks.provisional ?? Infinity, marks.final),
-    );
-    const provisional = of("provisional");
-    console.log(
-      `${name} | ${provisional.length ? ms(median(provisional)) : "-"} ` +
-        `(${provisional.length}/${runs.length} runs) | ${ms(median(of("final")))} ` +
-        `(runs ${of("final").map(ms).join(", ")}) | ${ms(median(first))} | ${ms(median(of("form")))} | ${ms(median(of("searching")))} | ` +
-        `${ms(median(of("searchMs")))} | ` +
-        quality(runs),
-    );
+    for (const [index, [label]] of variants.entries()) {
+      report(`${name}${label}`, measured[index]);
+    }
   }
 } finally {
   await browser.close();
   server.close();
   rmSync(site, { recursive: true, force: true });
+}
+
+// One job's row: the medians of its runs.
+function report(name, runs) {
+  const of = (key) =>
+    runs.map((marks) => marks[key]).filter((v) => v !== undefined);
+  const first = runs.map((marks) =>
+    Math.min(marks.provisional ?? Infinity, marks.final ?? Infinity),
+  );
+  const provisional = of("provisional");
+  console.log(
+    `${name} | ${provisional.length ? ms(median(provisional)) : "-"} ` +
+      `(${provisional.length}/${runs.length} runs) | ${ms(median(of("final")))} ` +
+      `(runs ${of("final").map(ms).join(", ")}) | ${ms(median(first))} | ${ms(median(of("form")))} | ${ms(median(of("searching")))} | ` +
+      `${ms(median(of("searchMs")))} | ` +
+      quality(runs),
+  );
+  if (STARTUP) printStartup(name, runs);
 }

@@ -1,5 +1,5 @@
 // The rest of the module's face: errors as exceptions with the CLI's message and the JSON
-// path and message as separate fields, version(), presets() and schema().
+// path and message as separate fields, version(), presets(), schema() and warm().
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -151,6 +151,25 @@ describe("module API", () => {
       JSON.parse(paraplan.estimate(JSON.stringify(valid))).feasible !==
         undefined,
       true,
+    );
+  });
+
+  it("warm() parses the presets ahead of the first request and changes no answer", async () => {
+    // A fresh module, as the page's worker has it when it calls warm() before any request.
+    const fresh = await loadModule();
+    assert.equal(typeof fresh.warm, "function");
+    assert.equal(fresh.warm(), undefined);
+    assert.equal(fresh.warm(), undefined);
+    assert.deepEqual(
+      JSON.parse(fresh.presets()),
+      JSON.parse(paraplan.presets()),
+    );
+    const request = JSON.stringify({ scenario: valid, options: { top: 3 } });
+    const warmed = JSON.parse(fresh.search(request, null));
+    const cold = JSON.parse(paraplan.search(request, null));
+    assert.deepEqual(
+      warmed.strategies.map((row) => row.strategy),
+      cold.strategies.map((row) => row.strategy),
     );
   });
 

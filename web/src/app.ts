@@ -2,6 +2,7 @@
 // the URL in step with the state, and connects the buttons to the searches of state/runs.ts.
 import { setLanguage, t } from "./i18n/i18n";
 import { Catalogue } from "./state/catalogue";
+import type { EarlySearch } from "./state/early-search";
 import type { FieldError } from "./state/checker";
 import { ModelTools } from "./state/model-tools";
 import { moduleSchema } from "./state/module-schema";
@@ -10,8 +11,10 @@ import { jobChanged, Runs, type Outcome } from "./state/runs";
 import type { Store } from "./state/store";
 import { encodeState } from "./state/url-state";
 import { ParaplanClient, type Client } from "./worker/client";
+import { mark } from "./worker/marks";
 import { moduleInfo } from "./worker/module-info";
 import { poolSize } from "./worker/pool";
+import { loadCharts } from "./ui/charts";
 import { h } from "./ui/dom";
 import { exportResults } from "./ui/export";
 import { FieldErrors, shownError } from "./ui/field-errors";
@@ -39,11 +42,13 @@ export class App {
   private exportButtons: HTMLButtonElement[] = [];
   private version = "";
 
-  // `client`: main.ts starts it, so that the module loads while this code does.
+  // `client`: main.ts starts it, so that the module loads while this code does; `early`: the
+  // search of a link with run=1, which main.ts started on it before this code loaded.
   constructor(
     private readonly store: Store,
     private readonly root: HTMLElement,
     private readonly client: ParaplanClient = new ParaplanClient(),
+    private readonly early: EarlySearch | null = null,
   ) {
     // First of all listeners, so that the others render in the new language.
     store.subscribe((state, previous) => {
@@ -71,7 +76,7 @@ export class App {
       // (generated/info.json), without waiting for the worker; a search waits for it.
       const info = await moduleInfo(this.client);
       const catalogue = new Catalogue(info.presets);
-      this.runs = new Runs(this.client, catalogue, moduleSchema(info), this.pool);
+      this.runs = new Runs(this.client, catalogue, moduleSchema(info), this.pool, this.early);
       this.models = new ModelTools(this.client, moduleSchema(info).limits);
       this.version = info.version;
       this.build(catalogue);
@@ -86,6 +91,9 @@ export class App {
     this.runsChanged();
     if (state.ran) void this.search();
     if (state.estimate) void this.strategies.estimate.run();
+    // Chart.js is not in the first bundle (ui/charts.ts): it loads once the first rows are
+    // shown, or now where no search runs.
+    if (!state.ran) void loadCharts();
   }
 
   private build(catalogue: Catalogue): void {
@@ -122,6 +130,7 @@ export class App {
     );
     const inputs = this.store.get().embed ? foldedForm(this.store, form) : form;
     this.root.replaceChildren(this.header, this.banner, inputs, results);
+    mark("form-drawn");
   }
 
   private export(format: "csv" | "json"): void {
@@ -171,11 +180,13 @@ export class App {
     const outcome = await this.runs.search(this.store.get(), (update) => {
       progress.update(update.search.fraction, searchProgressText(update));
       this.strategies.showProvisional();
+      if (this.runs.provisional !== null) void loadCharts();
     });
     progress.finish();
     this.afterRun(outcome);
     if (outcome.status !== "done") return this.strategies.endProvisional(false);
     this.strategies.showResults();
+    void loadCharts();
     const ranks = this.runs.last?.result.strategies.map((ranked) => String(ranked.rank)) ?? [];
     this.store.update((state) => {
       state.ran = true;

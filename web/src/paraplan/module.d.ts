@@ -25,6 +25,8 @@ export interface ParaplanModule {
   // The input schema: limits and the strategy-key table (core/src/input/request.cpp).
   schema(): string;
   version(): string;
+  // Parses the built-in presets once, ahead of the first search; absent from older modules.
+  warm?(): void;
   // A Hugging Face config.json (text): {architecture, model, unmapped, parameters}.
   importHfConfig(configJson: string): string;
   // A scenario's model (a preset name or an object, as JSON): its parameter counts.
@@ -33,4 +35,10 @@ export interface ParaplanModule {
 
 export type CreateParaplan = (options?: {
   locateFile?: (path: string) => string;
+  // Emscripten's hook for instantiating the module itself: calls `done` with the instance
+  // (and its module) when ready; returns {} to say it will (src/settings.js, instantiateWasm).
+  instantiateWasm?: (
+    imports: WebAssembly.Imports,
+    done: (instance: WebAssembly.Instance, module?: WebAssembly.Module) => void,
+  ) => object;
 }) => Promise<ParaplanModule>;

@@ -15,10 +15,12 @@ import type {
 } from "../paraplan/types";
 import { CancelledError } from "../worker/errors";
 import type { Client } from "../worker/client";
+import { mark } from "../worker/marks";
 import { runOnPool } from "../worker/pool";
 import type { Progress } from "../worker/protocol";
 import { defaultGpusPerNode, type Catalogue } from "./catalogue";
 import type { Built, FieldError } from "./checker";
+import type { EarlySearch } from "./early-search";
 import { placeModuleError, type PlacedError } from "./module-errors";
 import type { ModuleSchema } from "./module-schema";
 import type { PageState } from "./page-state";
@@ -101,11 +103,14 @@ export class Runs {
   private readonly listeners: (() => void)[] = [];
 
   // `pool`: the workers that share the points of a series (the page: one per core).
+  // `early`: a search main.ts started on `client` before the page was drawn; the first search
+  // of the same request takes it over.
   constructor(
     private readonly client: Client,
     private readonly catalogue: Catalogue,
     private readonly schema: ModuleSchema,
     private readonly pool: readonly Client[] = [client],
+    private early: EarlySearch | null = null,
   ) {}
 
   subscribe(listener: () => void): void {
@@ -142,12 +147,11 @@ export class Runs {
     this.cancelled = false;
     const outcome = await this.running(async () => {
       try {
-        const result = await this.client.call("search", request.value, {
-          onProgress: (update) => {
-            this.provisionalFrom(update.search);
-            onProgress?.(update);
-          },
-        });
+        const listener = (update: Progress) => {
+          this.provisionalFrom(update.search);
+          onProgress?.(update);
+        };
+        const result = await this.startSearch(request.value, listener);
         this.last = { request: request.value, result };
       } finally {
         this.provisional = null;
@@ -158,6 +162,18 @@ export class Runs {
       this.notify();
     }
     return outcome;
+  }
+
+  // The early search where it searched this request (it is offered once), else a new one.
+  private startSearch(
+    request: SearchRequest,
+    onProgress: (progress: Progress) => void,
+  ): Promise<SearchResult> {
+    const early = this.early?.takeOver(request, onProgress);
+    this.early = null;
+    if (early) return early;
+    mark("search-requested");
+    return this.client.call("search", request, { onProgress });
   }
 
   // A report's rows replace the ranking so far; a report without rows updates its progress.

@@ -126,6 +126,7 @@ export class DetailView {
   private shown: RankedStrategy | null = null;
   private schedule: ScheduleView | null = null;
   private memoryChart: Chart | null = null;
+  private memoryHolder: HTMLElement | null = null; // where the current memory chart goes
   private trace: TraceResult | null = null;
 
   constructor(private readonly onClose: () => void) {
@@ -178,6 +179,7 @@ export class DetailView {
     this.schedule = null;
     this.memoryChart?.destroy();
     this.memoryChart = null;
+    this.memoryHolder = null;
     this.element.replaceChildren();
   }
 
@@ -276,6 +278,11 @@ export class DetailView {
       panel(t("detail.flags"), "", flags(ranked)),
       panel(t("launch.title"), t("launch.hint"), launchView(ranked)),
     );
-    this.memoryChart = drawMemoryChart(memory, report);
+    this.memoryHolder = memory;
+    drawMemoryChart(memory, report, (chart) => {
+      // Drawn after the view moved on (Chart.js was still loading): not this view's chart.
+      if (this.memoryHolder === memory) this.memoryChart = chart;
+      else chart.destroy();
+    });
   }
 }

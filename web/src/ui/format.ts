@@ -3,11 +3,23 @@ import { language } from "../i18n/i18n";
 
 const locale = () => (language() === "zh" ? "zh-CN" : "en-US");
 
+// One formatter per language and option, made on first use: building an Intl.NumberFormat
+// costs far more than formatting with one (the model menu and a results table format
+// hundreds of numbers, on the page's main thread while its first rows wait).
+const formatters = new Map<string, Intl.NumberFormat>();
+
+function formatter(options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${locale()} ${JSON.stringify(options)}`;
+  let made = formatters.get(key);
+  if (made === undefined) {
+    made = new Intl.NumberFormat(locale(), options);
+    formatters.set(key, made);
+  }
+  return made;
+}
+
 export function number(value: number, digits = 0): string {
-  return new Intl.NumberFormat(locale(), {
-    minimumFractionDigits: digits,
-    maximumFractionDigits: digits,
-  }).format(value);
+  return formatter({ minimumFractionDigits: digits, maximumFractionDigits: digits }).format(value);
 }
 
 export function integer(value: number): string {
@@ -44,8 +56,5 @@ export function count(value: number): string {
           [1e3, " k"],
         ];
   const [scale, unit] = units.find(([scale]) => Math.abs(value) >= scale) ?? [1, ""];
-  const digits = new Intl.NumberFormat(locale(), {
-    maximumSignificantDigits: 3,
-  });
-  return `${digits.format(value / scale)}${unit}`;
+  return `${formatter({ maximumSignificantDigits: 3 }).format(value / scale)}${unit}`;
 }

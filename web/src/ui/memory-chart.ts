@@ -9,71 +9,80 @@ import { gib } from "./format";
 import { h } from "./dom";
 import { CAPACITY, MEMORY_COLOURS, MEMORY_PARTS } from "./palette";
 
-export function drawMemoryChart(holder: HTMLElement, report: Report): Chart {
+// `onDrawn` gets the chart once drawn (Chart.js may still be loading: ui/charts.ts).
+export function drawMemoryChart(
+  holder: HTMLElement,
+  report: Report,
+  onDrawn: (chart: Chart) => void,
+): void {
   const stages = report.memory.per_stage;
-  return drawChart(holder, {
-    type: "bar",
-    data: {
-      labels: stages.map((stage, index) =>
-        t("detail.stageLabel", {
-          n: index,
-          gpu: stage.gpu,
-          layers: stage.layers,
-        }),
-      ),
-      datasets: [
-        ...MEMORY_PARTS.map((part) => ({
-          type: "bar" as const,
-          label: t(`memory.${part}` as MessageKey),
-          data: stages.map((stage) => stage[`${part}_gib`]),
-          backgroundColor: MEMORY_COLOURS[part],
-          stack: "memory",
-          pointStyle: "rect" as const,
-        })),
-        {
-          type: "line" as const,
-          label: t("detail.capacity"),
-          data: stages.map((stage) => stage.capacity_gib),
-          borderColor: CAPACITY,
-          backgroundColor: CAPACITY,
-          borderDash: [6, 4],
-          borderWidth: 2,
-          // One stage has no segment to draw: its point is drawn as a line across the bar.
-          pointRadius: stages.length === 1 ? 60 : 0,
-          pointStyle: "line" as const,
-          stepped: "middle" as const,
-        },
-      ],
-    },
-    options: {
-      scales: {
-        x: { stacked: true, ticks: { autoSkip: false, maxRotation: 40 } },
-        y: {
-          stacked: true,
-          beginAtZero: true,
-          title: { display: true, text: "GiB" },
-        },
+  drawChart(
+    holder,
+    {
+      type: "bar",
+      data: {
+        labels: stages.map((stage, index) =>
+          t("detail.stageLabel", {
+            n: index,
+            gpu: stage.gpu,
+            layers: stage.layers,
+          }),
+        ),
+        datasets: [
+          ...MEMORY_PARTS.map((part) => ({
+            type: "bar" as const,
+            label: t(`memory.${part}` as MessageKey),
+            data: stages.map((stage) => stage[`${part}_gib`]),
+            backgroundColor: MEMORY_COLOURS[part],
+            stack: "memory",
+            pointStyle: "rect" as const,
+          })),
+          {
+            type: "line" as const,
+            label: t("detail.capacity"),
+            data: stages.map((stage) => stage.capacity_gib),
+            borderColor: CAPACITY,
+            backgroundColor: CAPACITY,
+            borderDash: [6, 4],
+            borderWidth: 2,
+            // One stage has no segment to draw: its point is drawn as a line across the bar.
+            pointRadius: stages.length === 1 ? 60 : 0,
+            pointStyle: "line" as const,
+            stepped: "middle" as const,
+          },
+        ],
       },
-      plugins: {
-        legend: { position: "bottom", labels: { usePointStyle: true } },
-        tooltip: {
-          mode: "index",
-          callbacks: {
-            label: (item) => `${item.dataset.label}: ${gib(Number(item.raw))}`,
-            footer: (items) => {
-              const stage = stages[items[0]?.dataIndex ?? 0];
-              return stage
-                ? t("detail.peakOf", {
-                    peak: gib(stage.peak_gib),
-                    capacity: gib(stage.capacity_gib),
-                  })
-                : "";
+      options: {
+        scales: {
+          x: { stacked: true, ticks: { autoSkip: false, maxRotation: 40 } },
+          y: {
+            stacked: true,
+            beginAtZero: true,
+            title: { display: true, text: "GiB" },
+          },
+        },
+        plugins: {
+          legend: { position: "bottom", labels: { usePointStyle: true } },
+          tooltip: {
+            mode: "index",
+            callbacks: {
+              label: (item) => `${item.dataset.label}: ${gib(Number(item.raw))}`,
+              footer: (items) => {
+                const stage = stages[items[0]?.dataIndex ?? 0];
+                return stage
+                  ? t("detail.peakOf", {
+                      peak: gib(stage.peak_gib),
+                      capacity: gib(stage.capacity_gib),
+                    })
+                  : "";
+              },
             },
           },
         },
       },
     },
-  });
+    onDrawn,
+  );
 }
 
 // Each stage's memory by kind, its peak, capacity and what is left free, in GiB.

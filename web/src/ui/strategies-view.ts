@@ -13,6 +13,7 @@ import { h } from "./dom";
 import { EstimateView } from "./estimate-view";
 import { setPreferredFramework } from "./launch-view";
 import { ParetoView } from "./pareto-view";
+import { mark } from "../worker/marks";
 import { validationView } from "./validation-view";
 import { ResultsTable } from "./results-table";
 import { StatusView } from "./status-view";
@@ -95,8 +96,10 @@ export class StrategiesView {
     if (provisional.rows === this.provisionalRows) return;
     if (this.provisionalRows === null) this.announcer.textContent = t("search.provisionalShown");
     this.provisionalRows = provisional.rows;
+    mark("provisional-received");
     this.provisionalTable.show(provisional.rows);
     this.table.hold(true);
+    mark("provisional-drawn");
   }
 
   // The search ended: the table comes back in the provisional table's place (the exact

@@ -3,8 +3,10 @@
 // the worker is busy inside the WebAssembly call); the next request starts a
 // fresh one.
 import type { SearchResult } from "../paraplan/types";
+import { compiledModule } from "./compiled";
 import { CancelledError, ModuleError } from "./errors";
-import type { Method, MethodRequest, Methods, Progress, Response } from "./protocol";
+import { mark } from "./marks";
+import type { Method, MethodRequest, Methods, ModuleMessage, Progress, Response } from "./protocol";
 
 export interface Listeners {
   onProgress?: (progress: Progress) => void;
@@ -55,6 +57,12 @@ export class ParaplanClient implements Client {
     if (this.worker === null) {
       this.worker = new Worker(new URL("./worker.ts", import.meta.url), {
         type: "module",
+      });
+      mark("worker-created");
+      const worker = this.worker;
+      void compiledModule().then((wasmModule) => {
+        const message: ModuleMessage = { wasmModule };
+        worker.postMessage(message);
       });
       this.worker.onmessage = (event: MessageEvent<Response>) => this.receive(event.data);
       this.worker.onerror = (event) => {

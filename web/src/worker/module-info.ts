@@ -1,6 +1,7 @@
 // The module's version, presets and schema without waiting for the module: the build writes
 // them beside it (scripts/copy-wasm.mjs asks the node build of the same module), so the form can
-// be drawn at once. Without that file (an old build), the worker is asked.
+// be drawn at once. Without that file (an old build), the worker is asked. The page starts the
+// worker itself (main.ts: "load"), so that nothing is asked of the worker twice.
 import type { Client } from "./client";
 import type { ModuleInfo } from "./protocol";
 
@@ -9,12 +10,13 @@ const bundled = import.meta.glob<ModuleInfo>("../generated/info.json", {
   import: "default",
 });
 
+// The module's info as the build wrote it beside the module, if it did.
+export function bundledModuleInfo(): ModuleInfo | undefined {
+  return Object.values(bundled)[0];
+}
+
 export async function moduleInfo(client: Client): Promise<ModuleInfo> {
-  const info = Object.values(bundled)[0];
-  if (info !== undefined) {
-    // Start the module now; a failure to load it shows on the first search.
-    client.call("info", null).catch(() => undefined);
-    return info;
-  }
+  const info = bundledModuleInfo();
+  if (info !== undefined) return info;
   return client.call("info", null);
 }

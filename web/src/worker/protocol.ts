@@ -51,6 +51,9 @@ export interface ModuleInfo {
 
 export interface Methods {
   info: { params: null; result: ModuleInfo };
+  // Starts the module (loaded, presets parsed) and answers its version: nothing else is done,
+  // so that a search sent next is not kept waiting.
+  load: { params: null; result: string };
   search: { params: SearchRequest; result: SearchResult };
   // Searches one after another (the scaling view); each result also comes as a "partial".
   searchSeries: { params: SearchRequest[]; result: SearchResult[] };
@@ -97,6 +100,13 @@ export interface ErrorFields {
   message: string;
   path?: string;
   detail?: string;
+}
+
+// The page's first message to each worker, apart from the requests: the WebAssembly module it
+// compiled once for all its workers (worker/compiled.ts), or null where it could not, and the
+// worker fetches and compiles the module itself.
+export interface ModuleMessage {
+  wasmModule: WebAssembly.Module | null;
 }
 
 export type Response =

@@ -5,9 +5,46 @@ import wasmUrl from "../generated/paraplan.wasm?url";
 import type { ParaplanModule } from "../paraplan/module";
 import type { SearchProgress, SearchRequest, SearchResult } from "../paraplan/types";
 import { errorFields } from "./errors";
-import type { Methods, Method, Request, Response } from "./protocol";
+import { mark } from "./marks";
+import type { Methods, Method, ModuleMessage, Request, Response } from "./protocol";
 
-const paraplan = createParaplan({ locateFile: () => wasmUrl });
+mark("worker-start");
+// The WebAssembly module the page compiled (its first message), or null: fetch it here.
+let receiveModule: (module: WebAssembly.Module | null) => void = () => undefined;
+const fromPage = new Promise<WebAssembly.Module | null>((resolve) => (receiveModule = resolve));
+
+async function instantiate(imports: WebAssembly.Imports): Promise<WebAssembly.Instance> {
+  const compiled = await fromPage;
+  mark("module-received");
+  if (compiled !== null) return WebAssembly.instantiate(compiled, imports);
+  // The page could not compile it (whatever the server's MIME type): the bytes, compiled here.
+  const response = await fetch(wasmUrl, { credentials: "same-origin" });
+  if (!response.ok) throw new Error(`the calculator's module: HTTP ${response.status}`);
+  return (await WebAssembly.instantiate(await response.arrayBuffer(), imports)).instance;
+}
+
+// The module, loaded at once and with its presets parsed before any request is answered; a
+// failure to load it is every request's answer.
+let failed: (error: unknown) => void = () => undefined;
+const failure = new Promise<never>((_, reject) => (failed = reject));
+const paraplan = Promise.race([
+  failure,
+  createParaplan({
+    locateFile: () => wasmUrl,
+    instantiateWasm: (
+      imports: WebAssembly.Imports,
+      done: (instance: WebAssembly.Instance) => void,
+    ) => {
+      instantiate(imports).then(done, failed);
+      return {};
+    },
+  }),
+]).then((module: ParaplanModule) => {
+  mark("module-ready");
+  module.warm?.();
+  mark("module-warm");
+  return module;
+});
 
 function post(response: Response): void {
   self.postMessage(response);
@@ -18,10 +55,13 @@ function search(
   request: SearchRequest,
   onProgress: (progress: SearchProgress) => void,
 ): SearchResult {
+  mark("search-start");
   const text = module.search(JSON.stringify(request), (progress) => {
+    mark("search-first-report");
     onProgress(progress);
     return true;
   });
+  mark("search-end");
   return JSON.parse(text);
 }
 
@@ -35,6 +75,8 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
   const progress = (step: number, steps: number) => (search: SearchProgress) =>
     post({ id: request.id, type: "progress", progress: { step, steps, search } });
   switch (request.method) {
+    case "load":
+      return module.version();
     case "info":
       return {
         version: module.version(),
@@ -79,7 +121,11 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
   }
 }
 
-self.onmessage = async (event: MessageEvent<Request>) => {
+self.onmessage = async (event: MessageEvent<Request | ModuleMessage>) => {
+  if ("wasmModule" in event.data) {
+    receiveModule(event.data.wasmModule);
+    return;
+  }
   const { id } = event.data;
   try {
     const module = await paraplan;

@@ -1,0 +1,128 @@
+// Issue 30 item 8 in Chromium on the production build: the worker and the WebAssembly module
+// start before the page draws its form, and a link that runs a search (run=1) sends it to the
+// worker before the form is drawn, so that the module searches while the page loads. Read from
+// the page's own User Timing marks ("paraplan:<name>", web/src/worker/marks.ts) and its
+// resource timing.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { SCREENSHOTS, startSite } from "./site.mjs";
+
+const TIMEOUT_MS = 120_000;
+const JOB =
+  "model=llama2-70b&gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096";
+const byTestId = (id) => `[data-testid="${id}"]`;
+
+// The page's marks and when it began to fetch the module (ms since navigation), and the
+// worker's marks on the page's clock.
+async function startup(page) {
+  const own = await page.evaluate(() => ({
+    origin: performance.timeOrigin,
+    marks: Object.fromEntries(
+      performance
+        .getEntriesByType("mark")
+        .filter((mark) => mark.name.startsWith("paraplan:"))
+        .map((mark) => [mark.name.slice(9), mark.startTime]),
+    ),
+    wasm: performance
+      .getEntriesByType("resource")
+      .filter((entry) => entry.name.endsWith(".wasm"))
+      .map((entry) => entry.startTime),
+  }));
+  const workers = [];
+  for (const worker of page.workers()) {
+    workers.push(
+      await worker.evaluate((pageOrigin) => {
+        const shift = performance.timeOrigin - pageOrigin;
+        return Object.fromEntries(
+          performance
+            .getEntriesByType("mark")
+            .filter((mark) => mark.name.startsWith("paraplan:"))
+            .map((mark) => [mark.name.slice(9), mark.startTime + shift]),
+        );
+      }, own.origin),
+    );
+  }
+  return { ...own, workers };
+}
+
+describe("issue 30: the module starts before the form is drawn (production build)", () => {
+  let site, origin, context, consoleErrors;
+
+  before(async () => {
+    site = await startSite();
+    ({ origin, context, consoleErrors } = site);
+  });
+
+  after(async () => {
+    await site?.close();
+  });
+
+  it("a link with run=1 sends its search before the form is drawn, and it is searched once", async () => {
+    const page = await context.newPage();
+    await page.goto(`${origin}/paraplan/?lang=en&${JOB}&run=1`);
+    await page.waitForSelector(
+      `${byTestId("provisional-row")}, ${byTestId("result-row")}`,
+      { timeout: TIMEOUT_MS },
+    );
+    const { marks, wasm, workers } = await startup(page);
+    const order = JSON.stringify({ marks, wasm, workers });
+    for (const name of [
+      "entry",
+      "worker-created",
+      "search-requested",
+      "form-drawn",
+    ]) {
+      assert.ok(marks[name] !== undefined, `no ${name} mark: ${order}`);
+    }
+    assert.ok(marks["worker-created"] < marks["form-drawn"], order);
+    assert.ok(marks["search-requested"] < marks["form-drawn"], order);
+    // The module is fetched once, by the page, before the form is drawn.
+    assert.equal(wasm.length, 1, order);
+    assert.ok(wasm[0] < marks["form-drawn"], order);
+    // One worker searched (the page's first search took the early one over), and it received
+    // the page's compiled module rather than fetching its own.
+    const searching = workers.filter(
+      (worker) => worker["search-start"] !== undefined,
+    );
+    assert.equal(searching.length, 1, order);
+    assert.ok(searching[0]["module-received"] !== undefined, order);
+    await page.screenshot({
+      path: join(SCREENSHOTS, "startup-first-rows.png"),
+      fullPage: true,
+    });
+    await page.waitForSelector(byTestId("result-row"), { timeout: TIMEOUT_MS });
+    // The final ranking is the early search's result: the rows are there, and no second
+    // search ran in that worker (its marks are set once; a second search would have left the
+    // page busy and the button disabled).
+    assert.equal(
+      await page.locator(byTestId("search-button")).isDisabled(),
+      false,
+    );
+    await page.close();
+  });
+
+  it("a link without run=1 starts the worker and the module's fetch before the form, and searches nothing", async () => {
+    const page = await context.newPage();
+    await page.goto(`${origin}/paraplan/?lang=en&${JOB}`);
+    await page.waitForSelector(byTestId("search-button"), {
+      timeout: TIMEOUT_MS,
+    });
+    await page.waitForFunction(
+      () => performance.getEntriesByName("paraplan:module-compiled").length > 0,
+      null,
+      { timeout: TIMEOUT_MS },
+    );
+    const { marks, wasm } = await startup(page);
+    const order = JSON.stringify({ marks, wasm });
+    assert.ok(marks["worker-created"] < marks["form-drawn"], order);
+    assert.ok(wasm[0] < marks["form-drawn"], order);
+    assert.equal(marks["search-requested"], undefined, order);
+    assert.equal(await page.locator(byTestId("result-row")).count(), 0);
+    await page.close();
+  });
+
+  it("logs no console errors", () => {
+    assert.deepEqual(consoleErrors, []);
+  });
+});

@@ -1,0 +1,27 @@
+// Named points of the page's start-up (User Timing marks, "paraplan:<name>"), in the page and in
+// the worker, so that a browser test or a profile can tell where the time to the first row goes:
+// performance.getEntriesByType("mark") lists them in ms since each context's timeOrigin.
+export type StartupMark =
+  | "entry" // main.ts began to run
+  | "worker-created" // the page created the worker
+  | "module-compiled" // the page compiled the WebAssembly module (worker/compiled.ts)
+  | "module-received" // the worker has the page's compiled module (or null: it fetches its own)
+  | "app-loaded" // the page's main chunk was imported
+  | "form-drawn" // the form and the results' frame are in the document
+  | "search-requested" // the page posted the first search
+  | "worker-start" // the worker's script began to run
+  | "module-ready" // the WebAssembly module was compiled and instantiated
+  | "module-warm" // the module parsed its built-in presets (wasm/bindings.cpp warm())
+  | "search-start" // the worker began the search (the module's call)
+  | "search-first-report" // the search's first progress report
+  | "search-end" // the search returned
+  | "provisional-received" // the page has the first best rows so far (before drawing them)
+  | "provisional-drawn"; // the page drew them (in the document; painted at the next frame)
+
+// Marks the point once per context (a later call with the same name is ignored).
+export function mark(name: StartupMark): void {
+  const full = `paraplan:${name}`;
+  if (typeof performance === "undefined" || typeof performance.mark !== "function") return;
+  if (performance.getEntriesByName(full, "mark").length > 0) return;
+  performance.mark(full);
+}
