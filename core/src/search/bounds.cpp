@@ -66,6 +66,31 @@ double Searcher::lower_bound_s(bool recompute) const {
            (i + 1 == stages ? pass_s(c.head.forward, c.head.backward) : 0.0);
   };
   const auto layer_s = [&](size_t i) { return std::min(dense_s(i), moe_s(i)); };
+  // Block recompute redoes the first num_layers layers of each of a stage's v chunks:
+  // min(num_layers x v, layers) layers' forwards (stage_work), at the stage's mean forward, so at
+  // least the cheapest kind's forward each (block_forward_s); the recompute level's num_layers is
+  // the least the leaf fits (1) or the pinned count. Uniform and selective are per layer (above).
+  const auto block_layers = [&](size_t i, int64_t layers) {
+    const Recompute& r = s.recompute[static_cast<size_t>(s.pipeline_stage_gpus[i])];
+    return static_cast<double>(
+        std::min(r.num_layers * s.virtual_pipeline_model_parallel_size, layers));
+  };
+  const auto block_forward_s = [&](size_t i) {
+    const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
+    const Recompute& r = s.recompute[pool];
+    if (!recompute || r.granularity != RecomputeGranularity::full ||
+        r.method != RecomputeMethod::block) {
+      return 0.0;
+    }
+    // Multi-token-prediction depths run on the last stage as layers of either kind.
+    const ModelCosts& c = *pool_costs_[pool];
+    const int64_t moe_layers = model_.num_moe_layers();
+    const bool any_kind = model_.mtp_num_layers > 0;
+    double forward_s = std::numeric_limits<double>::infinity();
+    if (any_kind || model_.num_layers > moe_layers) forward_s = c.dense.forward.total_s();
+    if (any_kind || moe_layers > 0) forward_s = std::min(forward_s, c.moe.forward.total_s());
+    return forward_s;
+  };
   // Pace (slowest stage) and total work of all stages per micro-batch.
   double pace = 0, work = 0;
   if (!split_at_leaf_) {  // a fixed split: each stage's dense and MoE layers as estimated
@@ -75,7 +100,8 @@ double Searcher::lower_bound_s(bool recompute) const {
       const int64_t moe_layers = moe_layers_in(model_, first_layer, layers);
       first_layer += layers;
       const double stage = static_cast<double>(layers - moe_layers) * dense_s(i) +
-                           static_cast<double>(moe_layers) * moe_s(i) + edges_s(i);
+                           static_cast<double>(moe_layers) * moe_s(i) + edges_s(i) +
+                           block_layers(i, layers) * block_forward_s(i);
       pace = std::max(pace, stage);
       work += stage;
     }
@@ -86,6 +112,15 @@ double Searcher::lower_bound_s(bool recompute) const {
         pass_s(c.head.forward, c.head.backward), static_cast<int64_t>(stages));
     pace = pace_s;
     work = work_s;
+    // Every stage holds a layer (balanced_split): block recompute redoes at least
+    // min(num_layers x v, layers - stages + 1) layers on one stage and one on each other.
+    const int64_t layers = model_.num_layers;
+    if (layers >= static_cast<int64_t>(stages)) {
+      work += (block_layers(0, layers - static_cast<int64_t>(stages) + 1) +
+               static_cast<double>(stages - 1)) *
+              block_forward_s(0);
+      pace = std::max(pace, work / static_cast<double>(stages));
+    }
   } else {  // a split still to choose: a perfectly balanced continuous split, least work
     double rate = 0, fixed = 0, fastest_layer = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < stages; ++i) {
