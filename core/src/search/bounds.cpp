@@ -11,6 +11,11 @@
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
+namespace {
+
+using K = StrategyKeyId;
+
+}  // namespace
 
 // The pace (slowest stage) and total work per micro-batch of any split of the model's layers over
 // `stages` stages of one GPU type, each layer at its kind's time (`dense_s`, `moe_s`), the first
@@ -135,6 +140,58 @@ double Searcher::lower_bound_s(bool recompute) const {
   // m paces, plus filling and draining the other stages' work (as evaluate_pipeline).
   return static_cast<double>(micro_batches()) * pace +
          (work - pace) / static_cast<double>(s.virtual_pipeline_model_parallel_size);
+}
+
+// What the least shape work reads above the layer shape level: the per-layer costs' keys and the
+// CUDA graph keys the host bound reads, less the keys the level writes; and the layer shape's
+// rules that read no other key (a rule that also reads, say, the pipeline's size is left out, so
+// that the least is over more shapes, and the same for every pipeline layout). Only on one GPU
+// type, where the level's framework fits read no other key either.
+void Searcher::init_shape_floors() {
+  const auto shape = static_cast<size_t>(Level::layer_shape);
+  const KeySet written = keys_decided_at(Level::layer_shape, leaf_splits_layers_);
+  KeySet known = written | KeySet{K::cuda_graph_impl, K::cuda_graph_scope};
+  for (const StrategyKey& key : strategy_keys()) {
+    if (key.layer_cost) known = known | KeySet{key.id};
+  }
+  for (const Rule* rule : rules_at_[shape]) {
+    if (rule->reads.subset_of(known)) shape_floor_rules_.push_back(rule);
+  }
+  for (const FrameworkRule* rule : framework_rules_at_[shape]) {
+    if (rule->reads.subset_of(known)) shape_floor_framework_rules_.push_back(rule);
+  }
+  bool fits_known = true;
+  for (const StrategyKeyId key : kFittedShapeSwitches) {
+    for (const FrameworkRule* rule : framework_rules_reading_[static_cast<size_t>(key)]) {
+      fits_known &= rule->reads.subset_of(known);
+    }
+  }
+  for (const StrategyKey& key : strategy_keys()) {
+    if (known.contains(key.id) && !written.contains(key.id)) shape_floor_reads_.push_back(key.id);
+  }
+  shape_floor_usable_ = !mixed_ && fits_known;
+}
+
+// A lower bound on the time of every strategy of this micro-batch size, on one GPU type (0
+// elsewhere): each shape's bound (lower_bound_s: m paces plus the fill and drain) is at least
+// m x work / stages, the slowest stage doing at least the mean, and its work at least the least
+// shape work, which depends only on keys decided above the shape (cached by their values: the
+// same shapes recur under every pipeline layout).
+double Searcher::micro_batch_bound_s() {
+  if (!shape_floor_usable_) return 0;
+  fill_key(shape_floor_reads_, shape_floor_key_);
+  auto found = shape_work_floors_.find(shape_floor_key_);
+  if (found == shape_work_floors_.end()) {
+    found = shape_work_floors_.emplace(shape_floor_key_, least_shape_work_s()).first;
+  }
+  return static_cast<double>(micro_batches()) * found->second /
+         static_cast<double>(s_.pipeline_model_parallel_size);
+}
+
+// Whether no layer shape of this micro-batch size can beat the N-th best.
+bool Searcher::micro_batch_bound_prunes() {
+  return shape_floor_usable_ && !options_.exhaustive && top_.full() &&
+         micro_batch_bound_s() >= top_.worst_s();
 }
 
 // The activations one GPU of `group` holds at its peak (stage_memory's activations, without the
@@ -366,12 +423,14 @@ bool Searcher::leaf_memory_overflows() const {
 
 // The audit: each group's floor for the estimated `strategy` against its estimated peak.
 void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) {
-  if (audit_ != nullptr && std::isfinite(time_s) && audit_time_floor_s_ > 0) {
-    ++audit_->time_checked;
-    if (audit_time_floor_s_ > time_s * (1 + 1e-9) && audit_->violations++ == 0) {
-      audit_->example = layout_label(strategy) + ": time bound " +
-                        std::to_string(audit_time_floor_s_) + " s > estimated " +
-                        std::to_string(time_s) + " s";
+  if (audit_ != nullptr && std::isfinite(time_s)) {
+    for (const double floor_s : {audit_time_floor_s_, audit_micro_batch_floor_s_}) {
+      if (!(floor_s > 0)) continue;
+      ++audit_->time_checked;
+      if (floor_s > time_s * (1 + 1e-9) && audit_->violations++ == 0) {
+        audit_->example = layout_label(strategy) + ": time bound " + std::to_string(floor_s) +
+                          " s > estimated " + std::to_string(time_s) + " s";
+      }
     }
   }
   const bool sharded_state = data_parallel() * strategy.context_parallel_size > 1 &&

@@ -141,6 +141,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
   }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
   init_shape_counts();
+  init_shape_floors();
   zero_pins_.stage = pins_.get(K::zero_stage);
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
@@ -469,16 +470,19 @@ void Searcher::micro_batch_level() {
     micro_batches_ = num_micro_batches(rule_context_, s_);
     micro_batch_fits_ = false;
     if (!rules_hold(Level::micro_batch)) continue;
-    if (!layer_shape_level(walk) && !options_.exhaustive) walk = Walk::count;
+    if (audit_ != nullptr) audit_micro_batch_floor_s_ = micro_batch_bound_s();
+    // Where no shape of this size can beat the N-th best, every shape the rules keep is only
+    // counted, as its own bound would (and left unknown to the walk, as that bound leaves it).
+    const bool kept = walk == Walk::evaluate && micro_batch_bound_prunes()
+                          ? layer_shape_level(Walk::count)
+                          : layer_shape_level(walk);
+    if (!kept && !options_.exhaustive) walk = Walk::count;
   }
 }
 
-// Sequence parallelism (only where tensor parallelism splits), fused attention, and
-// tensor-parallel overlap as pinned (off by default). MoE models take grouped GEMMs and fused
-// permutation (never slower), try the expert-parallel all-to-all overlap where it may act, and
-// overlap the shared experts otherwise. Here the per-layer costs are known, so a shape whose
-// lower bound cannot beat the N-th best is only counted.
-bool Searcher::layer_shape_level(Walk walk) {
+// Sets each candidate layer shape in `s_` (the switches fitted to the framework) and visits it.
+template <typename Visit>
+void Searcher::for_each_layer_shape(Visit visit) {
   // Candidates as spans over constants and the pinned values (this level runs once per
   // micro-batch size of every layout: no allocation).
   static constexpr int64_t kOnOff[] = {1, 0};
@@ -497,7 +501,6 @@ bool Searcher::layer_shape_level(Walk walk) {
   const bool shared_experts = moe && model_.moe->num_shared_experts > 0;
   const std::span<const int64_t> a2a_overlap =
       moe && all_to_all && s_.expert_model_parallel_size > 1 ? on_off : off;
-  bool any_fit_or_unknown = false;
   // The switches this level sets as pinned or by default, read once per call.
   const bool tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
   // The attention kernels as pinned, else Transformer Engine's own choice.
@@ -519,7 +522,7 @@ bool Searcher::layer_shape_level(Walk walk) {
   for (const int64_t sp : pinned_or_span(sp_pin, splits ? on_off : off)) {
     for (const int64_t flash : pinned_or_span(flash_pin, on_off)) {
       for (const int64_t overlap : pinned_or_span(overlap_pin, a2a_overlap)) {
-        if (stopped_) return any_fit_or_unknown;
+        if (stopped_) return;
         s_.sequence_parallel = sp != 0;
         s_.use_flash_attn = flash != 0;
         s_.attention_backend = attention_backend;
@@ -535,29 +538,69 @@ bool Searcher::layer_shape_level(Walk walk) {
         s_.moe_router_force_load_balancing = force_balancing;
         strategy_key(K::moe_expert_capacity_factor).set(s_, 0, capacity_factor);
         s_.moe_pad_expert_input_to_capacity = pad_to_capacity;
-        for (const K key : {K::cross_entropy_loss_fusion, K::moe_grouped_gemm,
-                            K::moe_permute_fusion, K::moe_shared_expert_overlap}) {
-          fit_switch_to_framework(key);
-        }
-        if (!rules_hold(Level::layer_shape)) continue;
-        if (walk == Walk::count) {
-          count_shape();
-          continue;
-        }
-        pool_costs_.clear();
-        for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
-          pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
-        }
-        tick();
-        if (bound_prunes(false)) {
-          count_shape();
-          any_fit_or_unknown = micro_batch_fits_ = true;
-          continue;
-        }
-        any_fit_or_unknown |= recompute_level(0, walk, -1);
+        for (const K key : kFittedShapeSwitches) fit_switch_to_framework(key);
+        visit();
       }
     }
   }
+}
+
+// The least work per micro-batch of the layer shapes of this micro-batch size that those rules
+// keep: every layer's passes at its kind (each at least the host's time to issue it), the
+// embedding and the LM head, which lower_bound_s's pipeline runs on some stage whatever the
+// split (infinite where the rules keep none).
+double Searcher::least_shape_work_s() {
+  const int64_t layers = model_.num_layers;
+  const auto moe_layers = static_cast<double>(moe_layers_in(model_, 0, layers));
+  const auto dense_layers = static_cast<double>(layers) - moe_layers;
+  double least_s = std::numeric_limits<double>::infinity();
+  for_each_layer_shape([&] {
+    const auto holds = [&](const Rule* rule) { return rule->holds(rule_context_, s_); };
+    const auto expressible = [&](const FrameworkRule* rule) {
+      return rule->expressible(rule_context_, s_);
+    };
+    if (!std::all_of(shape_floor_rules_.begin(), shape_floor_rules_.end(), holds) ||
+        !std::all_of(shape_floor_framework_rules_.begin(), shape_floor_framework_rules_.end(),
+                     expressible)) {
+      return;
+    }
+    const ModelCosts& c = costs_.get(0, s_);
+    const double work_s = dense_layers * layer_passes_s(c.dense, s_) +
+                          moe_layers * layer_passes_s(c.moe, s_) + c.embedding.forward.total_s() +
+                          c.embedding.backward.total_s() + c.head.forward.total_s() +
+                          c.head.backward.total_s();
+    least_s = std::min(least_s, work_s);
+  });
+  return least_s;
+}
+
+// Sequence parallelism (only where tensor parallelism splits), fused attention, and
+// tensor-parallel overlap as pinned (off by default). MoE models take grouped GEMMs and fused
+// permutation (never slower), try the expert-parallel all-to-all overlap where it may act, and
+// overlap the shared experts otherwise. Here the per-layer costs are known, so a shape whose
+// lower bound cannot beat the N-th best is only counted. Returns whether some strategy fits or
+// was left unknown by a bound; counting, whether some shape kept the rules.
+bool Searcher::layer_shape_level(Walk walk) {
+  bool any_fit_or_unknown = false;
+  for_each_layer_shape([&] {
+    if (!rules_hold(Level::layer_shape)) return;
+    if (walk == Walk::count) {
+      count_shape();
+      any_fit_or_unknown = true;
+      return;
+    }
+    pool_costs_.clear();
+    for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
+      pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
+    }
+    tick();
+    if (bound_prunes(false)) {
+      count_shape();
+      any_fit_or_unknown = micro_batch_fits_ = true;
+      return;
+    }
+    any_fit_or_unknown |= recompute_level(0, walk, -1);
+  });
   return any_fit_or_unknown;
 }
 

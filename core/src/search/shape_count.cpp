@@ -51,21 +51,20 @@ void Searcher::init_shape_counts() {
   }
 }
 
-void Searcher::fill_count_key() {
-  count_key_.clear();
-  for (const K id : count_reads_) {
+// The values in `s_` of the keys `reads` (the stage lists with their lengths) into `key`.
+void Searcher::fill_key(const std::vector<StrategyKeyId>& reads, std::vector<int64_t>& key) const {
+  key.clear();
+  for (const K id : reads) {
     if (id == K::pipeline_stage_gpus) {
-      count_key_.push_back(static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
-      count_key_.insert(count_key_.end(), s_.pipeline_stage_gpus.begin(),
-                        s_.pipeline_stage_gpus.end());
+      key.push_back(static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
+      key.insert(key.end(), s_.pipeline_stage_gpus.begin(), s_.pipeline_stage_gpus.end());
     } else if (id == K::pipeline_stage_layers) {
-      count_key_.push_back(static_cast<int64_t>(s_.pipeline_stage_layers.size()));
-      count_key_.insert(count_key_.end(), s_.pipeline_stage_layers.begin(),
-                        s_.pipeline_stage_layers.end());
+      key.push_back(static_cast<int64_t>(s_.pipeline_stage_layers.size()));
+      key.insert(key.end(), s_.pipeline_stage_layers.begin(), s_.pipeline_stage_layers.end());
     } else {
-      const StrategyKey& key = strategy_key(id);
-      const size_t pools = key.per_gpu ? s_.recompute.size() : 1;
-      for (size_t pool = 0; pool < pools; ++pool) count_key_.push_back(key.get(s_, pool));
+      const StrategyKey& row = strategy_key(id);
+      const size_t pools = row.per_gpu ? s_.recompute.size() : 1;
+      for (size_t pool = 0; pool < pools; ++pool) key.push_back(row.get(s_, pool));
     }
   }
 }
