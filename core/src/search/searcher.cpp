@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "paraplan/estimate.hpp"
 #include "search/candidates.hpp"
@@ -581,6 +582,7 @@ double Searcher::least_shape_work_s() {
 // lower bound cannot beat the N-th best is only counted. Returns whether some strategy fits or
 // was left unknown by a bound; counting, whether some shape kept the rules.
 bool Searcher::layer_shape_level(Walk walk) {
+  if (walk == Walk::count && !stopped_) return count_layer_shapes();
   bool any_fit_or_unknown = false;
   for_each_layer_shape([&] {
     if (!rules_hold(Level::layer_shape)) return;
@@ -602,6 +604,56 @@ bool Searcher::layer_shape_level(Walk walk) {
     any_fit_or_unknown |= recompute_level(0, walk, -1);
   });
   return any_fit_or_unknown;
+}
+
+// The current micro-batch size's shapes counted, as the loop of layer_shape_level(Walk::count)
+// does; returns whether some shape kept the rules. The loop is walked once per distinct value
+// of the keys it reads and does not write (loop_reads_), and replayed after: its leaves, the
+// rejections it tallied (each already has its example) and the keys it left in `s_`.
+bool Searcher::count_layer_shapes() {
+  std::vector<int64_t> key;
+  fill_key(loop_reads_, key);
+  auto found = loop_counts_.find(key);
+  if (found == loop_counts_.end()) {
+    std::map<const Rejection*, int64_t> before;
+    for (const auto& [why, rejection] : rejections_) before[&rejection] = rejection.count;
+    const int64_t pruned = stats_.pruned;
+    LoopCount count;
+    count.kept = false;
+    for_each_layer_shape([&] {
+      if (!rules_hold(Level::layer_shape)) return;
+      count_shape();
+      count.kept = true;
+    });
+    if (stopped_) return count.kept;  // cut short: nothing to keep
+    count.leaves = stats_.pruned - pruned;
+    for (auto& [why, rejection] : rejections_) {
+      const auto known = before.find(&rejection);
+      const int64_t added = rejection.count - (known == before.end() ? 0 : known->second);
+      if (added > 0) count.rejections.emplace_back(&rejection, added);
+    }
+    for (const K id : loop_writes_) count.keys.push_back(strategy_key(id).get(s_, 0));
+    for (const Recompute& recompute : s_.recompute) {
+      count.keys.insert(
+          count.keys.end(),
+          {static_cast<int64_t>(recompute.granularity), static_cast<int64_t>(recompute.method),
+           recompute.num_layers, static_cast<int64_t>(recompute.modules)});
+    }
+    loop_counts_.emplace(std::move(key), std::move(count));
+    return count.kept;
+  }
+  const LoopCount& count = found->second;
+  stats_.pruned += count.leaves;
+  for (const auto& [rejection, times] : count.rejections) rejection->count += times;
+  size_t at = 0;
+  for (const K id : loop_writes_) strategy_key(id).set(s_, 0, count.keys[at++]);
+  for (Recompute& recompute : s_.recompute) {
+    recompute.granularity = static_cast<RecomputeGranularity>(count.keys[at++]);
+    recompute.method = static_cast<RecomputeMethod>(count.keys[at++]);
+    recompute.num_layers = count.keys[at++];
+    recompute.modules = static_cast<uint32_t>(count.keys[at++]);
+  }
+  return count.kept;
 }
 
 // Whether the lower bound (with the recompute settings' own work, once they are decided) rules

@@ -299,6 +299,17 @@ class Searcher {
   std::vector<StrategyKeyId> zero_keys_;
   std::vector<int64_t> count_key_;  // scratch: the values of count_reads_ in s_
   std::unordered_map<std::vector<int64_t>, ShapeCount, KeyValuesHash> shape_counts_;
+  // The same for a micro-batch size's whole shape loop in counting mode (count_layer_shapes):
+  // whether some shape kept the rules, its leaves, its rejections and the keys it left in `s_`.
+  struct LoopCount {
+    bool kept = false;
+    int64_t leaves = 0;
+    std::vector<std::pair<Rejection*, int64_t>> rejections;
+    std::vector<int64_t> keys;  // loop_writes_, then the recompute settings' keys per GPU type
+  };
+  std::vector<StrategyKeyId> loop_reads_, loop_writes_;
+  std::unordered_map<std::vector<int64_t>, LoopCount, KeyValuesHash> loop_counts_;
+  bool count_layer_shapes();
   void init_shape_counts();
   void fill_count_key() { fill_key(count_reads_, count_key_); }
   void fill_key(const std::vector<StrategyKeyId>& reads, std::vector<int64_t>& key) const;
