@@ -144,9 +144,8 @@ bool Searcher::layer_shape_level(Walk walk) {
 // of the keys it reads and does not write (loop_reads_), and replayed after: its leaves, the
 // rejections it tallied (each already has its example) and the keys it left in `s_`.
 bool Searcher::count_layer_shapes() {
-  std::vector<int64_t> key;
-  fill_key(loop_reads_, key);
-  auto found = loop_counts_.find(key);
+  fill_key(loop_reads_, loop_key_);
+  auto found = loop_counts_.find(loop_key_);
   if (found == loop_counts_.end()) {
     std::map<const Rejection*, int64_t> before;
     for (const auto& [why, rejection] : rejections_) before[&rejection] = rejection.count;
@@ -172,8 +171,9 @@ bool Searcher::count_layer_shapes() {
           {static_cast<int64_t>(recompute.granularity), static_cast<int64_t>(recompute.method),
            recompute.num_layers, static_cast<int64_t>(recompute.modules)});
     }
-    loop_counts_.emplace(std::move(key), std::move(count));
-    return count.kept;
+    const bool kept = count.kept;
+    loop_counts_.emplace(loop_key_, std::move(count));
+    return kept;
   }
   const LoopCount& count = found->second;
   stats_.pruned += count.leaves;

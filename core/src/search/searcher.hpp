@@ -308,6 +308,7 @@ class Searcher {
     std::vector<int64_t> keys;  // loop_writes_, then the recompute settings' keys per GPU type
   };
   std::vector<StrategyKeyId> loop_reads_, loop_writes_;
+  std::vector<int64_t> loop_key_;  // scratch: the values of loop_reads_ in s_
   std::unordered_map<std::vector<int64_t>, LoopCount, KeyValuesHash> loop_counts_;
   bool count_layer_shapes();
   void init_shape_counts();
