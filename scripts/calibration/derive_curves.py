@@ -33,6 +33,9 @@ H100 = {
     "attention_backward": ([1.3, 2.7, 5.4, 11, 21, 43, 86, 172, 344, 687, 1400, 11000, 30000],
                            [0.046, 0.086, 0.12, 0.19, 0.22, 0.266, 0.323, 0.393, 0.43, 0.472,
                             0.491, 0.524, 0.534]),
+    # FlashAttention-2 as PyTorch's flash backend runs it, measured the same way.
+    "attention_forward_flash": ([42.5, 299, 2780, 21200], [0.184, 0.28, 0.327, 0.337]),
+    "attention_backward_flash": ([67.2, 361, 2360, 26000], [0.106, 0.164, 0.274, 0.32]),
     "memory": ([0.1, 1, 10, 100, 1000], [0.06, 0.3, 0.7, 0.86, 0.9]),
     "intra_node": ([0.1, 1, 8, 64, 512], [0.08, 0.25, 0.55, 0.75, 0.8]),
     "inter_node": ([0.1, 1, 8, 64, 512], [0.08, 0.3, 0.65, 0.86, 0.92]),
@@ -73,6 +76,32 @@ GB200_OVER_B200 = 1822.0 / 1745.0
 # HBM3e streaming: "over 6,000 GB/s" device-to-device (CUDA bandwidthTest on 8x B200, newmind.ai
 # 2025) of HGX B200's 7.7 TB/s; about 0.8, against H100's 0.9.
 BLACKWELL_MEMORY_PLATEAU = 0.8
+# FlashAttention-2 on Blackwell (what Transformer Engine runs where cuDNN does not train the head
+# dims, attention_cost.cpp): its kernels issue Ampere's warp-level mma.sync, not Blackwell's
+# tcgen05, and run at about H100's speed in absolute TFLOPS, not at B200's peak. Measured on B200
+# against Shah et al. 2024 (arXiv:2407.08608) on H100 SXM5 at the same shapes:
+#   forward, head dim 128, non-causal: tritonbench PR 171 (meta-pytorch/tritonbench, 2025-03-04,
+#   flash_v2, batch 8 x 16 heads) 352.1 / 353.9 / 361.6 TFLOPS at 2k / 4k / 8k tokens against
+#   Fig. 5's 362 / 368 / 370: 0.973, 0.962, 0.977, median 0.973;
+#   backward, head dim 64, non-causal: Dao-AILab/flash-attention issue 1589 (flash_attn
+#   2.7.4.post1, benchmark_flash_attention.py, 16k tokens a batch) 243.05 / 280.64 / 301.61 at
+#   512 / 1k / 2k tokens against Fig. 6's 198 / 238 / 264: 1.228, 1.179, 1.142, median 1.179.
+# A call of equal FLOPs then takes H100's time: H100's measured flash curves at the same sizes,
+# rescaled to the part's peak. GB200 takes GB200_OVER_B200 as for its other attention curves.
+FLASH2_BLACKWELL_FORWARD_OVER_H100 = 0.973
+FLASH2_BLACKWELL_BACKWARD_OVER_H100 = 1.179
+
+
+def blackwell_flash(peak_tflops, over_b200=1.0):
+    """FlashAttention-2's curves on a Blackwell part of `peak_tflops` dense bf16."""
+    def plateau(curve, ratio):
+        return round(H100[curve][1][-1] * 989.4 * ratio * over_b200 / peak_tflops, 3)
+    return {
+        "attention_forward_flash": (H100, 1.0, plateau("attention_forward_flash",
+                                                       FLASH2_BLACKWELL_FORWARD_OVER_H100)),
+        "attention_backward_flash": (H100, 1.0, plateau("attention_backward_flash",
+                                                        FLASH2_BLACKWELL_BACKWARD_OVER_H100)),
+    }
 
 # Blackwell Ultra (B300 in HGX B300, GB300 in GB300 NVL72) has no MAMF row and no published
 # attention sweep. NVIDIA lists the same dense bf16/fp8 peaks as the Blackwell part of the same
@@ -147,6 +176,7 @@ DERIVED = {
                                round(CUDNN_B200_FORWARD_TFLOPS / 2250
                                      * H100_ATTENTION_BACKWARD_RATIO, 3)),
         "memory": (H100, 7700 / 3350, BLACKWELL_MEMORY_PLATEAU),
+        **blackwell_flash(2250),
     },
     "gb200": {
         "gemm": (H100, 2500 / 989.4, rule(MAMF["gb200", "bf16"])),
@@ -157,6 +187,7 @@ DERIVED = {
                                round(CUDNN_B200_FORWARD_TFLOPS * GB200_OVER_B200 / 2500
                                      * H100_ATTENTION_BACKWARD_RATIO, 3)),
         "memory": (H100, 8000 / 3350, BLACKWELL_MEMORY_PLATEAU),
+        **blackwell_flash(2500, GB200_OVER_B200),
     },
     "h20": {
         "gemm": (H100, 148 / 989.4, 0.73),            # estimate: MAMF ~90% x 0.815

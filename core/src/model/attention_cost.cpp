@@ -55,7 +55,40 @@ constexpr double kTeRingOutCorrectionBytes = 4.5;
 //   the steps each on average: 4.5.
 constexpr double kTeRingGradAccumulateBytes = 4.5;
 
+// Transformer Engine's DotProductAttention under attention_backend auto runs cuDNN's fused
+// attention where cuDNN trains the head dims, and FlashAttention where it does not
+// (transformer_engine/common/fused_attn/fused_attn.cpp nvte_get_fused_attn_backend, "head
+// dimension", TE 2.0 to 2026-08). On Blackwell (sm_100 and later) cuDNN's training kernels take
+// head dims up to 128, multi-latent attention's 192 / 128 (cuDNN 9.11) and 256 / 256 (cuDNN
+// 9.23); Hopper's take any up to 256. Equal head dims between 128 and 256 (Nemotron-4's 192)
+// therefore run FlashAttention-2 on Blackwell (flash-attn 2.7.3 and later,
+// dot_product_attention/utils.py version_required_blackwell).
+constexpr double kBlackwellComputeCapability = 10.0;
+constexpr double kBlackwellCudnnHeadDim = 128;
+
+bool cudnn_trains_head_dims(double compute_capability, double qk_head_dim, double v_head_dim) {
+  if (compute_capability < kBlackwellComputeCapability) return true;
+  if (qk_head_dim <= kBlackwellCudnnHeadDim && v_head_dim <= kBlackwellCudnnHeadDim) return true;
+  const bool latent = qk_head_dim == 192 && v_head_dim == 128;
+  const bool wide = qk_head_dim == 256 && v_head_dim == 256;
+  return latent || wide;
+}
+
 }  // namespace
+
+bool runs_flash_attention(const Strategy& strategy, const GpuSpec& gpu, bool transformer_engine,
+                          double qk_head_dim, double v_head_dim) {
+  switch (strategy.attention_backend) {
+    case AttentionBackend::flash:
+      return true;
+    case AttentionBackend::fused:
+      return false;
+    case AttentionBackend::automatic:
+      break;
+  }
+  return transformer_engine &&
+         !cudnn_trains_head_dims(gpu.compute_capability, qk_head_dim, v_head_dim);
+}
 
 void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   const double heads = static_cast<double>(model_.num_attention_heads) / t_;
@@ -73,8 +106,10 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   double replicated_parameters = 2 * h_;  // norms
   double split_parameters = 0;            // this GPU's share of the tensor-parallel ones
   double projection_flops = 0;            // forward FLOPs of the projections on this GPU
+  // The input projections add their own bias (attention.py and multi_latent_attention.py:
+  // skip_bias_add=False); linear_proj leaves it to bias-dropout-add (skip_bias_add=True).
   const auto add_column = [&](const Gemm& g, bool split) {
-    const LinearTime time = linear(kernels_, g);
+    const LinearTime time = linear(kernels_, g, 1, false, BiasAdd::in_module);
     column.forward_s += time.forward_s;
     column.dgrad_s += time.dgrad_s;
     column.wgrad_s += time.wgrad_s;
@@ -177,7 +212,8 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
                            : s_.cp_comm_type == CpCommType::p2p       ? cp
                            : s_.cp_comm_type == CpCommType::allgather ? 2
                                                                       : 1;
-      const bool flash = s_.attention_backend == AttentionBackend::flash;
+      const bool flash =
+          runs_flash_attention(s_, gpu_, framework_.transformer_engine, qk_head_dim, v_head_dim);
       core_forward.compute_s = kernels16_.attention_s(
           executed, false, calls, head_dim_efficiency(qk_head_dim, v_head_dim, false), flash);
       core_backward.compute_s =

@@ -37,21 +37,30 @@ struct Gemm {
 // in the backward). TransformerEngine transformer_engine/pytorch/csrc/quantizer.cpp and
 // common/util/cast_kernels.cuh:
 //   delayed     cast_transpose with the scale from the amax history: read 2, write 1 + 1;
-//   tensorwise  Float8CurrentScalingQuantizer: nvte_compute_amax (read 2), then the cast
-//               (read 2, write 1 + 1): two kernels;
+//   tensorwise  Float8CurrentScalingQuantizer::quantize_impl (TE 2.9): nvte_compute_amax (read
+//               2; common/recipe/current_scaling.cu launch_amax_kernel: zero_amax_kernel, then
+//               amax_kernel), nvte_compute_scale_from_amax, then the cast (read 2, write 1 + 1):
+//               four kernels;
 //   mxfp8       cast_mxfp8_2D_kernel, row- and column-wise blocks of 32 with one E8M0 scale
 //               byte each: read 2, write 2 x (1 + 1/32);
 //   blockwise   Float8BlockQuantizer, 1 x 128 blocks with fp32 scales: read 2, write
 //               2 x (1 + 4/128).
+// A grouped GEMM's inputs (GroupedLinear, one per local expert) go through tex.split_quantize
+// (pytorch/csrc/extensions/cast.cpp multi_tensor_quantize_impl, TE 2.9 and later; TE 2.4's
+// fused_multi_quantize the same): one fused nvte_multi_cast_transpose kernel over every expert's
+// input for delayed scaling ("Currently only have fused kernel for FP8 delayed scaling"), and for
+// every other recipe each expert's input quantized on its own ("Quantize kernels individually"),
+// its kernels per expert at that expert's size: `fused_over_groups`.
 struct Fp8Quantisation {
   double bytes_per_element;
   double kernels;
+  bool fused_over_groups;
 };
 constexpr Fp8Quantisation kFp8Quantisation[] = {
-    {2 + 1 + 1, 1},                // delayed
-    {2 + 2 + 1 + 1, 2},            // tensorwise
-    {2 + 2 * (1 + 1.0 / 32), 1},   // mxfp8
-    {2 + 2 * (1 + 4.0 / 128), 1},  // blockwise
+    {2 + 1 + 1, 1, true},                 // delayed
+    {2 + 2 + 1 + 1, 4, false},            // tensorwise
+    {2 + 2 * (1 + 1.0 / 32), 1, false},   // mxfp8
+    {2 + 2 * (1 + 4.0 / 128), 1, false},  // blockwise
 };
 
 // The fused kernel's efficiency at a head dim, relative to head dim 128 at the same executed
@@ -81,6 +90,12 @@ inline double head_dim_efficiency(double qk_head_dim, double v_head_dim, bool ba
   return value(lower) + fraction * (value(*upper) - value(lower));
 }
 
+// How a grouped GEMM's fp8 input is quantised: not at all (the weight gradient's operands are the
+// column-wise copies the other two GEMMs' quantisation made), in one pass over every group (one
+// kernel over the grouped tensor), or as Transformer Engine's GroupedLinear does it
+// (kFp8Quantisation fused_over_groups).
+enum class GroupedQuantisation { none, all_at_once, transformer_engine };
+
 // Kernel timings on one GPU at one precision.
 class Kernels {
  public:
@@ -109,13 +124,23 @@ class Kernels {
   // `groups` equal GEMMs run `concurrent` at a time (Transformer Engine's grouped GEMM:
   // kGroupedGemmStreams; a single grouped kernel: all of them, framework_rules.hpp
   // grouped_gemm_concurrency), each wave at the efficiency of its summed FLOPs, and one kernel
-  // overhead a wave.
+  // overhead a wave. In fp8 training, plus quantising the `m x k` input as `quantisation` says.
   double grouped_gemm_s(const Gemm& g, double groups, double output_bytes,
-                        double concurrent = kGroupedGemmStreams) const {
+                        double concurrent = kGroupedGemmStreams,
+                        GroupedQuantisation quantisation = GroupedQuantisation::all_at_once) const {
     const double wave = std::min(groups, concurrent);
     const double time_s = tensor_core_s(g, groups, output_bytes, wave * g.flops(), groups / wave);
     if (time_s <= 0 || precision_ != Precision::fp8) return time_s;
-    return time_s + quantise_s(groups * g.m * g.k);
+    switch (quantisation) {
+      case GroupedQuantisation::none:
+        return time_s;
+      case GroupedQuantisation::all_at_once:
+        return time_s + quantise_s(groups * g.m * g.k);
+      case GroupedQuantisation::transformer_engine:
+        if (quantisation_.fused_over_groups) return time_s + quantise_s(groups * g.m * g.k);
+        return time_s + groups * quantise_s(g.m * g.k);  // one expert's input at a time
+    }
+    return time_s;
   }
   double grouped_gemm_s(const Gemm& g, double groups) const {
     return grouped_gemm_s(g, groups, element_bytes_);

@@ -125,6 +125,12 @@ double exposed_s(const GpuSpec& gpu, double comm_s, double window_s);
 // A memory-bound kernel moving `bytes` through HBM.
 double memory_bound_s(const GpuSpec& gpu, double bytes);
 
+// Whether the core attention runs FlashAttention-2's kernels rather than cuDNN's fused ones:
+// attention_backend flash, or auto where Transformer Engine's cuDNN backend does not train the
+// head dims on `gpu` (attention_cost.cpp).
+bool runs_flash_attention(const Strategy& strategy, const GpuSpec& gpu, bool transformer_engine,
+                          double qk_head_dim, double v_head_dim);
+
 // Bytes per element of activations for a training precision.
 double activation_element_bytes(Precision precision);
 

@@ -59,6 +59,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::cross_entropy_fusion_impl,
               K::moe_grouped_gemm,
               K::moe_permute_fusion,
+              K::moe_router_fusion,
               K::moe_shared_expert_overlap,
               K::overlap_moe_expert_parallel_comm,
               K::moe_router_force_load_balancing,

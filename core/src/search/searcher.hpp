@@ -70,9 +70,10 @@ inline constexpr size_t kNumLevels = static_cast<size_t>(Level::count);
 KeySet keys_decided_at(Level level, bool leaf_splits_layers);
 
 // The layer shape's switches, on by default, that the level fits to the scenario's framework.
-inline constexpr std::array<StrategyKeyId, 4> kFittedShapeSwitches = {
+inline constexpr std::array<StrategyKeyId, 5> kFittedShapeSwitches = {
     StrategyKeyId::cross_entropy_loss_fusion, StrategyKeyId::moe_grouped_gemm,
-    StrategyKeyId::moe_permute_fusion, StrategyKeyId::moe_shared_expert_overlap};
+    StrategyKeyId::moe_permute_fusion, StrategyKeyId::moe_router_fusion,
+    StrategyKeyId::moe_shared_expert_overlap};
 
 // How a subtree is visited: every leaf estimated, or only counted (a bound ruled it out).
 enum class Walk { evaluate, count };

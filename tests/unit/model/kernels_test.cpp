@@ -64,6 +64,52 @@ TEST_CASE("fp8 quantisation: each GEMM input once per pass, bytes by Transformer
         doctest::Approx(8.0 / 128 * backward / bandwidth).epsilon(1e-9));
 }
 
+TEST_CASE("fp8 current scaling launches four kernels per quantisation, delayed scaling one") {
+  // TE 2.9 Float8CurrentScalingQuantizer::quantize_impl: zero_amax_kernel and amax_kernel
+  // (nvte_compute_amax), nvte_compute_scale_from_amax, nvte_quantize_v2.
+  const auto job = [](const std::string& overhead_us) {
+    return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+        "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
+        "vocab_size": 32000, "activation": "swiglu"},
+        "training": {"global_batch_size": 8, "seq_length": 2048, "precision": "fp8"},
+        "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat", "hbm_gb_per_s": 1000,
+        "kernel_overhead_us": )" +
+                          overhead_us + R"(, "efficiency": {"memory": [[1, 1.0]]}},
+        "count": 8}]}})");
+  };
+  Strategy strategy;
+  const auto extra_s = [&](const Scenario& s) {
+    strategy.fp8_recipe = Fp8Recipe::tensorwise;
+    const double tensorwise = layer(s, strategy).forward.compute_s;
+    strategy.fp8_recipe = Fp8Recipe::delayed;
+    return tensorwise - layer(s, strategy).forward.compute_s;
+  };
+  // Four GEMM inputs quantised in the forward (QKV, output projection, FC1, FC2), three more
+  // kernels each.
+  CHECK(extra_s(job("10")) - extra_s(job("0")) == doctest::Approx(4 * 3 * 10e-6).epsilon(1e-6));
+}
+
+TEST_CASE(
+    "bias gradients: fused where Transformer Engine adds the bias, summed where Megatron does") {
+  const auto job = [](bool biases) {
+    return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+        "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
+        "vocab_size": 32000, "activation": "swiglu", "add_bias_linear": )" +
+                          std::string(biases ? "true" : "false") + R"(},
+        "training": {"global_batch_size": 8, "seq_length": 2048, "precision": "bf16"},
+        "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat", "hbm_gb_per_s": 1000,
+        "kernel_overhead_us": 0, "efficiency": {"memory": [[1, 1.0]]}}, "count": 8}]}})");
+  };
+  const Strategy strategy;
+  const double extra_s = layer(job(true), strategy).backward.compute_s -
+                         layer(job(false), strategy).backward.compute_s;
+  // linear_proj (h), linear_fc1 (2 x ffn, bias-SwiGLU) and linear_fc2 (h) leave their biases to
+  // Megatron-LM (skip_bias_add): autograd reads their 16-bit output gradients once more. QKV's
+  // bias gradient comes out of its weight-gradient GEMM.
+  const double tokens = 2048;
+  CHECK(extra_s == doctest::Approx(2 * tokens * (1024 + 2 * 4096 + 1024) / 1e12).epsilon(1e-9));
+}
+
 TEST_CASE("context parallel attention: one kernel per ring step, at that step's efficiency") {
   Strategy strategy;
   strategy.use_flash_attn = true;
@@ -130,6 +176,52 @@ TEST_CASE("attention_backend flash: FlashAttention-2's curves where the preset h
       "cluster": {"gpus": [{"type": "a100", "count": 8}]}})");
   REQUIRE(a100.cluster.pools.front().gpu.attention_forward_flash_efficiency.points().empty());
   CHECK(forward_s(a100, AttentionBackend::flash) == forward_s(a100, AttentionBackend::automatic));
+}
+
+TEST_CASE(
+    "attention_backend auto on Blackwell: FlashAttention-2 where cuDNN does not train the "
+    "head dims") {
+  // 8 heads over hidden 1024 (head dim 128) or 1536 (192, Nemotron-4's), on `gpu`.
+  const auto job = [](const std::string& gpu, int hidden) {
+    return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": )" +
+                          std::to_string(hidden) + R"(, "ffn_hidden_size": 4096,
+        "num_attention_heads": 8, "num_query_groups": 2, "vocab_size": 32000,
+        "activation": "swiglu"}, "training": {"global_batch_size": 8, "seq_length": 4096,
+        "precision": "bf16"}, "cluster": {"gpus": [{"type": ")" +
+                          gpu + R"(", "count": 8}]}})");
+  };
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  const auto core_s = [&](const Scenario& s, AttentionBackend backend) {
+    strategy.attention_backend = backend;
+    const detail::LayerCost l = layer(s, strategy);
+    return l.unit(RecomputeModule::core_attn).forward.compute_s;
+  };
+  for (const char* gpu : {"b200", "gb200"}) {
+    CAPTURE(gpu);
+    const Scenario wide = job(gpu, 1536);
+    REQUIRE_FALSE(
+        wide.cluster.pools.front().gpu.attention_forward_flash_efficiency.points().empty());
+    // Head dim 192 on sm_100: Transformer Engine's cuDNN backend refuses it for training, so auto
+    // runs FlashAttention-2, priced as attention_backend flash and slower than cuDNN's.
+    CHECK(core_s(wide, AttentionBackend::automatic) == core_s(wide, AttentionBackend::flash));
+    CHECK(core_s(wide, AttentionBackend::automatic) > 2 * core_s(wide, AttentionBackend::fused));
+    // Head dim 128: cuDNN's.
+    const Scenario narrow = job(gpu, 1024);
+    CHECK(core_s(narrow, AttentionBackend::automatic) == core_s(narrow, AttentionBackend::fused));
+  }
+  // Hopper's cuDNN trains head dim 192: auto stays fused on h100.
+  const Scenario hopper = job("h100", 1536);
+  CHECK(core_s(hopper, AttentionBackend::automatic) == core_s(hopper, AttentionBackend::fused));
+  // The rule itself: multi-latent attention's 192 / 128 and 256 / 256 are cuDNN's on Blackwell.
+  strategy.attention_backend = AttentionBackend::automatic;
+  const Scenario blackwell = job("b200", 1024);
+  const GpuSpec& b200 = blackwell.cluster.pools.front().gpu;
+  CHECK_FALSE(detail::runs_flash_attention(strategy, b200, true, 192, 128));
+  CHECK_FALSE(detail::runs_flash_attention(strategy, b200, true, 256, 256));
+  CHECK(detail::runs_flash_attention(strategy, b200, true, 160, 160));
+  // Without Transformer Engine (torchtitan's SDPA) the rule does not apply.
+  CHECK_FALSE(detail::runs_flash_attention(strategy, b200, false, 192, 192));
 }
 
 TEST_CASE("fused attention at a head dim: the curve at 128 times the measured factor") {
@@ -268,4 +360,39 @@ TEST_CASE("grouped GEMM: Transformer Engine's waves of four experts, each at the
   CHECK(waves == doctest::Approx(4 * kernels.gemm_s(expert, 4)));
   CHECK(waves > kernels.gemm_s(expert, 16));
   CHECK(waves < 16 * kernels.gemm_s(expert));
+}
+
+TEST_CASE("fp8 grouped GEMM: Transformer Engine quantises each expert's input on its own") {
+  // The flat GPU of flat_job, but with a kernel overhead and a memory curve that falls at small
+  // sizes, so that sixteen small quantisations cost more than one of their summed size.
+  const Scenario s = test::scenario(R"({"model": "llama2-7b", "training": {"global_batch_size":
+      8, "seq_length": 2048, "precision": "fp8"}, "cluster": {"gpus": [{"type": {"base": "h100",
+      "id": "flat", "kernel_overhead_us": 2, "efficiency": {"memory": [[1, 0.3], [100, 0.9]]}},
+      "count": 8}]}})");
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  const detail::Gemm expert{256, 1536, 2048};
+  const double experts = 16;
+  using Q = detail::GroupedQuantisation;
+  const auto extra = [&](Fp8Recipe recipe, Q quantisation) {
+    const detail::Kernels kernels(gpu, Precision::fp8, recipe);
+    return kernels.grouped_gemm_s(expert, experts, 2, detail::kGroupedGemmStreams, quantisation) -
+           kernels.grouped_gemm_s(expert, experts, 2, detail::kGroupedGemmStreams, Q::none);
+  };
+  // Current scaling and MXFP8 (multi_tensor_quantize_impl: "Quantize kernels individually"):
+  // sixteen quantisations of one expert's input each, not one of all sixteen.
+  for (const Fp8Recipe recipe : {Fp8Recipe::tensorwise, Fp8Recipe::mxfp8}) {
+    CAPTURE(static_cast<int>(recipe));
+    const double one_expert =
+        extra(recipe, Q::none) +
+        detail::Kernels(gpu, Precision::fp8, recipe)
+            .grouped_gemm_s(expert, 1, 2, 1, Q::all_at_once) -
+        detail::Kernels(gpu, Precision::fp8, recipe).grouped_gemm_s(expert, 1, 2, 1, Q::none);
+    CHECK(extra(recipe, Q::transformer_engine) == doctest::Approx(experts * one_expert));
+    CHECK(extra(recipe, Q::transformer_engine) > extra(recipe, Q::all_at_once));
+  }
+  // Delayed scaling has the fused multi-tensor cast-transpose: one pass over all of them.
+  CHECK(extra(Fp8Recipe::delayed, Q::transformer_engine) ==
+        doctest::Approx(extra(Fp8Recipe::delayed, Q::all_at_once)));
+  // The weight gradient quantises nothing: its operands are the other GEMMs' column-wise copies.
+  CHECK(extra(Fp8Recipe::tensorwise, Q::none) == 0);
 }
