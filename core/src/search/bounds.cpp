@@ -11,6 +11,11 @@
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
+namespace {
+
+using K = StrategyKeyId;
+
+}  // namespace
 
 // The pace (slowest stage) and total work per micro-batch of any split of the model's layers over
 // `stages` stages of one GPU type, each layer at its kind's time (`dense_s`, `moe_s`), the first
@@ -66,6 +71,31 @@ double Searcher::lower_bound_s(bool recompute) const {
            (i + 1 == stages ? pass_s(c.head.forward, c.head.backward) : 0.0);
   };
   const auto layer_s = [&](size_t i) { return std::min(dense_s(i), moe_s(i)); };
+  // Block recompute redoes the first num_layers layers of each of a stage's v chunks:
+  // min(num_layers x v, layers) layers' forwards (stage_work), at the stage's mean forward, so at
+  // least the cheapest kind's forward each (block_forward_s); the recompute level's num_layers is
+  // the least the leaf fits (1) or the pinned count. Uniform and selective are per layer (above).
+  const auto block_layers = [&](size_t i, int64_t layers) {
+    const Recompute& r = s.recompute[static_cast<size_t>(s.pipeline_stage_gpus[i])];
+    return static_cast<double>(
+        std::min(r.num_layers * s.virtual_pipeline_model_parallel_size, layers));
+  };
+  const auto block_forward_s = [&](size_t i) {
+    const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
+    const Recompute& r = s.recompute[pool];
+    if (!recompute || r.granularity != RecomputeGranularity::full ||
+        r.method != RecomputeMethod::block) {
+      return 0.0;
+    }
+    // Multi-token-prediction depths run on the last stage as layers of either kind.
+    const ModelCosts& c = *pool_costs_[pool];
+    const int64_t moe_layers = model_.num_moe_layers();
+    const bool any_kind = model_.mtp_num_layers > 0;
+    double forward_s = std::numeric_limits<double>::infinity();
+    if (any_kind || model_.num_layers > moe_layers) forward_s = c.dense.forward.total_s();
+    if (any_kind || moe_layers > 0) forward_s = std::min(forward_s, c.moe.forward.total_s());
+    return forward_s;
+  };
   // Pace (slowest stage) and total work of all stages per micro-batch.
   double pace = 0, work = 0;
   if (!split_at_leaf_) {  // a fixed split: each stage's dense and MoE layers as estimated
@@ -75,7 +105,8 @@ double Searcher::lower_bound_s(bool recompute) const {
       const int64_t moe_layers = moe_layers_in(model_, first_layer, layers);
       first_layer += layers;
       const double stage = static_cast<double>(layers - moe_layers) * dense_s(i) +
-                           static_cast<double>(moe_layers) * moe_s(i) + edges_s(i);
+                           static_cast<double>(moe_layers) * moe_s(i) + edges_s(i) +
+                           block_layers(i, layers) * block_forward_s(i);
       pace = std::max(pace, stage);
       work += stage;
     }
@@ -86,6 +117,15 @@ double Searcher::lower_bound_s(bool recompute) const {
         pass_s(c.head.forward, c.head.backward), static_cast<int64_t>(stages));
     pace = pace_s;
     work = work_s;
+    // Every stage holds a layer (balanced_split): block recompute redoes at least
+    // min(num_layers x v, layers - stages + 1) layers on one stage and one on each other.
+    const int64_t layers = model_.num_layers;
+    if (layers >= static_cast<int64_t>(stages)) {
+      work += (block_layers(0, layers - static_cast<int64_t>(stages) + 1) +
+               static_cast<double>(stages - 1)) *
+              block_forward_s(0);
+      pace = std::max(pace, work / static_cast<double>(stages));
+    }
   } else {  // a split still to choose: a perfectly balanced continuous split, least work
     double rate = 0, fixed = 0, fastest_layer = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < stages; ++i) {
@@ -100,6 +140,58 @@ double Searcher::lower_bound_s(bool recompute) const {
   // m paces, plus filling and draining the other stages' work (as evaluate_pipeline).
   return static_cast<double>(micro_batches()) * pace +
          (work - pace) / static_cast<double>(s.virtual_pipeline_model_parallel_size);
+}
+
+// What the least shape work reads above the layer shape level: the per-layer costs' keys and the
+// CUDA graph keys the host bound reads, less the keys the level writes; and the layer shape's
+// rules that read no other key (a rule that also reads, say, the pipeline's size is left out, so
+// that the least is over more shapes, and the same for every pipeline layout). Only on one GPU
+// type, where the level's framework fits read no other key either.
+void Searcher::init_shape_floors() {
+  const auto shape = static_cast<size_t>(Level::layer_shape);
+  const KeySet written = keys_decided_at(Level::layer_shape, leaf_splits_layers_);
+  KeySet known = written | KeySet{K::cuda_graph_impl, K::cuda_graph_scope};
+  for (const StrategyKey& key : strategy_keys()) {
+    if (key.layer_cost) known = known | KeySet{key.id};
+  }
+  for (const Rule* rule : rules_at_[shape]) {
+    if (rule->reads.subset_of(known)) shape_floor_rules_.push_back(rule);
+  }
+  for (const FrameworkRule* rule : framework_rules_at_[shape]) {
+    if (rule->reads.subset_of(known)) shape_floor_framework_rules_.push_back(rule);
+  }
+  bool fits_known = true;
+  for (const StrategyKeyId key : kFittedShapeSwitches) {
+    for (const FrameworkRule* rule : framework_rules_reading_[static_cast<size_t>(key)]) {
+      fits_known &= rule->reads.subset_of(known);
+    }
+  }
+  for (const StrategyKey& key : strategy_keys()) {
+    if (known.contains(key.id) && !written.contains(key.id)) shape_floor_reads_.push_back(key.id);
+  }
+  shape_floor_usable_ = !mixed_ && fits_known;
+}
+
+// A lower bound on the time of every strategy of this micro-batch size, on one GPU type (0
+// elsewhere): each shape's bound (lower_bound_s: m paces plus the fill and drain) is at least
+// m x work / stages, the slowest stage doing at least the mean, and its work at least the least
+// shape work, which depends only on keys decided above the shape (cached by their values: the
+// same shapes recur under every pipeline layout).
+double Searcher::micro_batch_bound_s() {
+  if (!shape_floor_usable_) return 0;
+  fill_key(shape_floor_reads_, shape_floor_key_);
+  auto found = shape_work_floors_.find(shape_floor_key_);
+  if (found == shape_work_floors_.end()) {
+    found = shape_work_floors_.emplace(shape_floor_key_, least_shape_work_s()).first;
+  }
+  return static_cast<double>(micro_batches()) * found->second /
+         static_cast<double>(s_.pipeline_model_parallel_size);
+}
+
+// Whether no layer shape of this micro-batch size can beat the N-th best.
+bool Searcher::micro_batch_bound_prunes() {
+  return shape_floor_usable_ && !options_.exhaustive && top_.full() &&
+         micro_batch_bound_s() >= top_.worst_s();
 }
 
 // The activations one GPU of `group` holds at its peak (stage_memory's activations, without the
@@ -331,12 +423,14 @@ bool Searcher::leaf_memory_overflows() const {
 
 // The audit: each group's floor for the estimated `strategy` against its estimated peak.
 void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) {
-  if (audit_ != nullptr && std::isfinite(time_s) && audit_time_floor_s_ > 0) {
-    ++audit_->time_checked;
-    if (audit_time_floor_s_ > time_s * (1 + 1e-9) && audit_->violations++ == 0) {
-      audit_->example = layout_label(strategy) + ": time bound " +
-                        std::to_string(audit_time_floor_s_) + " s > estimated " +
-                        std::to_string(time_s) + " s";
+  if (audit_ != nullptr && std::isfinite(time_s)) {
+    for (const double floor_s : {audit_time_floor_s_, audit_micro_batch_floor_s_}) {
+      if (!(floor_s > 0)) continue;
+      ++audit_->time_checked;
+      if (floor_s > time_s * (1 + 1e-9) && audit_->violations++ == 0) {
+        audit_->example = layout_label(strategy) + ": time bound " + std::to_string(floor_s) +
+                          " s > estimated " + std::to_string(time_s) + " s";
+      }
     }
   }
   const bool sharded_state = data_parallel() * strategy.context_parallel_size > 1 &&

@@ -95,12 +95,12 @@ bool Searcher::offer_variant(Change change) {
   return fits;
 }
 
-// The rules of the keys decided at the ZeRO level (Megatron-LM's and the scenario's
-// framework's), checked without counting a rejection.
-bool Searcher::zero_rules_hold() const {
-  const size_t zero = static_cast<size_t>(Level::zero);
-  const auto& rules = rules_at_[zero];
-  const auto& framework_rules = framework_rules_at_[zero];
+// The rules of the keys decided at `level` (Megatron-LM's and the scenario's framework's),
+// checked without counting a rejection.
+bool Searcher::rules_hold_quietly(Level level) const {
+  const auto at = static_cast<size_t>(level);
+  const auto& rules = rules_at_[at];
+  const auto& framework_rules = framework_rules_at_[at];
   return std::all_of(rules.begin(), rules.end(),
                      [&](const Rule* rule) { return rule->holds(rule_context_, s_); }) &&
          std::all_of(

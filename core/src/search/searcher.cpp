@@ -1,8 +1,10 @@
-// The search's loop nest (the table in searcher.hpp), its rules and its result.
+// The search's loop nest (the table in searcher.hpp), its rules and its result; the layer shape
+// level is layer_shape.cpp, progress reports and the listed rows ranking.cpp.
 #include "search/searcher.hpp"
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "paraplan/estimate.hpp"
 #include "search/candidates.hpp"
@@ -142,6 +144,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
   }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
   init_shape_counts();
+  init_shape_floors();
   zero_pins_.stage = pins_.get(K::zero_stage);
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
@@ -213,89 +216,6 @@ Rejection& Searcher::tally(Rejection*& cached, std::string_view why) {
 void Searcher::reject(std::string_view why, const std::string& example) {
   Rejection& rejection = tally(why);
   if (rejection.count++ == 0) rejection.example = example;
-}
-
-void Searcher::tick() {
-  // Every `progress_every` units of work: the time budget, and a progress report. Where there
-  // is a progress callback the clock is also read every kClockEvery units (a unit is
-  // microseconds, a clock read tens of nanoseconds), so that the first report comes after
-  // kFirstProgressS, not after `progress_every` units.
-  constexpr int64_t kClockEvery = 64;
-  ++work_;
-  const bool counted = work_ % std::max<int64_t>(1, options_.progress_every) == 0;
-  if (!counted && (!options_.on_progress || work_ % kClockEvery != 0)) return;
-  const double elapsed_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  if (counted && elapsed_s > options_.time_budget_s) {
-    char text[96];
-    std::snprintf(text, sizeof text, "time budget of %g s reached", options_.time_budget_s);
-    stats_.stopped = text;
-    stopped_ = true;
-  } else if (options_.on_progress && (counted || elapsed_s >= next_report_s_)) {
-    report_progress(elapsed_s);
-  }
-}
-
-void Searcher::report_progress(double elapsed_s) {
-  next_report_s_ = elapsed_s + kProgressIntervalS;
-  // The best so far, labelled again only when it changed.
-  if (top_.best_s() != progress_best_s_) {
-    progress_best_s_ = top_.best_s();
-    progress_best_layout_ = top_.best() ? layout_label(*top_.best()) : "";
-  }
-  SearchProgress progress{stats_.evaluated, stats_.pruned,         elapsed_s, fraction_done_,
-                          top_.best_s(),    progress_best_layout_, {}};
-  // The rows again only where they changed since the last report.
-  if (options_.progress_rows > 0) {
-    std::vector<Strategy> listed = top_.strategies();
-    listed.resize(std::min(listed.size(), static_cast<size_t>(options_.progress_rows)));
-    std::vector<std::vector<int64_t>> keys;
-    for (const Strategy& strategy : listed) keys.push_back(ordering_key(strategy));
-    if (keys != reported_rows_) {
-      reported_rows_ = std::move(keys);
-      progress.rows = ranked_rows(true);
-    }
-  }
-  if (!options_.on_progress(progress)) {
-    stats_.stopped = "cancelled";
-    stopped_ = true;
-  }
-}
-
-std::vector<RankedStrategy> Searcher::ranked_rows(bool provisional) {
-  // Each strategy carries the report of the public estimate, on a cluster that lists the GPUs
-  // it uses: the same numbers a user gets by estimating it. A strategy that estimate rejected
-  // would be a bug (the property tests look for one); it is dropped, not shown.
-  std::vector<Strategy> listed = top_.strategies();
-  if (provisional && listed.size() > static_cast<size_t>(options_.progress_rows)) {
-    listed.resize(static_cast<size_t>(options_.progress_rows));
-  }
-  std::map<std::vector<int64_t>, Report> kept;
-  std::vector<RankedStrategy> rows;
-  for (const Strategy& strategy : listed) {
-    Report report;
-    if (provisional) {
-      std::vector<int64_t> key = ordering_key(strategy);
-      const auto known = progress_reports_.find(key);
-      report = known != progress_reports_.end() ? known->second : estimate_on_used_gpus(strategy);
-      kept.emplace(std::move(key), report);
-    } else {
-      report = estimate_on_used_gpus(strategy);
-    }
-    if (!report.feasible) {
-      if (!provisional) ++stats_.rejected_on_estimate;
-      continue;
-    }
-    rows.push_back({strategy, std::move(report), false, ""});
-  }
-  if (provisional) {
-    progress_reports_ = std::move(kept);
-    SearchResult ordered;
-    ordered.strategies = std::move(rows);
-    finish_order(ordered, options_.allow_at_risk);
-    return std::move(ordered.strategies);
-  }
-  return rows;
 }
 
 void Searcher::tensor_level() {
@@ -470,100 +390,14 @@ void Searcher::micro_batch_level() {
     micro_batches_ = num_micro_batches(rule_context_, s_);
     micro_batch_fits_ = false;
     if (!rules_hold(Level::micro_batch)) continue;
-    if (!layer_shape_level(walk) && !options_.exhaustive) walk = Walk::count;
+    if (audit_ != nullptr) audit_micro_batch_floor_s_ = micro_batch_bound_s();
+    // Where no shape of this size can beat the N-th best, every shape the rules keep is only
+    // counted, as its own bound would (and left unknown to the walk, as that bound leaves it).
+    const bool kept = walk == Walk::evaluate && micro_batch_bound_prunes()
+                          ? layer_shape_level(Walk::count)
+                          : layer_shape_level(walk);
+    if (!kept && !options_.exhaustive) walk = Walk::count;
   }
-}
-
-// Sequence parallelism (only where tensor parallelism splits), fused attention, and
-// tensor-parallel overlap as pinned (off by default). MoE models take grouped GEMMs and fused
-// permutation (never slower), try the expert-parallel all-to-all overlap where it may act, and
-// overlap the shared experts otherwise. Here the per-layer costs are known, so a shape whose
-// lower bound cannot beat the N-th best is only counted.
-bool Searcher::layer_shape_level(Walk walk) {
-  // Candidates as spans over constants and the pinned values (this level runs once per
-  // micro-batch size of every layout: no allocation).
-  static constexpr int64_t kOnOff[] = {1, 0};
-  static constexpr int64_t kOff[] = {0};
-  const std::span<const int64_t> on_off(kOnOff), off(kOff);
-  const std::optional<int64_t> sp_pin = pins_.get(K::sequence_parallel);
-  const std::optional<int64_t> flash_pin = pins_.get(K::use_flash_attn);
-  const std::optional<int64_t> overlap_pin = pins_.get(K::overlap_moe_expert_parallel_comm);
-  const auto pinned_or_span = [](const std::optional<int64_t>& pinned,
-                                 std::span<const int64_t> all) {
-    return pinned ? std::span<const int64_t>(&*pinned, 1) : all;
-  };
-  const bool splits = s_.tensor_model_parallel_size > 1;
-  const bool moe = model_.moe.has_value();
-  const bool all_to_all = s_.moe_token_dispatcher_type != MoeDispatcher::allgather;
-  const bool shared_experts = moe && model_.moe->num_shared_experts > 0;
-  const std::span<const int64_t> a2a_overlap =
-      moe && all_to_all && s_.expert_model_parallel_size > 1 ? on_off : off;
-  bool any_fit_or_unknown = false;
-  // The switches this level sets as pinned or by default, read once per call.
-  const bool tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
-  // The attention kernels as pinned, else Transformer Engine's own choice.
-  const auto attention_backend =
-      static_cast<AttentionBackend>(pins_.get(K::attention_backend).value_or(0));
-  const auto fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
-  // The fused loss only saves time and memory traffic: on unless pinned off.
-  const bool loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
-  // Transformer Engine's loss kernel only when pinned: Megatron-LM refuses it.
-  const auto loss_fusion_impl =
-      static_cast<CrossEntropyFusionImpl>(pins_.get(K::cross_entropy_fusion_impl).value_or(0));
-  const bool grouped_gemm = pins_.flag(K::moe_grouped_gemm).value_or(moe);
-  const bool permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
-  // The fused router only saves kernels (Megatron-LM router.py: the same top-k and aux loss).
-  const bool router_fusion = pins_.flag(K::moe_router_fusion).value_or(moe);
-  const std::optional<bool> shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap);
-  const bool force_balancing = pins_.flag(K::moe_router_force_load_balancing).value_or(false);
-  // Token dropping changes what is trained: only as pinned.
-  const int64_t capacity_factor = pins_.get(K::moe_expert_capacity_factor).value_or(0);
-  const bool pad_to_capacity = pins_.flag(K::moe_pad_expert_input_to_capacity).value_or(false);
-  for (const int64_t sp : pinned_or_span(sp_pin, splits ? on_off : off)) {
-    for (const int64_t flash : pinned_or_span(flash_pin, on_off)) {
-      for (const int64_t overlap : pinned_or_span(overlap_pin, a2a_overlap)) {
-        if (stopped_) return any_fit_or_unknown;
-        s_.sequence_parallel = sp != 0;
-        s_.use_flash_attn = flash != 0;
-        s_.attention_backend = attention_backend;
-        s_.tp_comm_overlap = tp_comm_overlap;
-        s_.fp8_recipe = fp8_recipe;
-        s_.cross_entropy_loss_fusion = loss_fusion;
-        s_.cross_entropy_fusion_impl = loss_fusion_impl;
-        s_.moe_grouped_gemm = grouped_gemm;
-        s_.moe_permute_fusion = permute_fusion;
-        s_.moe_router_fusion = router_fusion;
-        s_.overlap_moe_expert_parallel_comm = overlap != 0;
-        s_.moe_shared_expert_overlap =
-            shared_expert_overlap.value_or(shared_experts && all_to_all && overlap == 0);
-        s_.moe_router_force_load_balancing = force_balancing;
-        strategy_key(K::moe_expert_capacity_factor).set(s_, 0, capacity_factor);
-        s_.moe_pad_expert_input_to_capacity = pad_to_capacity;
-        for (const K key :
-             {K::cross_entropy_loss_fusion, K::moe_grouped_gemm, K::moe_permute_fusion,
-              K::moe_router_fusion, K::moe_shared_expert_overlap}) {
-          fit_switch_to_framework(key);
-        }
-        if (!rules_hold(Level::layer_shape)) continue;
-        if (walk == Walk::count) {
-          count_shape();
-          continue;
-        }
-        pool_costs_.clear();
-        for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
-          pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
-        }
-        tick();
-        if (bound_prunes(false)) {
-          count_shape();
-          any_fit_or_unknown = micro_batch_fits_ = true;
-          continue;
-        }
-        any_fit_or_unknown |= recompute_level(0, walk, -1);
-      }
-    }
-  }
-  return any_fit_or_unknown;
 }
 
 // Whether the lower bound (with the recompute settings' own work, once they are decided) rules
@@ -728,17 +562,6 @@ bool Searcher::split_and_evaluate(int fit_pool) {
     return true;
   }
   return evaluate();
-}
-
-Report Searcher::estimate_on_used_gpus(const Strategy& strategy) const {
-  Cluster used = cluster_;
-  const int64_t stage_gpus = cluster_.num_gpus / strategy.pipeline_model_parallel_size;
-  for (size_t pool = 0; pool < used.pools.size(); ++pool) {
-    used.pools[pool].count =
-        stage_gpus * std::count(strategy.pipeline_stage_gpus.begin(),
-                                strategy.pipeline_stage_gpus.end(), static_cast<int>(pool));
-  }
-  return Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
 }
 
 SearchResult Searcher::run() {

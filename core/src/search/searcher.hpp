@@ -69,6 +69,12 @@ inline constexpr size_t kNumLevels = static_cast<size_t>(Level::count);
 // they are pinned.
 KeySet keys_decided_at(Level level, bool leaf_splits_layers);
 
+// The layer shape's switches, on by default, that the level fits to the scenario's framework.
+inline constexpr std::array<StrategyKeyId, 5> kFittedShapeSwitches = {
+    StrategyKeyId::cross_entropy_loss_fusion, StrategyKeyId::moe_grouped_gemm,
+    StrategyKeyId::moe_permute_fusion, StrategyKeyId::moe_router_fusion,
+    StrategyKeyId::moe_shared_expert_overlap};
+
 // How a subtree is visited: every leaf estimated, or only counted (a bound ruled it out).
 enum class Walk { evaluate, count };
 
@@ -119,6 +125,8 @@ class Searcher {
   void virtual_level();
   void stage_gpus_level();
   void micro_batch_level();
+  template <typename Visit>
+  void for_each_layer_shape(Visit visit);
   bool layer_shape_level(Walk walk);
   void count_shape();
   bool recompute_level(size_t pool, Walk walk, int fit_pool);
@@ -128,7 +136,8 @@ class Searcher {
   template <typename Change>
   bool offer_variant(Change change);
   bool offer(double time_s);
-  bool zero_rules_hold() const;
+  bool zero_rules_hold() const { return rules_hold_quietly(Level::zero); }
+  bool rules_hold_quietly(Level level) const;
 
   // The leaf's work (leaf.cpp).
   bool evaluate();
@@ -139,6 +148,9 @@ class Searcher {
   std::pair<double, double> one_type_split_bound_s(double dense_s, double moe_s, double embedding_s,
                                                    double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
+  double micro_batch_bound_s();
+  bool micro_batch_bound_prunes();
+  double least_shape_work_s();
   bool activations_overflow(int fit_pool);
   bool static_memory_overflows();
   double mean_static_bytes(const PipelineInput& input);
@@ -268,7 +280,8 @@ class Searcher {
   bool all_layers_work_valid_ = false;
   bool split_floors_valid_ = false;
   MemoryBoundAudit* audit_ = nullptr;
-  double audit_time_floor_s_ = 0;  // the time bound of the leaves below (audit)
+  double audit_time_floor_s_ = 0;         // the time bound of the leaves below (audit)
+  double audit_micro_batch_floor_s_ = 0;  // and that of their micro-batch size
 
   std::map<std::string_view, Rejection> rejections_;
   // While a pruned shape is walked for its count: the rejections it makes, in order.
@@ -287,8 +300,32 @@ class Searcher {
   std::vector<StrategyKeyId> zero_keys_;
   std::vector<int64_t> count_key_;  // scratch: the values of count_reads_ in s_
   std::unordered_map<std::vector<int64_t>, ShapeCount, KeyValuesHash> shape_counts_;
+  // The same for a micro-batch size's whole shape loop in counting mode (count_layer_shapes):
+  // whether some shape kept the rules, its leaves, its rejections and the keys it left in `s_`.
+  struct LoopCount {
+    bool kept = false;
+    int64_t leaves = 0;
+    std::vector<std::pair<Rejection*, int64_t>> rejections;
+    std::vector<int64_t> keys;  // loop_writes_, then the recompute settings' keys per GPU type
+  };
+  std::vector<StrategyKeyId> loop_reads_, loop_writes_;
+  std::vector<int64_t> loop_key_;  // scratch: the values of loop_reads_ in s_
+  std::unordered_map<std::vector<int64_t>, LoopCount, KeyValuesHash> loop_counts_;
+  bool count_layer_shapes();
   void init_shape_counts();
-  void fill_count_key();
+  void fill_count_key() { fill_key(count_reads_, count_key_); }
+  void fill_key(const std::vector<StrategyKeyId>& reads, std::vector<int64_t>& key) const;
+
+  // The least work per micro-batch of any layer shape (least_shape_work_s), by the values of the
+  // keys it reads above the layer shape level (`shape_floor_reads_`): one GPU type, where the
+  // shape level's framework fits read no other key (micro_batch_bound_prunes).
+  bool shape_floor_usable_ = false;
+  std::vector<StrategyKeyId> shape_floor_reads_;
+  std::vector<const Rule*> shape_floor_rules_;
+  std::vector<const FrameworkRule*> shape_floor_framework_rules_;
+  std::vector<int64_t> shape_floor_key_;  // scratch
+  std::unordered_map<std::vector<int64_t>, double, KeyValuesHash> shape_work_floors_;
+  void init_shape_floors();
   ShapeCount walk_shape_count();
   void replay(const ShapeCount& count);
   ClosestMiss closest_;

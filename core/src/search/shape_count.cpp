@@ -38,12 +38,34 @@ void Searcher::init_shape_counts() {
   for (const Rule& rule : rules()) {
     if (rule.reads.contains(K::fp8_param_gather)) reads = reads | rule.reads;
   }
+  // The shape loop in counting mode reads, besides what the count walk reads: the sizes its
+  // candidates follow (tensor, expert parallel, dispatcher), the rules of the layer shape and
+  // those of the framework fits it makes; it writes the layer shape's keys.
+  const auto shape = static_cast<size_t>(Level::layer_shape);
+  KeySet loop_reads = reads | KeySet{K::expert_model_parallel_size, K::moe_token_dispatcher_type};
+  for (const Rule* rule : rules_at_[shape]) loop_reads = loop_reads | rule->reads;
+  for (const FrameworkRule* rule : framework_rules_at_[shape]) {
+    loop_reads = loop_reads | rule->reads;
+  }
+  for (const StrategyKeyId key : kFittedShapeSwitches) {
+    for (const FrameworkRule* rule : framework_rules_reading_[static_cast<size_t>(key)]) {
+      loop_reads = loop_reads | rule->reads;
+    }
+  }
   // Written before they are read: the recompute settings (a Recompute each, its layer count
   // included) and every key of the ZeRO level.
   const KeySet written = keys_decided_at(Level::recompute, leaf_splits_layers_) |
                          keys_decided_at(Level::zero, leaf_splits_layers_) |
                          KeySet{K::recompute_num_layers};
+  const KeySet loop_written = written | keys_decided_at(Level::layer_shape, leaf_splits_layers_);
   for (const StrategyKey& key : strategy_keys()) {
+    if (loop_reads.contains(key.id) && !loop_written.contains(key.id)) {
+      loop_reads_.push_back(key.id);
+    }
+    if (keys_decided_at(Level::layer_shape, leaf_splits_layers_).contains(key.id) ||
+        keys_decided_at(Level::zero, leaf_splits_layers_).contains(key.id)) {
+      loop_writes_.push_back(key.id);
+    }
     if (reads.contains(key.id) && !written.contains(key.id)) count_reads_.push_back(key.id);
     if (keys_decided_at(Level::zero, leaf_splits_layers_).contains(key.id)) {
       zero_keys_.push_back(key.id);
@@ -51,21 +73,20 @@ void Searcher::init_shape_counts() {
   }
 }
 
-void Searcher::fill_count_key() {
-  count_key_.clear();
-  for (const K id : count_reads_) {
+// The values in `s_` of the keys `reads` (the stage lists with their lengths) into `key`.
+void Searcher::fill_key(const std::vector<StrategyKeyId>& reads, std::vector<int64_t>& key) const {
+  key.clear();
+  for (const K id : reads) {
     if (id == K::pipeline_stage_gpus) {
-      count_key_.push_back(static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
-      count_key_.insert(count_key_.end(), s_.pipeline_stage_gpus.begin(),
-                        s_.pipeline_stage_gpus.end());
+      key.push_back(static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
+      key.insert(key.end(), s_.pipeline_stage_gpus.begin(), s_.pipeline_stage_gpus.end());
     } else if (id == K::pipeline_stage_layers) {
-      count_key_.push_back(static_cast<int64_t>(s_.pipeline_stage_layers.size()));
-      count_key_.insert(count_key_.end(), s_.pipeline_stage_layers.begin(),
-                        s_.pipeline_stage_layers.end());
+      key.push_back(static_cast<int64_t>(s_.pipeline_stage_layers.size()));
+      key.insert(key.end(), s_.pipeline_stage_layers.begin(), s_.pipeline_stage_layers.end());
     } else {
-      const StrategyKey& key = strategy_key(id);
-      const size_t pools = key.per_gpu ? s_.recompute.size() : 1;
-      for (size_t pool = 0; pool < pools; ++pool) count_key_.push_back(key.get(s_, pool));
+      const StrategyKey& row = strategy_key(id);
+      const size_t pools = row.per_gpu ? s_.recompute.size() : 1;
+      for (size_t pool = 0; pool < pools; ++pool) key.push_back(row.get(s_, pool));
     }
   }
 }

@@ -69,3 +69,24 @@ TEST_CASE("the bounds of a leaf are at most its estimated peak and time: preset 
   CHECK(split_checked > 0);
   CHECK(time_checked > 0);
 }
+
+// Block recompute of every layer of a chunk (a pinned count above the chunk): the time bound
+// counts the forwards it redoes on fixed splits (stage_work: min(num_layers x v, layers) a
+// stage) and on splits the leaf chooses (40 layers over 3 or 6 stages: every stage holds one, so
+// at least min(num_layers x v, layers - stages + 1) + stages - 1 in all). Fails with either
+// floor made 1.5 times too strict.
+TEST_CASE("the time bound of block recompute is at most the estimated time") {
+  const Scenario scenario = test::scenario(R"({
+    "model": "llama2-13b",
+    "training": {"global_batch_size": 48, "seq_length": 4096},
+    "cluster": {"gpus": [{"type": "a800", "count": 24}]},
+    "strategy": {"recompute_granularity": "full", "recompute_method": "block",
+                 "recompute_num_layers": 40}
+  })");
+  detail::MemoryBoundAudit audit;
+  const SearchResult audited = detail::search_audited(scenario, golden_options(), audit);
+  CAPTURE(audit.example);
+  CHECK(audit.violations == 0);
+  CHECK(audit.time_checked > 0);
+  REQUIRE_FALSE(audited.strategies.empty());
+}
