@@ -93,7 +93,8 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
 }
 
 Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, MemoryBoundAudit* audit)
-    : model_(scenario.model),
+    : model_(trained_model(scenario.model, scenario.framework)),
+      model_note_(trained_model_note(scenario.model, scenario.framework)),
       training_(scenario.training),
       framework_(scenario.framework),
       cluster_(usable_cluster(scenario.cluster, scenario.training.precision)),
@@ -733,7 +734,12 @@ Report Searcher::estimate_on_used_gpus(const Strategy& strategy) const {
         stage_gpus * std::count(strategy.pipeline_stage_gpus.begin(),
                                 strategy.pipeline_stage_gpus.end(), static_cast<int>(pool));
   }
-  return Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
+  Report report = Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
+  if (!model_note_.empty()) {
+    report.validation.notes.push_back(model_note_);
+    report.validation.validated = false;
+  }
+  return report;
 }
 
 SearchResult Searcher::run() {

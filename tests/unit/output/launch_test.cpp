@@ -924,10 +924,8 @@ TEST_CASE("torchtitan: built-in flavors, a registered one without source edits, 
   const std::string flavor = llama2.files.at("paraplan_flavor.py");
   CHECK(flavor.find("llama3_args[\"paraplan\"] = TransformerModelArgs(") != std::string::npos);
   CHECK(flavor.find("vocab_size=32000") != std::string::npos);
-  for (const char* model : {"gpt3-175b", "mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3"}) {
-    CAPTURE(model);
-    CHECK(refuses(launch_on(Framework::torchtitan, job(model, 256, {})), "model"));
-  }
+  // GPT-3 is no family's (GeLU, learned positions): refused naming the field.
+  CHECK(refuses(launch_on(Framework::torchtitan, job("gpt3-175b", 256, {})), "model.activation"));
   CHECK(refuses(launch_on(Framework::torchtitan, reference({{"grad_reduce_in_bf16", true}})),
                 "grad_reduce_in_bf16"));
   nlohmann::json fp16 = reference();
@@ -1234,4 +1232,57 @@ TEST_CASE("every launch keeps to the frameworks' choices, keys, keywords and cro
     }
   }
   CHECK(checked > 90);
+}
+
+namespace {
+// A torchtitan job for `model` with expert parallelism `ep` (its defaults completed for
+// torchtitan, as a search for it would).
+Launch torchtitan_moe(const char* model, int gpus, int ep, const nlohmann::json& extra = {}) {
+  nlohmann::json strategy = {{"expert_model_parallel_size", ep}, {"zero_stage", 3}};
+  if (extra.is_object()) strategy.update(extra);
+  nlohmann::json document = job(model, gpus, strategy);
+  document["framework"] = "torchtitan";
+  return launch_on(Framework::torchtitan, document);
+}
+}  // namespace
+
+TEST_CASE("torchtitan: MoE models as its families, with expert parallelism") {
+  // DeepSeek-V3: deepseek_v3 (MLA, 3 dense layers first), without its MTP depth.
+  const Launch dsv3 = torchtitan_moe("deepseek-v3", 256, 64, {{"pipeline_model_parallel_size", 4}});
+  CAPTURE(dsv3.unsupported);
+  REQUIRE(dsv3.unsupported.empty());
+  const std::string toml = dsv3.files.at("job.toml");
+  CHECK(toml.find("name = \"deepseek_v3\"\nflavor = \"paraplan\"") != std::string::npos);
+  CHECK(toml.find("expert_parallel_degree = 64\n") != std::string::npos);
+  CHECK(toml.find("expert_tensor_parallel_degree = 1\n") != std::string::npos);
+  CHECK(toml_problems(toml).empty());
+  const std::string flavor = dsv3.files.at("paraplan_flavor.py");
+  CHECK(flavor.find("deepseekv3_args[\"paraplan\"] = DeepSeekV3ModelArgs(") != std::string::npos);
+  CHECK(flavor.find("n_dense_layers=3,") != std::string::npos);
+  CHECK(flavor.find("num_experts=256,") != std::string::npos);
+  CHECK(flavor.find("q_lora_rank=1536,") != std::string::npos);
+  CHECK(flavor.find("mtp") == std::string::npos);
+  // Qwen3-30B-A3B and Mixtral: qwen3 (MoE in every layer); gpt-oss: gpt_oss (window 128).
+  const Launch qwen = torchtitan_moe("qwen3-30b-a3b", 64, 8);
+  REQUIRE(qwen.unsupported.empty());
+  CHECK(qwen.files.at("job.toml").find("name = \"qwen3\"") != std::string::npos);
+  CHECK(qwen.files.at("paraplan_flavor.py").find("moe_enabled=True") != std::string::npos);
+  CHECK(torchtitan_moe("mixtral-8x7b", 64, 8).unsupported.empty());
+  const Launch oss = torchtitan_moe("gpt-oss-120b", 64, 8);
+  REQUIRE(oss.unsupported.empty());
+  CHECK(oss.files.at("job.toml").find("name = \"gpt_oss\"") != std::string::npos);
+  CHECK(oss.files.at("paraplan_flavor.py").find("sliding_window_size=128,") != std::string::npos);
+  CHECK(oss.files.at("paraplan_flavor.py").find("gate_bias=True") != std::string::npos);
+  // gpt_oss has no pipelining_fn.
+  CHECK(refuses(torchtitan_moe("gpt-oss-120b", 64, 8, {{"pipeline_model_parallel_size", 2}}),
+                "pipeline_model_parallel_size"));
+  // A MoE model with leading dense layers and no MLA is no family's: the field is named.
+  nlohmann::json dense_first = job("qwen3-30b-a3b", 64, {{"expert_model_parallel_size", 8}});
+  dense_first["model"] = nlohmann::json::parse(R"({"name": "dense-first", "num_layers": 8,
+      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 8,
+      "vocab_size": 32000, "activation": "swiglu", "untie_embeddings_and_output_weights": true,
+      "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 1024,
+              "first_k_dense_layers": 2}})");
+  dense_first["framework"] = "torchtitan";
+  CHECK(refuses(launch_on(Framework::torchtitan, dense_first), "model.moe.first_k_dense_layers"));
 }
