@@ -508,11 +508,11 @@ TEST_CASE("torchtitan FSDP2 + EP: DeepSeek-V3 without MTP, experts sharded over 
   CAPTURE(ep32.infeasible_reasons);
   REQUIRE(ep32.infeasible_reasons.empty());
   REQUIRE(ep8.infeasible_reasons.empty());
-  // fp32 masters and Adam's two moments: 12 bytes a parameter over all 256 GPUs (671B, the
+  // Adam's fp32 master copy and two moments: 12 bytes a parameter over all 256 GPUs (671B, the
   // MTP depth dropped: torchtitan's deepseek_v3 builds none).
   const double optimizer = ep32.stages[0].memory.optimizer_bytes;
   CHECK(optimizer == doctest::Approx(ep8.stages[0].memory.optimizer_bytes).epsilon(0.01));
-  CHECK(optimizer == doctest::Approx(8 * 671e9 / 256).epsilon(0.1));
+  CHECK(optimizer == doctest::Approx(12 * 671e9 / 256).epsilon(0.02));
   bool noted = false;
   for (const std::string& note : ep32.validation.notes) {
     noted |= note.find("no multi-token prediction") != std::string::npos;

@@ -1,5 +1,6 @@
 // torchtitan v0.2.2 (73a0e6979dd1, the last release with TOML job files; launch-targets.md
 // section 7): a job file and `torchrun -m torchtitan.train`.
+#include "model/even_split.hpp"
 #include "model/framework_rules.hpp"
 #include "model/stage_split.hpp"
 #include "output/launch/writers.hpp"
@@ -163,7 +164,15 @@ std::string family_module(TorchtitanFamily family, const ModelSpec& m, bool grou
 std::string module_fqns(const Strategy& s, int64_t num_layers) {
   const int64_t p = s.pipeline_model_parallel_size, v = s.virtual_pipeline_model_parallel_size;
   std::vector<std::vector<int64_t>> chunks;
-  for (const int64_t layers : s.pipeline_stage_layers) {
+  // Where the strategy gives no split: Megatron-LM's, or the layers spread as evenly as they go
+  // where it has none (a layer count PP x VP does not divide).
+  std::vector<int64_t> stage_layers =
+      s.pipeline_stage_layers.empty() ? standard_split(num_layers, p, v) : s.pipeline_stage_layers;
+  if (static_cast<int64_t>(stage_layers.size()) != p) {
+    stage_layers.clear();
+    for (int64_t i = 0; i < p; ++i) stage_layers.push_back(num_layers / p + (i < num_layers % p));
+  }
+  for (const int64_t layers : stage_layers) {
     chunks.push_back(chunk_layers(layers, v, false, false));
   }
   std::string text = "[";
