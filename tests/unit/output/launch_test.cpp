@@ -1286,3 +1286,18 @@ TEST_CASE("torchtitan: MoE models as its families, with expert parallelism") {
   dense_first["framework"] = "torchtitan";
   CHECK(refuses(launch_on(Framework::torchtitan, dense_first), "model.moe.first_k_dense_layers"));
 }
+
+TEST_CASE("a search no launch can express names the field once, not its reason twice") {
+  nlohmann::json document = job("gpt3-175b", 64, {});
+  document["framework"] = "torchtitan";
+  document.erase("strategy");
+  const SearchResult result = search(parse_scenario(document), SearchOptions{});
+  REQUIRE(result.strategies.empty());
+  REQUIRE(result.diagnosis.size() == 1);
+  const std::string& text = result.diagnosis[0];
+  CAPTURE(text);
+  const std::string why = "cannot be expressed";
+  CHECK(text.find("model.activation: ") != std::string::npos);
+  CHECK(text.find(why) != std::string::npos);
+  CHECK(text.find(why, text.find(why) + 1) == std::string::npos);
+}
