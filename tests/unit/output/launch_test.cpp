@@ -391,7 +391,9 @@ TEST_CASE("FSDP with pipelines: torchtitan launches it, the Megatron family cann
   }
 }
 
-TEST_CASE("sliding-window attention: Megatron-LM and Megatron-Bridge set it, the others cannot") {
+TEST_CASE(
+    "sliding-window attention: Megatron-LM, Megatron-Bridge and torchtitan's gpt_oss set it, the "
+    "others cannot") {
   const nlohmann::json oss = launches(gpt_oss());
   const std::string megatron = oss["megatron"]["command"].get<std::string>();
   CHECK(megatron.find(" --window-size 127,0 --window-attn-skip-freq 2 ") != std::string::npos);
@@ -404,9 +406,13 @@ TEST_CASE("sliding-window attention: Megatron-LM and Megatron-Bridge set it, the
   for (const char* framework : {"mindspeed-llm", "deepspeed", "colossalai", "torchtitan"}) {
     CAPTURE(framework);
     const nlohmann::json& unsupported = oss[framework]["unsupported"];
-    CHECK(std::any_of(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
-      return r.get<std::string>().rfind("model.window_size: ", 0) == 0;
-    }));
+    const bool refused =
+        std::any_of(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
+          return r.get<std::string>().rfind("model.window_size: ", 0) == 0;
+        });
+    // torchtitan's gpt_oss: sliding_window_size keys (the query included) on even layers (the
+    // flavor is checked in "torchtitan: MoE models as its families").
+    CHECK(refused == (std::string(framework) != "torchtitan"));
   }
 }
 
@@ -1300,4 +1306,56 @@ TEST_CASE("a search no launch can express names the field once, not its reason t
   CHECK(text.find("model.activation: ") != std::string::npos);
   CHECK(text.find(why) != std::string::npos);
   CHECK(text.find(why, text.find(why) + 1) == std::string::npos);
+}
+
+namespace {
+// Problems of a registered torchtitan flavor: the family's import and flavor dictionary, and
+// every keyword a field of its args dataclass (4 spaces in) or of MoEArgs (8 spaces in), as
+// framework-interfaces.json read them from torchtitan's source.
+std::vector<std::string> flavor_problems(const std::string& family, const std::string& module) {
+  const nlohmann::json& models = interfaces()["torchtitan"]["models"];
+  std::vector<std::string> problems;
+  if (!models["families"].contains(family)) return {"no family " + family};
+  const nlohmann::json& f = models["families"][family];
+  const std::string args_class = f["args_class"], flavors = f["flavors"];
+  if (module.find("from torchtitan.models." + family + " import " + args_class + ", " + flavors) ==
+      std::string::npos) {
+    problems.push_back("no import of " + args_class + " and " + flavors);
+  }
+  if (module.find(flavors + "[\"paraplan\"] = " + args_class + "(") == std::string::npos) {
+    problems.push_back("no flavor paraplan in " + flavors);
+  }
+  const auto is_field = [](const nlohmann::json& fields, const std::string& name) {
+    return std::find(fields.begin(), fields.end(), name) != fields.end();
+  };
+  std::istringstream lines(module);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t indent = line.find_first_not_of(' ');
+    const size_t equals = line.find('=');
+    if (indent == std::string::npos || equals == std::string::npos || line[indent] == '#') continue;
+    const std::string name = line.substr(indent, equals - indent);
+    if (name.find_first_of(" [\"") != std::string::npos) continue;  // not a keyword
+    if (indent == 4 && !is_field(f["fields"], name)) problems.push_back(args_class + "." + name);
+    if (indent == 8 && !is_field(models["MoEArgs"], name)) problems.push_back("MoEArgs." + name);
+  }
+  return problems;
+}
+}  // namespace
+
+TEST_CASE("torchtitan's registered flavors pass only its args dataclasses' fields") {
+  const std::pair<const char*, const char*> cases[] = {{"deepseek-v3", "deepseek_v3"},
+                                                       {"kimi-k2", "deepseek_v3"},
+                                                       {"qwen3-30b-a3b", "qwen3"},
+                                                       {"gpt-oss-120b", "gpt_oss"}};
+  for (const auto& [model, family] : cases) {
+    CAPTURE(model);
+    const Launch l = torchtitan_moe(model, 256, 8);
+    REQUIRE(l.unsupported.empty());
+    CHECK(flavor_problems(family, l.files.at("paraplan_flavor.py")).empty());
+  }
+  const Launch llama2 = launch_on(Framework::torchtitan,
+                                  reference({{"zero_stage", 0}, {"overlap_param_gather", false}}));
+  CHECK(flavor_problems("llama3", llama2.files.at("paraplan_flavor.py")).empty());
+  // The check can fail: a keyword no dataclass has.
+  CHECK(flavor_problems("qwen3", "    no_such_field=1,\n").size() == 3);
 }
