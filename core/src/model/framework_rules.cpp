@@ -508,10 +508,19 @@ const FrameworkRule kRules[] = {
               (s.fp8_recipe == Fp8Recipe::tensorwise && s.zero_stage >= 2);
      }},
     {F::torchtitan, "moe_token_dispatcher_type",
-     "expert parallelism dispatches tokens by all-to-all",
-     {K::moe_token_dispatcher_type, K::expert_model_parallel_size},
-     [](C, S s) {
-       return s.expert_model_parallel_size == 1 || s.moe_token_dispatcher_type == MoeDispatcher::alltoall;
+     "expert parallelism dispatches tokens by all-to-all (expert_parallel_comm_backend "
+     "\"standard\"), or by DeepEP (\"deepep\", Megatron-LM's flex) only in deepseek_v3 and "
+     "llama4 and without expert tensor parallelism (models/deepseek_v3/infra/parallelize.py: "
+     "\"DeepEP with Expert Tensor Parallelism (ETP) is not supported yet\"); qwen3's and "
+     "gpt_oss's parallelize never applies DeepEP",
+     {K::moe_token_dispatcher_type, K::expert_model_parallel_size, K::tensor_model_parallel_size,
+      K::expert_tensor_parallel_size},
+     [](C c, S s) {
+       if (s.expert_model_parallel_size == 1) return true;
+       if (s.moe_token_dispatcher_type == MoeDispatcher::alltoall) return true;
+       return s.moe_token_dispatcher_type == MoeDispatcher::flex &&
+              torchtitan_family(c.model) == TorchtitanFamily::deepseek_v3 &&
+              s.expert_tensor_parallel() == 1;
      }},
     {F::torchtitan, "moe_permute_fusion",
      "none of Megatron-Core's MoE switches (permute fusion, shared-expert overlap, EP comm "

@@ -1279,6 +1279,14 @@ TEST_CASE("torchtitan: MoE models as its families, with expert parallelism") {
   CHECK(oss.files.at("job.toml").find("name = \"gpt_oss\"") != std::string::npos);
   CHECK(oss.files.at("paraplan_flavor.py").find("sliding_window_size=128,") != std::string::npos);
   CHECK(oss.files.at("paraplan_flavor.py").find("gate_bias=True") != std::string::npos);
+  // DeepEP (flex): expert_parallel_comm_backend "deepep" in deepseek_v3 only.
+  const Launch deepep =
+      torchtitan_moe("deepseek-v3", 256, 64, {{"moe_token_dispatcher_type", "flex"}});
+  REQUIRE(deepep.unsupported.empty());
+  CHECK(deepep.files.at("job.toml").find("expert_parallel_comm_backend = \"deepep\"") !=
+        std::string::npos);
+  CHECK(refuses(torchtitan_moe("qwen3-30b-a3b", 64, 8, {{"moe_token_dispatcher_type", "flex"}}),
+                "moe_token_dispatcher_type"));
   // gpt_oss has no pipelining_fn.
   CHECK(refuses(torchtitan_moe("gpt-oss-120b", 64, 8, {{"pipeline_model_parallel_size", 2}}),
                 "pipeline_model_parallel_size"));

@@ -281,7 +281,9 @@ Launch torchtitan_launch(const LaunchInput& in) {
     // (efsdp); tokens reach them by all-to-all (expert_parallel_comm_backend "standard").
     t += "expert_parallel_degree = " + std::to_string(s.expert_model_parallel_size) +
          "\nexpert_tensor_parallel_degree = " + std::to_string(s.expert_tensor_parallel()) +
-         "\nexpert_parallel_comm_backend = \"standard\"  # all-to-all\n";
+         (s.moe_token_dispatcher_type == MoeDispatcher::flex && s.expert_model_parallel_size > 1
+              ? "\nexpert_parallel_comm_backend = \"deepep\"  # moe_token_dispatcher_type flex\n"
+              : "\nexpert_parallel_comm_backend = \"standard\"  # all-to-all\n");
   }
   if (s.context_parallel_size > 1) {
     t += std::string("context_parallel_rotate_method = \"") +
