@@ -25,10 +25,13 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
   const std::vector<std::pair<std::string, std::string>> disagreements = {
       {"OOM01",
        "priced 64.6 GiB of 79.2; the run failed with 58.8 GB allocated: ~20 GB held beside the "
-       "live tensors (fragmentation, says PR #3107's skill; TE CUDA graphs' private pools) where "
-       "the model's reserve is 2.8 GiB; the mlp graphs' static buffers add 16 MiB (their inputs "
-       "replace eager tensors nothing else keeps; only attention graphs take a mask), the graph "
-       "pool's fragmentation is not priced; inside the default margin: verdict at_risk"},
+       "live tensors (fragmentation, says PR #3107's skill); of it the mlp graphs' pool holds "
+       "their saved tensors, 12.6 GiB priced outside the allocated count (49.2 GiB priced "
+       "against 54.8 logged), the context and NCCL 1.9 GiB; the ~11 GiB left is what the "
+       "default allocator's fixed segments strand (expandable_segments ran the same launch), "
+       "not priced; the mlp graphs' static buffers add 16 MiB (their inputs replace eager "
+       "tensors nothing else keeps; only attention graphs take a mask); inside the default "
+       "margin: verdict at_risk"},
       {"OOM02", "as OOM01 (layernorm recompute saves next to nothing, measured and priced)"},
   };
   std::printf("\n%s\n%-6s %-72s %5s %9s %9s %9s %9s %7s %8s %s\n",

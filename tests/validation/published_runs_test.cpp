@@ -319,7 +319,10 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   CHECK(dense.infeasible == 0);
   CHECK(moe.infeasible == 0);
   CHECK(dense.median <= 0.074);
-  CHECK(dense.p90 <= 0.213);
+  // 21.24% -> 21.34% when linear_qkv's bias gradient came out of its weight-gradient GEMM as
+  // Transformer Engine computes it (layer_cost.cpp bias_gradient_fused): GPT-3-style runs with
+  // biases 0.1-0.6 points faster.
+  CHECK(dense.p90 <= 0.214);
   CHECK(moe.median <= 0.217);
   CHECK(moe.p90 <= 0.262);
   // As given, every MoE entry fits (the MoE defaults, docs/model.md section 5), and every dense
@@ -459,7 +462,8 @@ TEST_CASE("2025-26 published runs, each with the settings its recipe states") {
   CHECK(dense.p90 <= 0.438);
   CHECK(moe.median <= 0.281);
   CHECK(moe.p90 <= 1.149);
-  CHECK(dense.infeasible + moe.infeasible <= 3);
+  // Every run fits since H022 runs its recipe's micro-batch size (data/README.md).
+  CHECK(dense.infeasible + moe.infeasible == 0);
 }
 
 TEST_CASE("uncertainty bands: coverage leave-one-source-out, and the residual table is current") {

@@ -53,6 +53,10 @@ void with_bridge_moe(nlohmann::json& scenario) {
   strategy["expert_tensor_parallel_size"] = 1;
   strategy["moe_grouped_gemm"] = true;
   strategy["moe_permute_fusion"] = true;
+  // scripts/performance/configs/{deepseek,qwen,gpt_oss}/*_llm_pretrain.py (97ad8cc6f): the
+  // common configs (set_deepseek_v3_common_configs, set_qwen3_common_configs,
+  // set_gpt_oss_common_configs) set cfg.model.moe_router_fusion = True.
+  strategy["moe_router_fusion"] = true;
   const bool flex = (deepseek && (grace || gpu == "h100")) || (qwen3 && grace);
   strategy["moe_token_dispatcher_type"] = flex ? "flex" : "alltoall";
   if (deepseek) {

@@ -49,6 +49,10 @@ struct StageMemory {
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
   double activations_bytes = 0;
+  // Of activations_bytes, what the CUDA graphs' own saved tensors hold in their private memory
+  // pool: reserved by the pool for the graphs' lifetime, but freed in the allocator's account
+  // once captured, so torch.cuda.max_memory_allocated() leaves it out (cuda_graph_memory.hpp).
+  double graph_pool_bytes = 0;
   MemoryReserve reserve;
   double host_bytes = 0;  // offloaded activations and optimizer state, in host memory
 
@@ -56,14 +60,14 @@ struct StageMemory {
   double other_bytes() const { return reserve.total_bytes(); }
   // Live tensors at the peak, as torch.cuda.max_memory_allocated() reports them.
   double peak_allocated_bytes() const {
-    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes +
-           reserve.workspaces_bytes;
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes -
+           graph_pool_bytes + reserve.workspaces_bytes;
   }
   // What PyTorch's caching allocator reserves at the peak, as torch.cuda.max_memory_reserved()
-  // reports it: live tensors and the allocator's fragmentation (the CUDA context, NCCL's buffers
-  // and Transformer Engine's userbuffers are allocated outside it).
+  // reports it: live tensors, the CUDA graphs' pool and the allocator's fragmentation (the CUDA
+  // context, NCCL's buffers and Transformer Engine's userbuffers are allocated outside it).
   double peak_reserved_bytes() const {
-    return peak_allocated_bytes() + reserve.fragmentation_bytes;
+    return peak_allocated_bytes() + graph_pool_bytes + reserve.fragmentation_bytes;
   }
   // What the GPU must hold: decides out-of-memory.
   double peak_bytes() const {

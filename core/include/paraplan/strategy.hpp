@@ -102,6 +102,7 @@ struct Strategy {
   MoeDispatcher moe_token_dispatcher_type = MoeDispatcher::allgather;
   bool moe_grouped_gemm = false;
   bool moe_permute_fusion = false;
+  bool moe_router_fusion = false;
   bool moe_shared_expert_overlap = false;
   bool overlap_moe_expert_parallel_comm = false;
   bool moe_router_force_load_balancing = false;
@@ -221,6 +222,7 @@ enum class StrategyKeyId : uint8_t {
   moe_token_dispatcher_type,
   moe_grouped_gemm,
   moe_permute_fusion,
+  moe_router_fusion,
   moe_shared_expert_overlap,
   overlap_moe_expert_parallel_comm,
   moe_router_force_load_balancing,

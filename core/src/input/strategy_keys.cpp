@@ -139,6 +139,13 @@ const StrategyKey kKeys[] = {
      "Fused token permutation and unpermutation kernels (Transformer Engine). Left out: on for a "
      "MoE model where the framework has it.",
      get_field<&Strategy::moe_permute_fusion>, set_field<&Strategy::moe_permute_fusion>},
+    {K::moe_router_fusion, "moe_router_fusion", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--moe-router-fusion",
+     "Fused top-k routing and auxiliary-loss kernels (Transformer Engine 2.7 and later). Left "
+     "out: off (Megatron-LM's default); the search turns it on for a MoE model where the "
+     "framework has it.",
+     get_field<&Strategy::moe_router_fusion>, set_field<&Strategy::moe_router_fusion>},
     {K::moe_shared_expert_overlap, "moe_shared_expert_overlap", KeyType::boolean,
      false, true, {}, 0, 1, false,
      MegatronFlag::switch_on, "--moe-shared-expert-overlap",

@@ -106,8 +106,10 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   double replicated_parameters = 2 * h_;  // norms
   double split_parameters = 0;            // this GPU's share of the tensor-parallel ones
   double projection_flops = 0;            // forward FLOPs of the projections on this GPU
+  // The input projections add their own bias (attention.py and multi_latent_attention.py:
+  // skip_bias_add=False); linear_proj leaves it to bias-dropout-add (skip_bias_add=True).
   const auto add_column = [&](const Gemm& g, bool split) {
-    const LinearTime time = linear(kernels_, g);
+    const LinearTime time = linear(kernels_, g, 1, false, BiasAdd::in_module);
     column.forward_s += time.forward_s;
     column.dgrad_s += time.dgrad_s;
     column.wgrad_s += time.wgrad_s;

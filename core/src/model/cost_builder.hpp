@@ -22,6 +22,13 @@ struct LinearTime {
   double wgrad_s = 0;  // including the bias gradient
 };
 
+// Who adds a linear layer's bias (Megatron-LM's skip_bias_add): the linear module itself
+// (skip_bias_add=False: linear_qkv and the attention's other input projections, the grouped
+// experts' linear_fc1), or Megatron-LM after it, in the bias-activation or bias-dropout-add
+// fusion (skip_bias_add=True: linear_proj, an MLP's linear_fc1 and linear_fc2, the experts'
+// linear_fc2), whose autograd sums the output gradient for the bias gradient.
+enum class BiasAdd { after_module, in_module };
+
 // Builds the costs of one layer shape (the values of the layer_cost strategy keys). Token counts
 // are per micro-batch on one GPU: `tokens_` is the GPU's sequence chunk gathered over tensor
 // parallelism, `norm_tokens_` what element-wise ops see (a 1/t slice with sequence parallelism).
@@ -52,7 +59,8 @@ class CostBuilder {
 
   // layer_cost.cpp
   LinearTime linear(const Kernels& kernels, const Gemm& g, double groups = 1,
-                    bool grouped_gemm = false) const;
+                    bool grouped_gemm = false, BiasAdd bias_add = BiasAdd::after_module) const;
+  bool bias_gradient_fused(BiasAdd bias_add) const;
   static void add_linear(LayerCost& cost, const LinearTime& time) {
     cost.forward.compute_s += time.forward_s;
     cost.backward.compute_s += time.dgrad_s + time.wgrad_s;

@@ -71,4 +71,35 @@ double cuda_graph_bytes(const PipelineInput& in, const StageGroup& group, double
   return bytes;
 }
 
+double cuda_graph_pool_bytes(const PipelineInput& in, const StageGroup& group,
+                             const StageWork& work, double held_bytes, double in_flight) {
+  const Strategy& s = *in.strategy;
+  if (s.cuda_graph_impl == CudaGraphImpl::none) return 0;
+  // One graph of the whole forward-backward: every activation is its intermediate.
+  if (s.full_iteration_graph()) return held_bytes;
+  const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
+  const double layers = static_cast<double>(group.layers);
+  const double dense_layers = static_cast<double>(group.layers - group.moe_layers);
+  const bool whole_layer = s.cuda_graph_impl == CudaGraphImpl::local || s.cuda_graph_scope == 0;
+  double bytes = 0;
+  if (whole_layer && group.moe_layers == 0) {
+    // Whole-layer graphs of a dense stage: what each layer keeps for its backward is captured.
+    // Transformer Engine's static input is a sample argument allocated outside the capture
+    // (Megatron cuda_graphs.py TECudaGraphHelper._get_sample_arguments), so the layer's input
+    // stays in the allocator's account; the local implementation's input buffer is a pool
+    // buffer (cuda_graphs.py _resolve_input_buffer).
+    const double input = s.cuda_graph_impl == CudaGraphImpl::local ? 0 : c.dense.checkpoint_bytes;
+    bytes = in_flight * layers * std::max(0.0, work.layer_stored_bytes - input);
+  } else if (!whole_layer && s.graphs(CudaGraphScope::mlp) &&
+             !recomputes_on_its_own(s.recompute[static_cast<size_t>(group.pool)],
+                                    RecomputeModule::mlp)) {
+    // The dense MLP's graph: what the MLP keeps beyond its input (the FC1 output and the
+    // activation's output; layer_cost.cpp dense_mlp_block), for each dense layer and micro-batch
+    // in flight. With --recompute-modules mlp the graph keeps only its input, the sample
+    // argument.
+    bytes = in_flight * dense_layers * c.dense.unit(RecomputeModule::mlp).saved_bytes;
+  }
+  return std::min(bytes, held_bytes);
+}
+
 }  // namespace paraplan::detail

@@ -38,9 +38,10 @@ bool micro_batches_per_stage_multiple(C c, S s) {
 }
 // Megatron-LM features a framework has no switch for: false when `s` turns any on.
 bool no_megatron_moe_extras(S s) {
-  return !s.moe_grouped_gemm && !s.moe_permute_fusion && !s.moe_shared_expert_overlap &&
-         !s.overlap_moe_expert_parallel_comm && !s.moe_router_force_load_balancing &&
-         s.moe_expert_capacity_factor <= 0 && !s.moe_pad_expert_input_to_capacity;
+  return !s.moe_grouped_gemm && !s.moe_permute_fusion && !s.moe_router_fusion &&
+         !s.moe_shared_expert_overlap && !s.overlap_moe_expert_parallel_comm &&
+         !s.moe_router_force_load_balancing && s.moe_expert_capacity_factor <= 0 &&
+         !s.moe_pad_expert_input_to_capacity;
 }
 bool default_optimizer_dtypes(S s) {
   const Strategy d;
@@ -110,6 +111,7 @@ const KeySet kRecompute{K::recompute_granularity, K::recompute_method, K::recomp
                         K::recompute_modules};
 const KeySet kMoeExtras{K::moe_grouped_gemm,
                         K::moe_permute_fusion,
+                        K::moe_router_fusion,
                         K::moe_shared_expert_overlap,
                         K::overlap_moe_expert_parallel_comm,
                         K::moe_router_force_load_balancing,
@@ -196,6 +198,10 @@ const FrameworkRule kRules[] = {
        return !c.model.moe || !s.moe_permute_fusion ||
               s.moe_token_dispatcher_type == MoeDispatcher::alltoall;
      }},
+    {F::mindspeed_llm, "moe_router_fusion",
+     "Megatron-LM core_v0.12.1, which MindSpeed-LLM patches, has no moe_router_fusion (added to "
+     "transformer_config.py by c08d89bea0, first released in core_v0.14.0)",
+     {K::moe_router_fusion}, [](C, S s) { return !s.moe_router_fusion; }},
     {F::mindspeed_llm, "fp8_param_gather",
      "Megatron-LM core_v0.12.1's transformer_config.py: \"MXFP8 currently does not support "
      "fp8_param\"",
@@ -524,11 +530,13 @@ const FrameworkRule kRules[] = {
      }},
     {F::torchtitan, "moe_permute_fusion",
      "none of Megatron-Core's MoE switches (permute fusion, shared-expert overlap, EP comm "
-     "overlap, token dropping); forced balancing is [debug] moe_force_load_balance",
-     {K::moe_permute_fusion, K::moe_shared_expert_overlap, K::overlap_moe_expert_parallel_comm,
-      K::moe_expert_capacity_factor, K::moe_pad_expert_input_to_capacity},
+     "overlap, token dropping, router fusion); forced balancing is [debug] "
+     "moe_force_load_balance",
+     {K::moe_permute_fusion, K::moe_router_fusion, K::moe_shared_expert_overlap,
+      K::overlap_moe_expert_parallel_comm, K::moe_expert_capacity_factor,
+      K::moe_pad_expert_input_to_capacity},
      [](C, S s) {
-       return !s.moe_permute_fusion && !s.moe_shared_expert_overlap &&
+       return !s.moe_permute_fusion && !s.moe_router_fusion && !s.moe_shared_expert_overlap &&
               !s.overlap_moe_expert_parallel_comm && s.moe_expert_capacity_factor <= 0 &&
               !s.moe_pad_expert_input_to_capacity;
      }},

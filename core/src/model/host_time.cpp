@@ -27,10 +27,12 @@ constexpr HostOps kMlpOps{2, 2};
 // MoE layer (moe_layer.py): the standalone pre-MLP norm (TENorm), then the router
 // (router.py TopKRouter: gating GEMM, softmax or sigmoid, top-k, score normalisation, the
 // auxiliary loss): 72 kernels per forward without Megatron-LM's router fusion
-// (--moe-router-fusion, off by default), per Megatron-LM's "Optimizing DeepSeek-V3 Training
+// (--moe-router-fusion, off by default), 31 with it (Transformer Engine's fused top-k with score
+// function and fused aux-loss kernels), per Megatron-LM's "Optimizing DeepSeek-V3 Training
 // Performance on NVIDIA GB200 NVL72" (docs/discussions/deepseek-v3-gb200-optimization, commit
-// 402bc50b1c, section 2.1.4: "72 kernels ... 31 kernels" with it; Paraplan has no key for it).
+// 402bc50b1c, section 2.1.4: "72 kernels ... 31 kernels").
 constexpr HostOps kMoeRouterOps{1, 72};
+constexpr HostOps kMoeFusedRouterOps{1, 31};
 // The dispatcher's preprocess (token_dispatcher.py MoEAlltoAllTokenDispatcher
 // preprocess/dispatch_preprocess): the tokens-per-expert count, its exchange over the expert
 // group, the device-to-host copy of the counts (the sync), then the permutation: Transformer
@@ -58,7 +60,7 @@ HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& stra
     case HostRegion::mlp:
       return kMlpOps;
     case HostRegion::moe_router:
-      return kMoeRouterOps;
+      return strategy.moe_router_fusion ? kMoeFusedRouterOps : kMoeRouterOps;
     case HostRegion::moe_preprocess: {
       HostOps ops = kMoePreprocessOps;
       ops.torch_ops += strategy.moe_permute_fusion ? kPermuteFusedOps : kPermuteUnfusedOps;

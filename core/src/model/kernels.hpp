@@ -37,8 +37,10 @@ struct Gemm {
 // in the backward). TransformerEngine transformer_engine/pytorch/csrc/quantizer.cpp and
 // common/util/cast_kernels.cuh:
 //   delayed     cast_transpose with the scale from the amax history: read 2, write 1 + 1;
-//   tensorwise  Float8CurrentScalingQuantizer: nvte_compute_amax (read 2), then the cast
-//               (read 2, write 1 + 1): two kernels;
+//   tensorwise  Float8CurrentScalingQuantizer::quantize_impl (TE 2.9): nvte_compute_amax (read
+//               2; common/recipe/current_scaling.cu launch_amax_kernel: zero_amax_kernel, then
+//               amax_kernel), nvte_compute_scale_from_amax, then the cast (read 2, write 1 + 1):
+//               four kernels;
 //   mxfp8       cast_mxfp8_2D_kernel, row- and column-wise blocks of 32 with one E8M0 scale
 //               byte each: read 2, write 2 x (1 + 1/32);
 //   blockwise   Float8BlockQuantizer, 1 x 128 blocks with fp32 scales: read 2, write
@@ -56,7 +58,7 @@ struct Fp8Quantisation {
 };
 constexpr Fp8Quantisation kFp8Quantisation[] = {
     {2 + 1 + 1, 1, true},                 // delayed
-    {2 + 2 + 1 + 1, 2, false},            // tensorwise
+    {2 + 2 + 1 + 1, 4, false},            // tensorwise
     {2 + 2 * (1 + 1.0 / 32), 1, false},   // mxfp8
     {2 + 2 * (1 + 4.0 / 128), 1, false},  // blockwise
 };

@@ -44,11 +44,23 @@ ModelCosts CostBuilder::build() {
   return costs;
 }
 
+// Whether the bias gradient comes with no pass of its own. A Transformer Engine module that adds
+// its own bias fuses its gradient: into the weight-gradient GEMM's epilogue in 16-bit training
+// (module/base.py grad_output_preprocess, "Non-FP8 case: bgrad is fused with wgrad"; grouped:
+// grouped_linear.py "Grad bias is fused with wgrad GEMM"), into the output gradient's
+// quantisation in fp8 (tex.bgrad_quantize) except with 1 x 128 block scaling, whose bias
+// gradient is summed on its own ("unfuse bgrad for now", TE 2.9). Megatron-LM's own bias add
+// and any other framework's linear leave it to autograd: a sum over the output gradient.
+bool CostBuilder::bias_gradient_fused(BiasAdd bias_add) const {
+  if (!framework_.transformer_engine || bias_add != BiasAdd::in_module) return false;
+  return training_.precision != Precision::fp8 || s_.fp8_recipe != Fp8Recipe::blockwise;
+}
+
 // A linear layer on this GPU, `groups` times over `g` (local experts). With biases
 // (Megatron-LM --add-bias-linear), the bias gradient is one more pass over the output
-// gradient.
+// gradient unless fused (bias_gradient_fused).
 LinearTime CostBuilder::linear(const Kernels& kernels, const Gemm& g, double groups,
-                               bool grouped_gemm) const {
+                               bool grouped_gemm, BiasAdd bias_add) const {
   LinearTime time;
   if (grouped_gemm) {
     // TEGroupedMLP (--moe-grouped-gemm): Transformer Engine's GroupedLinear, one GEMM per local
@@ -72,7 +84,9 @@ LinearTime CostBuilder::linear(const Kernels& kernels, const Gemm& g, double gro
     time.dgrad_s = groups * kernels.dgrad_s(g);
     time.wgrad_s = groups * kernels.wgrad_s(g);
   }
-  if (model_.add_bias_linear) time.wgrad_s += kernels.memory_s(e_ * groups * g.m * g.n);
+  if (model_.add_bias_linear && !bias_gradient_fused(bias_add)) {
+    time.wgrad_s += kernels.memory_s(e_ * groups * g.m * g.n);
+  }
   return time;
 }
 
@@ -172,8 +186,11 @@ CostBuilder::MlpTime CostBuilder::mlp(LayerCost& cost, double rows, double ffn, 
                                       double tp, bool grouped_gemm) {
   const double gate = is_gated(model_.activation) ? 2.0 : 1.0;
   const double rows_per_group = rows / groups;
+  // The grouped experts' linear_fc1 adds its own bias (experts.py TEGroupedMLP
+  // skip_bias_add=False); an MLP's goes to the bias-activation fusion (mlp.py).
+  const BiasAdd fc1_bias = grouped_gemm ? BiasAdd::in_module : BiasAdd::after_module;
   const LinearTime fc1 =
-      linear(kernels_, {rows_per_group, gate * ffn / tp, h_}, groups, grouped_gemm);
+      linear(kernels_, {rows_per_group, gate * ffn / tp, h_}, groups, grouped_gemm, fc1_bias);
   const LinearTime fc2 = linear(kernels_, {rows_per_group, h_, ffn / tp}, groups, grouped_gemm);
   add_linear(cost, fc1);
   add_linear(cost, fc2);

@@ -623,6 +623,8 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   const double in_flight = in_flight_micro_batches(
       index, in.stages, s.virtual_pipeline_model_parallel_size, in.micro_batches);
   memory.activations_bytes = held_activation_bytes(s, work, in_flight);
+  memory.graph_pool_bytes =
+      cuda_graph_pool_bytes(in, group, work, memory.activations_bytes, in_flight);
   memory.reserve = memory_reserve(in, group, memory.activations_bytes,
                                   side_stream_cache_bytes(in, s, bytes, unit, sharded, zero));
   // PyTorch pipelining's buffers: allocated once per step's shapes, not fragmented.

@@ -30,6 +30,7 @@ nlohmann::json stage_memory_json(const StageReport& stage) {
           {"gradients_gib", m.gradients_bytes / kGiB},
           {"optimizer_gib", m.optimizer_bytes / kGiB},
           {"activations_gib", m.activations_bytes / kGiB},
+          {"graph_pool_gib", m.graph_pool_bytes / kGiB},
           {"other_gib", m.other_bytes() / kGiB},
           {"host_gib", m.host_bytes / kGiB},
           {"reserve_gib",

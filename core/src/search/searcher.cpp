@@ -57,6 +57,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::cross_entropy_fusion_impl,
               K::moe_grouped_gemm,
               K::moe_permute_fusion,
+              K::moe_router_fusion,
               K::moe_shared_expert_overlap,
               K::overlap_moe_expert_parallel_comm,
               K::moe_router_force_load_balancing,
@@ -512,6 +513,8 @@ bool Searcher::layer_shape_level(Walk walk) {
       static_cast<CrossEntropyFusionImpl>(pins_.get(K::cross_entropy_fusion_impl).value_or(0));
   const bool grouped_gemm = pins_.flag(K::moe_grouped_gemm).value_or(moe);
   const bool permute_fusion = pins_.flag(K::moe_permute_fusion).value_or(moe);
+  // The fused router only saves kernels (Megatron-LM router.py: the same top-k and aux loss).
+  const bool router_fusion = pins_.flag(K::moe_router_fusion).value_or(moe);
   const std::optional<bool> shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap);
   const bool force_balancing = pins_.flag(K::moe_router_force_load_balancing).value_or(false);
   // Token dropping changes what is trained: only as pinned.
@@ -530,14 +533,16 @@ bool Searcher::layer_shape_level(Walk walk) {
         s_.cross_entropy_fusion_impl = loss_fusion_impl;
         s_.moe_grouped_gemm = grouped_gemm;
         s_.moe_permute_fusion = permute_fusion;
+        s_.moe_router_fusion = router_fusion;
         s_.overlap_moe_expert_parallel_comm = overlap != 0;
         s_.moe_shared_expert_overlap =
             shared_expert_overlap.value_or(shared_experts && all_to_all && overlap == 0);
         s_.moe_router_force_load_balancing = force_balancing;
         strategy_key(K::moe_expert_capacity_factor).set(s_, 0, capacity_factor);
         s_.moe_pad_expert_input_to_capacity = pad_to_capacity;
-        for (const K key : {K::cross_entropy_loss_fusion, K::moe_grouped_gemm,
-                            K::moe_permute_fusion, K::moe_shared_expert_overlap}) {
+        for (const K key :
+             {K::cross_entropy_loss_fusion, K::moe_grouped_gemm, K::moe_permute_fusion,
+              K::moe_router_fusion, K::moe_shared_expert_overlap}) {
           fit_switch_to_framework(key);
         }
         if (!rules_hold(Level::layer_shape)) continue;

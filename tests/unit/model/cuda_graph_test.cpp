@@ -81,6 +81,52 @@ TEST_CASE("local graphs reuse each other's buffers; a full-iteration graph copie
   }
 }
 
+TEST_CASE("the graphs' own saved tensors stay in their pool: reserved, left out of max allocated") {
+  const Report off = with_graphs("");
+  const auto pool_of = [&](const std::string& graphs) {
+    const Report on = with_graphs(graphs);
+    std::vector<double> pools;
+    for (size_t i = 0; i < on.stages.size(); ++i) {
+      const StageMemory& a = off.stages[i].memory;
+      const StageMemory& b = on.stages[i].memory;
+      // The pool moves bytes from allocated to reserved: what the GPU holds is unchanged.
+      CHECK(b.peak_bytes() - a.peak_bytes() ==
+            doctest::Approx(b.activations_bytes - a.activations_bytes + b.reserve.total_bytes() -
+                            a.reserve.total_bytes()));
+      CHECK(b.peak_reserved_bytes() ==
+            doctest::Approx(b.peak_allocated_bytes() + b.graph_pool_bytes +
+                            b.reserve.fragmentation_bytes));
+      CHECK(b.peak_allocated_bytes() ==
+            doctest::Approx(a.peak_allocated_bytes() + b.activations_bytes - a.activations_bytes -
+                            b.graph_pool_bytes));
+      pools.push_back(b.graph_pool_bytes);
+    }
+    return pools;
+  };
+  for (const StageReport& stage : off.stages) CHECK(stage.memory.graph_pool_bytes == 0);
+  // MLP graphs: FC1's output (2 x 4096 / 2 columns, bf16) and the activation's output (4096 / 2,
+  // bf16) of 2048 tokens, per dense layer and micro-batch in flight (2 x 2 on the first stage,
+  // 2 x 1 on the last): 24 MiB each.
+  const std::vector<double> mlp =
+      pool_of(R"(, "cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["mlp"])");
+  CHECK(mlp[0] == doctest::Approx(4 * 24 * kMiB));
+  CHECK(mlp[1] == doctest::Approx(2 * 24 * kMiB));
+  // Recomputing the MLP keeps only its input, the graph's sample argument: nothing in the pool.
+  for (const double bytes : pool_of(
+           R"(, "cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["mlp"],
+           "recompute_granularity": "selective", "recompute_modules": ["mlp"])")) {
+    CHECK(bytes == 0);
+  }
+  // Whole-layer graphs hold more than MLP graphs; a full-iteration graph holds every activation.
+  const std::vector<double> whole = pool_of(R"(, "cuda_graph_impl": "transformer_engine")");
+  CHECK(whole[0] > mlp[0]);
+  const Report full =
+      with_graphs(R"(, "cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"])");
+  for (const StageReport& stage : full.stages) {
+    CHECK(stage.memory.graph_pool_bytes == stage.memory.activations_bytes - 28.0 * 2048 * 16);
+  }
+}
+
 TEST_CASE("CUDA graph keys: Megatron-LM's names, off by default, refused where unsupported") {
   const Report plain = with_graphs("");
   CHECK(plain.feasible);

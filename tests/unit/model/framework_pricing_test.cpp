@@ -199,10 +199,15 @@ TEST_CASE("Megatron-DeepSpeed's bf16 ZeRO-1 reduces after the pipeline and keeps
 }
 
 TEST_CASE("frameworks without their own mechanisms here price as Megatron-LM") {
-  for (const char* framework : {"megatron-bridge", "mindspeed-llm", "colossalai"}) {
+  const double megatron_s = estimate(gpt3_zero3("megatron", 1536)).iteration_time_s;
+  CHECK(estimate(gpt3_zero3("megatron-bridge", 1536)).iteration_time_s == megatron_s);
+  // Without Transformer Engine's modules GPT-3's QKV bias gradient is a pass of its own
+  // (layer_cost.cpp bias_gradient_fused), a little slower.
+  for (const char* framework : {"mindspeed-llm", "colossalai"}) {
     CAPTURE(framework);
-    CHECK(estimate(gpt3_zero3(framework, 1536)).iteration_time_s ==
-          estimate(gpt3_zero3("megatron", 1536)).iteration_time_s);
+    const double time_s = estimate(gpt3_zero3(framework, 1536)).iteration_time_s;
+    CHECK(time_s > megatron_s);
+    CHECK(time_s < 1.01 * megatron_s);
   }
   // DeepSpeed with ZeRO 0 keeps Megatron-LM's pricing (not modelled apart).
   for (int zero : {0}) {

@@ -9,6 +9,7 @@
 
 using namespace paraplan;
 using paraplan::detail::graph_captures;
+using paraplan::detail::host_ops;
 using paraplan::detail::HostRegion;
 
 namespace {
@@ -80,4 +81,16 @@ TEST_CASE("CUDA graph scopes capture their regions") {
   s.cuda_graph_impl = CudaGraphImpl::local;
   s.cuda_graph_scope = 1u << static_cast<unsigned>(CudaGraphScope::full_iteration);
   CHECK(graph_captures(s, HostRegion::moe_experts));
+}
+
+TEST_CASE("the fused router issues 31 kernels a forward, the unfused one 72") {
+  // Megatron-LM docs/discussions/deepseek-v3-gb200-optimization (402bc50b1c) section 2.1.4.
+  const Scenario moe = test::scenario(R"({"model": "mixtral-8x7b",
+      "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  Strategy s;
+  CHECK(host_ops(HostRegion::moe_router, moe.model, s).torch_ops == 72);
+  s.moe_router_fusion = true;
+  CHECK(host_ops(HostRegion::moe_router, moe.model, s).torch_ops == 31);
+  CHECK(host_ops(HostRegion::moe_router, moe.model, s).te_modules == 1);
 }

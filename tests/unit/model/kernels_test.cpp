@@ -64,6 +64,52 @@ TEST_CASE("fp8 quantisation: each GEMM input once per pass, bytes by Transformer
         doctest::Approx(8.0 / 128 * backward / bandwidth).epsilon(1e-9));
 }
 
+TEST_CASE("fp8 current scaling launches four kernels per quantisation, delayed scaling one") {
+  // TE 2.9 Float8CurrentScalingQuantizer::quantize_impl: zero_amax_kernel and amax_kernel
+  // (nvte_compute_amax), nvte_compute_scale_from_amax, nvte_quantize_v2.
+  const auto job = [](const std::string& overhead_us) {
+    return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+        "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
+        "vocab_size": 32000, "activation": "swiglu"},
+        "training": {"global_batch_size": 8, "seq_length": 2048, "precision": "fp8"},
+        "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat", "hbm_gb_per_s": 1000,
+        "kernel_overhead_us": )" +
+                          overhead_us + R"(, "efficiency": {"memory": [[1, 1.0]]}},
+        "count": 8}]}})");
+  };
+  Strategy strategy;
+  const auto extra_s = [&](const Scenario& s) {
+    strategy.fp8_recipe = Fp8Recipe::tensorwise;
+    const double tensorwise = layer(s, strategy).forward.compute_s;
+    strategy.fp8_recipe = Fp8Recipe::delayed;
+    return tensorwise - layer(s, strategy).forward.compute_s;
+  };
+  // Four GEMM inputs quantised in the forward (QKV, output projection, FC1, FC2), three more
+  // kernels each.
+  CHECK(extra_s(job("10")) - extra_s(job("0")) == doctest::Approx(4 * 3 * 10e-6).epsilon(1e-6));
+}
+
+TEST_CASE(
+    "bias gradients: fused where Transformer Engine adds the bias, summed where Megatron does") {
+  const auto job = [](bool biases) {
+    return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+        "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
+        "vocab_size": 32000, "activation": "swiglu", "add_bias_linear": )" +
+                          std::string(biases ? "true" : "false") + R"(},
+        "training": {"global_batch_size": 8, "seq_length": 2048, "precision": "bf16"},
+        "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat", "hbm_gb_per_s": 1000,
+        "kernel_overhead_us": 0, "efficiency": {"memory": [[1, 1.0]]}}, "count": 8}]}})");
+  };
+  const Strategy strategy;
+  const double extra_s = layer(job(true), strategy).backward.compute_s -
+                         layer(job(false), strategy).backward.compute_s;
+  // linear_proj (h), linear_fc1 (2 x ffn, bias-SwiGLU) and linear_fc2 (h) leave their biases to
+  // Megatron-LM (skip_bias_add): autograd reads their 16-bit output gradients once more. QKV's
+  // bias gradient comes out of its weight-gradient GEMM.
+  const double tokens = 2048;
+  CHECK(extra_s == doctest::Approx(2 * tokens * (1024 + 2 * 4096 + 1024) / 1e12).epsilon(1e-9));
+}
+
 TEST_CASE("context parallel attention: one kernel per ring step, at that step's efficiency") {
   Strategy strategy;
   strategy.use_flash_attn = true;

@@ -820,6 +820,20 @@ TEST_CASE("MindSpeed-LLM refuses what core_v0.12.1 and MindSpeed's features refu
                                     {"moe_permute_fusion", true}};
   CHECK(refuses(launch_on(Framework::mindspeed_llm, job("mixtral-8x7b", 64, allgather)),
                 "moe_permute_fusion"));
+  // Megatron-LM core_v0.12.1 has no router fusion (c08d89bea0, core_v0.14.0); Megatron-LM and
+  // Megatron-Bridge write it.
+  const nlohmann::json router = {{"expert_model_parallel_size", 8},
+                                 {"moe_token_dispatcher_type", "alltoall"},
+                                 {"moe_router_fusion", true}};
+  CHECK(refuses(launch_on(Framework::mindspeed_llm, job("mixtral-8x7b", 64, router)),
+                "moe_router_fusion"));
+  const Launch megatron = launch_on(Framework::megatron, job("mixtral-8x7b", 64, router));
+  REQUIRE(megatron.unsupported.empty());
+  CHECK(megatron.command.find("--moe-router-fusion") != std::string::npos);
+  const Launch bridge = launch_on(Framework::megatron_bridge, job("mixtral-8x7b", 64, router));
+  REQUIRE(bridge.unsupported.empty());
+  CHECK(bridge.files.at("pretrain_paraplan.py").find("m.moe_router_fusion = True\n") !=
+        std::string::npos);
   nlohmann::json mxfp8 = reference({{"fp8_recipe", "mxfp8"}, {"fp8_param_gather", true}});
   mxfp8["training"]["precision"] = "fp8";
   CHECK(refuses(launch_on(Framework::mindspeed_llm, mxfp8), "fp8_param_gather"));
@@ -833,6 +847,7 @@ TEST_CASE("MindSpeed-LLM refuses what core_v0.12.1 and MindSpeed's features refu
     if (command.find("--moe-token-dispatcher-type alltoall") == std::string::npos) {
       CHECK(command.find("--moe-permute-fusion") == std::string::npos);
     }
+    CHECK(command.find("--moe-router-fusion") == std::string::npos);
   }
 }
 

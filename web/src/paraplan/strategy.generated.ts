@@ -31,6 +31,9 @@ export interface Strategy {
   // Fused token permutation and unpermutation kernels (Transformer Engine). Left out: on for a MoE
   // model where the framework has it.
   moe_permute_fusion: boolean;
+  // Fused top-k routing and auxiliary-loss kernels (Transformer Engine 2.7 and later). Left out:
+  // off (Megatron-LM's default); the search turns it on for a MoE model where the framework has it.
+  moe_router_fusion: boolean;
   // Run the shared experts on a side stream, overlapped with the token dispatch.
   moe_shared_expert_overlap: boolean;
   // Hide the expert-parallel all-to-all behind another micro-batch's compute (1F1B overlap).
@@ -147,6 +150,7 @@ export const STRATEGY_DEFAULTS: Strategy = {
   moe_token_dispatcher_type: "allgather",
   moe_grouped_gemm: false,
   moe_permute_fusion: false,
+  moe_router_fusion: false,
   moe_shared_expert_overlap: false,
   overlap_moe_expert_parallel_comm: false,
   moe_router_force_load_balancing: false,

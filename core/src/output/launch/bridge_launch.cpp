@@ -181,6 +181,7 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     set("m.moe_token_dispatcher_type", py_string(to_string(s.moe_token_dispatcher_type)));
     set("m.moe_grouped_gemm", py_bool(s.moe_grouped_gemm));
     set("m.moe_permute_fusion", py_bool(s.moe_permute_fusion));
+    set("m.moe_router_fusion", py_bool(s.moe_router_fusion));
     set("m.moe_shared_expert_overlap", py_bool(s.moe_shared_expert_overlap));
     set("m.overlap_moe_expert_parallel_comm", py_bool(s.overlap_moe_expert_parallel_comm));
     if (s.moe_expert_capacity_factor > 0) {
