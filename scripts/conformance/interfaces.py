@@ -203,6 +203,42 @@ def torchtitan_sections():
     return sections
 
 
+# torchtitan's model families the launch registers a flavor in (torchtitan_launch.cpp
+# kFamilyModules): package, the args dataclass and its module, the flavor dictionary.
+TORCHTITAN_FAMILIES = {
+    "llama3": ("TransformerModelArgs", "llama3_args"),
+    "qwen3": ("Qwen3ModelArgs", "qwen3_args"),
+    "deepseek_v3": ("DeepSeekV3ModelArgs", "deepseekv3_args"),
+    "gpt_oss": ("GptOssModelArgs", "gptoss_configs"),
+}
+
+
+def dataclass_fields(src, class_name):
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            return sorted(item.target.id for item in node.body
+                          if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name))
+    raise SystemExit(f"{class_name} not found")
+
+
+def torchtitan_model_families():
+    """{family: {args_class, flavors, fields}} and MoEArgs's fields: the keywords a registered
+    flavor may pass (models/<family>/model/args.py, models/moe/moe.py), and that the family's
+    __init__.py defines the flavor dictionary."""
+    out = {}
+    for family, (args_class, flavors) in TORCHTITAN_FAMILIES.items():
+        init = show(TORCHTITAN, f"torchtitan/models/{family}/__init__.py")
+        if not re.search(rf"^{flavors} = {{", init, re.M):
+            raise SystemExit(f"{flavors} not in models/{family}/__init__.py")
+        out[family] = {
+            "args_class": args_class, "flavors": flavors,
+            "fields": dataclass_fields(
+                show(TORCHTITAN, f"torchtitan/models/{family}/model/args.py"), args_class)}
+    return {"families": out,
+            "MoEArgs": dataclass_fields(show(TORCHTITAN, "torchtitan/models/moe/moe.py"),
+                                        "MoEArgs")}
+
+
 def init_keywords(src, class_name):
     for node in ast.walk(ast.parse(src)):
         if isinstance(node, ast.ClassDef) and node.name == class_name:
@@ -246,7 +282,7 @@ def main():
             "mixed_precision_recipes": bridge_recipes()},
         "torchtitan": {
             "repository": "pytorch/torchtitan", "commit": TORCHTITAN[1],
-            "sections": torchtitan_sections()},
+            "sections": torchtitan_sections(), "models": torchtitan_model_families()},
         "colossalai": {
             "repository": "hpcaitech/ColossalAI", "commit": COLOSSALAI[1],
             "HybridParallelPlugin": init_keywords(

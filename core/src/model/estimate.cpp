@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "model/cost_cache.hpp"
+#include "model/framework_rules.hpp"
 #include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
 #include "model/stage_split.hpp"
@@ -114,7 +115,8 @@ MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes,
 
 struct Estimator::Impl {
   Impl(ModelSpec m, Training t, Cluster c, Framework f)
-      : model(std::move(m)),
+      : model_note(detail::trained_model_note(m, f)),
+        model(detail::trained_model(std::move(m), f)),
         training(t),
         cluster(std::move(c)),
         framework(f),
@@ -122,6 +124,7 @@ struct Estimator::Impl {
         band(detail::ratio_band(detail::regime_of(model, cluster, framework),
                                 detail::validation_residuals())) {}
 
+  std::string model_note;  // what the framework's model drops (framework_rules.hpp)
   ModelSpec model;
   Training training;
   Cluster cluster;
@@ -258,6 +261,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   if (std::string note = detail::measured_error_note(model, framework, s, band); !note.empty()) {
     report.validation.notes.push_back(std::move(note));
   }
+  if (!model_note.empty()) report.validation.notes.push_back(model_note);
   report.validation.validated = report.validation.notes.empty();
   if (!all_finite(report)) {
     Report overflow;

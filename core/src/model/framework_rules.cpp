@@ -63,15 +63,48 @@ bool only_core_attn(S s) {
   });
 }
 
-// A Llama-3-shaped model (SwiGLU, RMSNorm, rotary positions, no biases, untied embeddings, head
-// dimension hidden / heads, dense, full attention): what torchtitan v0.2.2's llama3
-// TransformerModelArgs can hold (models/llama3/model/args.py and model.py).
+// torchtitan v0.2.2's families (framework_rules.hpp TorchtitanFamily), from their args.py and
+// model.py at 73a0e6979dd1. Every family is SwiGLU, RMSNorm, rotary positions.
+bool swiglu_rope(const ModelSpec& m) {
+  return m.activation == Activation::swiglu && m.position_embedding_type == PositionEmbedding::rope;
+}
+// llama3 TransformerModelArgs: no head_dim (dim / n_heads), no biases, untied output, dense.
 bool llama3_shaped(const ModelSpec& m) {
-  return m.activation == Activation::swiglu &&
-         m.position_embedding_type == PositionEmbedding::rope && !m.add_bias_linear &&
-         m.untie_embeddings_and_output_weights &&
+  return !m.add_bias_linear && m.untie_embeddings_and_output_weights &&
          (m.kv_channels == 0 || m.kv_channels * m.num_attention_heads == m.hidden_size) && !m.moe &&
-         !m.mla && m.mtp_num_layers == 0 && m.window_size == 0;
+         !m.mla && m.window_size == 0;
+}
+// qwen3 Qwen3ModelArgs: head_dim, enable_weight_tying, moe_enabled in every layer or none
+// (model.py TransformerBlock), MoEArgs with num_shared_experts; no biases, full attention.
+bool qwen3_shaped(const ModelSpec& m) {
+  return !m.add_bias_linear && !m.mla && m.window_size == 0 &&
+         (!m.moe || m.moe->first_k_dense_layers == 0);
+}
+// deepseek_v3 DeepSeekV3ModelArgs: MLA in every layer, n_dense_layers dense layers of inter_dim
+// first (model.py: moe_enabled = layer_id >= n_dense_layers), MoE of moe_inter_dim with shared
+// experts after; no biases, untied, full attention.
+bool deepseek_v3_shaped(const ModelSpec& m) {
+  return m.mla && m.moe && !m.add_bias_linear && m.untie_embeddings_and_output_weights &&
+         m.window_size == 0;
+}
+// gpt_oss GptOssModelArgs: MoE in every layer without shared experts (the 20b and 120b flavors),
+// biases (model.py: bias=True), sliding_window_size keys (the query included,
+// models/attention.py get_sliding_window_mask_mod) on layers with layer_id % 2 == 0 and full
+// attention on the others: Megatron-LM's window_size = sliding_window_size - 1 with
+// window_attn_skip_freq 2; untied.
+bool gpt_oss_shaped(const ModelSpec& m) {
+  return m.moe && m.moe->first_k_dense_layers == 0 && m.moe->num_shared_experts == 0 && !m.mla &&
+         m.untie_embeddings_and_output_weights && m.window_size > 0 && m.window_attn_skip_freq == 2;
+}
+// One of the torchtitan "model.*" rules below names what no family holds.
+bool names_a_field(const ModelSpec& m) {
+  return !swiglu_rope(m) || m.add_bias_linear || m.window_size > 0 || m.mla ||
+         (m.moe && m.moe->first_k_dense_layers > 0);
+}
+bool torchtitan_gpt_oss(C c) { return torchtitan_family(c.model) == TorchtitanFamily::gpt_oss; }
+// A model torchtitan cannot train breaks the rule of each field no family holds.
+bool torchtitan_model_or(C c, bool field_expressible) {
+  return field_expressible || torchtitan_family(c.model) != TorchtitanFamily::none;
 }
 
 const KeySet kRecompute{K::recompute_granularity, K::recompute_method, K::recompute_num_layers,
@@ -481,21 +514,31 @@ const FrameworkRule kRules[] = {
               (s.fp8_recipe == Fp8Recipe::tensorwise && s.zero_stage >= 2);
      }},
     {F::torchtitan, "moe_token_dispatcher_type",
-     "expert parallelism dispatches tokens by all-to-all",
-     {K::moe_token_dispatcher_type, K::expert_model_parallel_size},
-     [](C, S s) {
-       return s.expert_model_parallel_size == 1 || s.moe_token_dispatcher_type == MoeDispatcher::alltoall;
+     "expert parallelism dispatches tokens by all-to-all (expert_parallel_comm_backend "
+     "\"standard\"), or by DeepEP (\"deepep\", Megatron-LM's flex) only in deepseek_v3 and "
+     "llama4 and without expert tensor parallelism (models/deepseek_v3/infra/parallelize.py: "
+     "\"DeepEP with Expert Tensor Parallelism (ETP) is not supported yet\"); qwen3's and "
+     "gpt_oss's parallelize never applies DeepEP",
+     {K::moe_token_dispatcher_type, K::expert_model_parallel_size, K::tensor_model_parallel_size,
+      K::expert_tensor_parallel_size},
+     [](C c, S s) {
+       if (s.expert_model_parallel_size == 1) return true;
+       if (s.moe_token_dispatcher_type == MoeDispatcher::alltoall) return true;
+       return s.moe_token_dispatcher_type == MoeDispatcher::flex &&
+              torchtitan_family(c.model) == TorchtitanFamily::deepseek_v3 &&
+              s.expert_tensor_parallel() == 1;
      }},
     {F::torchtitan, "moe_permute_fusion",
      "none of Megatron-Core's MoE switches (permute fusion, shared-expert overlap, EP comm "
-     "overlap, forced balancing, router fusion)",
+     "overlap, token dropping, router fusion); forced balancing is [debug] "
+     "moe_force_load_balance",
      {K::moe_permute_fusion, K::moe_router_fusion, K::moe_shared_expert_overlap,
-      K::overlap_moe_expert_parallel_comm, K::moe_router_force_load_balancing,
-      K::moe_expert_capacity_factor, K::moe_pad_expert_input_to_capacity},
+      K::overlap_moe_expert_parallel_comm, K::moe_expert_capacity_factor,
+      K::moe_pad_expert_input_to_capacity},
      [](C, S s) {
        return !s.moe_permute_fusion && !s.moe_router_fusion && !s.moe_shared_expert_overlap &&
-              !s.overlap_moe_expert_parallel_comm && !s.moe_router_force_load_balancing &&
-              s.moe_expert_capacity_factor <= 0 && !s.moe_pad_expert_input_to_capacity;
+              !s.overlap_moe_expert_parallel_comm && s.moe_expert_capacity_factor <= 0 &&
+              !s.moe_pad_expert_input_to_capacity;
      }},
     {F::torchtitan, "use_precision_aware_optimizer",
      "no precision-aware optimizer or optimizer-state dtypes",
@@ -503,17 +546,41 @@ const FrameworkRule kRules[] = {
     {F::torchtitan, "optimizer_cpu_offload",
      "no share of the optimizer stepped on the CPU (FSDP2 CPU offload moves all parameters)",
      {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
+    {F::torchtitan, "model.activation",
+     "every torchtitan v0.2.2 language model (llama3, llama4, qwen3, deepseek_v3, gpt_oss) is a "
+     "SwiGLU, RMSNorm, rotary-position transformer (torchtitan/models/*/model/model.py): GeLU, "
+     "LayerNorm or learned positions (GPT-3) cannot be expressed",
+     {}, [](C c, S) { return torchtitan_model_or(c, swiglu_rope(c.model)); }},
+    {F::torchtitan, "model.add_bias_linear",
+     "only gpt_oss has linear biases (models/gpt_oss/model/model.py), and it is MoE in every "
+     "layer with sliding-window attention on every second layer; llama3, qwen3 and deepseek_v3 "
+     "have none",
+     {}, [](C c, S) { return torchtitan_model_or(c, !c.model.add_bias_linear); }},
     {F::torchtitan, "model.window_size",
-     "the llama3 model the launch names has no sliding-window attention "
-     "(torchtitan/models/llama3/model/args.py at v0.2.2)",
-     {}, [](C c, S) { return c.model.window_size == 0; }},
+     "only gpt_oss has sliding-window attention, on every even layer (layer_id % 2 == 0, "
+     "window_attn_skip_freq 2) of a MoE model without shared experts "
+     "(models/gpt_oss/model/model.py at v0.2.2)",
+     {}, [](C c, S) { return torchtitan_model_or(c, c.model.window_size == 0); }},
+    {F::torchtitan, "model.multi_latent_attention",
+     "only deepseek_v3 has multi-latent attention, and only in a MoE model with untied "
+     "embeddings (models/deepseek_v3/model/args.py)",
+     {}, [](C c, S) { return torchtitan_model_or(c, !c.model.mla); }},
+    {F::torchtitan, "model.moe.first_k_dense_layers",
+     "leading dense layers before the MoE layers are deepseek_v3's n_dense_layers, which comes "
+     "with multi-latent attention; qwen3 and gpt_oss are MoE in every layer",
+     {}, [](C c, S) {
+       return torchtitan_model_or(c, !c.model.moe || c.model.moe->first_k_dense_layers == 0);
+     }},
     {F::torchtitan, "model",
-     "the launch trains torchtitan v0.2.2's llama3 model (SwiGLU, RMSNorm, rotary positions, no "
-     "biases, untied embeddings, head dimension hidden / heads): a GPT-3-style model (GeLU, "
-     "LayerNorm, learned positions, biases) cannot be expressed; MoE models are refused rather "
-     "than mapped to llama4's defaults (MoE every 2nd layer, a shared expert, sigmoid top-1, "
-     "models/llama4/model/args.py) or to deepseek_v3, which has no multi-token prediction",
-     {}, [](C c, S) { return llama3_shaped(c.model); }},
+     "no torchtitan v0.2.2 model family (llama3, qwen3, deepseek_v3, gpt_oss) holds the model "
+     "(tied embeddings are qwen3's only, head dimensions other than hidden / heads qwen3's, "
+     "shared experts deepseek_v3's or qwen3's)",
+     {}, [](C c, S) { return torchtitan_model_or(c, names_a_field(c.model)); }},
+    {F::torchtitan, "pipeline_model_parallel_size",
+     "gpt_oss registers no pipelining_fn (models/gpt_oss/__init__.py get_train_spec: "
+     "pipelining_fn=None), so its runs have no pipeline parallelism",
+     {K::pipeline_model_parallel_size},
+     [](C c, S s) { return !torchtitan_gpt_oss(c) || s.pipeline_model_parallel_size == 1; }},
     {F::torchtitan, "grad_reduce_in_bf16",
      "training.mixed_precision_reduce accepts only \"float32\" (config/job_config.py)",
      {K::grad_reduce_in_bf16}, [](C, S s) { return !s.grad_reduce_in_bf16; }},
@@ -570,6 +637,50 @@ constexpr FrameworkKernelsRow kFrameworkKernels[] = {
 };
 
 }  // namespace
+
+TorchtitanFamily torchtitan_family(const ModelSpec& m) {
+  if (!swiglu_rope(m)) return TorchtitanFamily::none;
+  if (llama3_shaped(m)) return TorchtitanFamily::llama3;
+  if (deepseek_v3_shaped(m)) return TorchtitanFamily::deepseek_v3;
+  if (gpt_oss_shaped(m)) return TorchtitanFamily::gpt_oss;
+  if (qwen3_shaped(m)) return TorchtitanFamily::qwen3;
+  return TorchtitanFamily::none;
+}
+
+std::string_view to_string(TorchtitanFamily family) {
+  switch (family) {
+    case TorchtitanFamily::llama3:
+      return "llama3";
+    case TorchtitanFamily::qwen3:
+      return "qwen3";
+    case TorchtitanFamily::deepseek_v3:
+      return "deepseek_v3";
+    case TorchtitanFamily::gpt_oss:
+      return "gpt_oss";
+    case TorchtitanFamily::none:
+      break;
+  }
+  return "none";
+}
+
+namespace {
+bool drops_mtp(const ModelSpec& model, Framework framework) {
+  return framework == Framework::torchtitan && model.mtp_num_layers > 0;
+}
+}  // namespace
+
+ModelSpec trained_model(ModelSpec model, Framework framework) {
+  if (drops_mtp(model, framework)) model.mtp_num_layers = 0;
+  return model;
+}
+
+std::string trained_model_note(const ModelSpec& model, Framework framework) {
+  if (!drops_mtp(model, framework)) return "";
+  return "torchtitan v0.2.2's " + std::string(to_string(torchtitan_family(model))) +
+         " model has no multi-token prediction (models/deepseek_v3/model/model.py builds none): "
+         "estimated and launched without the model's " +
+         std::to_string(model.mtp_num_layers) + " MTP depth(s)";
+}
 
 FrameworkKernels framework_kernels(Framework framework) {
   for (const FrameworkKernelsRow& row : kFrameworkKernels) {

@@ -19,7 +19,11 @@ bool fsdp2_keeps_unsharded(int64_t pipeline_stages) { return pipeline_stages > 1
 
 namespace {
 
-// The groups a unit's dense and expert parameters are sharded over.
+// The groups a unit's dense and expert parameters are sharded over: torchtitan v0.2.2
+// distributed/parallel_dims.py shards the dense parameters over dp_shard x cp ("fsdp") and the
+// routed experts over efsdp = dp_shard x cp x tp / (etp x ep) (the mesh ("pp", "dp_replicate",
+// "efsdp", "ep", "etp")), llama4/infra/parallelize.py apply_fsdp wrapping each block's
+// moe.experts over the efsdp mesh: expert_data_parallel_group's size.
 struct Fsdp2Groups {
   Group dense;
   Group experts;

@@ -65,8 +65,10 @@ std::vector<std::string> Searcher::diagnosis() const {
   const size_t shown = std::min<size_t>(ranked.size(), 4);
   for (size_t i = 0; i < shown; ++i) {
     const auto& [why, rejection] = ranked[i];
-    text += (i == 0 ? " " : "; ") + rejection->example + " (" + std::string(why) + ", " +
-            std::to_string(rejection->count) +
+    // A launch target's rule is tallied by its why, which its example already says.
+    const bool said = rejection->example.find(why) != std::string::npos;
+    text += (i == 0 ? " " : "; ") + rejection->example + " (" +
+            (said ? std::string() : std::string(why) + ", ") + std::to_string(rejection->count) +
             (rejection->count == 1 ? " candidate)" : " candidates)");
   }
   if (ranked.empty()) text += " nothing was left to try";

@@ -101,7 +101,12 @@ Report Searcher::estimate_on_used_gpus(const Strategy& strategy) const {
         stage_gpus * std::count(strategy.pipeline_stage_gpus.begin(),
                                 strategy.pipeline_stage_gpus.end(), static_cast<int>(pool));
   }
-  return Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
+  Report report = Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
+  if (!model_note_.empty()) {
+    report.validation.notes.push_back(model_note_);
+    report.validation.validated = false;
+  }
+  return report;
 }
 
 }  // namespace paraplan::detail

@@ -96,7 +96,8 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
 }
 
 Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, MemoryBoundAudit* audit)
-    : model_(scenario.model),
+    : model_(trained_model(scenario.model, scenario.framework)),
+      model_note_(trained_model_note(scenario.model, scenario.framework)),
       training_(scenario.training),
       framework_(scenario.framework),
       cluster_(usable_cluster(scenario.cluster, scenario.training.precision)),

@@ -191,7 +191,9 @@ class Searcher {
   // The public estimate of a strategy on a cluster of just the GPUs it uses.
   Report estimate_on_used_gpus(const Strategy& strategy) const;
 
-  const ModelSpec& model_;
+  // As the framework trains it (framework_rules.hpp trained_model), and what that dropped.
+  const ModelSpec model_;
+  const std::string model_note_;
   const Training& training_;
   const Framework framework_;  // whose mechanisms price the strategies
   const Cluster cluster_;      // with no GPUs of types that cannot run the precision

@@ -496,3 +496,31 @@ TEST_CASE(
   CHECK(run("torchtitan", true).stages[0].memory.reserve.userbuffers_bytes == 0);
   CHECK(run("megatron", true).stages[0].memory.reserve.userbuffers_bytes > 0);
 }
+
+TEST_CASE("torchtitan FSDP2 + EP: DeepSeek-V3 without MTP, experts sharded over efsdp") {
+  // torchtitan v0.2.2 parallel_dims.py: experts over ep ranks of dp_shard x cp x tp, each
+  // expert's parameters sharded over efsdp = dp_shard x cp x tp / (etp x ep); the dense
+  // parameters over dp_shard x cp. Per GPU, the experts' share is then the same at every EP.
+  const auto run = [](int ep) {
+    return estimate(test::scenario(R"({"model": "deepseek-v3", "framework": "torchtitan",
+        "training": {"global_batch_size": 1024, "seq_length": 4096},
+        "cluster": {"gpus": [{"type": "h100", "count": 256}]},
+        "strategy": {"micro_batch_size": 1, "recompute_granularity": "full", "zero_stage": 3,
+                     "expert_model_parallel_size": )" +
+                                   std::to_string(ep) + "}}"));
+  };
+  const Report ep8 = run(8), ep32 = run(32);
+  CAPTURE(ep32.infeasible_reasons);
+  REQUIRE(ep32.infeasible_reasons.empty());
+  REQUIRE(ep8.infeasible_reasons.empty());
+  // Adam's fp32 master copy and two moments: 12 bytes a parameter over all 256 GPUs (671B, the
+  // MTP depth dropped: torchtitan's deepseek_v3 builds none).
+  const double optimizer = ep32.stages[0].memory.optimizer_bytes;
+  CHECK(optimizer == doctest::Approx(ep8.stages[0].memory.optimizer_bytes).epsilon(0.01));
+  CHECK(optimizer == doctest::Approx(12 * 671e9 / 256).epsilon(0.02));
+  bool noted = false;
+  for (const std::string& note : ep32.validation.notes) {
+    noted |= note.find("no multi-token prediction") != std::string::npos;
+  }
+  CHECK(noted);
+}

@@ -391,7 +391,9 @@ TEST_CASE("FSDP with pipelines: torchtitan launches it, the Megatron family cann
   }
 }
 
-TEST_CASE("sliding-window attention: Megatron-LM and Megatron-Bridge set it, the others cannot") {
+TEST_CASE(
+    "sliding-window attention: Megatron-LM, Megatron-Bridge and torchtitan's gpt_oss set it, the "
+    "others cannot") {
   const nlohmann::json oss = launches(gpt_oss());
   const std::string megatron = oss["megatron"]["command"].get<std::string>();
   CHECK(megatron.find(" --window-size 127,0 --window-attn-skip-freq 2 ") != std::string::npos);
@@ -404,9 +406,13 @@ TEST_CASE("sliding-window attention: Megatron-LM and Megatron-Bridge set it, the
   for (const char* framework : {"mindspeed-llm", "deepspeed", "colossalai", "torchtitan"}) {
     CAPTURE(framework);
     const nlohmann::json& unsupported = oss[framework]["unsupported"];
-    CHECK(std::any_of(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
-      return r.get<std::string>().rfind("model.window_size: ", 0) == 0;
-    }));
+    const bool refused =
+        std::any_of(unsupported.begin(), unsupported.end(), [](const nlohmann::json& r) {
+          return r.get<std::string>().rfind("model.window_size: ", 0) == 0;
+        });
+    // torchtitan's gpt_oss: sliding_window_size keys (the query included) on even layers (the
+    // flavor is checked in "torchtitan: MoE models as its families").
+    CHECK(refused == (std::string(framework) != "torchtitan"));
   }
 }
 
@@ -939,10 +945,8 @@ TEST_CASE("torchtitan: built-in flavors, a registered one without source edits, 
   const std::string flavor = llama2.files.at("paraplan_flavor.py");
   CHECK(flavor.find("llama3_args[\"paraplan\"] = TransformerModelArgs(") != std::string::npos);
   CHECK(flavor.find("vocab_size=32000") != std::string::npos);
-  for (const char* model : {"gpt3-175b", "mixtral-8x7b", "qwen3-30b-a3b", "deepseek-v3"}) {
-    CAPTURE(model);
-    CHECK(refuses(launch_on(Framework::torchtitan, job(model, 256, {})), "model"));
-  }
+  // GPT-3 is no family's (GeLU, learned positions): refused naming the field.
+  CHECK(refuses(launch_on(Framework::torchtitan, job("gpt3-175b", 256, {})), "model.activation"));
   CHECK(refuses(launch_on(Framework::torchtitan, reference({{"grad_reduce_in_bf16", true}})),
                 "grad_reduce_in_bf16"));
   nlohmann::json fp16 = reference();
@@ -1249,4 +1253,132 @@ TEST_CASE("every launch keeps to the frameworks' choices, keys, keywords and cro
     }
   }
   CHECK(checked > 90);
+}
+
+namespace {
+// A torchtitan job for `model` with expert parallelism `ep` (its defaults completed for
+// torchtitan, as a search for it would).
+Launch torchtitan_moe(const char* model, int gpus, int ep, const nlohmann::json& extra = {}) {
+  nlohmann::json strategy = {{"expert_model_parallel_size", ep}, {"zero_stage", 3}};
+  if (extra.is_object()) strategy.update(extra);
+  nlohmann::json document = job(model, gpus, strategy);
+  document["framework"] = "torchtitan";
+  return launch_on(Framework::torchtitan, document);
+}
+}  // namespace
+
+TEST_CASE("torchtitan: MoE models as its families, with expert parallelism") {
+  // DeepSeek-V3: deepseek_v3 (MLA, 3 dense layers first), without its MTP depth.
+  const Launch dsv3 = torchtitan_moe("deepseek-v3", 256, 64, {{"pipeline_model_parallel_size", 4}});
+  CAPTURE(dsv3.unsupported);
+  REQUIRE(dsv3.unsupported.empty());
+  const std::string toml = dsv3.files.at("job.toml");
+  CHECK(toml.find("name = \"deepseek_v3\"\nflavor = \"paraplan\"") != std::string::npos);
+  CHECK(toml.find("expert_parallel_degree = 64\n") != std::string::npos);
+  CHECK(toml.find("expert_tensor_parallel_degree = 1\n") != std::string::npos);
+  CHECK(toml_problems(toml).empty());
+  const std::string flavor = dsv3.files.at("paraplan_flavor.py");
+  CHECK(flavor.find("deepseekv3_args[\"paraplan\"] = DeepSeekV3ModelArgs(") != std::string::npos);
+  CHECK(flavor.find("n_dense_layers=3,") != std::string::npos);
+  CHECK(flavor.find("num_experts=256,") != std::string::npos);
+  CHECK(flavor.find("q_lora_rank=1536,") != std::string::npos);
+  CHECK(flavor.find("mtp") == std::string::npos);
+  // Qwen3-30B-A3B and Mixtral: qwen3 (MoE in every layer); gpt-oss: gpt_oss (window 128).
+  const Launch qwen = torchtitan_moe("qwen3-30b-a3b", 64, 8);
+  REQUIRE(qwen.unsupported.empty());
+  CHECK(qwen.files.at("job.toml").find("name = \"qwen3\"") != std::string::npos);
+  CHECK(qwen.files.at("paraplan_flavor.py").find("moe_enabled=True") != std::string::npos);
+  CHECK(torchtitan_moe("mixtral-8x7b", 64, 8).unsupported.empty());
+  const Launch oss = torchtitan_moe("gpt-oss-120b", 64, 8);
+  REQUIRE(oss.unsupported.empty());
+  CHECK(oss.files.at("job.toml").find("name = \"gpt_oss\"") != std::string::npos);
+  CHECK(oss.files.at("paraplan_flavor.py").find("sliding_window_size=128,") != std::string::npos);
+  CHECK(oss.files.at("paraplan_flavor.py").find("gate_bias=True") != std::string::npos);
+  // DeepEP (flex): expert_parallel_comm_backend "deepep" in deepseek_v3 only.
+  const Launch deepep =
+      torchtitan_moe("deepseek-v3", 256, 64, {{"moe_token_dispatcher_type", "flex"}});
+  REQUIRE(deepep.unsupported.empty());
+  CHECK(deepep.files.at("job.toml").find("expert_parallel_comm_backend = \"deepep\"") !=
+        std::string::npos);
+  CHECK(refuses(torchtitan_moe("qwen3-30b-a3b", 64, 8, {{"moe_token_dispatcher_type", "flex"}}),
+                "moe_token_dispatcher_type"));
+  // gpt_oss has no pipelining_fn.
+  CHECK(refuses(torchtitan_moe("gpt-oss-120b", 64, 8, {{"pipeline_model_parallel_size", 2}}),
+                "pipeline_model_parallel_size"));
+  // A MoE model with leading dense layers and no MLA is no family's: the field is named.
+  nlohmann::json dense_first = job("qwen3-30b-a3b", 64, {{"expert_model_parallel_size", 8}});
+  dense_first["model"] = nlohmann::json::parse(R"({"name": "dense-first", "num_layers": 8,
+      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 8,
+      "vocab_size": 32000, "activation": "swiglu", "untie_embeddings_and_output_weights": true,
+      "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 1024,
+              "first_k_dense_layers": 2}})");
+  dense_first["framework"] = "torchtitan";
+  CHECK(refuses(launch_on(Framework::torchtitan, dense_first), "model.moe.first_k_dense_layers"));
+}
+
+TEST_CASE("a search no launch can express names the field once, not its reason twice") {
+  nlohmann::json document = job("gpt3-175b", 64, {});
+  document["framework"] = "torchtitan";
+  document.erase("strategy");
+  const SearchResult result = search(parse_scenario(document), SearchOptions{});
+  REQUIRE(result.strategies.empty());
+  REQUIRE(result.diagnosis.size() == 1);
+  const std::string& text = result.diagnosis[0];
+  CAPTURE(text);
+  const std::string why = "cannot be expressed";
+  CHECK(text.find("model.activation: ") != std::string::npos);
+  CHECK(text.find(why) != std::string::npos);
+  CHECK(text.find(why, text.find(why) + 1) == std::string::npos);
+}
+
+namespace {
+// Problems of a registered torchtitan flavor: the family's import and flavor dictionary, and
+// every keyword a field of its args dataclass (4 spaces in) or of MoEArgs (8 spaces in), as
+// framework-interfaces.json read them from torchtitan's source.
+std::vector<std::string> flavor_problems(const std::string& family, const std::string& module) {
+  const nlohmann::json& models = interfaces()["torchtitan"]["models"];
+  std::vector<std::string> problems;
+  if (!models["families"].contains(family)) return {"no family " + family};
+  const nlohmann::json& f = models["families"][family];
+  const std::string args_class = f["args_class"], flavors = f["flavors"];
+  if (module.find("from torchtitan.models." + family + " import " + args_class + ", " + flavors) ==
+      std::string::npos) {
+    problems.push_back("no import of " + args_class + " and " + flavors);
+  }
+  if (module.find(flavors + "[\"paraplan\"] = " + args_class + "(") == std::string::npos) {
+    problems.push_back("no flavor paraplan in " + flavors);
+  }
+  const auto is_field = [](const nlohmann::json& fields, const std::string& name) {
+    return std::find(fields.begin(), fields.end(), name) != fields.end();
+  };
+  std::istringstream lines(module);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t indent = line.find_first_not_of(' ');
+    const size_t equals = line.find('=');
+    if (indent == std::string::npos || equals == std::string::npos || line[indent] == '#') continue;
+    const std::string name = line.substr(indent, equals - indent);
+    if (name.find_first_of(" [\"") != std::string::npos) continue;  // not a keyword
+    if (indent == 4 && !is_field(f["fields"], name)) problems.push_back(args_class + "." + name);
+    if (indent == 8 && !is_field(models["MoEArgs"], name)) problems.push_back("MoEArgs." + name);
+  }
+  return problems;
+}
+}  // namespace
+
+TEST_CASE("torchtitan's registered flavors pass only its args dataclasses' fields") {
+  const std::pair<const char*, const char*> cases[] = {{"deepseek-v3", "deepseek_v3"},
+                                                       {"kimi-k2", "deepseek_v3"},
+                                                       {"qwen3-30b-a3b", "qwen3"},
+                                                       {"gpt-oss-120b", "gpt_oss"}};
+  for (const auto& [model, family] : cases) {
+    CAPTURE(model);
+    const Launch l = torchtitan_moe(model, 256, 8);
+    REQUIRE(l.unsupported.empty());
+    CHECK(flavor_problems(family, l.files.at("paraplan_flavor.py")).empty());
+  }
+  const Launch llama2 = launch_on(Framework::torchtitan,
+                                  reference({{"zero_stage", 0}, {"overlap_param_gather", false}}));
+  CHECK(flavor_problems("llama3", llama2.files.at("paraplan_flavor.py")).empty());
+  // The check can fail: a keyword no dataclass has.
+  CHECK(flavor_problems("qwen3", "    no_such_field=1,\n").size() == 3);
 }

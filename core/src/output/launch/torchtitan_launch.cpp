@@ -1,5 +1,7 @@
 // torchtitan v0.2.2 (73a0e6979dd1, the last release with TOML job files; launch-targets.md
 // section 7): a job file and `torchrun -m torchtitan.train`.
+#include "model/even_split.hpp"
+#include "model/framework_rules.hpp"
 #include "model/stage_split.hpp"
 #include "output/launch/writers.hpp"
 
@@ -63,12 +65,114 @@ std::string flavor_module(const ModelSpec& m) {
          "priced\n)\n";
 }
 
+std::string py_bool(bool value) { return value ? "True" : "False"; }
+std::string num(int64_t value) { return std::to_string(value); }
+
+// MoEArgs (torchtitan/models/moe/moe.py at v0.2.2) for the model's experts: the router's score
+// function and normalisation do not change the cost priced, so each family's own is written
+// (softmax with route_norm as the Qwen3 and gpt-oss flavors; sigmoid for expert-bias routing as
+// the 671B flavor). load_balance_coeff sets the expert-bias update (auxiliary-loss-free
+// balancing, moe.py), None without it.
+std::string moe_args(const MoeSpec& moe, bool gate_bias, bool grouped_mm) {
+  return "MoEArgs(\n        num_experts=" + num(moe.num_experts) +
+         ",\n        num_shared_experts=" + num(moe.num_shared_experts) +
+         ",\n        top_k=" + num(moe.top_k) + ",\n        score_func=\"" +
+         (moe.moe_router_enable_expert_bias ? "sigmoid" : "softmax") +
+         "\",\n        route_norm=True,\n        score_before_experts=False,\n" +
+         (gate_bias ? "        gate_bias=True,\n" : "") +
+         "        use_grouped_mm=" + py_bool(grouped_mm) + ",  # moe_grouped_gemm\n" +
+         "        load_balance_coeff=" + (moe.moe_router_enable_expert_bias ? "1e-3" : "None") +
+         ",\n    )";
+}
+
+// The family's args for the model (framework_rules.hpp TorchtitanFamily; each args.py at v0.2.2).
+std::string family_args(TorchtitanFamily family, const ModelSpec& m, bool grouped_mm) {
+  const int64_t kv = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
+  const int64_t head_dim =
+      m.kv_channels > 0 ? m.kv_channels : m.hidden_size / m.num_attention_heads;
+  const std::string common = "    vocab_size=" + num(m.vocab_size) +
+                             ",\n    dim=" + num(m.hidden_size) +
+                             ",\n    n_layers=" + num(m.num_layers) +
+                             ",\n    n_heads=" + num(m.num_attention_heads) + ",\n";
+  if (family == TorchtitanFamily::deepseek_v3) {
+    const MlaSpec& a = *m.mla;
+    return "DeepSeekV3ModelArgs(\n" + common + "    inter_dim=" + num(m.ffn_hidden_size) +
+           ",\n    moe_inter_dim=" + num(m.moe->moe_ffn_hidden_size) +
+           ",\n    n_dense_layers=" + num(m.moe->first_k_dense_layers) +
+           ",\n    moe_args=" + moe_args(*m.moe, false, grouped_mm) +
+           ",\n    q_lora_rank=" + num(a.q_lora_rank) +
+           ",\n    kv_lora_rank=" + num(a.kv_lora_rank) +
+           ",\n    qk_nope_head_dim=" + num(a.qk_head_dim) +
+           ",\n    qk_rope_head_dim=" + num(a.qk_pos_emb_head_dim) +
+           ",\n    v_head_dim=" + num(a.v_head_dim) +
+           ",\n    attn_type=\"flex\",  # as the 16B, 236B and 671B flavors\n)\n";
+  }
+  if (family == TorchtitanFamily::gpt_oss) {
+    return "GptOssModelArgs(\n" + common + "    n_kv_heads=" + num(kv) +
+           ",\n    head_dim=" + num(head_dim) +
+           ",\n    moe_inter_dim=" + num(m.moe->moe_ffn_hidden_size) +
+           ",\n    # keys attended, the query included (models/attention.py), on even layers\n"
+           "    sliding_window_size=" +
+           num(m.window_size + 1) + ",\n    moe_args=" + moe_args(*m.moe, true, grouped_mm) +
+           ",\n)\n";
+  }
+  // qwen3: qk_norm as Qwen3 (Paraplan's model has no switch for it; it does not move the cost).
+  std::string text = "Qwen3ModelArgs(\n" + common + "    n_kv_heads=" + num(kv) +
+                     ",\n    head_dim=" + num(head_dim) +
+                     ",\n    hidden_dim=" + num(m.ffn_hidden_size) +
+                     ",\n    qk_norm=True,\n    enable_weight_tying=" +
+                     py_bool(!m.untie_embeddings_and_output_weights) + ",\n";
+  if (m.moe) {
+    text += "    moe_enabled=True,\n    moe_inter_dim=" + num(m.moe->moe_ffn_hidden_size) +
+            ",\n    moe_args=" + moe_args(*m.moe, false, grouped_mm) + ",\n";
+  }
+  return text + ")\n";
+}
+
+// The module, package and args class and dictionary of each family's flavors (its __init__.py).
+struct FamilyModule {
+  TorchtitanFamily family;
+  const char* package;
+  const char* args_class;
+  const char* flavors;
+};
+constexpr FamilyModule kFamilyModules[] = {
+    {TorchtitanFamily::qwen3, "qwen3", "Qwen3ModelArgs", "qwen3_args"},
+    {TorchtitanFamily::deepseek_v3, "deepseek_v3", "DeepSeekV3ModelArgs", "deepseekv3_args"},
+    {TorchtitanFamily::gpt_oss, "gpt_oss", "GptOssModelArgs", "gptoss_configs"},
+};
+
+// flavor_module for the families other than llama3: the flavor "paraplan" in the family's
+// dictionary, registered the same way.
+std::string family_module(TorchtitanFamily family, const ModelSpec& m, bool grouped_mm) {
+  const FamilyModule* f = nullptr;
+  for (const FamilyModule& row : kFamilyModules) {
+    if (row.family == family) f = &row;
+  }
+  return "\"\"\"Registers torchtitan v0.2.2's " + std::string(f->package) +
+         " flavor 'paraplan' for " + m.name +
+         " (Paraplan).\n\nImported by job.toml's [experimental] custom_import from torchtitan's "
+         "repository root,\nbefore the trainer reads the train spec; torchtitan's source is not "
+         "edited.\n\"\"\"\nfrom torchtitan.models." +
+         f->package + " import " + f->args_class + ", " + f->flavors +
+         "\nfrom torchtitan.models.moe import MoEArgs\n\n" + f->flavors +
+         "[\"paraplan\"] = " + family_args(family, m, grouped_mm);
+}
+
 // The model parts of each virtual stage in model order (stage i on pipeline rank i % PP, as
 // the looped schedules place them): embedding, layers, final norm and output.
 std::string module_fqns(const Strategy& s, int64_t num_layers) {
   const int64_t p = s.pipeline_model_parallel_size, v = s.virtual_pipeline_model_parallel_size;
   std::vector<std::vector<int64_t>> chunks;
-  for (const int64_t layers : s.pipeline_stage_layers) {
+  // Where the strategy gives no split: Megatron-LM's, or the layers spread as evenly as they go
+  // where it has none (a layer count PP x VP does not divide).
+  std::vector<int64_t> stage_layers =
+      s.pipeline_stage_layers.empty() ? standard_split(num_layers, p, v) : s.pipeline_stage_layers;
+  if (static_cast<int64_t>(stage_layers.size()) != p) {
+    stage_layers.clear();
+    for (int64_t i = 0; i < p; ++i) stage_layers.push_back(num_layers / p + (i < num_layers % p));
+  }
+  for (const int64_t layers : stage_layers) {
     chunks.push_back(chunk_layers(layers, v, false, false));
   }
   std::string text = "[";
@@ -97,11 +201,14 @@ Launch torchtitan_launch(const LaunchInput& in) {
   const ModelSpec& model = in.scenario.model;
   const Training& training = in.scenario.training;
   Launch launch;
-  // framework_rules.cpp: only Llama-3-shaped dense models reach here.
-  const Llama3Flavor* flavor = builtin_flavor(model);
+  // framework_rules.cpp: only models one of torchtitan's families holds reach here.
+  const TorchtitanFamily family = torchtitan_family(model);
+  const bool llama3 = family == TorchtitanFamily::llama3;
+  const Llama3Flavor* flavor = llama3 ? builtin_flavor(model) : nullptr;
   std::string t = "# torchtitan v0.2.2 (73a0e6979dd1) job file for " + model.name +
                   ", with the strategy Paraplan found.\n";
-  t += "[job]\ndump_folder = \"./outputs\"\n\n[model]\nname = \"llama3\"\n";
+  t += "[job]\ndump_folder = \"./outputs\"\n\n[model]\nname = \"" +
+       std::string(llama3 ? "llama3" : to_string(family)) + "\"\n";
   t += flavor != nullptr
            ? "flavor = \"" + std::string(flavor->name) + "\"  # built in: the model's dimensions\n"
            : std::string("flavor = \"paraplan\"  # registered by paraplan_flavor.py\n");
@@ -169,6 +276,15 @@ Launch torchtitan_launch(const LaunchInput& in) {
     }
   }
   t += "context_parallel_degree = " + std::to_string(s.context_parallel_size) + "\n";
+  if (model.moe) {
+    // parallel_dims.py: experts over ep x etp ranks of dp_shard x cp x tp, sharded over the rest
+    // (efsdp); tokens reach them by all-to-all (expert_parallel_comm_backend "standard").
+    t += "expert_parallel_degree = " + std::to_string(s.expert_model_parallel_size) +
+         "\nexpert_tensor_parallel_degree = " + std::to_string(s.expert_tensor_parallel()) +
+         (s.moe_token_dispatcher_type == MoeDispatcher::flex && s.expert_model_parallel_size > 1
+              ? "\nexpert_parallel_comm_backend = \"deepep\"  # moe_token_dispatcher_type flex\n"
+              : "\nexpert_parallel_comm_backend = \"standard\"  # all-to-all\n");
+  }
   if (s.context_parallel_size > 1) {
     t += std::string("context_parallel_rotate_method = \"") +
          (s.cp_comm_type == CpCommType::allgather ? "allgather" : "alltoall") + "\"\n";
@@ -176,6 +292,9 @@ Launch torchtitan_launch(const LaunchInput& in) {
   const Recompute& r = stage_recompute(in);
   t += "\n[activation_checkpoint]\nmode = \"" + std::string(to_string(r.granularity)) + "\"\n";
   if (r.granularity == RecomputeGranularity::selective) t += "selective_ac_option = \"op\"\n";
+  if (s.moe_router_force_load_balancing) {
+    t += "\n[debug]\nmoe_force_load_balance = true  # round-robin routing (models/moe/moe.py)\n";
+  }
   if (s.tp_comm_overlap) t += "\n[compile]\nenable = true\ncomponents = [\"model\"]\n";
   if (training.precision == Precision::fp8 && s.fp8_recipe != Fp8Recipe::mxfp8) {
     t += "\n[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n"
@@ -185,7 +304,12 @@ Launch torchtitan_launch(const LaunchInput& in) {
   }
   if (flavor == nullptr) t += "\n[experimental]\ncustom_import = \"paraplan_flavor\"\n";
   launch.files["job.toml"] = t;
-  if (flavor == nullptr) launch.files["paraplan_flavor.py"] = flavor_module(model);
+  if (flavor == nullptr) {
+    launch.files["paraplan_flavor.py"] =
+        llama3 ? flavor_module(model)
+               : family_module(family, trained_model(model, Framework::torchtitan),
+                               s.moe_grouped_gemm);
+  }
   std::string text = std::string(
                          "# torchtitan v0.2.2 (73a0e6979dd1), run from its repository root "
                          "with job.toml") +
