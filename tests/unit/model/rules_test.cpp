@@ -466,9 +466,13 @@ void perturb_unread_keys(const Strategy& base, KeySet reads, Check check) {
 // The search checks a rule as soon as the keys it lists are decided, and the count memo keys on
 // them: a rule that reads a key it does not list would be checked against a stale value. At each
 // rule's breaking case (and the defaults of the same job), every other key is set to other values:
-// no rule's verdict, of the rulebook or of any launch target, may change.
+// no rule's verdict, of the rulebook or of any launch target, may change. Under the sanitizers
+// every third case (the optimised build runs them all; a few million checks take 40 s there).
 TEST_CASE("each rule's verdict depends only on the keys it lists as read") {
-  for (const Case& c : cases()) {
+  const size_t case_step = test::kSanitizedBuild ? 3 : 1;
+  const std::vector<Case> all_cases = cases();
+  for (size_t i = 0; i < all_cases.size(); i += case_step) {
+    const Case& c = all_cases[i];
     CAPTURE(c.rule);
     const Scenario scenario = test::scenario(c.scenario);
     Strategy broken = complete_strategy(scenario);
