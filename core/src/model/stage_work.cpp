@@ -72,79 +72,126 @@ double layer_recompute_floor_s(const LayerCost& layer, const Recompute& recomput
   // Uniform recomputes every layer's forward; block as few as one layer a chunk.
   return recompute.method == RecomputeMethod::uniform ? layer.forward.total_s() : 0;
 }
+namespace {
 
-StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
-  const Strategy& s = *in.strategy;
-  const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
-  // Multi-token-prediction depths run on the last stage, each a layer like the last one
-  // (multi_token_prediction.py: MTP layers on the last pipeline stage).
-  const double mtp = is_last(group, in.stages) ? static_cast<double>(in.model->mtp_num_layers) : 0;
-  const bool mtp_moe = in.model->is_moe_layer(in.model->num_layers - 1);
-  const double moe_layers = static_cast<double>(group.moe_layers) + (mtp_moe ? mtp : 0);
-  const double dense_layers =
-      static_cast<double>(group.layers - group.moe_layers) + (mtp_moe ? 0 : mtp);
-  const double layers = static_cast<double>(group.layers) + mtp;
-  const double v = static_cast<double>(s.virtual_pipeline_model_parallel_size);
-  const auto sum = [&](auto field) {
+// A stage's layers: their costs on its GPU type and how many of each kind it runs.
+struct StageLayers {
+  const ModelCosts& c;
+  double dense_layers, moe_layers;
+  template <class Field>
+  double sum(Field field) const {
     return field(c.dense) * dense_layers + field(c.moe) * moe_layers;
-  };
+  }
+};
 
-  StageWork work;
-  // The loss's transient and a recomputed layer's working set are never held together: the
-  // loss's backward ends before the first layer's recompute begins (Megatron-LM schedules.py
-  // backward_step from the loss; torchtitan train.py deletes the logits before backward).
-  double edge_transient = 0, recompute_working = 0;
-  const LayerPasses dense_bound = host_bound(c.dense, s), moe_bound = host_bound(c.moe, s);
-  PassTime layers_forward = dense_bound.forward * dense_layers;
-  layers_forward += moe_bound.forward * moe_layers;
-  work.backward = dense_bound.backward * dense_layers;
-  work.backward += moe_bound.backward * moe_layers;
-  if (in.framework == Framework::torchtitan) {  // PyTorch's ring attention (attention_cost.cpp)
-    layers_forward += c.dense.torch_ring_forward * dense_layers;
-    layers_forward += c.moe.torch_ring_forward * moe_layers;
-    work.backward += c.dense.torch_ring_backward * dense_layers;
-    work.backward += c.moe.torch_ring_backward * moe_layers;
-  }
-  work.forward = layers_forward;
-  if (s.overlap_moe_expert_parallel_comm) {
-    const double unpaired =
-        unpaired_pass_share(group.first, in.stages, s.virtual_pipeline_model_parallel_size,
-                            in.micro_batches) *
-        moe_layers;
-    work.forward.ep_comm_s += unpaired * c.moe.a2a_unpaired_forward_s;
-    work.backward.ep_comm_s += unpaired * c.moe.a2a_unpaired_backward_s;
-  }
-  work.parameters = sum([](const LayerCost& l) { return l.parameters; });
-  work.expert_parameters = sum([](const LayerCost& l) { return l.expert_parameters; });
-  double edge_stored = 0;
-  const auto add_edge = [&](const EdgeCost& edge, double parameters) {
-    work.forward += edge.forward;
-    work.backward += edge.backward;
-    work.parameters += parameters;
-    work.edge_parameters += parameters;
-    work.stored_activation_bytes += edge.activation_bytes;
-    edge_stored += edge.activation_bytes;
-    edge_transient += in.framework == Framework::torchtitan
-                          ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
-                          : edge.transient_bytes;
+// DeepSpeed ZeRO-3 (deepspeed_zero.hpp): one gather per submodule, gradients in buckets, in
+// the model's 16-bit dtype.
+double deepspeed_zero3_stage_s(const PipelineInput& in, const StageGroup& group,
+                               const StageLayers& stage, const StageWork& work, int64_t dp_cp) {
+  const Strategy& s = *in.strategy;
+  const ModelCosts& c = stage.c;
+  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  const double dense_layers = stage.dense_layers, moe_layers = stage.moe_layers;
+  const double element = parameter_bytes(in.training->precision, s, gpu).edge_weight;
+  const auto unit = [&](double parameters, double fetches, const PassTime& forward,
+                        const PassTime& backward) {
+    return deepspeed_zero3_unit_comm_s(gpu, s, element, dp_cp, parameters, fetches,
+                                       work.parameters + work.expert_parameters, forward.total_s(),
+                                       backward.total_s());
   };
-  if (is_first(group)) add_edge(c.embedding, c.embedding.parameters);
+  const double dense_fetches = zero3_fetches_per_layer(*in.model, s, false);
+  const double moe_fetches = zero3_fetches_per_layer(*in.model, s, true);
+  const auto layer = [&](const LayerCost& l, double fetches) {
+    return unit(l.parameters + l.expert_parameters, fetches, l.forward, l.backward);
+  };
+  double comm_s =
+      layer(c.dense, dense_fetches) * dense_layers + layer(c.moe, moe_fetches) * moe_layers;
+  if (is_first(group)) {
+    comm_s += unit(c.embedding.parameters, 1, c.embedding.forward, c.embedding.backward);
+  }
   if (is_last(group, in.stages)) {
-    // With one stage, tied embeddings are one table: the LM head adds its final norm only
-    // (Megatron-LM theoretical_memory_usage.py counts the output layer only when untied).
-    const bool shared_table = in.stages == 1 && !in.model->untie_embeddings_and_output_weights;
-    add_edge(c.head, shared_table ? c.head.parameters - c.embedding.parameters : c.head.parameters);
+    comm_s += unit(c.head.parameters, 1, c.head.forward, c.head.backward);
   }
-  for (double depth = 0; depth < mtp; ++depth) add_edge(c.mtp, c.mtp.parameters);
-  // The MTP depths look up the shared embedding: the last stage keeps a copy.
-  if (mtp > 0 && in.stages > 1) {
-    work.parameters += c.embedding.parameters;
-    work.edge_parameters += c.embedding.parameters;
-  }
+  return comm_s;
+}
 
-  // Recompute (Korthikanti et al. 2022 §5): selective redoes the chosen modules; full keeps only
-  // checkpoints, per group of num_layers (uniform) or for the first num_layers of each
-  // virtual chunk (block), and redoes their forward.
+// DeepSpeed ZeRO-2: every micro-batch's gradients all-reduced in buckets, exposed.
+double deepspeed_zero2_stage_s(const PipelineInput& in, const StageGroup& group,
+                               const StageWork& work, int64_t dp_cp) {
+  const Strategy& s = *in.strategy;
+  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  return deepspeed_zero2_micro_batch_s(gpu, s, dp_cp, work.parameters, work.expert_parameters,
+                                       parameter_bytes(in.training->precision, s, gpu).edge_weight);
+}
+
+// Megatron-FSDP: ZeRO-2 reduce-scatters each unit's gradients with every micro-batch, ZeRO-3
+// also gathers its parameters before the forward and the backward, prefetched under the
+// neighbouring unit's compute (model-review P1, P8); torchtitan's FSDP2 (below).
+double fsdp_stage_s(const PipelineInput& in, const StageGroup& group, const StageLayers& stage,
+                    int64_t dp_cp) {
+  const Strategy& s = *in.strategy;
+  const ModelCosts& c = stage.c;
+  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  const auto sum = [&](auto field) { return stage.sum(field); };
+  const ParameterBytes bytes = parameter_bytes(in.training->precision, s, gpu);
+  // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters and the copies around them;
+  // with pipelines one gather and one reduce-scatter per iteration, under the first forward and
+  // the last backward; ZeRO-2 and its norm and LM head unit are never resharded after forward.
+  const bool fsdp2 = torchtitan_fsdp2(in.framework, s);
+  const bool keeps = fsdp2_keeps_unsharded(in.stages);
+  const double share = keeps ? 1 / static_cast<double>(in.micro_batches) : 1;
+  const auto unit = [&](double parameters, double experts, double gather_bytes,
+                        const PassTime& forward, const PassTime& backward, bool head = false) {
+    if (fsdp2) {
+      const Fsdp2Unit u{parameters, experts, gather_bytes, s.zero_stage == 3 && !keeps && !head};
+      return share * (fsdp2_unit_comm_s(gpu, s, dp_cp, u, forward.total_s(), backward.total_s()) +
+                      fsdp2_unit_copy_s(gpu, s, dp_cp, u));
+    }
+    return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters, experts,
+                            forward.total_s(), backward.total_s());
+  };
+  double comm_s = sum([&](const LayerCost& l) {
+    return unit(l.parameters, l.expert_parameters, bytes.layer_gather, l.forward, l.backward);
+  });
+  if (is_first(group)) {
+    comm_s += unit(c.embedding.parameters, 0, bytes.edge_gather, c.embedding.forward,
+                   c.embedding.backward);
+  }
+  if (is_last(group, in.stages)) {
+    comm_s += unit(c.head.parameters, 0, bytes.edge_gather, c.head.forward, c.head.backward, true);
+  }
+  return comm_s;
+}
+
+// The exposed per-micro-batch traffic of sharded data parallelism (ZeRO-2/3), by the framework's
+// mechanism: DeepSpeed's ZeRO-3 or ZeRO-2 optimizer, else Megatron-FSDP or FSDP2.
+double sharded_data_parallel_s(const PipelineInput& in, const StageGroup& group,
+                               const StageLayers& stage, const StageWork& work) {
+  const Strategy& s = *in.strategy;
+  const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
+  if (dp_cp <= 1) return 0;
+  if (deepspeed_zero3(in.framework, s))
+    return deepspeed_zero3_stage_s(in, group, stage, work, dp_cp);
+  if (s.zero_stage == 2 && deepspeed_zero_optimizer(in.framework, in.training->precision, s)) {
+    return deepspeed_zero2_stage_s(in, group, work, dp_cp);
+  }
+  if (s.zero_stage >= 2) return fsdp_stage_s(in, group, stage, dp_cp);
+  return 0;
+}
+
+// Recompute (Korthikanti et al. 2022 §5): selective redoes the chosen modules; full keeps only
+// checkpoints, per group of num_layers (uniform) or for the first num_layers of each
+// virtual chunk (block), and redoes their forward.
+// Adds the recompute's time, flops and kept activations to `work`; returns the working set of
+// the layers recomputed at once.
+double add_recompute(const PipelineInput& in, const StageGroup& group, const StageLayers& stage,
+                     double layers, const PassTime& layers_forward, StageWork& work) {
+  const Strategy& s = *in.strategy;
+  const ModelCosts& c = stage.c;
+  const double dense_layers = stage.dense_layers, moe_layers = stage.moe_layers;
+  const auto sum = [&](auto field) { return stage.sum(field); };
+  const double v = static_cast<double>(s.virtual_pipeline_model_parallel_size);
+  double recompute_working = 0;
   const Recompute& recompute = s.recompute[static_cast<size_t>(group.pool)];
   const double activation = sum([](const LayerCost& l) { return l.activation_bytes; });
   const double mean_activation = activation / layers;
@@ -195,6 +242,82 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
       break;
     }
   }
+  return recompute_working;
+}
+
+}  // namespace
+
+StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
+  const Strategy& s = *in.strategy;
+  const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
+  // Multi-token-prediction depths run on the last stage, each a layer like the last one
+  // (multi_token_prediction.py: MTP layers on the last pipeline stage).
+  const double mtp = is_last(group, in.stages) ? static_cast<double>(in.model->mtp_num_layers) : 0;
+  const bool mtp_moe = in.model->is_moe_layer(in.model->num_layers - 1);
+  const double moe_layers = static_cast<double>(group.moe_layers) + (mtp_moe ? mtp : 0);
+  const double dense_layers =
+      static_cast<double>(group.layers - group.moe_layers) + (mtp_moe ? 0 : mtp);
+  const double layers = static_cast<double>(group.layers) + mtp;
+  const auto sum = [&](auto field) {
+    return field(c.dense) * dense_layers + field(c.moe) * moe_layers;
+  };
+
+  StageWork work;
+  // The loss's transient and a recomputed layer's working set are never held together: the
+  // loss's backward ends before the first layer's recompute begins (Megatron-LM schedules.py
+  // backward_step from the loss; torchtitan train.py deletes the logits before backward).
+  double edge_transient = 0;
+  const LayerPasses dense_bound = host_bound(c.dense, s), moe_bound = host_bound(c.moe, s);
+  PassTime layers_forward = dense_bound.forward * dense_layers;
+  layers_forward += moe_bound.forward * moe_layers;
+  work.backward = dense_bound.backward * dense_layers;
+  work.backward += moe_bound.backward * moe_layers;
+  if (in.framework == Framework::torchtitan) {  // PyTorch's ring attention (attention_cost.cpp)
+    layers_forward += c.dense.torch_ring_forward * dense_layers;
+    layers_forward += c.moe.torch_ring_forward * moe_layers;
+    work.backward += c.dense.torch_ring_backward * dense_layers;
+    work.backward += c.moe.torch_ring_backward * moe_layers;
+  }
+  work.forward = layers_forward;
+  if (s.overlap_moe_expert_parallel_comm) {
+    const double unpaired =
+        unpaired_pass_share(group.first, in.stages, s.virtual_pipeline_model_parallel_size,
+                            in.micro_batches) *
+        moe_layers;
+    work.forward.ep_comm_s += unpaired * c.moe.a2a_unpaired_forward_s;
+    work.backward.ep_comm_s += unpaired * c.moe.a2a_unpaired_backward_s;
+  }
+  work.parameters = sum([](const LayerCost& l) { return l.parameters; });
+  work.expert_parameters = sum([](const LayerCost& l) { return l.expert_parameters; });
+  double edge_stored = 0;
+  const auto add_edge = [&](const EdgeCost& edge, double parameters) {
+    work.forward += edge.forward;
+    work.backward += edge.backward;
+    work.parameters += parameters;
+    work.edge_parameters += parameters;
+    work.stored_activation_bytes += edge.activation_bytes;
+    edge_stored += edge.activation_bytes;
+    edge_transient += in.framework == Framework::torchtitan
+                          ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
+                          : edge.transient_bytes;
+  };
+  if (is_first(group)) add_edge(c.embedding, c.embedding.parameters);
+  if (is_last(group, in.stages)) {
+    // With one stage, tied embeddings are one table: the LM head adds its final norm only
+    // (Megatron-LM theoretical_memory_usage.py counts the output layer only when untied).
+    const bool shared_table = in.stages == 1 && !in.model->untie_embeddings_and_output_weights;
+    add_edge(c.head, shared_table ? c.head.parameters - c.embedding.parameters : c.head.parameters);
+  }
+  for (double depth = 0; depth < mtp; ++depth) add_edge(c.mtp, c.mtp.parameters);
+  // The MTP depths look up the shared embedding: the last stage keeps a copy.
+  if (mtp > 0 && in.stages > 1) {
+    work.parameters += c.embedding.parameters;
+    work.edge_parameters += c.embedding.parameters;
+  }
+
+  const double activation = sum([](const LayerCost& l) { return l.activation_bytes; });
+  const double recompute_working =
+      add_recompute(in, group, {c, dense_layers, moe_layers}, layers, layers_forward, work);
   // A layer's own transients (the MoE dispatcher's buffers) join the recomputed layers' working
   // set, or the stored activations at the peak without recompute; never the loss's.
   const double layer_transient = std::max(dense_layers > 0 ? c.dense.transient_bytes : 0.0,
@@ -209,71 +332,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   work.layer_stored_bytes =
       layers > 0 ? std::max(0.0, work.stored_activation_bytes - edge_stored) / layers : 0;
 
-  // Megatron-FSDP: ZeRO-2 reduce-scatters each unit's gradients with every micro-batch, ZeRO-3
-  // also gathers its parameters before the forward and the backward, prefetched under the
-  // neighbouring unit's compute (model-review P1, P8).
+  work.zero3_comm_s = sharded_data_parallel_s(in, group, {c, dense_layers, moe_layers}, work);
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
-  if (deepspeed_zero3(in.framework, s) && dp_cp > 1) {
-    // DeepSpeed ZeRO-3 (deepspeed_zero.hpp): one gather per submodule, gradients in buckets, in
-    // the model's 16-bit dtype.
-    const double element = parameter_bytes(in.training->precision, s, gpu).edge_weight;
-    const auto unit = [&](double parameters, double fetches, const PassTime& forward,
-                          const PassTime& backward) {
-      return deepspeed_zero3_unit_comm_s(gpu, s, element, dp_cp, parameters, fetches,
-                                         work.parameters + work.expert_parameters,
-                                         forward.total_s(), backward.total_s());
-    };
-    const double dense_fetches = zero3_fetches_per_layer(*in.model, s, false);
-    const double moe_fetches = zero3_fetches_per_layer(*in.model, s, true);
-    const auto layer = [&](const LayerCost& l, double fetches) {
-      return unit(l.parameters + l.expert_parameters, fetches, l.forward, l.backward);
-    };
-    work.zero3_comm_s =
-        layer(c.dense, dense_fetches) * dense_layers + layer(c.moe, moe_fetches) * moe_layers;
-    if (is_first(group)) {
-      work.zero3_comm_s +=
-          unit(c.embedding.parameters, 1, c.embedding.forward, c.embedding.backward);
-    }
-    if (is_last(group, in.stages)) {
-      work.zero3_comm_s += unit(c.head.parameters, 1, c.head.forward, c.head.backward);
-    }
-  } else if (s.zero_stage == 2 && dp_cp > 1 &&
-             deepspeed_zero_optimizer(in.framework, in.training->precision, s)) {
-    // DeepSpeed ZeRO-2: every micro-batch's gradients all-reduced in buckets, exposed.
-    work.zero3_comm_s =
-        deepspeed_zero2_micro_batch_s(gpu, s, dp_cp, work.parameters, work.expert_parameters,
-                                      parameter_bytes(in.training->precision, s, gpu).edge_weight);
-  } else if (s.zero_stage >= 2 && dp_cp > 1) {
-    const ParameterBytes bytes = parameter_bytes(in.training->precision, s, gpu);
-    // torchtitan's FSDP2 (torchtitan_fsdp.hpp): fp32 reduce-scatters and the copies around them;
-    // with pipelines one gather and one reduce-scatter per iteration, under the first forward and
-    // the last backward; ZeRO-2 and its norm and LM head unit are never resharded after forward.
-    const bool fsdp2 = torchtitan_fsdp2(in.framework, s);
-    const bool keeps = fsdp2_keeps_unsharded(in.stages);
-    const double share = keeps ? 1 / static_cast<double>(in.micro_batches) : 1;
-    const auto unit = [&](double parameters, double experts, double gather_bytes,
-                          const PassTime& forward, const PassTime& backward, bool head = false) {
-      if (fsdp2) {
-        const Fsdp2Unit u{parameters, experts, gather_bytes, s.zero_stage == 3 && !keeps && !head};
-        return share * (fsdp2_unit_comm_s(gpu, s, dp_cp, u, forward.total_s(), backward.total_s()) +
-                        fsdp2_unit_copy_s(gpu, s, dp_cp, u));
-      }
-      return fsdp_unit_comm_s(gpu, s, bytes.fsdp_gradient, gather_bytes, dp_cp, parameters, experts,
-                              forward.total_s(), backward.total_s());
-    };
-    work.zero3_comm_s = sum([&](const LayerCost& l) {
-      return unit(l.parameters, l.expert_parameters, bytes.layer_gather, l.forward, l.backward);
-    });
-    if (is_first(group)) {
-      work.zero3_comm_s += unit(c.embedding.parameters, 0, bytes.edge_gather, c.embedding.forward,
-                                c.embedding.backward);
-    }
-    if (is_last(group, in.stages)) {
-      work.zero3_comm_s +=
-          unit(c.head.parameters, 0, bytes.edge_gather, c.head.forward, c.head.backward, true);
-    }
-  }
   if (deepspeed_bf16_optimizer(in.framework, in.training->precision, s) && dp_cp > 1) {
     work.grad_accumulate_s =
         deepspeed_bf16_accumulate_s(gpu, work.parameters + work.expert_parameters);
