@@ -87,15 +87,9 @@ void group_stages(std::span<const int> stage_pools, std::span<const int64_t> sta
   }
 }
 
-namespace {
-
-// Megatron-LM's interleaved warm-up before stage `index`'s first backward: (p - i - 1) x 2 +
-// (v - 1) x p chunk forwards (schedules.py get_pp_rank_microbatches).
 double interleaved_warmup_chunks(int64_t index, int64_t stages, int64_t virtual_stages) {
   return static_cast<double>((stages - index - 1) * 2 + (virtual_stages - 1) * stages);
 }
-
-}  // namespace
 
 double unpaired_pass_share(int64_t index, int64_t stages, int64_t virtual_stages,
                            int64_t micro_batches) {

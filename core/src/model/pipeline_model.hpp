@@ -143,6 +143,10 @@ PipelineResult evaluate_pipeline(const PipelineInput& input, std::vector<GroupRe
 double unpaired_pass_share(int64_t index, int64_t stages, int64_t virtual_stages,
                            int64_t micro_batches);
 
+// Megatron-LM's interleaved warm-up before stage `index`'s first backward: (p - i - 1) x 2 +
+// (v - 1) x p chunk forwards (schedules.py get_pp_rank_microbatches).
+double interleaved_warmup_chunks(int64_t index, int64_t stages, int64_t virtual_stages);
+
 // Micro-batches whose activations stage `index` holds at its peak (whole-stage units).
 double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_stages,
                                int64_t micro_batches);

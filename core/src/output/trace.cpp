@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/pipeline_model.hpp"
 #include "model/rules.hpp"
 #include "model/stage_split.hpp"
 
@@ -26,7 +27,8 @@ struct Op {
 std::vector<Op> stage_order(int64_t i, int64_t p, int64_t v, int64_t m) {
   const int64_t total = m * v;
   const int64_t warmup =
-      v == 1 ? std::min(p - i - 1, m) : std::min((p - i - 1) * 2 + (v - 1) * p, total);
+      v == 1 ? std::min(p - i - 1, m)
+             : std::min(static_cast<int64_t>(detail::interleaved_warmup_chunks(i, p, v)), total);
   // The k-th forward (backward) pass of the stage: chunks cycle every p micro-batches.
   const auto nth = [&](int64_t k, bool backward) {
     const int64_t group = k / (p * v), within = k % (p * v);
