@@ -137,24 +137,16 @@ void fit_memory(const PipelineInput& in, std::vector<GroupResult>& results, Pipe
   out.fits = out.overflow_bytes <= 0 && out.host_fits;
 }
 
-}  // namespace
-
-PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResult>& results) {
+// The pipeline of m micro-batches: its bottleneck group (set in `out`), the time of its fill and
+// drain, and the whole.
+struct PipelinePace {
+  double fill_drain_s = 0, pipeline_s = 0;
+};
+PipelinePace pipeline_pace(const PipelineInput& in, const std::vector<GroupResult>& results,
+                           PipelineResult& out) {
   const Strategy& s = *in.strategy;
   const std::span<const StageGroup> groups = in.groups;
   const double m = static_cast<double>(in.micro_batches);
-  results.resize(groups.size());
-  for (size_t g = 0; g < groups.size(); ++g) results[g].work = stage_work(in, groups[g]);
-  PipelineResult out;
-  fit_memory(in, results, out);
-  if (!out.fits && !in.time_unfit) {
-    out.iteration_time_s = std::numeric_limits<double>::infinity();
-    return out;
-  }
-  for (size_t g = 0; g < groups.size(); ++g) {
-    results[g].work.pp_comm_s = pipeline_comm_s(in, groups[g], results[g].work, groups, g);
-  }
-
   // Pipeline: the slowest stage sets the pace of m micro-batches; filling and draining the
   // others costs their time once, divided by v with interleaving (Narayanan et al. 2021 §2.2):
   // the fill runs each stage's first chunk, the drain its last (edge_chunk_share, 1/v for even
@@ -181,7 +173,20 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   const double pace_s = results[out.bottleneck_group].work.per_micro_batch_s();
   const double fill_drain_s = edge_sum_s - pace_s * share(groups[out.bottleneck_group]);
   const double pipeline_s = m * pace_s + fill_drain_s;
+  return {fill_drain_s, pipeline_s};
+}
 
+// The data-parallel tails after the pipeline: the slowest group's exposed gradient reduction
+// (the tied embeddings' all-reduce added), parameter gather and optimizer step; each group's own
+// are set in `results`, the recomputed FLOPs in `out`.
+struct SyncTails {
+  double grad_tail_s = 0, param_tail_s = 0, optimizer_s = 0;
+};
+SyncTails data_parallel_tails(const PipelineInput& in, std::vector<GroupResult>& results,
+                              PipelineResult& out) {
+  const Strategy& s = *in.strategy;
+  const std::span<const StageGroup> groups = in.groups;
+  const double m = static_cast<double>(in.micro_batches);
   // Data parallel (core/src/model/data_parallel.cpp): gradients reduced over data x context
   // ranks (experts over expert-data ranks), the optimizer step, then (ZeRO >= 1) parameters
   // gathered.
@@ -247,8 +252,16 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
                      bytes.gradient * static_cast<double>(in.model->vocab_size) *
                          static_cast<double>(in.model->hidden_size) / static_cast<double>(t));
   }
+  return {grad_tail_s, param_tail_s, optimizer_s};
+}
 
-  out.iteration_time_s = pipeline_s + grad_tail_s + optimizer_s + param_tail_s;
+// The bottleneck group's time by kind over the iteration (the report's breakdown).
+void fill_breakdown(const PipelineInput& in, const std::vector<GroupResult>& results,
+                    const PipelinePace& pace, const SyncTails& tails, PipelineResult& out) {
+  const double m = static_cast<double>(in.micro_batches);
+  const double fill_drain_s = pace.fill_drain_s;
+  const double grad_tail_s = tails.grad_tail_s, param_tail_s = tails.param_tail_s;
+  const double optimizer_s = tails.optimizer_s;
   const StageWork& b = results[out.bottleneck_group].work;
   TimeBreakdown& time = out.breakdown;
   time.compute_s = m * (b.forward.compute_s + b.backward.compute_s);
@@ -262,6 +275,29 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   time.optimizer_s = optimizer_s + m * b.grad_accumulate_s;
   time.bubble_s = fill_drain_s;
   time.offload_s = m * b.offload_s;
+}
+
+}  // namespace
+
+PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResult>& results) {
+  const std::span<const StageGroup> groups = in.groups;
+  results.resize(groups.size());
+  for (size_t g = 0; g < groups.size(); ++g) results[g].work = stage_work(in, groups[g]);
+  PipelineResult out;
+  fit_memory(in, results, out);
+  if (!out.fits && !in.time_unfit) {
+    out.iteration_time_s = std::numeric_limits<double>::infinity();
+    return out;
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    results[g].work.pp_comm_s = pipeline_comm_s(in, groups[g], results[g].work, groups, g);
+  }
+
+  const PipelinePace pace = pipeline_pace(in, results, out);
+  const SyncTails tails = data_parallel_tails(in, results, out);
+  out.iteration_time_s =
+      pace.pipeline_s + tails.grad_tail_s + tails.optimizer_s + tails.param_tail_s;
+  fill_breakdown(in, results, pace, tails, out);
   return out;
 }
 
