@@ -1,8 +1,7 @@
-// What each launch target cannot express (../shared/reference/launch-targets.md, "Cannot
-// express" of each target), one table per target (framework_rules_<target>.cpp). A launch lists the
-// rules a strategy breaks as "unsupported"; a search for one framework (Scenario::framework) skips
-// the strategies that break one, at the first level of its loop where every key the rule reads is
-// decided.
+// What each launch target cannot express (docs/launch.md, "What each target refuses, and why"),
+// one table per target (framework_rules_<target>.cpp). A launch lists the rules a strategy breaks
+// as "unsupported"; a search for one framework (Scenario::framework) skips the strategies that
+// break one, at the first level of its loop where every key the rule reads is decided.
 #pragma once
 
 #include <cstdint>
