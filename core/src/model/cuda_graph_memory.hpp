@@ -1,6 +1,6 @@
 // What CUDA graphs (Megatron-LM --cuda-graph-impl, --cuda-graph-scope) hold on a GPU of a pipeline
 // stage beyond the tensors the same iteration holds without them. Their time: the host's issue time
-// of what they capture goes (host_time.hpp, pipeline_model.cpp).
+// of what they capture goes (host_time.hpp, stage_work.cpp).
 #pragma once
 
 #include "model/pipeline_model.hpp"

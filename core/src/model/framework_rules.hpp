@@ -1,7 +1,7 @@
-// What each launch target cannot express (../shared/reference/launch-targets.md, "Cannot
-// express" of each target), one table. A launch lists the rules a strategy breaks as
-// "unsupported"; a search for one framework (Scenario::framework) skips the strategies that break
-// one, at the first level of its loop where every key the rule reads is decided.
+// What each launch target cannot express (docs/launch.md, "What each target refuses, and why"),
+// one table per target (framework_rules_<target>.cpp). A launch lists the rules a strategy breaks
+// as "unsupported"; a search for one framework (Scenario::framework) skips the strategies that
+// break one, at the first level of its loop where every key the rule reads is decided.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "model/framework_kernels.hpp"
 #include "model/rules.hpp"
+#include "model/torchtitan_family.hpp"
 #include "paraplan/framework.hpp"
 
 namespace paraplan::detail {
@@ -24,18 +26,6 @@ struct FrameworkRule {
 
   std::string reason() const { return std::string(field) + ": " + std::string(why); }
 };
-
-// How a framework's layers run, from its source (framework_rules.cpp's table):
-// `grouped_gemm_concurrency`, how many of a MoE layer's local expert GEMMs its grouped GEMM
-// (--moe-grouped-gemm) runs at once (Transformer Engine's GroupedLinear one cuBLAS GEMM per
-// expert on its 4 compute streams, kernels.hpp kGroupedGemmStreams; a single grouped kernel all
-// of them); `transformer_engine`, whether its linears, norms and attention are Transformer
-// Engine modules (host_time.hpp prices their calls), else PyTorch's.
-struct FrameworkKernels {
-  double grouped_gemm_concurrency;
-  bool transformer_engine;
-};
-FrameworkKernels framework_kernels(Framework framework);
 
 // The rules of `framework`.
 std::vector<const FrameworkRule*> framework_rules(Framework framework);
@@ -72,23 +62,6 @@ inline constexpr uint32_t kMindSpeedSwapAttentionModules = [] {
   }
   return bits;
 }();
-
-// torchtitan v0.2.2's language-model families (torchtitan/models/<family>/model/args.py and
-// model.py at 73a0e6979dd1) and which one trains a model: llama3 (dense, head dimension
-// dim / n_heads, untied), qwen3 (dense or MoE in every layer, any head_dim, tying optional),
-// deepseek_v3 (multi-latent attention, n_dense_layers dense first, then MoE), gpt_oss (MoE in
-// every layer, biases, sliding-window attention on every even layer, attention sinks). none:
-// no family holds the model (framework_rules.cpp's torchtitan "model.*" rules name the field).
-enum class TorchtitanFamily { none, llama3, qwen3, deepseek_v3, gpt_oss };
-TorchtitanFamily torchtitan_family(const ModelSpec& model);
-std::string_view to_string(TorchtitanFamily family);
-
-// The model as `framework` trains it: torchtitan's deepseek_v3 has no multi-token prediction
-// (models/deepseek_v3/model/model.py at v0.2.2 builds no MTP module), so a DeepSeek-V3 run there
-// trains without the MTP depth and is estimated without it. Every other case: `model` itself.
-ModelSpec trained_model(ModelSpec model, Framework framework);
-// The note that says what trained_model dropped, or "" where it dropped nothing.
-std::string trained_model_note(const ModelSpec& model, Framework framework);
 
 // "field: why" for every rule of `context.framework` that `strategy` breaks, then for every
 // rulebook rule it breaks there but not under `scenario_framework` (a rule one of them lifts:

@@ -39,7 +39,7 @@ struct LayerCost {
   PassTime backward;
   // torchtitan's context parallelism is PyTorch's ring attention (attention_cost.cpp): what it
   // costs beyond the core attention priced above, forward and backward (zero without context
-  // parallelism); pipeline_model.cpp adds it for the torchtitan framework.
+  // parallelism); stage_work.cpp adds it for the torchtitan framework.
   PassTime torch_ring_forward;
   PassTime torch_ring_backward;
   double activation_bytes = 0;   // kept for backward without recompute
@@ -63,11 +63,11 @@ struct LayerCost {
   double a2a_unpaired_forward_s = 0;
   double a2a_unpaired_backward_s = 0;
   // A per-expert loop's backward (SequentialMLP): the host's time to issue it, which has no sync
-  // to wait behind (the stage's floor, pipeline_model.cpp).
+  // to wait behind (the stage's floor, stage_work.cpp).
   double expert_loop_host_backward_s = 0;
   // The host's time to issue the layer per region (host_time.hpp), and the GPU's forward before
   // a MoE layer's host sync (the attention block and the router): the pass times above are the
-  // GPU's; pipeline_model.cpp holds them to the host's.
+  // GPU's; stage_work.cpp holds them to the host's.
   LayerHostTime host;
   double pre_sync_forward_s = 0;
 

@@ -24,6 +24,10 @@ struct StageGroup {
   int64_t moe_layers = 0;
 };
 
+// Whether `g` holds the first stage (the embedding) or the last of `stages` (the LM head).
+inline bool is_first(const StageGroup& g) { return g.first == 0; }
+inline bool is_last(const StageGroup& g, int64_t stages) { return g.first + g.count == stages; }
+
 // MoE layers among the `layers` consecutive layers from `first_layer`: the model's
 // first_k_dense_layers lead with dense MLPs.
 int64_t moe_layers_in(const ModelSpec& model, int64_t first_layer, int64_t layers);
@@ -139,12 +143,16 @@ PipelineResult evaluate_pipeline(const PipelineInput& input, std::vector<GroupRe
 double unpaired_pass_share(int64_t index, int64_t stages, int64_t virtual_stages,
                            int64_t micro_batches);
 
+// Megatron-LM's interleaved warm-up before stage `index`'s first backward: (p - i - 1) x 2 +
+// (v - 1) x p chunk forwards (schedules.py get_pp_rank_microbatches).
+double interleaved_warmup_chunks(int64_t index, int64_t stages, int64_t virtual_stages);
+
 // Micro-batches whose activations stage `index` holds at its peak (whole-stage units).
 double in_flight_micro_batches(int64_t index, int64_t stages, int64_t virtual_stages,
                                int64_t micro_batches);
 
 // The activations a stage holds at its peak with `in_flight` micro-batches in flight: theirs, the
-// layer the expert-parallel overlap adds (pipeline_model.cpp a2a_overlap_extra_bytes) and the
+// layer the expert-parallel overlap adds (stage_memory.cpp a2a_overlap_extra_bytes) and the
 // working set held once (stage_memory's activations before pipelining and CUDA-graph buffers).
 double held_activation_bytes(const Strategy& s, const StageWork& work, double in_flight);
 

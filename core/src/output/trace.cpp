@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/pipeline_model.hpp"
 #include "model/rules.hpp"
 #include "model/stage_split.hpp"
 
@@ -26,7 +27,8 @@ struct Op {
 std::vector<Op> stage_order(int64_t i, int64_t p, int64_t v, int64_t m) {
   const int64_t total = m * v;
   const int64_t warmup =
-      v == 1 ? std::min(p - i - 1, m) : std::min((p - i - 1) * 2 + (v - 1) * p, total);
+      v == 1 ? std::min(p - i - 1, m)
+             : std::min(static_cast<int64_t>(detail::interleaved_warmup_chunks(i, p, v)), total);
   // The k-th forward (backward) pass of the stage: chunks cycle every p micro-batches.
   const auto nth = [&](int64_t k, bool backward) {
     const int64_t group = k / (p * v), within = k % (p * v);
@@ -101,42 +103,40 @@ Window elided_window(const std::vector<std::vector<Op>>& orders) {
   return window.from_s < window.to_s ? window : Window{};
 }
 
-}  // namespace
-
-nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
-  const int64_t p = static_cast<int64_t>(report.stages.size());
-  const int64_t v = s.virtual_pipeline_model_parallel_size;
-  const int64_t all_micro_batches = std::max<int64_t>(1, report.num_micro_batches);
-  const int64_t m =
-      std::clamp<int64_t>(kMaxPasses / std::max<int64_t>(1, 2 * p * v), 1, all_micro_batches);
-  nlohmann::json events = nlohmann::json::array();
-  if (p == 0) return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
-
-  // Each chunk's share of its stage's time: its layers (and the embedding and loss where the
-  // even split counts them as layers), as the model and the layout flag place them.
+// Each chunk's share of its stage's time: its layers (and the embedding and loss where the
+// even split counts them as layers), as the model and the layout flag place them.
+std::vector<std::vector<double>> chunk_shares(const Report& report, int64_t p, int64_t v) {
   std::vector<std::vector<double>> shares(static_cast<size_t>(p));
-  {
-    std::vector<int64_t> layers;
-    for (const StageReport& stage : report.stages) layers.push_back(stage.layers);
-    int64_t total = 0;
-    for (const int64_t l : layers) total += l;
-    const int64_t accounted = detail::accounted_edges(total, p, v);
-    const bool even = accounted >= 0 && layers == detail::standard_split(total, p, v);
-    for (int64_t i = 0; i < p; ++i) {
-      const bool embedding = even && accounted == 2 && i == 0;
-      const bool loss = even && accounted >= 1 && i + 1 == p;
-      const int64_t stage_layers = layers[static_cast<size_t>(i)];
-      const std::vector<int64_t> chunks = detail::chunk_layers(stage_layers, v, embedding, loss);
-      const double units = static_cast<double>(stage_layers + embedding + loss);
-      for (int64_t c = 0; c < v; ++c) {
-        const int64_t chunk_units =
-            chunks[static_cast<size_t>(c)] + (c == 0 && embedding) + (c + 1 == v && loss);
-        shares[static_cast<size_t>(i)].push_back(
-            units > 0 ? static_cast<double>(chunk_units) / units : 1.0 / static_cast<double>(v));
-      }
+  std::vector<int64_t> layers;
+  for (const StageReport& stage : report.stages) layers.push_back(stage.layers);
+  int64_t total = 0;
+  for (const int64_t l : layers) total += l;
+  const int64_t accounted = detail::accounted_edges(total, p, v);
+  const bool even = accounted >= 0 && layers == detail::standard_split(total, p, v);
+  for (int64_t i = 0; i < p; ++i) {
+    const bool embedding = even && accounted == 2 && i == 0;
+    const bool loss = even && accounted >= 1 && i + 1 == p;
+    const int64_t stage_layers = layers[static_cast<size_t>(i)];
+    const std::vector<int64_t> chunks = detail::chunk_layers(stage_layers, v, embedding, loss);
+    const double units = static_cast<double>(stage_layers + embedding + loss);
+    for (int64_t c = 0; c < v; ++c) {
+      const int64_t chunk_units =
+          chunks[static_cast<size_t>(c)] + (c == 0 && embedding) + (c + 1 == v && loss);
+      shares[static_cast<size_t>(i)].push_back(units > 0 ? static_cast<double>(chunk_units) / units
+                                                         : 1.0 / static_cast<double>(v));
     }
   }
+  return shares;
+}
 
+// The passes of every stage in Megatron-LM's order, each started as soon as its input has arrived
+// and its stage is free: their start_s and end_s, and when the last stage is free.
+struct Simulation {
+  std::vector<std::vector<Op>> orders;
+  double pipeline_end_s = 0;
+};
+Simulation simulate_passes(const Report& report, const std::vector<std::vector<double>>& shares,
+                           int64_t p, int64_t v, int64_t m) {
   std::vector<std::vector<Op>> orders(static_cast<size_t>(p));
   for (int64_t i = 0; i < p; ++i) orders[static_cast<size_t>(i)] = stage_order(i, p, v, m);
   // end_s of each pass, indexed [stage][backward][chunk][micro_batch].
@@ -191,74 +191,102 @@ nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
       }
     }
   }
+  return {orders, *std::max_element(free_s.begin(), free_s.end())};
+}
 
-  const double pipeline_end = *std::max_element(free_s.begin(), free_s.end());
+// Stage `i`'s events: its names, its passes (recompute, compute, sends) and bubbles outside the
+// elided window, the window's summary, then the data-parallel sync and the optimizer step.
+void emit_stage(nlohmann::json& events, const Report& report, const std::vector<Op>& order,
+                const std::vector<double>& stage_shares, int64_t i, int64_t v, double pipeline_end,
+                const Window& window, int64_t& elided_micro_batches) {
+  const auto send_s = [&](int64_t stage) {
+    return report.stages[static_cast<size_t>(stage)].pp_comm_s / static_cast<double>(2 * v);
+  };
+  const StageReport& stage = report.stages[static_cast<size_t>(i)];
+  events.push_back({{"name", "process_name"},
+                    {"ph", "M"},
+                    {"pid", i},
+                    {"args",
+                     {{"name", "stage " + std::to_string(i) + " (" + stage.gpu + ", " +
+                                   std::to_string(stage.layers) + " layers)"}}}});
+  events.push_back({{"name", "thread_name"},
+                    {"ph", "M"},
+                    {"pid", i},
+                    {"tid", 0},
+                    {"args", {{"name", "compute"}}}});
+  events.push_back({{"name", "thread_name"},
+                    {"ph", "M"},
+                    {"pid", i},
+                    {"tid", 1},
+                    {"args", {{"name", "communication"}}}});
+  double previous_end = 0;
+  double elided_bubble_s = 0;
+  int64_t elided_passes = 0;
+  for (const Op& op : order) {
+    if (op.start_s < 0) continue;
+    if (op.start_s > previous_end + 1e-12) {
+      elided_bubble_s += push_outside(events, window, "bubble", i, 0, previous_end, op.start_s);
+    }
+    previous_end = op.end_s;
+    if (window.from_s <= op.start_s && op.end_s <= window.to_s) {
+      ++elided_passes;
+      if (i == 0 && !op.backward && op.chunk == 0) ++elided_micro_batches;
+      if (op.end_s + send_s(i) <= window.to_s) continue;  // nothing of it is drawn
+    }
+    const nlohmann::json args = {{"micro_batch", op.micro_batch}, {"chunk", op.chunk}};
+    const double recompute =
+        op.backward ? stage.recompute_s * stage_shares[static_cast<size_t>(op.chunk)] : 0;
+    if (recompute > 0) {
+      push_outside(events, window, "recompute", i, 0, op.start_s, op.start_s + recompute, args);
+    }
+    push_outside(events, window,
+                 std::string(op.backward ? "backward" : "forward") + " mb" +
+                     std::to_string(op.micro_batch) +
+                     (v > 1 ? " c" + std::to_string(op.chunk) : ""),
+                 i, 0, op.start_s + recompute, op.end_s, args);
+    if (send_s(i) > 0) {
+      push_outside(events, window, op.backward ? "send gradient" : "send activation", i, 1,
+                   op.end_s, op.end_s + send_s(i), args);
+    }
+  }
+  if (pipeline_end > previous_end + 1e-12) {
+    elided_bubble_s += push_outside(events, window, "bubble", i, 0, previous_end, pipeline_end);
+  }
+  if (window.from_s < window.to_s) {
+    events.push_back(
+        slice("steady state, not drawn", i, 0, window.from_s, window.to_s - window.from_s,
+              {{"elided", true}, {"passes", elided_passes}, {"bubble_s", elided_bubble_s}}));
+  }
+  double t = pipeline_end;
+  if (stage.dp_comm_exposed_s > 0) {
+    events.push_back(slice("data-parallel sync", i, 1, t, stage.dp_comm_exposed_s));
+    t += stage.dp_comm_exposed_s;
+  }
+  events.push_back(slice("optimizer", i, 0, t, stage.optimizer_s));
+}
+
+}  // namespace
+
+nlohmann::json schedule_trace(const Strategy& s, const Report& report) {
+  const int64_t p = static_cast<int64_t>(report.stages.size());
+  const int64_t v = s.virtual_pipeline_model_parallel_size;
+  const int64_t all_micro_batches = std::max<int64_t>(1, report.num_micro_batches);
+  const int64_t m =
+      std::clamp<int64_t>(kMaxPasses / std::max<int64_t>(1, 2 * p * v), 1, all_micro_batches);
+  nlohmann::json events = nlohmann::json::array();
+  if (p == 0) return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+
+  const std::vector<std::vector<double>> shares = chunk_shares(report, p, v);
+
+  const Simulation simulation = simulate_passes(report, shares, p, v, m);
+  const std::vector<std::vector<Op>>& orders = simulation.orders;
+
+  const double pipeline_end = simulation.pipeline_end_s;
   const Window window = elided_window(orders);
   int64_t elided_micro_batches = 0;
   for (int64_t i = 0; i < p; ++i) {
-    const StageReport& stage = report.stages[static_cast<size_t>(i)];
-    events.push_back({{"name", "process_name"},
-                      {"ph", "M"},
-                      {"pid", i},
-                      {"args",
-                       {{"name", "stage " + std::to_string(i) + " (" + stage.gpu + ", " +
-                                     std::to_string(stage.layers) + " layers)"}}}});
-    events.push_back({{"name", "thread_name"},
-                      {"ph", "M"},
-                      {"pid", i},
-                      {"tid", 0},
-                      {"args", {{"name", "compute"}}}});
-    events.push_back({{"name", "thread_name"},
-                      {"ph", "M"},
-                      {"pid", i},
-                      {"tid", 1},
-                      {"args", {{"name", "communication"}}}});
-    double previous_end = 0;
-    double elided_bubble_s = 0;
-    int64_t elided_passes = 0;
-    for (const Op& op : orders[static_cast<size_t>(i)]) {
-      if (op.start_s < 0) continue;
-      if (op.start_s > previous_end + 1e-12) {
-        elided_bubble_s += push_outside(events, window, "bubble", i, 0, previous_end, op.start_s);
-      }
-      previous_end = op.end_s;
-      if (window.from_s <= op.start_s && op.end_s <= window.to_s) {
-        ++elided_passes;
-        if (i == 0 && !op.backward && op.chunk == 0) ++elided_micro_batches;
-        if (op.end_s + send_s(i) <= window.to_s) continue;  // nothing of it is drawn
-      }
-      const nlohmann::json args = {{"micro_batch", op.micro_batch}, {"chunk", op.chunk}};
-      const double recompute =
-          op.backward
-              ? stage.recompute_s * shares[static_cast<size_t>(i)][static_cast<size_t>(op.chunk)]
-              : 0;
-      if (recompute > 0) {
-        push_outside(events, window, "recompute", i, 0, op.start_s, op.start_s + recompute, args);
-      }
-      push_outside(events, window,
-                   std::string(op.backward ? "backward" : "forward") + " mb" +
-                       std::to_string(op.micro_batch) +
-                       (v > 1 ? " c" + std::to_string(op.chunk) : ""),
-                   i, 0, op.start_s + recompute, op.end_s, args);
-      if (send_s(i) > 0) {
-        push_outside(events, window, op.backward ? "send gradient" : "send activation", i, 1,
-                     op.end_s, op.end_s + send_s(i), args);
-      }
-    }
-    if (pipeline_end > previous_end + 1e-12) {
-      elided_bubble_s += push_outside(events, window, "bubble", i, 0, previous_end, pipeline_end);
-    }
-    if (window.from_s < window.to_s) {
-      events.push_back(
-          slice("steady state, not drawn", i, 0, window.from_s, window.to_s - window.from_s,
-                {{"elided", true}, {"passes", elided_passes}, {"bubble_s", elided_bubble_s}}));
-    }
-    double t = pipeline_end;
-    if (stage.dp_comm_exposed_s > 0) {
-      events.push_back(slice("data-parallel sync", i, 1, t, stage.dp_comm_exposed_s));
-      t += stage.dp_comm_exposed_s;
-    }
-    events.push_back(slice("optimizer", i, 0, t, stage.optimizer_s));
+    emit_stage(events, report, orders[static_cast<size_t>(i)], shares[static_cast<size_t>(i)], i, v,
+               pipeline_end, window, elided_micro_batches);
   }
   const nlohmann::json elided = window.from_s < window.to_s
                                     ? nlohmann::json{{"from_s", window.from_s},

@@ -1,4 +1,4 @@
-// How each framework runs its layers (framework_rules.cpp kFrameworkKernels): Transformer
+// How each framework runs its layers (framework_kernels.cpp kFrameworkKernels): Transformer
 // Engine's grouped GEMM in waves of four expert GEMMs for Megatron-LM and Megatron-Bridge, one
 // grouped kernel over every local expert for torchtitan and MindSpeed-LLM.
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
-// Looking up presets by id or alias with the core's rule (core/src/presets.cpp `normalize`):
-// ASCII letters in any case, '_' the same as '-'. Nothing else is ignored: "h100sxm" is not
-// "h100-sxm", and " h100" is not "h100".
+// Looking up presets by id or alias with the core's rule (core/src/input/presets.cpp
+// `normalize_name`): ASCII letters in any case, '_' the same as '-'. Nothing else is ignored:
+// "h100sxm" is not "h100-sxm", and " h100" is not "h100".
 import type { GpuPreset, ModelPreset, Presets } from "../paraplan/types";
 
 export function normalisePresetName(name: string): string {

@@ -1,0 +1,115 @@
+// What Megatron-LM, Megatron-Bridge and MindSpeed-LLM launches cannot express
+// (framework_rules.hpp).
+#include "model/framework_rule_parts.hpp"
+
+namespace paraplan::detail::framework_rule_parts {
+namespace {
+
+// clang-format off
+const FrameworkRule kRules[] = {
+    // --- Megatron-LM d98e8a64dd.
+    {F::megatron, "cross_entropy_fusion_impl",
+     "megatron/training/arguments.py asserts against Transformer Engine's loss fusion (\"disabled "
+     "due to stability issues\"); Megatron-Bridge's configs still set it",
+     {K::cross_entropy_fusion_impl},
+     native_loss_kernel},
+    {F::megatron, "reuse_fp32_param",
+     "Megatron-LM has no --reuse-fp32-param: parameter-copy reuse is MindSpeed's "
+     "(mindspeed/features_manager/memory/reuse_fp32_param.py)",
+     {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
+
+    // --- Megatron-Bridge: Megatron-Core's optimizers through its config containers.
+    {F::megatron_bridge, "reuse_fp32_param",
+     "Megatron-Core's OptimizerConfig, which Megatron-Bridge configures, has no "
+     "parameter-copy reuse: it is MindSpeed's --reuse-fp32-param",
+     {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
+
+    // --- MindSpeed-LLM: Megatron-LM core_v0.12.1 (a845aa7e12b3) with MindSpeed's features.
+    {F::mindspeed_llm, "zero_stage",
+     "ZeRO-2/3 needs --use-custom-fsdp, which MindSpeed-LLM's feature list does not register, "
+     "or torch FSDP2 (PP 1, EP 1) (launch-targets.md section 3)",
+     {K::zero_stage}, [](C, S s) { return s.zero_stage <= 1; }},
+    {F::mindspeed_llm, "tp_comm_overlap",
+     "CUDA userbuffers (--tp-comm-overlap) do not apply on Ascend; MindSpeed's mc2/coc are other "
+     "kernels (launch-targets.md section 3)",
+     {K::tp_comm_overlap}, [](C, S s) { return !s.tp_comm_overlap; }},
+    {F::mindspeed_llm, "overlap_moe_expert_parallel_comm",
+     "--overlap-moe-expert-parallel-comm is not in Megatron-LM core_v0.12.1's arguments.py",
+     {K::overlap_moe_expert_parallel_comm}, [](C, S s) { return !s.overlap_moe_expert_parallel_comm; }},
+    {F::mindspeed_llm, "moe_router_force_load_balancing",
+     "--moe-router-force-load-balancing is not in Megatron-LM core_v0.12.1's arguments.py",
+     {K::moe_router_force_load_balancing}, [](C, S s) { return !s.moe_router_force_load_balancing; }},
+    {F::mindspeed_llm, "recompute_modules",
+     "Megatron-LM core_v0.12.1's transformer_config.py allows core_attn, moe_act, layernorm, "
+     "mla_up_proj, mlp and moe; shared_experts came later",
+     kRecompute, [](C, S s) {
+       return std::none_of(s.recompute.begin(), s.recompute.end(), [](const Recompute& r) {
+         return r.granularity == RecomputeGranularity::selective &&
+                r.recomputes(RecomputeModule::shared_experts);
+       });
+     }},
+    {F::mindspeed_llm, "cpu_offloading_num_layers",
+     "Megatron-LM core_v0.12.1's arguments.py has no --cpu-offloading-num-layers",
+     {K::cpu_offloading_num_layers}, [](C, S s) { return s.cpu_offloading_num_layers == 0; }},
+    {F::mindspeed_llm, "offload_modules",
+     "Megatron-LM core_v0.12.1's arguments.py has no --fine-grained-activation-offloading; "
+     "MindSpeed's --swap-attention offloads attn_norm, qkv_linear, core_attn, attn_proj and "
+     "mlp_norm together (docs/features/swap_attention.md)",
+     {K::offload_modules}, [](C, S s) {
+       return s.offload_modules == 0 || s.offload_modules == kMindSpeedSwapAttentionModules;
+     }},
+    {F::mindspeed_llm, "cuda_graph_impl",
+     "CUDA graphs are CUDA-only; MindSpeed-LLM runs on Ascend NPUs (its feature list registers no "
+     "graph capture)",
+     {K::cuda_graph_impl, K::cuda_graph_scope}, no_cuda_graphs},
+
+    {F::mindspeed_llm, "cross_entropy_fusion_impl",
+     "Transformer Engine's Triton loss kernel is CUDA-only; MindSpeed-LLM runs on Ascend",
+     {K::cross_entropy_fusion_impl},
+     native_loss_kernel},
+    {F::mindspeed_llm, "moe_shared_expert_overlap",
+     "Megatron-LM core_v0.12.1's transformer_config.py: \"moe_shared_expert_overlap only works "
+     "with alltoall token dispatcher\" (flex, DeepEP, is CUDA-only besides)",
+     {K::moe_shared_expert_overlap, K::moe_token_dispatcher_type},
+     [](C c, S s) {
+       return !c.model.moe || !s.moe_shared_expert_overlap ||
+              s.moe_token_dispatcher_type == MoeDispatcher::alltoall;
+     }},
+    {F::mindspeed_llm, "moe_permute_fusion",
+     "MindSpeed's fused_moe_permute feature asserts \"Only alltoall and alltoall_seq dispatcher "
+     "supports --moe-permute-fusion\" (mindspeed/features_manager/fusions/fused_moe_permute.py)",
+     {K::moe_permute_fusion, K::moe_token_dispatcher_type},
+     [](C c, S s) {
+       return !c.model.moe || !s.moe_permute_fusion ||
+              s.moe_token_dispatcher_type == MoeDispatcher::alltoall;
+     }},
+    {F::mindspeed_llm, "moe_router_fusion",
+     "Megatron-LM core_v0.12.1, which MindSpeed-LLM patches, has no moe_router_fusion (added to "
+     "transformer_config.py by c08d89bea0, first released in core_v0.14.0)",
+     {K::moe_router_fusion}, [](C, S s) { return !s.moe_router_fusion; }},
+    {F::mindspeed_llm, "fp8_param_gather",
+     "Megatron-LM core_v0.12.1's transformer_config.py: \"MXFP8 currently does not support "
+     "fp8_param\"",
+     {K::fp8_param_gather, K::fp8_recipe},
+     [](C c, S s) { return !fp8(c) || !s.fp8_param_gather || s.fp8_recipe != Fp8Recipe::mxfp8; }},
+    {F::mindspeed_llm, "fp8_recipe",
+     "Megatron-LM core_v0.12.1's arguments.py: --fp8-recipe chooses delayed, tensorwise or "
+     "mxfp8; no blockwise",
+     {K::fp8_recipe}, [](C c, S s) { return !fp8(c) || s.fp8_recipe != Fp8Recipe::blockwise; }},
+    {F::mindspeed_llm, "exp_avg_dtype",
+     "Megatron-LM core_v0.12.1's arguments.py: --exp-avg-dtype and --exp-avg-sq-dtype choose "
+     "fp32, fp16 or fp8; no bf16",
+     {K::exp_avg_dtype, K::exp_avg_sq_dtype}, [](C, S s) {
+       return s.exp_avg_dtype != MomentDtype::bf16 && s.exp_avg_sq_dtype != MomentDtype::bf16;
+     }},
+    {F::mindspeed_llm, "model.window_size",
+     "Megatron-LM core_v0.12.1's arguments.py has no --window-size (sliding-window attention)",
+     {}, [](C c, S) { return c.model.window_size == 0; }},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const FrameworkRule> megatron_family_rules() { return kRules; }
+
+}  // namespace paraplan::detail::framework_rule_parts
