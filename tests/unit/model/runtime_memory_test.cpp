@@ -17,14 +17,16 @@ TEST_CASE("PyTorch pipelining: receive buffers per chunk and micro-batch, the la
   // One stage: no pipelining.
   CHECK(torch_pipelining_bytes(0, 1, 1, 8, 1, a, logits) == 0);
   // 1F1B over 4 stages, 8 micro-batches: the first receives no input, sends no logits; the
-  // input buffers of the micro-batches in flight are counted as saved activations already.
-  CHECK(torch_pipelining_bytes(0, 4, 1, 8, 4, a, logits) == doctest::Approx(8 * a));
-  CHECK(torch_pipelining_bytes(1, 4, 1, 8, 3, a, logits) == doctest::Approx(5 * a + 8 * a));
+  // input buffers of the micro-batches in flight are counted as saved activations already; each
+  // micro-batch in flight keeps its output (fwd_cache) until its backward.
+  CHECK(torch_pipelining_bytes(0, 4, 1, 8, 4, a, logits) == doctest::Approx(8 * a + 4 * a));
+  CHECK(torch_pipelining_bytes(1, 4, 1, 8, 3, a, logits) == doctest::Approx(5 * a + 8 * a + 3 * a));
   CHECK(torch_pipelining_bytes(3, 4, 1, 8, 1, a, logits) == doctest::Approx(7 * a + 8 * logits));
   // Interleaved, two chunks a GPU: rank 0 holds chunks 0 and 4 of 8, both but the first
-  // receiving, both sending gradients back.
+  // receiving, both sending gradients back, both keeping the outputs of the 4 x 2 chunk
+  // micro-batches in flight.
   CHECK(torch_pipelining_bytes(0, 4, 2, 8, 4, a, logits) ==
-        doctest::Approx((8 - 4) * 1 * a + 8 * 2 * a));
+        doctest::Approx((8 - 4) * 1 * a + 8 * 2 * a + 4 * 2 * a));
   // More virtual stages, more buffers.
   CHECK(torch_pipelining_bytes(1, 4, 4, 8, 4, a, logits) >
         torch_pipelining_bytes(1, 4, 2, 8, 4, a, logits));
