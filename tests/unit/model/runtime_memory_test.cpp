@@ -5,6 +5,7 @@
 
 #include "model/moe_memory.hpp"
 #include "model/pipelining_memory.hpp"
+#include "model/torchtitan_fsdp.hpp"
 #include "paraplan/units.hpp"
 #include "support.hpp"
 
@@ -49,6 +50,28 @@ TEST_CASE("torchtitan with pipelines holds more than without the pipelining buff
   CHECK(m.peak_reserved_bytes() - m.peak_allocated_bytes() > 0.1 * kGiB);
   // Two chunks a GPU hold twice the gradient buffers.
   CHECK(v2.stages.front().memory.activations_bytes > v1.stages.front().memory.activations_bytes);
+}
+
+TEST_CASE("torchtitan's LM head saves its input gathered over the tensor-parallel ranks") {
+  ModelSpec model;
+  model.hidden_size = 8192;
+  const Training training{512, 8192, Precision::fp8};
+  Strategy s;
+  s.micro_batch_size = 16;
+  s.tensor_model_parallel_size = 8;
+  s.sequence_parallel = true;
+  // 16 x 8192 tokens x 8192 x 2 bytes (the output layer stays bf16 under Float8), of which the
+  // rank's 1/8 sequence shard is already counted.
+  CHECK(torchtitan_head_gathered_input_bytes(model, training, s) ==
+        doctest::Approx(2.0 * 8192 * 16 * 8192 * 7 / 8));
+  s.context_parallel_size = 2;
+  CHECK(torchtitan_head_gathered_input_bytes(model, training, s) ==
+        doctest::Approx(2.0 * 8192 * 8 * 8192 * 7 / 8));
+  s.sequence_parallel = false;
+  CHECK(torchtitan_head_gathered_input_bytes(model, training, s) == 0);
+  s.sequence_parallel = true;
+  s.tensor_model_parallel_size = 1;
+  CHECK(torchtitan_head_gathered_input_bytes(model, training, s) == 0);
 }
 
 TEST_CASE("MoE: the dispatcher's rows on both sides of the larger all-to-all, and the logits") {
