@@ -43,12 +43,13 @@ double torchtitan_loss_bytes_per_logit(const Strategy& s);
 // What torchtitan's LM head saves beyond the rank's sequence shard of its input, held from the
 // head's forward through the loss to the head's backward: with tensor parallelism the output
 // layer is ColwiseParallel(input_layouts=Shard(1)) (parallelisms/parallelize_llama.py apply_tp at
-// 9dec370; the same plan at b5bcd76), whose input hook redistributes the final norm's output to
-// Replicate before F.linear (torch/distributed/tensor/parallel/style.py
+// 9dec370, the commit of the published December 2024 runs; b5bcd76 rewrote its tensor
+// parallelism on spmd_types and was not checked), whose input hook redistributes the final
+// norm's output to Replicate before F.linear (torch/distributed/tensor/parallel/style.py
 // ColwiseParallel._prepare_input_fn), so the linear saves the whole micro-batch's 16-bit input for
 // its weight gradient; the output layer stays out of Float8 (float8.py module_filter_fn: fqn !=
-// "output"). Megatron-LM saves the shard and gathers it again in the backward. Zero without
-// sequence-parallel tensor parallelism.
+// "output"; b5bcd76 quantization/float8.md filter_fqns ["output"]). Megatron-LM saves the shard
+// and gathers it again in the backward. Zero without sequence-parallel tensor parallelism.
 double torchtitan_head_gathered_input_bytes(const ModelSpec& model, const Training& training,
                                             const Strategy& s);
 
