@@ -18,7 +18,11 @@ double torch_pipelining_bytes(int64_t rank, int64_t stages, int64_t virtual_stag
   }
   const double m = static_cast<double>(micro_batches);
   const double input_buffers = std::max(0.0, m - in_flight) * receiving;
-  return boundary_bytes * (input_buffers + m * gradient_buffers) + m * last * last_output_bytes;
+  // in_flight x v chunk-micro-batches in flight, gradient_buffers / v of them in chunks that
+  // send their output on: each keeps that output in fwd_cache until its backward.
+  const double kept_outputs = in_flight * gradient_buffers;
+  return boundary_bytes * (input_buffers + m * gradient_buffers + kept_outputs) +
+         m * last * last_output_bytes;
 }
 
 }  // namespace paraplan::detail

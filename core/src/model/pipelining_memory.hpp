@@ -17,6 +17,12 @@ namespace paraplan::detail {
 // - the last chunk keeps every micro-batch's output until the next step
 //   (`forward_one_chunk`: `if self.is_last: self.output_chunks.append(output)`, cleared by
 //   `clear_runtime_states`): the logits, `last_output_bytes` each.
+// - every chunk keeps each micro-batch's output from its forward to its backward, the root its
+//   backward starts from (`forward_one_chunk`: `self.fwd_cache[fwd_chunk_id] = (output_tuple,
+//   flatten_input_tensors)`, popped by `backward_one_chunk`): no layer of the chunk saves it (a
+//   block's last op, the residual add, saves no output; full recompute saves a block's input),
+//   so each micro-batch in flight holds one more boundary tensor per chunk but the last (whose
+//   outputs, the logits, are kept anyway);
 // `boundary_bytes` is one micro-batch's activation between chunks (the layer input). A chunk's
 // input buffer of a micro-batch in flight is its first layer's saved input, which the stage's
 // activations count already: `in_flight` micro-batches (each across the rank's chunks) are left

@@ -306,6 +306,9 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     // (Megatron-LM theoretical_memory_usage.py counts the output layer only when untied).
     const bool shared_table = in.stages == 1 && !in.model->untie_embeddings_and_output_weights;
     add_edge(c.head, shared_table ? c.head.parameters - c.embedding.parameters : c.head.parameters);
+    if (in.framework == Framework::torchtitan) {
+      edge_transient += torchtitan_head_gathered_input_bytes(*in.model, *in.training, s);
+    }
   }
   for (double depth = 0; depth < mtp; ++depth) add_edge(c.mtp, c.mtp.parameters);
   // The MTP depths look up the shared embedding: the last stage keeps a copy.

@@ -17,6 +17,17 @@ double torchtitan_loss_bytes_per_logit(const Strategy& s) {
 
 bool fsdp2_keeps_unsharded(int64_t pipeline_stages) { return pipeline_stages > 1; }
 
+double torchtitan_head_gathered_input_bytes(const ModelSpec& model, const Training& training,
+                                            const Strategy& s) {
+  const double t = static_cast<double>(s.tensor_model_parallel_size);
+  if (t <= 1 || !s.sequence_parallel) return 0;
+  const double tokens = static_cast<double>(s.micro_batch_size) *
+                        static_cast<double>(training.seq_length) /
+                        static_cast<double>(s.context_parallel_size);
+  return activation_element_bytes(training.precision) * static_cast<double>(model.hidden_size) *
+         tokens * (1 - 1 / t);
+}
+
 namespace {
 
 // The groups a unit's dense and expert parameters are sharded over: torchtitan v0.2.2

@@ -10,6 +10,8 @@
 
 #include "paraplan/framework.hpp"
 #include "paraplan/hardware.hpp"
+#include "paraplan/model.hpp"
+#include "paraplan/scenario.hpp"
 #include "paraplan/strategy.hpp"
 
 namespace paraplan::detail {
@@ -37,6 +39,19 @@ constexpr double kTorchtitanLossParallelBytesPerLogit = 4 * 4;
 // (torchtitan 9dec370 train.py loss_parallel unless training.disable_loss_parallel; b5bcd76
 // cross_entropy_loss on Shard(-1) logits), PyTorch's fused cross_entropy otherwise.
 double torchtitan_loss_bytes_per_logit(const Strategy& s);
+
+// What torchtitan's LM head saves beyond the rank's sequence shard of its input, held from the
+// head's forward through the loss to the head's backward: with tensor parallelism the output
+// layer is ColwiseParallel(input_layouts=Shard(1)) (parallelisms/parallelize_llama.py apply_tp at
+// 9dec370, the commit of the published December 2024 runs; b5bcd76 rewrote its tensor
+// parallelism on spmd_types and was not checked), whose input hook redistributes the final
+// norm's output to Replicate before F.linear (torch/distributed/tensor/parallel/style.py
+// ColwiseParallel._prepare_input_fn), so the linear saves the whole micro-batch's 16-bit input for
+// its weight gradient; the output layer stays out of Float8 (float8.py module_filter_fn: fqn !=
+// "output"; b5bcd76 quantization/float8.md filter_fqns ["output"]). Megatron-LM saves the shard
+// and gathers it again in the backward. Zero without sequence-parallel tensor parallelism.
+double torchtitan_head_gathered_input_bytes(const ModelSpec& model, const Training& training,
+                                            const Strategy& s);
 
 // FSDP2 prices this strategy (framework torchtitan, zero_stage 2 or 3: fsdp_reshard_after_forward
 // "never" or the default).

@@ -5,6 +5,7 @@
 
 #include "model/moe_memory.hpp"
 #include "model/pipelining_memory.hpp"
+#include "model/torchtitan_fsdp.hpp"
 #include "paraplan/units.hpp"
 #include "support.hpp"
 
@@ -17,14 +18,16 @@ TEST_CASE("PyTorch pipelining: receive buffers per chunk and micro-batch, the la
   // One stage: no pipelining.
   CHECK(torch_pipelining_bytes(0, 1, 1, 8, 1, a, logits) == 0);
   // 1F1B over 4 stages, 8 micro-batches: the first receives no input, sends no logits; the
-  // input buffers of the micro-batches in flight are counted as saved activations already.
-  CHECK(torch_pipelining_bytes(0, 4, 1, 8, 4, a, logits) == doctest::Approx(8 * a));
-  CHECK(torch_pipelining_bytes(1, 4, 1, 8, 3, a, logits) == doctest::Approx(5 * a + 8 * a));
+  // input buffers of the micro-batches in flight are counted as saved activations already; each
+  // micro-batch in flight keeps its output (fwd_cache) until its backward.
+  CHECK(torch_pipelining_bytes(0, 4, 1, 8, 4, a, logits) == doctest::Approx(8 * a + 4 * a));
+  CHECK(torch_pipelining_bytes(1, 4, 1, 8, 3, a, logits) == doctest::Approx(5 * a + 8 * a + 3 * a));
   CHECK(torch_pipelining_bytes(3, 4, 1, 8, 1, a, logits) == doctest::Approx(7 * a + 8 * logits));
   // Interleaved, two chunks a GPU: rank 0 holds chunks 0 and 4 of 8, both but the first
-  // receiving, both sending gradients back.
+  // receiving, both sending gradients back, both keeping the outputs of the 4 x 2 chunk
+  // micro-batches in flight.
   CHECK(torch_pipelining_bytes(0, 4, 2, 8, 4, a, logits) ==
-        doctest::Approx((8 - 4) * 1 * a + 8 * 2 * a));
+        doctest::Approx((8 - 4) * 1 * a + 8 * 2 * a + 4 * 2 * a));
   // More virtual stages, more buffers.
   CHECK(torch_pipelining_bytes(1, 4, 4, 8, 4, a, logits) >
         torch_pipelining_bytes(1, 4, 2, 8, 4, a, logits));
@@ -47,6 +50,28 @@ TEST_CASE("torchtitan with pipelines holds more than without the pipelining buff
   CHECK(m.peak_reserved_bytes() - m.peak_allocated_bytes() > 0.1 * kGiB);
   // Two chunks a GPU hold twice the gradient buffers.
   CHECK(v2.stages.front().memory.activations_bytes > v1.stages.front().memory.activations_bytes);
+}
+
+TEST_CASE("torchtitan's LM head saves its input gathered over the tensor-parallel ranks") {
+  ModelSpec model;
+  model.hidden_size = 8192;
+  const Training training{512, 8192, Precision::fp8};
+  Strategy s;
+  s.micro_batch_size = 16;
+  s.tensor_model_parallel_size = 8;
+  s.sequence_parallel = true;
+  // 16 x 8192 tokens x 8192 x 2 bytes (the output layer stays bf16 under Float8), of which the
+  // rank's 1/8 sequence shard is already counted.
+  CHECK(torchtitan_head_gathered_input_bytes(model, training, s) ==
+        doctest::Approx(2.0 * 8192 * 16 * 8192 * 7 / 8));
+  s.context_parallel_size = 2;
+  CHECK(torchtitan_head_gathered_input_bytes(model, training, s) ==
+        doctest::Approx(2.0 * 8192 * 8 * 8192 * 7 / 8));
+  s.sequence_parallel = false;
+  CHECK(torchtitan_head_gathered_input_bytes(model, training, s) == 0);
+  s.sequence_parallel = true;
+  s.tensor_model_parallel_size = 1;
+  CHECK(torchtitan_head_gathered_input_bytes(model, training, s) == 0);
 }
 
 TEST_CASE("MoE: the dispatcher's rows on both sides of the larger all-to-all, and the logits") {
