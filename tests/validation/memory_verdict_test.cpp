@@ -69,7 +69,9 @@ std::string terms_of(const StageMemory& m) {
 }
 
 Outcome outcome_of(const std::string& file, const std::string& name, bool ran_out, bool expandable,
-                   const nlohmann::json& scenario) {
+                   nlohmann::json scenario) {
+  // The allocator mode the launch ran in, as the strategy key the verdict reads.
+  scenario["strategy"]["expandable_segments"] = expandable;
   const Report r = estimate(parse_scenario(scenario));
   Outcome o{file,
             name,

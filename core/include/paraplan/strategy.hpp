@@ -203,6 +203,12 @@ struct Strategy {
   bool per_layer_graphs() const {
     return cuda_graph_impl != CudaGraphImpl::none && !graphs(CudaGraphScope::full_iteration);
   }
+  // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PYTORCH_NPU_ALLOC_CONF on Ascend): PyTorch's
+  // caching allocator grows one segment per stream instead of leaving fixed segments stranded
+  // (c10/cuda/CUDACachingAllocator.cpp, PyTorch 2.1+). It decides which default margin the memory
+  // verdict keeps (input/memory_margin.cpp); left out, the framework's launcher's
+  // (expandable_segments_by_default, complete_strategy).
+  bool expandable_segments = false;
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
@@ -259,6 +265,7 @@ enum class StrategyKeyId : uint8_t {
   reuse_fp32_param,
   cuda_graph_impl,
   cuda_graph_scope,
+  expandable_segments,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count

@@ -212,6 +212,10 @@ Strategy complete_strategy(const Scenario& scenario) {
   Strategy strategy;
   strategy.recompute.resize(scenario.cluster.pools.size());
   apply_pins(pins, strategy);
+  // The allocator mode the framework's own launcher sets, unless given (framework.cpp).
+  if (!pins.given(StrategyKeyId::expandable_segments)) {
+    strategy.expandable_segments = expandable_segments_by_default(scenario.framework);
+  }
   const bool fp8 = scenario.training.precision == Precision::fp8;
   if (!fp8 && !scenario.model.moe) return strategy;
   // Switches left out that are on where runs are launched with them, unless the rulebook or the

@@ -360,6 +360,15 @@ const StrategyKey kKeys[] = {
      "(with moe_router), or full_iteration (the local implementation's whole forward-backward); "
      "none: whole layers.",
      get_field<&Strategy::cuda_graph_scope>, set_field<&Strategy::cuda_graph_scope>},
+    {K::expandable_segments, "expandable_segments", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::composite, "",
+     "PyTorch's caching allocator with expandable segments "
+     "(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; PYTORCH_NPU_ALLOC_CONF on Ascend): one "
+     "growing segment per stream instead of fixed segments whose free pieces stay stranded. "
+     "Decides the memory verdict's default margin. Left out: the framework launcher's default "
+     "(on for torchtitan, off for the others).",
+     get_field<&Strategy::expandable_segments>, set_field<&Strategy::expandable_segments>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",

@@ -40,8 +40,9 @@ std::string gib(double bytes) {
   return text;
 }
 
-// The default margin on a GPU of `capacity_bytes` for the allocator mode the framework's launcher
-// sets (framework.hpp; docs/model.md, "Memory verdict").
+// The default margin on a GPU of `capacity_bytes` for the strategy's allocator mode
+// (expandable_segments, left out the framework launcher's: framework.hpp; docs/model.md, "Memory
+// verdict").
 double default_margin_bytes(double capacity_bytes, bool expandable_segments) {
   const limits::AllocatorMode mode = expandable_segments
                                          ? limits::AllocatorMode::expandable_segments
@@ -50,8 +51,7 @@ double default_margin_bytes(double capacity_bytes, bool expandable_segments) {
 }
 
 // The worst stage's memory verdict and the numbers behind it (docs/model.md, "Memory verdict").
-void set_memory_verdict(Report& report, Framework framework) {
-  const bool expandable = expandable_segments_by_default(framework);
+void set_memory_verdict(Report& report, bool expandable) {
   if (report.stages.empty()) {
     report.memory_verdict_reason = "memory not estimated: the strategy is rejected before it";
     return;
@@ -79,13 +79,12 @@ void set_memory_verdict(Report& report, Framework framework) {
                          : "the most of any stage, below the default margin";
   std::snprintf(text, sizeof text,
                 "pipeline stage %zu (%s) peaks at %.1f GiB of %.1f GiB (%.0f%%, %.1f GiB free): "
-                "%s (the default margin keeps %.1f GiB, %.0f%%, free, for %s's allocator mode, %s; "
+                "%s (the default margin keeps %.1f GiB, %.0f%%, free, for the allocator mode, %s; "
                 "docs/model.md \"Memory verdict\")",
                 worst, stage.gpu.c_str(), stage.memory.peak_bytes() / units::kGiB,
                 stage.capacity_bytes / units::kGiB, 100 * worst_share,
                 (stage.capacity_bytes - stage.memory.peak_bytes()) / units::kGiB, what,
                 margin / units::kGiB, 100 * margin / stage.capacity_bytes,
-                std::string(to_string(framework)).c_str(),
                 expandable ? "expandable segments" : "PyTorch's default fixed segments");
   report.memory_verdict = verdict;
   report.memory_verdict_reason = text;
@@ -206,8 +205,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       stage.host_copy_bytes = r.host_copy_bytes;
       const std::string where = "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
                                 std::to_string(stage.layers) + " layers)";
-      const double margin =
-          default_margin_bytes(stage.capacity_bytes, expandable_segments_by_default(framework));
+      const double margin = default_margin_bytes(stage.capacity_bytes, s.expandable_segments);
       const double headroom = stage.capacity_bytes - stage.memory.peak_bytes();
       // Tight: inside the default margin, the memory verdict at_risk (docs/model.md, "Memory
       // verdict").
@@ -236,7 +234,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
     }
   }
 
-  set_memory_verdict(report, framework);
+  set_memory_verdict(report, s.expandable_segments);
 
   // Throughput and utilisation (MFU counts model FLOPs only; HFU adds recompute).
   const double tokens = static_cast<double>(training.global_batch_size) * training.seq_length;

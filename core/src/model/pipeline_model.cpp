@@ -131,8 +131,7 @@ void fit_memory(const PipelineInput& in, std::vector<GroupResult>& results, Pipe
     out.peak_bytes = std::max(out.peak_bytes, peak);
     out.overflow_bytes = g == 0 ? peak - capacity : std::max(out.overflow_bytes, peak - capacity);
     out.at_risk |=
-        memory_verdict_of(peak, gpu.hbm_bytes, expandable_segments_by_default(in.framework)) !=
-        MemoryVerdict::fits;
+        memory_verdict_of(peak, gpu.hbm_bytes, s.expandable_segments) != MemoryVerdict::fits;
   }
   out.fits = out.overflow_bytes <= 0 && out.host_fits;
 }

@@ -86,7 +86,8 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::overlap_cpu_optimizer_d2h_h2d,
               K::reuse_fp32_param,
               K::cuda_graph_impl,
-              K::cuda_graph_scope};
+              K::cuda_graph_scope,
+              K::expandable_segments};
     case Level::leaf:
     case Level::count:
       break;
@@ -150,11 +151,15 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
   zero_pins_.fp8_param_gather = pins_.flag(K::fp8_param_gather);
-  // Every other key of the level, derived from keys_decided_at: as pinned, else its default.
+  // Every other key of the level, derived from keys_decided_at: as pinned, else its default (the
+  // allocator mode: the framework launcher's, as complete_strategy).
   const KeySet zero_keys = keys_decided_at(Level::zero, leaf_splits_layers_);
   for (const StrategyKey& row : strategy_keys()) {
     if (!zero_keys.contains(row.id) || kZeroLevelChooses.contains(row.id)) continue;
-    zero_pins_.fixed.emplace_back(&row, pins_.get(row.id).value_or(row.default_value()));
+    const int64_t fallback = row.id == K::expandable_segments
+                                 ? int64_t{expandable_segments_by_default(framework_)}
+                                 : row.default_value();
+    zero_pins_.fixed.emplace_back(&row, pins_.get(row.id).value_or(fallback));
   }
   // Those keys hold these values wherever a bound reads them (the CUDA graph keys, in the layers'
   // host time).

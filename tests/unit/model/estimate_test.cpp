@@ -2,10 +2,12 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "paraplan/framework.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/report.hpp"
+#include "paraplan/scenario.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
@@ -146,4 +148,26 @@ TEST_CASE("memory verdict: the margin of the framework's allocator mode") {
   }
   CHECK(limits::default_memory_margin_percent() ==
         limits::default_memory_margin_percent(limits::AllocatorMode::default_segments));
+}
+
+// The strategy key expandable_segments: left out, the framework launcher's mode; given, it
+// decides the verdict's allocator mode whatever the framework.
+TEST_CASE("memory verdict: the strategy's allocator mode, left out the framework's") {
+  const std::string json = job("llama2-70b", 256, 512, 4096, kGood);
+  CHECK_FALSE(complete_strategy(test::scenario(json)).expandable_segments);
+  nlohmann::json torchtitan = nlohmann::json::parse(json);
+  torchtitan["framework"] = "torchtitan";
+  torchtitan["strategy"] = {{"tensor_model_parallel_size", 8}, {"zero_stage", 2}};
+  CHECK(complete_strategy(parse_scenario(torchtitan)).expandable_segments);
+  torchtitan["strategy"]["expandable_segments"] = false;
+  CHECK_FALSE(complete_strategy(parse_scenario(torchtitan)).expandable_segments);
+  nlohmann::json pinned = nlohmann::json::parse(json);
+  pinned["strategy"]["expandable_segments"] = true;
+  const Report with = estimate(parse_scenario(pinned));
+  const Report without = run(json);
+  CHECK(with.memory_verdict_reason.find("expandable segments") != std::string::npos);
+  CHECK(without.memory_verdict_reason.find("default fixed segments") != std::string::npos);
+  // Nothing else of the estimate moves with the allocator mode.
+  CHECK(with.iteration_time_s == without.iteration_time_s);
+  CHECK(with.stages.front().memory.peak_bytes() == without.stages.front().memory.peak_bytes());
 }

@@ -1382,3 +1382,31 @@ TEST_CASE("torchtitan's registered flavors pass only its args dataclasses' field
   // The check can fail: a keyword no dataclass has.
   CHECK(flavor_problems("qwen3", "    no_such_field=1,\n").size() == 3);
 }
+
+// --- The allocator mode (strategy key expandable_segments): every launch target writes the
+// variable its PyTorch reads when it is on, and nothing (PyTorch's default) when it is off; left
+// out, it is the scenario's framework launcher's (framework.cpp: torchtitan's run script sets it).
+TEST_CASE("expandable_segments: written as the allocator variable, left out the framework's") {
+  const auto command = [](Framework framework, const nlohmann::json& document) {
+    return launch_on(framework, document).command;
+  };
+  const std::string cuda = "export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True";
+  const std::string npu = "export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True";
+  const nlohmann::json on = job("llama3-8b", 8, {{"expandable_segments", true}});
+  const nlohmann::json off = job("llama3-8b", 8, {{"expandable_segments", false}});
+  for (const Framework framework :
+       {Framework::megatron, Framework::megatron_bridge, Framework::deepspeed,
+        Framework::colossalai, Framework::torchtitan}) {
+    CAPTURE(to_string(framework));
+    REQUIRE(launch_on(framework, on).unsupported.empty());
+    CHECK(command(framework, on).find(cuda) != std::string::npos);
+    CHECK(command(framework, off).find("ALLOC_CONF") == std::string::npos);
+  }
+  CHECK(command(Framework::mindspeed_llm, on).find(npu) != std::string::npos);
+  CHECK(command(Framework::mindspeed_llm, off).find("ALLOC_CONF") == std::string::npos);
+  // Left out: torchtitan's scenario launches with it, Megatron-LM's without.
+  nlohmann::json unset = job("llama3-8b", 8);
+  CHECK(command(Framework::megatron, unset).find("ALLOC_CONF") == std::string::npos);
+  unset["framework"] = "torchtitan";
+  CHECK(command(Framework::torchtitan, unset).find(cuda) != std::string::npos);
+}

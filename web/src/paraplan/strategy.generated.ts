@@ -132,6 +132,12 @@ export interface Strategy {
   cuda_graph_scope: Array<
     "attn" | "mlp" | "moe" | "moe_router" | "moe_preprocess" | "full_iteration"
   >;
+  // PyTorch's caching allocator with expandable segments
+  // (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; PYTORCH_NPU_ALLOC_CONF on Ascend): one
+  // growing segment per stream instead of fixed segments whose free pieces stay stranded. Decides
+  // the memory verdict's default margin. Left out: the framework launcher's default (on for
+  // torchtitan, off for the others).
+  expandable_segments: boolean;
   // GPU type of each pipeline stage (mixed clusters).
   pipeline_stage_gpus?: string[];
   // Transformer layers of each pipeline stage, summing to num_layers.
@@ -187,4 +193,5 @@ export const STRATEGY_DEFAULTS: Strategy = {
   reuse_fp32_param: false,
   cuda_graph_impl: "none",
   cuda_graph_scope: [],
+  expandable_segments: false,
 };

@@ -360,6 +360,7 @@ Launch bridge_launch(const LaunchInput& in) {
       (in.strategy.tensor_model_parallel_size > 1 || in.strategy.context_parallel_size > 1)) {
     text += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
   }
+  text += allocator_environment(in.strategy, Framework::megatron_bridge);
   text += rendezvous_environment(in.hosts);
   text += torchrun_lines(
       in.hosts, [](const HostGroup&) { return std::string("pretrain_paraplan.py"); },

@@ -182,6 +182,7 @@ Launch colossalai_launch(const LaunchInput& in) {
   script += "    optimizer.step()\n    optimizer.zero_grad()\n";
   launch.files["train.py"] = script;
   std::string text = "# Colossal-AI 0.5.0 (4f9953be335e), with train.py beside it.\n";
+  text += allocator_environment(in.strategy, Framework::colossalai);
   text += rendezvous_environment(in.hosts);
   text += torchrun_lines(in.hosts, [](const HostGroup&) { return std::string("train.py"); });
   launch.command = text;

@@ -145,6 +145,7 @@ Launch deepspeed_launch(const LaunchInput& in) {
     text += "export CUDA_DEVICE_MAX_CONNECTIONS=1  # --sequence-parallel raises without it\n";
   }
   text += "export TOKENIZER=${TOKENIZER:?tokenizer.model} DATA=${DATA:?data prefix}\n";
+  text += allocator_environment(in.strategy, Framework::deepspeed);
   text += rendezvous_environment(in.hosts);
   text +=
       torchrun_lines(in.hosts, [&](const HostGroup&) { return "pretrain_gpt.py " + join(args); });

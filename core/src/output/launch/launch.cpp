@@ -8,6 +8,16 @@
 #include "output/launch/writers.hpp"
 
 namespace paraplan {
+namespace detail {
+
+std::string allocator_environment(const Strategy& strategy, Framework framework) {
+  if (!strategy.expandable_segments) return "";
+  const char* variable =
+      framework == Framework::mindspeed_llm ? "PYTORCH_NPU_ALLOC_CONF" : "PYTORCH_CUDA_ALLOC_CONF";
+  return std::string("export ") + variable + "=expandable_segments:True  # expandable_segments\n";
+}
+
+}  // namespace detail
 
 Launch make_launch(Framework framework, const Strategy& strategy, const Scenario& scenario,
                    int64_t data_parallel_size) {

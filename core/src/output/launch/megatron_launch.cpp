@@ -49,7 +49,9 @@ Launch megatron_launch(const LaunchInput& in) {
         "# GeGLU has no Megatron-LM flag: set gated_linear_unit and activation_func=gelu in "
         "the TransformerConfig.\n";
   }
-  text += megatron_environment(in.strategy) + rendezvous_environment(in.hosts);
+  text += megatron_environment(in.strategy) +
+          allocator_environment(in.strategy, Framework::megatron) +
+          rendezvous_environment(in.hosts);
   text += torchrun_lines(in.hosts, [&](const HostGroup& group) {
     return "pretrain_gpt.py " + join(megatron_program_arguments(in, group.pool));
   });

@@ -59,6 +59,7 @@ Launch mindspeed_launch(const LaunchInput& in) {
   std::string text =
       "# MindSpeed-LLM c77308a14bfc (master, 2026-08-21) on Megatron-LM core_v0.12.1, run from "
       "its repository root.\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\n";
+  text += allocator_environment(in.strategy, Framework::mindspeed_llm);
   text += rendezvous_environment(in.hosts);
   text += torchrun_lines(in.hosts, [&](const HostGroup& group) {
     return "pretrain_gpt.py " + join(mindspeed_arguments(in, group.pool));

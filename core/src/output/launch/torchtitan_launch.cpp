@@ -314,6 +314,7 @@ Launch torchtitan_launch(const LaunchInput& in) {
                          "# torchtitan v0.2.2 (73a0e6979dd1), run from its repository root "
                          "with job.toml") +
                      (flavor == nullptr ? " and paraplan_flavor.py" : "") + " there.\n";
+  text += allocator_environment(in.strategy, Framework::torchtitan);
   text += rendezvous_environment(in.hosts);
   text += torchrun_lines(in.hosts, [](const HostGroup&) {
     return std::string("-m torchtitan.train --job.config_file job.toml");
