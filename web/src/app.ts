@@ -18,6 +18,7 @@ import { poolSize } from "./worker/pool";
 import { loadCharts } from "./ui/charts";
 import { afterNextPaint, h, nextTask } from "./ui/dom";
 import { exportResults } from "./ui/export";
+import { warmFormatters } from "./ui/format";
 import { FieldErrors, shownError } from "./ui/field-errors";
 import { header } from "./ui/header";
 import { foldedForm, jobForm, viewTabs } from "./ui/layout";
@@ -96,7 +97,11 @@ export class App {
     this.store.subscribe((next, previous) => this.changed(next, previous));
     this.runs.subscribe(() => this.runsChanged());
     this.runsChanged();
-    if (state.ran) void this.search();
+    if (state.ran) {
+      void this.search();
+      // While the worker searches: in a task of its own, after the frame is painted.
+      setTimeout(warmFormatters, 0);
+    }
     if (state.estimate) void this.strategies.estimate.run();
     // Chart.js is not in the first bundle (ui/charts.ts): it loads once the first rows are
     // shown, or now where no search runs.
@@ -147,7 +152,7 @@ export class App {
     mark("results-drawn");
   }
 
-  // The job form, in its slot above the results, a section per task (ui/layout.ts).
+  // The job form, in its slot above the results (ui/layout.ts).
   private async buildForm(catalogue: Catalogue): Promise<void> {
     const context = { store: this.store, errors: this.errors, models: this.models };
     const { form, steps } = jobForm(context, catalogue, this.controls.element, () => {
@@ -155,8 +160,11 @@ export class App {
     });
     const inputs = this.store.get().embed ? foldedForm(this.store, form) : form;
     this.formSlot.replaceWith(inputs);
+    // Where the rows are on screen, at once (the worker's later reports would otherwise come
+    // between the sections and hold the form back); where they are not, a section per task.
+    const inSteps = !this.firstRows.drawn;
     for (const [index, step] of steps.entries()) {
-      if (index > 0) await nextTask();
+      if (inSteps && index > 0) await nextTask();
       step();
     }
     this.formBuilt = true;
