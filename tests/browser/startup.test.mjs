@@ -65,18 +65,28 @@ describe("issue 30: the module starts before the form is drawn (production build
       `${byTestId("provisional-row")}, ${byTestId("result-row")}`,
       { timeout: TIMEOUT_MS },
     );
+    // The form comes after the first rows (issue 30 item 8).
+    await page.waitForSelector(byTestId("search-button"), {
+      timeout: TIMEOUT_MS,
+    });
     const { marks, wasm, workers } = await startup(page);
     const order = JSON.stringify({ marks, wasm, workers });
     for (const name of [
       "entry",
       "worker-created",
       "search-requested",
+      "results-drawn",
+      "first-rows-drawn",
       "form-drawn",
     ]) {
       assert.ok(marks[name] !== undefined, `no ${name} mark: ${order}`);
     }
     assert.ok(marks["worker-created"] < marks["form-drawn"], order);
     assert.ok(marks["search-requested"] < marks["form-drawn"], order);
+    // The first rows do not wait for the form: the results' frame is drawn first, the rows
+    // in it, and the form after them.
+    assert.ok(marks["results-drawn"] < marks["first-rows-drawn"], order);
+    assert.ok(marks["first-rows-drawn"] < marks["form-drawn"], order);
     // The module is fetched once, by the page, before the form is drawn.
     assert.equal(wasm.length, 1, order);
     assert.ok(wasm[0] < marks["form-drawn"], order);

@@ -3,6 +3,7 @@
 // series of llama3-70b on H100 (8 to 4096 GPUs in steps of 8) on one thread and on a pool of
 // worker threads, one per core, as the page runs it on Web Workers. Prints numbers; asserts
 // nothing. Run: cmake --build --preset wasm && node tests/wasm/bench.mjs [--scaling-only]
+// [--searches-only] (PARAPLAN_WASM_MODULE=PATH.cjs for another build of the module).
 import { availableParallelism } from "node:os";
 import {
   Worker,
@@ -58,6 +59,7 @@ if (!isMainThread) {
       );
     }
   }
+  if (process.argv.includes("--searches-only")) process.exit(0);
 
   const sizes = JSON.parse(paraplan.scalingSizes(SCALING_REQUEST));
   let started = performance.now();

@@ -7,7 +7,10 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const MODULE = join(ROOT, "build", "wasm", "node", "paraplan.cjs");
+// PARAPLAN_WASM_MODULE: another node build of the module (e.g. one linked with other flags).
+const MODULE =
+  process.env.PARAPLAN_WASM_MODULE ??
+  join(ROOT, "build", "wasm", "node", "paraplan.cjs");
 const CLI = join(ROOT, "build", "native", "paraplan");
 
 for (const [path, preset] of [

@@ -4,6 +4,7 @@ import { setLanguage, t } from "./i18n/i18n";
 import { Catalogue } from "./state/catalogue";
 import type { EarlySearch } from "./state/early-search";
 import type { FieldError } from "./state/checker";
+import { FirstRows, formWaitMs } from "./state/first-rows";
 import { ModelTools } from "./state/model-tools";
 import { moduleSchema } from "./state/module-schema";
 import type { PageState } from "./state/page-state";
@@ -15,8 +16,9 @@ import { mark } from "./worker/marks";
 import { moduleInfo } from "./worker/module-info";
 import { poolSize } from "./worker/pool";
 import { loadCharts } from "./ui/charts";
-import { h } from "./ui/dom";
+import { afterNextPaint, h, nextTask } from "./ui/dom";
 import { exportResults } from "./ui/export";
+import { warmFormatters } from "./ui/format";
 import { FieldErrors, shownError } from "./ui/field-errors";
 import { header } from "./ui/header";
 import { foldedForm, jobForm, viewTabs } from "./ui/layout";
@@ -40,6 +42,11 @@ export class App {
   private scaling!: ScalingView;
   private sweep!: SweepView;
   private exportButtons: HTMLButtonElement[] = [];
+  // Where the form goes once built (after a run=1 link's first rows), and that signal.
+  private readonly formSlot = h("div", { class: "form-slot", testid: "form-slot" });
+  private readonly firstRows = new FirstRows();
+  private formBuilt = false;
+  private focusWhenBuilt = false; // a run refused the input before the form was there
   private version = "";
 
   // `client`: main.ts starts it, so that the module loads while this code does; `early`: the
@@ -71,15 +78,16 @@ export class App {
     document.body.classList.toggle("embed", state.embed);
     const loading = h("p", { class: "loading", i18n: "app.loading" });
     this.root.replaceChildren(this.header, this.banner, loading);
+    let catalogue: Catalogue;
     try {
       // The form is drawn from the module's catalogue as the build wrote it beside the module
       // (generated/info.json), without waiting for the worker; a search waits for it.
       const info = await moduleInfo(this.client);
-      const catalogue = new Catalogue(info.presets);
+      catalogue = new Catalogue(info.presets);
       this.runs = new Runs(this.client, catalogue, moduleSchema(info), this.pool, this.early);
       this.models = new ModelTools(this.client, moduleSchema(info).limits);
       this.version = info.version;
-      this.build(catalogue);
+      this.buildResults();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.errors.show([{ field: null, text: t("app.loadFailed", { message }) }]);
@@ -89,16 +97,28 @@ export class App {
     this.store.subscribe((next, previous) => this.changed(next, previous));
     this.runs.subscribe(() => this.runsChanged());
     this.runsChanged();
-    if (state.ran) void this.search();
+    if (state.ran) {
+      void this.search();
+      // While the worker searches: in a task of its own, after the frame is painted.
+      setTimeout(warmFormatters, 0);
+    }
     if (state.estimate) void this.strategies.estimate.run();
     // Chart.js is not in the first bundle (ui/charts.ts): it loads once the first rows are
     // shown, or now where no search runs.
     if (!state.ran) void loadCharts();
+    // A search that runs at once has its first rows drawn before the form is built (issue 30
+    // item 8), or the form waits until the page's deadline for them (state/first-rows.ts).
+    if (state.ran) {
+      await this.firstRows.wait(formWaitMs(performance.now()));
+      await afterNextPaint();
+    }
+    await this.buildForm(catalogue);
   }
 
-  private build(catalogue: Catalogue): void {
+  // The results' frame (tabs, share bar, the views) in the document, with an empty slot where
+  // the form goes: a search's first rows are drawn without waiting for the form.
+  private buildResults(): void {
     const context = { store: this.store, errors: this.errors, models: this.models };
-    const form = jobForm(context, catalogue, this.controls.element, () => void this.search());
     const share = shareBar({
       link: () => this.link({ embed: false }),
       embedLink: () => this.link({ embed: true, ran: true }),
@@ -128,8 +148,29 @@ export class App {
       h("div", { class: "results-toolbar" }, viewTabs(this.store, views), share.element),
       ...Object.values(views),
     );
+    this.root.replaceChildren(this.header, this.banner, this.formSlot, results);
+    mark("results-drawn");
+  }
+
+  // The job form, in its slot above the results (ui/layout.ts).
+  private async buildForm(catalogue: Catalogue): Promise<void> {
+    const context = { store: this.store, errors: this.errors, models: this.models };
+    const { form, steps } = jobForm(context, catalogue, this.controls.element, () => {
+      void this.search();
+    });
     const inputs = this.store.get().embed ? foldedForm(this.store, form) : form;
-    this.root.replaceChildren(this.header, this.banner, inputs, results);
+    this.formSlot.replaceWith(inputs);
+    // Where the rows are on screen, at once (the worker's later reports would otherwise come
+    // between the sections and hold the form back); where they are not, a section per task.
+    const inSteps = !this.firstRows.drawn;
+    for (const [index, step] of steps.entries()) {
+      if (inSteps && index > 0) await nextTask();
+      step();
+    }
+    this.formBuilt = true;
+    // The fields are registered now: the form's mistakes show beside them.
+    this.showErrors();
+    if (this.focusWhenBuilt) this.errors.focusFirst();
     mark("form-drawn");
   }
 
@@ -180,12 +221,18 @@ export class App {
     const outcome = await this.runs.search(this.store.get(), (update) => {
       progress.update(update.search.fraction, searchProgressText(update));
       this.strategies.showProvisional();
-      if (this.runs.provisional !== null) void loadCharts();
+      if (this.runs.provisional !== null) {
+        mark("first-rows-drawn");
+        this.firstRows.markDrawn();
+        void loadCharts();
+      }
     });
     progress.finish();
+    this.firstRows.markDrawn();
     this.afterRun(outcome);
     if (outcome.status !== "done") return this.strategies.endProvisional(false);
     this.strategies.showResults();
+    mark("first-rows-drawn");
     void loadCharts();
     const ranks = this.runs.last?.result.strategies.map((ranked) => String(ranked.rank)) ?? [];
     this.store.update((state) => {
@@ -206,6 +253,8 @@ export class App {
   // Mistakes in the input, or the module's refusal, take the focus to their field.
   private afterRun(outcome: Outcome): void {
     if (outcome.status === "invalid") this.showErrors(outcome.errors);
-    if (outcome.status === "invalid" || outcome.status === "failed") this.errors.focusFirst();
+    if (outcome.status !== "invalid" && outcome.status !== "failed") return;
+    this.focusWhenBuilt = !this.formBuilt;
+    this.errors.focusFirst();
   }
 }

@@ -57,3 +57,23 @@ export function byId<T extends HTMLElement>(id: string): T {
   if (element === null) throw new Error(`#${id} is missing from index.html`);
   return element as T;
 }
+
+// Resolves once the browser has painted what is in the document now (the task after the next
+// animation frame), or after `limitMs` where frames do not come (a hidden tab).
+export function afterNextPaint(limitMs = 100): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, limitMs);
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        clearTimeout(timer);
+        resolve();
+      }, 0),
+    );
+  });
+}
+
+// Resolves in a later task (after whatever the browser has queued: input, the worker's
+// messages, a frame), so that a long piece of work can be cut into tasks.
+export function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

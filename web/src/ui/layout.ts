@@ -11,30 +11,41 @@ import { searchSection, trainingSection } from "./job-sections";
 import { modelSection } from "./model-section";
 import { pinnedSection } from "./pinned-section";
 
-// The form of the job; `controls` (the Search button and its progress) close the search section.
+// The form of the job, built a section at a time: `form` is its frame (an empty grid), each of
+// `steps` adds one section. The page runs one step per task, so that between sections the
+// browser paints and hands over the worker's messages (a search's rows): building the whole
+// form, a few hundred ms of the main thread, never holds the rows back for more than a section.
+// `controls` (the Search button and its progress) close the search section.
+export interface FormBuild {
+  form: HTMLElement;
+  steps: (() => void)[];
+}
+
 export function jobForm(
   context: FormContext,
   catalogue: Catalogue,
   controls: HTMLElement,
   onSubmit: () => void,
-): HTMLElement {
+): FormBuild {
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
     onSubmit();
   };
-  return h(
-    "form",
-    { class: "job", attrs: { novalidate: "" }, on: { submit } },
-    h(
-      "div",
-      { class: "job-grid" },
-      modelSection(context, catalogue),
-      clusterSection(context, catalogue),
-      trainingSection(context),
-      searchSection(context, controls),
-    ),
-    pinnedSection(context),
-  );
+  const grid = h("div", { class: "job-grid" });
+  const form = h("form", { class: "job", attrs: { novalidate: "" }, on: { submit } }, grid);
+  const sections = [
+    () => modelSection(context, catalogue),
+    () => clusterSection(context, catalogue),
+    () => trainingSection(context),
+    () => searchSection(context, controls),
+  ];
+  return {
+    form,
+    steps: [
+      ...sections.map((section) => () => grid.append(section())),
+      () => form.append(pinnedSection(context)),
+    ],
+  };
 }
 
 // In an embed, the form folds away behind a one-line description of the job.

@@ -7,7 +7,8 @@ export type StartupMark =
   | "module-compiled" // the page compiled the WebAssembly module (worker/compiled.ts)
   | "module-received" // the worker has the page's compiled module (or null: it fetches its own)
   | "app-loaded" // the page's main chunk was imported
-  | "form-drawn" // the form and the results' frame are in the document
+  | "results-drawn" // the results' frame (tabs, status, tables) is in the document
+  | "form-drawn" // the job form is in the document (after a run=1 link's first rows)
   | "search-requested" // the page posted the first search
   | "worker-start" // the worker's script began to run
   | "module-ready" // the WebAssembly module was compiled and instantiated
@@ -16,7 +17,8 @@ export type StartupMark =
   | "search-first-report" // the search's first progress report
   | "search-end" // the search returned
   | "provisional-received" // the page has the first best rows so far (before drawing them)
-  | "provisional-drawn"; // the page drew them (in the document; painted at the next frame)
+  | "provisional-drawn" // the page drew them (in the document; painted at the next frame)
+  | "first-rows-drawn"; // the first rows of either kind (provisional or final) are in the document
 
 // Marks the point once per context (a later call with the same name is ignored).
 export function mark(name: StartupMark): void {
