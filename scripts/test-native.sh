@@ -8,4 +8,4 @@ ensure_packages clang-format
 find core cli wasm bench tests -name node_modules -prune -o \( -name '*.cpp' -o -name '*.hpp' \) \
   -print0 | xargs -0 clang-format --dry-run --Werror
 build_native
-ctest --preset native
+ctest --preset native -j "$(nproc)"
