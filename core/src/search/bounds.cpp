@@ -279,9 +279,8 @@ bool Searcher::activations_overflow(int fit_pool) {
       kind.two_group = {p, middle, 1, 2, 2 * moe};
       kind.one = stage_work(input, kind.one_group);
       kind.two = stage_work(input, kind.two_group);
-      floor.activation_bytes =
-          std::min(floor.activation_bytes,
-                   kind.two.stored_activation_bytes - kind.one.stored_activation_bytes);
+      kind.activation_bytes = kind.two.stored_activation_bytes - kind.one.stored_activation_bytes;
+      floor.activation_bytes = std::min(floor.activation_bytes, kind.activation_bytes);
     }
     if (!(floor.activation_bytes > 0)) return false;
   }
@@ -291,28 +290,49 @@ bool Searcher::activations_overflow(int fit_pool) {
 
 // Whether the stages cannot hold the model's layers between them, each layer storing at least
 // its GPU type's least activations per micro-batch in flight (split_floors_) and, with
-// `static_layer_bytes` (per GPU type), holding at least that much weights, gradients and
-// optimizer state.
+// `static_layer_bytes` (per GPU type and layer kind), holding at least that much weights,
+// gradients and optimizer state: every layer at its GPU type's least kind, or the layers of one
+// kind alone at that kind's (a stage's layers of the other kind only add to its memory).
 bool Searcher::split_room_short(const PipelineInput& input,
-                                const std::vector<double>* static_layer_bytes) const {
+                                const std::vector<KindBytes>* static_layer_bytes) const {
+  if (kind_room_short(input, static_layer_bytes, -1, model_.num_layers)) return true;
+  const int64_t moe_layers = moe_layers_in(model_, 0, model_.num_layers);
+  const int64_t kind_layers[] = {model_.num_layers - moe_layers, moe_layers};
+  for (const int kind : {0, 1}) {
+    if (kind_layers[kind] == 0 || kind_layers[kind] == model_.num_layers) continue;
+    if (kind_room_short(input, static_layer_bytes, kind, kind_layers[kind])) return true;
+  }
+  return false;
+}
+
+// Whether the stages cannot hold `layers` layers of `kind` (-1: each at its GPU type's least
+// kind) between them (split_room_short).
+bool Searcher::kind_room_short(const PipelineInput& input,
+                               const std::vector<KindBytes>* static_layer_bytes, int kind,
+                               int64_t layers) const {
   const int64_t stages = s_.pipeline_model_parallel_size;
   const int64_t v = s_.virtual_pipeline_model_parallel_size;
   int64_t room = 0;  // layers the stages can hold between them
-  for (int64_t i = 0; i < stages && room < model_.num_layers; ++i) {
+  for (int64_t i = 0; i < stages && room < layers; ++i) {
     const auto pool = static_cast<size_t>(s_.pipeline_stage_gpus[static_cast<size_t>(i)]);
+    const SplitFloor& floor = split_floors_[pool];
     const double in_flight = in_flight_micro_batches(i, stages, v, micro_batches());
-    const double layer_bytes = in_flight * split_floors_[pool].activation_bytes +
-                               (static_layer_bytes ? (*static_layer_bytes)[pool] : 0.0);
+    double layer_bytes = std::numeric_limits<double>::infinity();
+    for (const int k : {0, 1}) {
+      const SplitFloor::Kind& at = floor.kinds[static_cast<size_t>(k)];
+      if (!at.used || (kind >= 0 && k != kind)) continue;
+      layer_bytes =
+          std::min(layer_bytes, in_flight * at.activation_bytes +
+                                    (static_layer_bytes ? (*static_layer_bytes)[pool][k] : 0.0));
+    }
     // The expert-parallel overlap holds one more layer's activations (held_activation_bytes).
-    const double overlap_bytes =
-        s_.overlap_moe_expert_parallel_comm ? split_floors_[pool].activation_bytes : 0.0;
-    const double layers =
+    const double overlap_bytes = s_.overlap_moe_expert_parallel_comm ? floor.activation_bytes : 0.0;
+    const double held =
         (input.usable_bytes(cluster_.pools[pool].gpu.hbm_bytes) - overlap_bytes) / layer_bytes;
-    if (layers < 1) return true;  // not even one layer
-    room +=
-        static_cast<int64_t>(std::min(std::floor(layers), static_cast<double>(model_.num_layers)));
+    if (held < 1) return true;  // not even one layer
+    room += static_cast<int64_t>(std::min(std::floor(held), static_cast<double>(layers)));
   }
-  return room < model_.num_layers;
+  return room < layers;
 }
 
 // The weights, gradients and optimizer state of one GPU of a stage, averaged over the stages,
@@ -471,15 +491,14 @@ bool Searcher::split_static_short(const Strategy& strategy) const {
     const StageMemory memory = stage_memory(input, group, work, middle);
     return memory.weights_bytes + memory.gradients_bytes + memory.optimizer_bytes;
   };
-  std::vector<double> static_layer(cluster_.pools.size(), 0.0);
+  std::vector<KindBytes> static_layer(cluster_.pools.size(), KindBytes{0.0, 0.0});
   for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
-    double least = std::numeric_limits<double>::infinity();
-    for (const SplitFloor::Kind& kind : split_floors_[pool].kinds) {
+    for (size_t k = 0; k < 2; ++k) {
+      const SplitFloor::Kind& kind = split_floors_[pool].kinds[k];
       if (!kind.used) continue;
-      least = std::min(
-          least, static_bytes(kind.two_group, kind.two) - static_bytes(kind.one_group, kind.one));
+      static_layer[pool][k] = std::max(
+          0.0, static_bytes(kind.two_group, kind.two) - static_bytes(kind.one_group, kind.one));
     }
-    static_layer[pool] = std::isfinite(least) ? std::max(0.0, least) : 0.0;
   }
   return split_room_short(input, &static_layer);
 }

@@ -162,8 +162,13 @@ class Searcher {
   bool floors_overflow(const Strategy& strategy) const;
   double group_floor_bytes(const PipelineInput& input, size_t group) const;
   void audit_floors(const Strategy& strategy, bool fits, double time_s);
+  // Per GPU type, per layer kind (dense, MoE): the least weights, gradients and optimizer state
+  // one more layer of that kind adds to a middle stage.
+  using KindBytes = std::array<double, 2>;
   bool split_room_short(const PipelineInput& input,
-                        const std::vector<double>* static_layer_bytes) const;
+                        const std::vector<KindBytes>* static_layer_bytes) const;
+  bool kind_room_short(const PipelineInput& input, const std::vector<KindBytes>* static_layer_bytes,
+                       int kind, int64_t layers) const;
   bool split_static_short(const Strategy& strategy) const;
   bool split_memory_overflows() const;
 
@@ -267,11 +272,13 @@ class Searcher {
   std::vector<GroupFloor> group_floors_;
   bool group_floors_valid_ = false;
   // Where the leaf splits the layers: per GPU type, the least activations a layer stores per
-  // micro-batch and the works of a middle stage of one and two layers of each kind (dense, MoE).
+  // micro-batch and the works of a middle stage of one and two layers of each kind (dense, MoE),
+  // with what one more layer of that kind stores.
   struct SplitFloor {
     double activation_bytes = 0;
     struct Kind {
       bool used = false;
+      double activation_bytes = 0;
       StageGroup one_group, two_group;
       StageWork one, two;
     };
