@@ -214,7 +214,7 @@ double Searcher::group_activation_bytes(const PipelineInput& input, const StageG
 bool Searcher::activations_overflow(int fit_pool) {
   split_floors_valid_ = false;
   // Offloading activations by layer (a variant the evaluation tries) lowers them.
-  if (s_.pipeline_model_parallel_size == 1) return false;
+  if (s_.pipeline_model_parallel_size == 1 && layer_offload_variant_) return false;
   // The keys the ZeRO level sets as pinned or to their defaults, as it will; the stage it
   // chooses changes only the works' sharded-state traffic (time), so none is priced here.
   for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
@@ -265,7 +265,13 @@ bool Searcher::activations_overflow(int fit_pool) {
                   static_cast<int>(pool)) == s_.pipeline_stage_gpus.end()) {
       continue;
     }
-    if (s_.recompute[pool].granularity == RecomputeGranularity::full) return false;
+    // Full recompute stores each layer's input where it recomputes one layer at a time (uniform,
+    // one layer: linear in the layers), not by blocks of layers.
+    const Recompute& recompute = s_.recompute[pool];
+    if (recompute.granularity == RecomputeGranularity::full &&
+        (recompute.method != RecomputeMethod::uniform || recompute.num_layers != 1)) {
+      return false;
+    }
     SplitFloor& floor = split_floors_[pool];
     floor.activation_bytes = std::numeric_limits<double>::infinity();
     for (const int64_t moe : {int64_t{0}, int64_t{1}}) {
@@ -359,9 +365,9 @@ double Searcher::mean_static_bytes(const PipelineInput& input) {
 // state alone exceeds what a GPU may use. Only where the bound is exact for the micro-batch walk
 // (memory_bound_exact_), once something is ranked, for ZeRO 0 and 1, not where MindSpeed's
 // parameter-copy reuse may follow. Block recompute does not change these terms.
-bool Searcher::static_memory_overflows() {
-  if (!memory_bound_exact_ || options_.exhaustive || mixed_ || top_.best() == nullptr ||
-      reuse_fp32_param_variant_) {
+bool Searcher::static_memory_overflows(int fit_pool) {
+  if (options_.exhaustive || mixed_ || top_.best() == nullptr || reuse_fp32_param_variant_ ||
+      !memory_bound_exact(fit_pool)) {
     return false;
   }
   const int64_t dp_cp = data_parallel() * s_.context_parallel_size;
@@ -416,7 +422,8 @@ PipelineInput Searcher::margined_input(const Strategy& strategy) const {
 // optimizer on the CPU with the precision-aware optimizer), or none where ZeRO 0 or the pins
 // rule it out.
 std::optional<Strategy> Searcher::optimizer_offload_variant() const {
-  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+  if (s_.zero_stage == 0 || !optimizer_offload_expressible_ ||
+      pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
       !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
     return std::nullopt;
   }
@@ -453,10 +460,7 @@ void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) 
       }
     }
   }
-  const bool sharded_state = data_parallel() * strategy.context_parallel_size > 1 &&
-                             strategy.zero_stage > 1;  // split_memory_overflows leaves it
-  if (audit_ != nullptr && split_floors_valid_ && split_at_leaf_ && !sharded_state &&
-      split_static_short(strategy)) {
+  if (audit_ != nullptr && split_floors_valid_ && split_at_leaf_ && split_static_short(strategy)) {
     ++audit_->split_checked;
     if (fits && audit_->violations++ == 0) {
       audit_->example = layout_label(strategy) + ": fits, though its layers cannot be split";
@@ -482,8 +486,11 @@ void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) 
 
 // Whether `strategy` (this leaf or its optimizer-offload variant) cannot fit with the layers
 // still to split: each layer also holds at least the least weights, gradients and optimizer
-// state one more layer of a middle stage adds (ZeRO 0 and 1: linear in the stage's parameters,
-// with nothing subtracted).
+// state one more layer of a middle stage adds. Each term is linear in the stage's parameters
+// plus what the stage holds once, at least zero and the same for one and two layers of a kind
+// (a sharded stage's gathered or whole layer, `unit` in stage_memory, and reduce buckets), so
+// the difference is the linear part, whatever the ZeRO stage and framework (FSDP2 with pipelines
+// keeps every unit whole).
 bool Searcher::split_static_short(const Strategy& strategy) const {
   PipelineInput input = margined_input(strategy);
   const int64_t middle = input.stages > 2 ? 1 : 0;
@@ -504,10 +511,9 @@ bool Searcher::split_static_short(const Strategy& strategy) const {
 }
 
 // Whether neither this leaf nor its optimizer-offload variant can fit any split of the layers
-// (split_static_short), for ZeRO 0 and 1; not where MindSpeed's parameter-copy reuse may follow.
+// (split_static_short); not where MindSpeed's parameter-copy reuse may follow.
 bool Searcher::split_memory_overflows() const {
   if (!split_floors_valid_ || !split_at_leaf_ || reuse_fp32_param_variant_) return false;
-  if (data_parallel() * s_.context_parallel_size > 1 && s_.zero_stage > 1) return false;
   if (!split_static_short(s_)) return false;
   const std::optional<Strategy> offloaded = optimizer_offload_variant();
   return !offloaded || split_static_short(*offloaded);

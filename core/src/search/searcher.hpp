@@ -133,6 +133,8 @@ class Searcher {
   bool zero_level(Walk walk, int fit_pool);
   bool leaf(Walk walk, int fit_pool);
   bool split_and_evaluate(int fit_pool);
+  int first_broken_leaf_rule() const;
+  bool leaf_rules_refuse_every_block_count(size_t pool);
   template <typename Change>
   bool offer_variant(Change change);
   bool offer(double time_s);
@@ -152,7 +154,7 @@ class Searcher {
   bool micro_batch_bound_prunes();
   double least_shape_work_s();
   bool activations_overflow(int fit_pool);
-  bool static_memory_overflows();
+  bool static_memory_overflows(int fit_pool);
   double mean_static_bytes(const PipelineInput& input);
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group,
                                 const StageWork& work) const;
@@ -247,6 +249,18 @@ class Searcher {
   // No rule is checked at the leaf: a subtree whose strategies cannot fit in memory has no leaf
   // that fails for another reason, so skipping it keeps the micro-batch walk's verdict exact.
   bool memory_bound_exact_ = false;
+  // Otherwise the keys the leaf's rules read, and whether some of them is the ZeRO level's: where
+  // they read none the leaf decides, their verdict is known above it (memory_bound_exact).
+  KeySet leaf_rule_reads_;
+  bool leaf_rules_read_zero_keys_ = false;
+  bool memory_bound_exact(int fit_pool) const;
+  // Whether the evaluation's offloading variants can run under the scenario's framework: the
+  // activations of some layers (without pipelining) and the optimizer on the CPU, each unless a
+  // framework rule reading that key alone refuses it (torchtitan: neither).
+  bool layer_offload_variant_ = true;
+  bool optimizer_offload_expressible_ = true;
+  template <typename Set>
+  bool expressible_alone(StrategyKeyId key, Set set) const;
 
   Strategy s_;                  // the working strategy: each level writes its own keys
   int64_t data_parallel_ = 0;   // of s_ (pipeline_level)
