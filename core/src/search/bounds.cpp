@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/memory_reserve.hpp"
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
@@ -213,8 +214,9 @@ double Searcher::group_activation_bytes(const PipelineInput& input, const StageG
 // fits when the stages cannot hold the model's layers between them.
 bool Searcher::activations_overflow(int fit_pool) {
   split_floors_valid_ = false;
-  // Offloading activations by layer (a variant the evaluation tries) lowers them.
-  if (s_.pipeline_model_parallel_size == 1 && layer_offload_variant_) return false;
+  // Offloading activations by layer (a variant the evaluation tries without pipelining) lowers
+  // them: each group's floor then counts none (its state alone).
+  const bool offloads_layers = s_.pipeline_model_parallel_size == 1 && layer_offload_variant_;
   // The keys the ZeRO level sets as pinned or to their defaults, as it will; the stage it
   // chooses changes only the works' sharded-state traffic (time), so none is priced here.
   for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
@@ -240,8 +242,8 @@ bool Searcher::activations_overflow(int fit_pool) {
       if (block) block->num_layers = 1;
       // The group's parameters do not depend on recompute: one work serves the floor.
       StageWork work = stage_work(input, group);
-      double bytes = group_activation_bytes(input, group, work);
-      if (block) {
+      double bytes = offloads_layers ? 0.0 : group_activation_bytes(input, group, work);
+      if (block && !offloads_layers) {
         block->num_layers = most;
         bytes = std::min(bytes, group_activation_bytes(input, group, stage_work(input, group)));
       }
@@ -257,6 +259,7 @@ bool Searcher::activations_overflow(int fit_pool) {
   }
   // The least a layer stores per micro-batch on each GPU type: one layer more in a middle stage.
   const int64_t stages = s_.pipeline_model_parallel_size;
+  if (offloads_layers) return false;
   if (model_.num_layers < stages) return false;  // the leaf rejects the split
   const int64_t middle = stages > 2 ? 1 : 0;
   split_floors_.assign(cluster_.pools.size(), SplitFloor{});
@@ -386,14 +389,17 @@ bool Searcher::static_memory_overflows(int fit_pool) {
   return mean_static_bytes(input) > usable;
 }
 
-// A group's floor for `input`'s strategy: its least activations (activations_overflow) and the
+// A group's floor for `input`'s strategy: its least activations (activations_overflow), the
 // weights, gradients and optimizer state stage_memory gives its parameters (which no
-// ZeRO-level key changes); every other term of the peak is at least zero.
+// ZeRO-level key changes) and the reserve memory_reserve gives those activations without the
+// side streams' cache (its fragmentation grows with the activations; the cache is at least
+// zero); every other term of the peak is at least zero.
 double Searcher::group_floor_bytes(const PipelineInput& input, size_t group) const {
   const GroupFloor& floor = group_floors_[group];
   const StageMemory memory = stage_memory(input, floor.group, floor.work, floor.group.first);
   return floor.activation_bytes + memory.weights_bytes + memory.gradients_bytes +
-         memory.optimizer_bytes;
+         memory.optimizer_bytes +
+         memory_reserve(input, floor.group, floor.activation_bytes, 0).total_bytes();
 }
 
 // Whether some group's floor exceeds what its GPU may use: `strategy` does not fit.
