@@ -334,6 +334,7 @@ class Searcher {
   std::vector<StrategyKeyId> loop_reads_, loop_writes_;
   std::vector<int64_t> loop_key_;  // scratch: the values of loop_reads_ in s_
   std::unordered_map<std::vector<int64_t>, LoopCount, KeyValuesHash> loop_counts_;
+  std::vector<std::pair<Rejection*, int64_t>> rejection_counts_;  // scratch (count_layer_shapes)
   bool count_layer_shapes();
   void init_shape_counts();
   void fill_count_key() { fill_key(count_reads_, count_key_); }
