@@ -383,9 +383,9 @@ bool Searcher::static_memory_overflows(int fit_pool) {
   input.framework = framework_;
   const double usable = input.usable_bytes(cluster_.pools.front().gpu.hbm_bytes);
   if (!(mean_static_bytes(input) > usable)) return false;
-  const std::optional<Strategy> offloaded = optimizer_offload_variant();
-  if (!offloaded) return true;  // no optimizer offload variant (evaluate)
-  input.strategy = &*offloaded;
+  const Strategy* offloaded = optimizer_offload_variant();
+  if (offloaded == nullptr) return true;  // no optimizer offload variant (evaluate)
+  input.strategy = offloaded;
   return mean_static_bytes(input) > usable;
 }
 
@@ -427,18 +427,19 @@ PipelineInput Searcher::margined_input(const Strategy& strategy) const {
 // The optimizer-offload variant the leaf's evaluation tries where the leaf does not fit (the
 // optimizer on the CPU with the precision-aware optimizer), or none where ZeRO 0 or the pins
 // rule it out.
-std::optional<Strategy> Searcher::optimizer_offload_variant() const {
+const Strategy* Searcher::optimizer_offload_variant() const {
   if (s_.zero_stage == 0 || !optimizer_offload_expressible_ ||
       pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
       !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
-    return std::nullopt;
+    return nullptr;
   }
-  Strategy offloaded = s_;
+  Strategy& offloaded = offload_variant_;  // into kept capacity: no allocation per leaf
+  offloaded = s_;
   offloaded.optimizer_cpu_offload = true;
   offloaded.use_precision_aware_optimizer = true;
   offloaded.overlap_cpu_optimizer_d2h_h2d =
       pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
-  return offloaded;
+  return &offloaded;
 }
 
 // Whether neither this leaf nor the variants its evaluation tries (the optimizer on the CPU;
@@ -450,8 +451,8 @@ std::optional<Strategy> Searcher::optimizer_offload_variant() const {
 bool Searcher::leaf_memory_overflows() const {
   if (!group_floors_valid_ || reuse_fp32_param_variant_) return false;
   if (!floors_overflow(s_)) return false;
-  const std::optional<Strategy> offloaded = optimizer_offload_variant();
-  return !offloaded || floors_overflow(*offloaded);
+  const Strategy* offloaded = optimizer_offload_variant();
+  return offloaded == nullptr || floors_overflow(*offloaded);
 }
 
 // The audit: each group's floor for the estimated `strategy` against its estimated peak.
@@ -521,8 +522,8 @@ bool Searcher::split_static_short(const Strategy& strategy) const {
 bool Searcher::split_memory_overflows() const {
   if (!split_floors_valid_ || !split_at_leaf_ || reuse_fp32_param_variant_) return false;
   if (!split_static_short(s_)) return false;
-  const std::optional<Strategy> offloaded = optimizer_offload_variant();
-  return !offloaded || split_static_short(*offloaded);
+  const Strategy* offloaded = optimizer_offload_variant();
+  return offloaded == nullptr || split_static_short(*offloaded);
 }
 
 }  // namespace paraplan::detail

@@ -159,7 +159,9 @@ class Searcher {
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group,
                                 const StageWork& work) const;
   PipelineInput margined_input(const Strategy& strategy) const;
-  std::optional<Strategy> optimizer_offload_variant() const;
+  // In offload_variant_, valid until the next call; nullptr where there is none.
+  const Strategy* optimizer_offload_variant() const;
+  mutable Strategy offload_variant_;
   bool leaf_memory_overflows() const;
   bool floors_overflow(const Strategy& strategy) const;
   double group_floor_bytes(const PipelineInput& input, size_t group) const;
