@@ -33,10 +33,12 @@ struct Job {
   nlohmann::json gpus;
   int64_t num_gpus, batch, seq;
   double target_s = 0;  // issue 34's target for the search, natively (0: none)
+  std::string framework = "megatron";
 };
 
 Scenario scenario_of(const Job& job) {
   return parse_scenario({{"model", job.model},
+                         {"framework", job.framework},
                          {"training", {{"global_batch_size", job.batch}, {"seq_length", job.seq}}},
                          {"cluster", {{"gpus", job.gpus}, {"num_gpus", job.num_gpus}}}});
 }
@@ -89,8 +91,8 @@ void bench_process(const Job& job) {
   const std::string command = std::string(PARAPLAN_CLI) + " search --model-name " + job.model +
                               " --num-gpus " + std::to_string(job.num_gpus) + " --gpu-infos " +
                               gpu_infos + " --global-batch-size " + std::to_string(job.batch) +
-                              " --sequence-length " + std::to_string(job.seq) +
-                              " --top 10 --time-budget 600 >/dev/null";
+                              " --sequence-length " + std::to_string(job.seq) + " --framework " +
+                              job.framework + " --top 10 --time-budget 600 >/dev/null";
   double wall_s = std::numeric_limits<double>::infinity(), cpu = wall_s;
   for (int run = 0; run < kRuns; ++run) {
     const double cpu_start = children_cpu_s();
@@ -164,6 +166,15 @@ int main() {
        8192,
        4096,
        0.3},
+      // torchtitan's FSDP2 + EP (stop 38: it stopped at the CLI's 30 s budget).
+      {"DeepSeek-V3 on 256 H100, torchtitan (GBS 1024)",
+       "deepseek-v3",
+       {{{"type", "h100"}, {"count", 256}}},
+       256,
+       1024,
+       4096,
+       0,
+       "torchtitan"},
   };
   // PARAPLAN_BENCH_ONLY=text: only the searches whose name contains it (no estimate bench).
   const char* only = std::getenv("PARAPLAN_BENCH_ONLY");

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/memory_reserve.hpp"
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
@@ -213,8 +214,9 @@ double Searcher::group_activation_bytes(const PipelineInput& input, const StageG
 // fits when the stages cannot hold the model's layers between them.
 bool Searcher::activations_overflow(int fit_pool) {
   split_floors_valid_ = false;
-  // Offloading activations by layer (a variant the evaluation tries) lowers them.
-  if (s_.pipeline_model_parallel_size == 1) return false;
+  // Offloading activations by layer (a variant the evaluation tries without pipelining) lowers
+  // them: each group's floor then counts none (its state alone).
+  const bool offloads_layers = s_.pipeline_model_parallel_size == 1 && layer_offload_variant_;
   // The keys the ZeRO level sets as pinned or to their defaults, as it will; the stage it
   // chooses changes only the works' sharded-state traffic (time), so none is priced here.
   for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
@@ -240,8 +242,8 @@ bool Searcher::activations_overflow(int fit_pool) {
       if (block) block->num_layers = 1;
       // The group's parameters do not depend on recompute: one work serves the floor.
       StageWork work = stage_work(input, group);
-      double bytes = group_activation_bytes(input, group, work);
-      if (block) {
+      double bytes = offloads_layers ? 0.0 : group_activation_bytes(input, group, work);
+      if (block && !offloads_layers) {
         block->num_layers = most;
         bytes = std::min(bytes, group_activation_bytes(input, group, stage_work(input, group)));
       }
@@ -257,6 +259,7 @@ bool Searcher::activations_overflow(int fit_pool) {
   }
   // The least a layer stores per micro-batch on each GPU type: one layer more in a middle stage.
   const int64_t stages = s_.pipeline_model_parallel_size;
+  if (offloads_layers) return false;
   if (model_.num_layers < stages) return false;  // the leaf rejects the split
   const int64_t middle = stages > 2 ? 1 : 0;
   split_floors_.assign(cluster_.pools.size(), SplitFloor{});
@@ -265,7 +268,13 @@ bool Searcher::activations_overflow(int fit_pool) {
                   static_cast<int>(pool)) == s_.pipeline_stage_gpus.end()) {
       continue;
     }
-    if (s_.recompute[pool].granularity == RecomputeGranularity::full) return false;
+    // Full recompute stores each layer's input where it recomputes one layer at a time (uniform,
+    // one layer: linear in the layers), not by blocks of layers.
+    const Recompute& recompute = s_.recompute[pool];
+    if (recompute.granularity == RecomputeGranularity::full &&
+        (recompute.method != RecomputeMethod::uniform || recompute.num_layers != 1)) {
+      return false;
+    }
     SplitFloor& floor = split_floors_[pool];
     floor.activation_bytes = std::numeric_limits<double>::infinity();
     for (const int64_t moe : {int64_t{0}, int64_t{1}}) {
@@ -279,9 +288,8 @@ bool Searcher::activations_overflow(int fit_pool) {
       kind.two_group = {p, middle, 1, 2, 2 * moe};
       kind.one = stage_work(input, kind.one_group);
       kind.two = stage_work(input, kind.two_group);
-      floor.activation_bytes =
-          std::min(floor.activation_bytes,
-                   kind.two.stored_activation_bytes - kind.one.stored_activation_bytes);
+      kind.activation_bytes = kind.two.stored_activation_bytes - kind.one.stored_activation_bytes;
+      floor.activation_bytes = std::min(floor.activation_bytes, kind.activation_bytes);
     }
     if (!(floor.activation_bytes > 0)) return false;
   }
@@ -291,28 +299,49 @@ bool Searcher::activations_overflow(int fit_pool) {
 
 // Whether the stages cannot hold the model's layers between them, each layer storing at least
 // its GPU type's least activations per micro-batch in flight (split_floors_) and, with
-// `static_layer_bytes` (per GPU type), holding at least that much weights, gradients and
-// optimizer state.
+// `static_layer_bytes` (per GPU type and layer kind), holding at least that much weights,
+// gradients and optimizer state: every layer at its GPU type's least kind, or the layers of one
+// kind alone at that kind's (a stage's layers of the other kind only add to its memory).
 bool Searcher::split_room_short(const PipelineInput& input,
-                                const std::vector<double>* static_layer_bytes) const {
+                                const std::vector<KindBytes>* static_layer_bytes) const {
+  if (kind_room_short(input, static_layer_bytes, -1, model_.num_layers)) return true;
+  const int64_t moe_layers = moe_layers_in(model_, 0, model_.num_layers);
+  const int64_t kind_layers[] = {model_.num_layers - moe_layers, moe_layers};
+  for (const int kind : {0, 1}) {
+    if (kind_layers[kind] == 0 || kind_layers[kind] == model_.num_layers) continue;
+    if (kind_room_short(input, static_layer_bytes, kind, kind_layers[kind])) return true;
+  }
+  return false;
+}
+
+// Whether the stages cannot hold `layers` layers of `kind` (-1: each at its GPU type's least
+// kind) between them (split_room_short).
+bool Searcher::kind_room_short(const PipelineInput& input,
+                               const std::vector<KindBytes>* static_layer_bytes, int kind,
+                               int64_t layers) const {
   const int64_t stages = s_.pipeline_model_parallel_size;
   const int64_t v = s_.virtual_pipeline_model_parallel_size;
   int64_t room = 0;  // layers the stages can hold between them
-  for (int64_t i = 0; i < stages && room < model_.num_layers; ++i) {
+  for (int64_t i = 0; i < stages && room < layers; ++i) {
     const auto pool = static_cast<size_t>(s_.pipeline_stage_gpus[static_cast<size_t>(i)]);
+    const SplitFloor& floor = split_floors_[pool];
     const double in_flight = in_flight_micro_batches(i, stages, v, micro_batches());
-    const double layer_bytes = in_flight * split_floors_[pool].activation_bytes +
-                               (static_layer_bytes ? (*static_layer_bytes)[pool] : 0.0);
+    double layer_bytes = std::numeric_limits<double>::infinity();
+    for (const int k : {0, 1}) {
+      const SplitFloor::Kind& at = floor.kinds[static_cast<size_t>(k)];
+      if (!at.used || (kind >= 0 && k != kind)) continue;
+      layer_bytes =
+          std::min(layer_bytes, in_flight * at.activation_bytes +
+                                    (static_layer_bytes ? (*static_layer_bytes)[pool][k] : 0.0));
+    }
     // The expert-parallel overlap holds one more layer's activations (held_activation_bytes).
-    const double overlap_bytes =
-        s_.overlap_moe_expert_parallel_comm ? split_floors_[pool].activation_bytes : 0.0;
-    const double layers =
+    const double overlap_bytes = s_.overlap_moe_expert_parallel_comm ? floor.activation_bytes : 0.0;
+    const double held =
         (input.usable_bytes(cluster_.pools[pool].gpu.hbm_bytes) - overlap_bytes) / layer_bytes;
-    if (layers < 1) return true;  // not even one layer
-    room +=
-        static_cast<int64_t>(std::min(std::floor(layers), static_cast<double>(model_.num_layers)));
+    if (held < 1) return true;  // not even one layer
+    room += static_cast<int64_t>(std::min(std::floor(held), static_cast<double>(layers)));
   }
-  return room < model_.num_layers;
+  return room < layers;
 }
 
 // The weights, gradients and optimizer state of one GPU of a stage, averaged over the stages,
@@ -339,9 +368,9 @@ double Searcher::mean_static_bytes(const PipelineInput& input) {
 // state alone exceeds what a GPU may use. Only where the bound is exact for the micro-batch walk
 // (memory_bound_exact_), once something is ranked, for ZeRO 0 and 1, not where MindSpeed's
 // parameter-copy reuse may follow. Block recompute does not change these terms.
-bool Searcher::static_memory_overflows() {
-  if (!memory_bound_exact_ || options_.exhaustive || mixed_ || top_.best() == nullptr ||
-      reuse_fp32_param_variant_) {
+bool Searcher::static_memory_overflows(int fit_pool) {
+  if (options_.exhaustive || mixed_ || top_.best() == nullptr || reuse_fp32_param_variant_ ||
+      !memory_bound_exact(fit_pool)) {
     return false;
   }
   const int64_t dp_cp = data_parallel() * s_.context_parallel_size;
@@ -354,20 +383,23 @@ bool Searcher::static_memory_overflows() {
   input.framework = framework_;
   const double usable = input.usable_bytes(cluster_.pools.front().gpu.hbm_bytes);
   if (!(mean_static_bytes(input) > usable)) return false;
-  const std::optional<Strategy> offloaded = optimizer_offload_variant();
-  if (!offloaded) return true;  // no optimizer offload variant (evaluate)
-  input.strategy = &*offloaded;
+  const Strategy* offloaded = optimizer_offload_variant();
+  if (offloaded == nullptr) return true;  // no optimizer offload variant (evaluate)
+  input.strategy = offloaded;
   return mean_static_bytes(input) > usable;
 }
 
-// A group's floor for `input`'s strategy: its least activations (activations_overflow) and the
+// A group's floor for `input`'s strategy: its least activations (activations_overflow), the
 // weights, gradients and optimizer state stage_memory gives its parameters (which no
-// ZeRO-level key changes); every other term of the peak is at least zero.
+// ZeRO-level key changes) and the reserve memory_reserve gives those activations without the
+// side streams' cache (its fragmentation grows with the activations; the cache is at least
+// zero); every other term of the peak is at least zero.
 double Searcher::group_floor_bytes(const PipelineInput& input, size_t group) const {
   const GroupFloor& floor = group_floors_[group];
   const StageMemory memory = stage_memory(input, floor.group, floor.work, floor.group.first);
   return floor.activation_bytes + memory.weights_bytes + memory.gradients_bytes +
-         memory.optimizer_bytes;
+         memory.optimizer_bytes +
+         memory_reserve(input, floor.group, floor.activation_bytes, 0).total_bytes();
 }
 
 // Whether some group's floor exceeds what its GPU may use: `strategy` does not fit.
@@ -395,17 +427,19 @@ PipelineInput Searcher::margined_input(const Strategy& strategy) const {
 // The optimizer-offload variant the leaf's evaluation tries where the leaf does not fit (the
 // optimizer on the CPU with the precision-aware optimizer), or none where ZeRO 0 or the pins
 // rule it out.
-std::optional<Strategy> Searcher::optimizer_offload_variant() const {
-  if (s_.zero_stage == 0 || pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
+const Strategy* Searcher::optimizer_offload_variant() const {
+  if (s_.zero_stage == 0 || !optimizer_offload_expressible_ ||
+      pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
       !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
-    return std::nullopt;
+    return nullptr;
   }
-  Strategy offloaded = s_;
+  Strategy& offloaded = offload_variant_;  // into kept capacity: no allocation per leaf
+  offloaded = s_;
   offloaded.optimizer_cpu_offload = true;
   offloaded.use_precision_aware_optimizer = true;
   offloaded.overlap_cpu_optimizer_d2h_h2d =
       pins_.flag(StrategyKeyId::overlap_cpu_optimizer_d2h_h2d).value_or(true);
-  return offloaded;
+  return &offloaded;
 }
 
 // Whether neither this leaf nor the variants its evaluation tries (the optimizer on the CPU;
@@ -417,8 +451,8 @@ std::optional<Strategy> Searcher::optimizer_offload_variant() const {
 bool Searcher::leaf_memory_overflows() const {
   if (!group_floors_valid_ || reuse_fp32_param_variant_) return false;
   if (!floors_overflow(s_)) return false;
-  const std::optional<Strategy> offloaded = optimizer_offload_variant();
-  return !offloaded || floors_overflow(*offloaded);
+  const Strategy* offloaded = optimizer_offload_variant();
+  return offloaded == nullptr || floors_overflow(*offloaded);
 }
 
 // The audit: each group's floor for the estimated `strategy` against its estimated peak.
@@ -433,10 +467,7 @@ void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) 
       }
     }
   }
-  const bool sharded_state = data_parallel() * strategy.context_parallel_size > 1 &&
-                             strategy.zero_stage > 1;  // split_memory_overflows leaves it
-  if (audit_ != nullptr && split_floors_valid_ && split_at_leaf_ && !sharded_state &&
-      split_static_short(strategy)) {
+  if (audit_ != nullptr && split_floors_valid_ && split_at_leaf_ && split_static_short(strategy)) {
     ++audit_->split_checked;
     if (fits && audit_->violations++ == 0) {
       audit_->example = layout_label(strategy) + ": fits, though its layers cannot be split";
@@ -462,8 +493,11 @@ void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) 
 
 // Whether `strategy` (this leaf or its optimizer-offload variant) cannot fit with the layers
 // still to split: each layer also holds at least the least weights, gradients and optimizer
-// state one more layer of a middle stage adds (ZeRO 0 and 1: linear in the stage's parameters,
-// with nothing subtracted).
+// state one more layer of a middle stage adds. Each term is linear in the stage's parameters
+// plus what the stage holds once, at least zero and the same for one and two layers of a kind
+// (a sharded stage's gathered or whole layer, `unit` in stage_memory, and reduce buckets), so
+// the difference is the linear part, whatever the ZeRO stage and framework (FSDP2 with pipelines
+// keeps every unit whole).
 bool Searcher::split_static_short(const Strategy& strategy) const {
   PipelineInput input = margined_input(strategy);
   const int64_t middle = input.stages > 2 ? 1 : 0;
@@ -471,27 +505,25 @@ bool Searcher::split_static_short(const Strategy& strategy) const {
     const StageMemory memory = stage_memory(input, group, work, middle);
     return memory.weights_bytes + memory.gradients_bytes + memory.optimizer_bytes;
   };
-  std::vector<double> static_layer(cluster_.pools.size(), 0.0);
+  std::vector<KindBytes> static_layer(cluster_.pools.size(), KindBytes{0.0, 0.0});
   for (size_t pool = 0; pool < cluster_.pools.size(); ++pool) {
-    double least = std::numeric_limits<double>::infinity();
-    for (const SplitFloor::Kind& kind : split_floors_[pool].kinds) {
+    for (size_t k = 0; k < 2; ++k) {
+      const SplitFloor::Kind& kind = split_floors_[pool].kinds[k];
       if (!kind.used) continue;
-      least = std::min(
-          least, static_bytes(kind.two_group, kind.two) - static_bytes(kind.one_group, kind.one));
+      static_layer[pool][k] = std::max(
+          0.0, static_bytes(kind.two_group, kind.two) - static_bytes(kind.one_group, kind.one));
     }
-    static_layer[pool] = std::isfinite(least) ? std::max(0.0, least) : 0.0;
   }
   return split_room_short(input, &static_layer);
 }
 
 // Whether neither this leaf nor its optimizer-offload variant can fit any split of the layers
-// (split_static_short), for ZeRO 0 and 1; not where MindSpeed's parameter-copy reuse may follow.
+// (split_static_short); not where MindSpeed's parameter-copy reuse may follow.
 bool Searcher::split_memory_overflows() const {
   if (!split_floors_valid_ || !split_at_leaf_ || reuse_fp32_param_variant_) return false;
-  if (data_parallel() * s_.context_parallel_size > 1 && s_.zero_stage > 1) return false;
   if (!split_static_short(s_)) return false;
-  const std::optional<Strategy> offloaded = optimizer_offload_variant();
-  return !offloaded || split_static_short(*offloaded);
+  const Strategy* offloaded = optimizer_offload_variant();
+  return offloaded == nullptr || split_static_short(*offloaded);
 }
 
 }  // namespace paraplan::detail

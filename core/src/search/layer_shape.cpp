@@ -150,8 +150,10 @@ bool Searcher::count_layer_shapes() {
   fill_key(loop_reads_, loop_key_);
   auto found = loop_counts_.find(loop_key_);
   if (found == loop_counts_.end()) {
-    std::map<const Rejection*, int64_t> before;
-    for (const auto& [why, rejection] : rejections_) before[&rejection] = rejection.count;
+    // The tallies before the walk, in the map's order (kept capacity: no allocation per walk).
+    rejection_counts_.clear();
+    for (auto& [why, rejection] : rejections_)
+      rejection_counts_.emplace_back(&rejection, rejection.count);
     const int64_t pruned = stats_.pruned;
     LoopCount count;
     count.kept = false;
@@ -162,9 +164,13 @@ bool Searcher::count_layer_shapes() {
     });
     if (stopped_) return count.kept;  // cut short: nothing to keep
     count.leaves = stats_.pruned - pruned;
+    // Nodes the walk inserted interleave with the old ones, in the same order: a merge.
+    size_t old = 0;
     for (auto& [why, rejection] : rejections_) {
-      const auto known = before.find(&rejection);
-      const int64_t added = rejection.count - (known == before.end() ? 0 : known->second);
+      int64_t added = rejection.count;
+      if (old < rejection_counts_.size() && rejection_counts_[old].first == &rejection) {
+        added -= rejection_counts_[old++].second;
+      }
       if (added > 0) count.rejections.emplace_back(&rejection, added);
     }
     for (const K id : loop_writes_) count.keys.push_back(strategy_key(id).get(s_, 0));

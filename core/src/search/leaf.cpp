@@ -50,7 +50,7 @@ bool Searcher::evaluate() {
   if (reuse_fp32_param_variant_) {
     any |= offer_variant([&] { s_.reuse_fp32_param = true; });
   }
-  if (const std::optional<Strategy> offloaded = optimizer_offload_variant()) {
+  if (const Strategy* offloaded = optimizer_offload_variant()) {
     any |= offer_variant([&] { s_ = *offloaded; });
   }
   if (offloads_layers) {

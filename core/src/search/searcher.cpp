@@ -174,6 +174,41 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
       });
   const auto leaf = static_cast<size_t>(Level::leaf);
   memory_bound_exact_ = rules_at_[leaf].empty() && framework_rules_at_[leaf].empty();
+  for (const Rule* rule : rules_at_[leaf]) leaf_rule_reads_ = leaf_rule_reads_ | rule->reads;
+  for (const FrameworkRule* rule : framework_rules_at_[leaf]) {
+    leaf_rule_reads_ = leaf_rule_reads_ | rule->reads;
+  }
+  leaf_rules_read_zero_keys_ = leaf_rule_reads_.intersects(zero_keys);
+  layer_offload_variant_ = !pins_.given(K::cpu_offloading_num_layers) &&
+                           expressible_alone(K::cpu_offloading_num_layers,
+                                             [](Strategy& s) { s.cpu_offloading_num_layers = 1; });
+  optimizer_offload_expressible_ = expressible_alone(
+      K::optimizer_cpu_offload, [](Strategy& s) { s.optimizer_cpu_offload = true; });
+}
+
+// Whether no framework rule that reads `key` alone refuses the strategy `set` gives it (false: it
+// is refused whatever the other keys).
+template <typename Set>
+bool Searcher::expressible_alone(StrategyKeyId key, Set set) const {
+  Strategy strategy;
+  set(strategy);
+  return std::none_of(framework_rules_.begin(), framework_rules_.end(),
+                      [&](const FrameworkRule* r) {
+                        return r->reads.contains(key) && r->reads.subset_of(KeySet{key}) &&
+                               !r->expressible(rule_context_, strategy);
+                      });
+}
+
+// Whether a memory bound that counts a subtree as not fitting keeps the micro-batch walk's verdict
+// exact: no rule is checked at the leaf, or the leaf's rules read no key decided below here (the
+// ZeRO level's, the block count where the leaf fits it, the stage layers where it splits them) and
+// hold, so that every leaf below fails for memory alone.
+bool Searcher::memory_bound_exact(int fit_pool) const {
+  if (memory_bound_exact_) return true;
+  if (leaf_rules_read_zero_keys_) return false;
+  if (fit_pool >= 0 && leaf_rule_reads_.contains(K::recompute_num_layers)) return false;
+  if (split_at_leaf_ && leaf_rule_reads_.contains(K::pipeline_stage_layers)) return false;
+  return rules_hold_quietly(Level::leaf);
 }
 
 bool Searcher::rules_hold(Level level) {
@@ -461,8 +496,8 @@ bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
     // left unknown) elsewhere: whether it fits decides if larger sizes are walked (below).
     // Where some stage's activations alone exceed its memory, nothing below fits (once something
     // is ranked: a search where nothing fits names its closest miss).
-    if (walk == Walk::evaluate && memory_bound_exact_ && !options_.exhaustive &&
-        top_.best() != nullptr && activations_overflow(fit_pool)) {
+    if (walk == Walk::evaluate && !options_.exhaustive && top_.best() != nullptr &&
+        memory_bound_exact(fit_pool) && activations_overflow(fit_pool)) {
       zero_level(Walk::count, fit_pool);
       return false;
     }
@@ -521,7 +556,7 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
     if (!rules_hold(Level::zero)) continue;
-    if (walk == Walk::evaluate && static_memory_overflows()) {
+    if (walk == Walk::evaluate && static_memory_overflows(fit_pool)) {
       ++stats_.pruned;  // a leaf that cannot fit: counted, as the micro-batch walk sees it
       continue;
     }
@@ -562,12 +597,62 @@ bool Searcher::split_and_evaluate(int fit_pool) {
                std::to_string(s_.pipeline_model_parallel_size) + " pipeline stages");
     return true;
   }
-  if (fit_pool >= 0) fit_block_layers(static_cast<size_t>(fit_pool));
+  // Block counts fitted only where some count can pass the leaf's rules (torchtitan has no block
+  // recompute): the rule that refuses every count is tallied as for the fitted one.
+  if (fit_pool >= 0 && !leaf_rules_refuse_every_block_count(static_cast<size_t>(fit_pool))) {
+    fit_block_layers(static_cast<size_t>(fit_pool));
+  }
   if (!rules_hold(Level::leaf)) {
     ++stats_.evaluated;
     return true;
   }
   return evaluate();
+}
+
+// The first of the leaf's rules (Megatron-LM's, then the framework's) that `s_` breaks, or -1.
+int Searcher::first_broken_leaf_rule() const {
+  const auto at = static_cast<size_t>(Level::leaf);
+  const std::vector<const Rule*>& rules = rules_at_[at];
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (!rules[i]->holds(rule_context_, s_)) return static_cast<int>(i);
+  }
+  const std::vector<const FrameworkRule*>& framework_rules = framework_rules_at_[at];
+  for (size_t i = 0; i < framework_rules.size(); ++i) {
+    if (!framework_rules[i]->expressible(rule_context_, s_)) {
+      return static_cast<int>(rules.size() + i);
+    }
+  }
+  return -1;
+}
+
+// Whether the leaf's rules refuse every block count fit_block_layers may choose (1 to a chunk
+// less one), the same rule first each time and with a reason that does not name the count (a
+// framework rule's, or a rule that does not read it): then the count the fit would choose is
+// refused as the least is, and the fit's estimates are not needed. Leaves the least count.
+bool Searcher::leaf_rules_refuse_every_block_count(size_t pool) {
+  if (memory_bound_exact_) return false;  // no rule at the leaf
+  Recompute& recompute = s_.recompute[pool];
+  const int64_t chunk =
+      *std::min_element(s_.pipeline_stage_layers.begin(), s_.pipeline_stage_layers.end()) /
+      s_.virtual_pipeline_model_parallel_size;
+  const int64_t kept = recompute.num_layers;
+  int broken = -1;
+  for (int64_t count = std::max<int64_t>(1, chunk - 1); count >= 1; --count) {
+    recompute.num_layers = count;
+    const int rule = first_broken_leaf_rule();
+    if (rule < 0 || (broken >= 0 && rule != broken)) {
+      recompute.num_layers = kept;
+      return false;
+    }
+    broken = rule;
+  }
+  const std::vector<const Rule*>& rules = rules_at_[static_cast<size_t>(Level::leaf)];
+  if (static_cast<size_t>(broken) < rules.size() &&
+      rules[static_cast<size_t>(broken)]->reads.contains(K::recompute_num_layers)) {
+    recompute.num_layers = kept;
+    return false;
+  }
+  return true;
 }
 
 SearchResult Searcher::run() {

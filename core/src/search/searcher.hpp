@@ -133,6 +133,8 @@ class Searcher {
   bool zero_level(Walk walk, int fit_pool);
   bool leaf(Walk walk, int fit_pool);
   bool split_and_evaluate(int fit_pool);
+  int first_broken_leaf_rule() const;
+  bool leaf_rules_refuse_every_block_count(size_t pool);
   template <typename Change>
   bool offer_variant(Change change);
   bool offer(double time_s);
@@ -152,18 +154,25 @@ class Searcher {
   bool micro_batch_bound_prunes();
   double least_shape_work_s();
   bool activations_overflow(int fit_pool);
-  bool static_memory_overflows();
+  bool static_memory_overflows(int fit_pool);
   double mean_static_bytes(const PipelineInput& input);
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group,
                                 const StageWork& work) const;
   PipelineInput margined_input(const Strategy& strategy) const;
-  std::optional<Strategy> optimizer_offload_variant() const;
+  // In offload_variant_, valid until the next call; nullptr where there is none.
+  const Strategy* optimizer_offload_variant() const;
+  mutable Strategy offload_variant_;
   bool leaf_memory_overflows() const;
   bool floors_overflow(const Strategy& strategy) const;
   double group_floor_bytes(const PipelineInput& input, size_t group) const;
   void audit_floors(const Strategy& strategy, bool fits, double time_s);
+  // Per GPU type, per layer kind (dense, MoE): the least weights, gradients and optimizer state
+  // one more layer of that kind adds to a middle stage.
+  using KindBytes = std::array<double, 2>;
   bool split_room_short(const PipelineInput& input,
-                        const std::vector<double>* static_layer_bytes) const;
+                        const std::vector<KindBytes>* static_layer_bytes) const;
+  bool kind_room_short(const PipelineInput& input, const std::vector<KindBytes>* static_layer_bytes,
+                       int kind, int64_t layers) const;
   bool split_static_short(const Strategy& strategy) const;
   bool split_memory_overflows() const;
 
@@ -242,6 +251,18 @@ class Searcher {
   // No rule is checked at the leaf: a subtree whose strategies cannot fit in memory has no leaf
   // that fails for another reason, so skipping it keeps the micro-batch walk's verdict exact.
   bool memory_bound_exact_ = false;
+  // Otherwise the keys the leaf's rules read, and whether some of them is the ZeRO level's: where
+  // they read none the leaf decides, their verdict is known above it (memory_bound_exact).
+  KeySet leaf_rule_reads_;
+  bool leaf_rules_read_zero_keys_ = false;
+  bool memory_bound_exact(int fit_pool) const;
+  // Whether the evaluation's offloading variants can run under the scenario's framework: the
+  // activations of some layers (without pipelining) and the optimizer on the CPU, each unless a
+  // framework rule reading that key alone refuses it (torchtitan: neither).
+  bool layer_offload_variant_ = true;
+  bool optimizer_offload_expressible_ = true;
+  template <typename Set>
+  bool expressible_alone(StrategyKeyId key, Set set) const;
 
   Strategy s_;                  // the working strategy: each level writes its own keys
   int64_t data_parallel_ = 0;   // of s_ (pipeline_level)
@@ -267,11 +288,13 @@ class Searcher {
   std::vector<GroupFloor> group_floors_;
   bool group_floors_valid_ = false;
   // Where the leaf splits the layers: per GPU type, the least activations a layer stores per
-  // micro-batch and the works of a middle stage of one and two layers of each kind (dense, MoE).
+  // micro-batch and the works of a middle stage of one and two layers of each kind (dense, MoE),
+  // with what one more layer of that kind stores.
   struct SplitFloor {
     double activation_bytes = 0;
     struct Kind {
       bool used = false;
+      double activation_bytes = 0;
       StageGroup one_group, two_group;
       StageWork one, two;
     };
@@ -313,6 +336,7 @@ class Searcher {
   std::vector<StrategyKeyId> loop_reads_, loop_writes_;
   std::vector<int64_t> loop_key_;  // scratch: the values of loop_reads_ in s_
   std::unordered_map<std::vector<int64_t>, LoopCount, KeyValuesHash> loop_counts_;
+  std::vector<std::pair<Rejection*, int64_t>> rejection_counts_;  // scratch (count_layer_shapes)
   bool count_layer_shapes();
   void init_shape_counts();
   void fill_count_key() { fill_key(count_reads_, count_key_); }

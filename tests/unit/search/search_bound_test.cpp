@@ -5,6 +5,7 @@
 #include <array>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <utility>
 
 #include "paraplan/search.hpp"
@@ -89,4 +90,66 @@ TEST_CASE("the time bound of block recompute is at most the estimated time") {
   CHECK(audit.violations == 0);
   CHECK(audit.time_checked > 0);
   REQUIRE_FALSE(audited.strategies.empty());
+}
+
+// Random jobs where memory binds (small GPUs, layer counts that leave the split to the leaf, MoE
+// models with a leading dense layer, every framework with its own data parallelism: torchtitan's
+// FSDP2 and EP included): no estimated leaf breaks a bound (group floors, the split floor of each
+// layer kind at every ZeRO stage, the time bounds), and the audited search ranks as the pruned one.
+// Fails with the split floor's per-kind activations or state made 1.5 times too strict.
+TEST_CASE("the memory and time bounds hold over random jobs and frameworks" *
+          doctest::skip(test::kSanitizedBuild)) {
+  std::mt19937 random(20261128);
+  const auto pick = [&](std::vector<nlohmann::json> values) {
+    return values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(random)];
+  };
+  int64_t checked = 0, split_checked = 0, time_checked = 0, ranked = 0;
+  for (int job = 0; job < 24; ++job) {
+    const std::string framework = pick(
+        {"megatron", "torchtitan", "torchtitan", "deepspeed", "mindspeed-llm", "megatron-bridge"});
+    nlohmann::json model = {{"name", "random"},
+                            {"num_layers", pick({13, 15, 22})},
+                            {"hidden_size", pick({2048, 4096})},
+                            {"ffn_hidden_size", 8192},
+                            {"num_attention_heads", 32},
+                            {"num_query_groups", 8},
+                            {"vocab_size", 32000},
+                            {"activation", "swiglu"}};
+    if (pick({true, false})) {
+      model["moe"] = {{"num_experts", pick({8, 16})},
+                      {"top_k", 2},
+                      {"moe_ffn_hidden_size", pick({1408, 2816})}};
+      if (framework != "torchtitan") model["moe"]["first_k_dense_layers"] = pick({0, 1, 2});
+    }
+    const nlohmann::json scenario_json = {
+        {"model", model},
+        {"framework", framework},
+        {"training",
+         {{"global_batch_size", pick({32, 64, 128})}, {"seq_length", pick({2048, 4096, 8192})}}},
+        {"cluster",
+         {{"gpus", {{{"type", pick({"a100-40g", "a800", "h100"})}, {"count", pick({16, 32})}}}}}}};
+    CAPTURE(scenario_json.dump());
+    const Scenario scenario = parse_scenario(scenario_json);
+    detail::MemoryBoundAudit audit;
+    const SearchResult audited = detail::search_audited(scenario, golden_options(), audit);
+    CAPTURE(audit.example);
+    CHECK(audit.violations == 0);
+    checked += audit.checked;
+    split_checked += audit.split_checked;
+    time_checked += audit.time_checked;
+    const SearchResult pruned = search(scenario, golden_options());
+    REQUIRE(audited.strategies.size() == pruned.strategies.size());
+    ranked += static_cast<int64_t>(pruned.strategies.size());
+    for (size_t i = 0; i < pruned.strategies.size(); ++i) {
+      CAPTURE(i);
+      CHECK(to_json(audited.strategies[i].strategy, scenario.cluster) ==
+            to_json(pruned.strategies[i].strategy, scenario.cluster));
+    }
+  }
+  MESSAGE("groups ", checked, ", split leaves ", split_checked, ", timed ", time_checked,
+          ", ranked ", ranked);
+  CHECK(checked > 0);
+  CHECK(split_checked > 0);
+  CHECK(time_checked > 0);
+  CHECK(ranked > 0);
 }
