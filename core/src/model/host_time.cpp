@@ -51,7 +51,45 @@ constexpr double kUnpermuteFusedOps = 1, kUnpermuteUnfusedOps = 3;
 // and linear_fc2.
 constexpr HostOps kSharedExpertOps{2, 1};
 
+// Transformer Engine's GroupedLinear (TEGroupedMLP's linear_fc1 and linear_fc2) works expert by
+// expert on the host: grouped_linear.py (TE 2.9 to 2.16, the releases of the 2025-26 NeMo
+// containers; the module keeps this path unless built with its single grouped weight) and
+// cpp_extensions/gemm.py general_grouped_gemm, whose C++ te_general_grouped_gemm issues one
+// cuBLAS GEMM per expert (common/gemm/cublaslt_gemm.cu multi_stream_cublas_gemm). Per local expert
+// and GroupedLinear, each priced as one PyTorch op (the preset's host.torch_op_us):
+//   forward   the GEMM;
+//   backward  the input-gradient and the weight-gradient GEMMs; with biases in 16-bit training
+//             one torch.empty for the expert's bias gradient (general_grouped_gemm with grad and
+//             use_bias);
+//   fp8       each quantised input (the forward's activation, the backward's output gradient)
+//             allocates its row-wise and column-wise copies per expert (tex.split_quantize:
+//             "torch.empty() (2x num_gemms calls)", TE issue #1499) and, except for delayed
+//             scaling's one fused kernel over all experts (multi_tensor_quantize_impl), one
+//             quantize call per expert; with biases the backward's tex.bgrad_quantize is per
+//             expert for every recipe.
+constexpr double kGroupedLinearGemmsForward = 1;
+constexpr double kGroupedLinearGemmsBackward = 2;
+constexpr double kGroupedLinearBiasGradAllocations = 1;
+constexpr double kFp8QuantisedCopyAllocations = 2;
+constexpr double kFp8QuantiseCallsPerExpert = 1;
+// TEGroupedMLP's two GroupedLinears (experts.py linear_fc1, linear_fc2).
+constexpr double kGroupedLinearsPerExpertMlp = 2;
+
 }  // namespace
+
+GroupedLinearOps grouped_linear_ops_per_expert(const Strategy& strategy, bool fp8, bool bias) {
+  GroupedLinearOps ops{kGroupedLinearGemmsForward, kGroupedLinearGemmsBackward};
+  if (!fp8) {
+    if (bias) ops.backward += kGroupedLinearBiasGradAllocations;
+    return ops;
+  }
+  const bool fused_over_experts = strategy.fp8_recipe == Fp8Recipe::delayed;
+  ops.forward +=
+      kFp8QuantisedCopyAllocations + (fused_over_experts ? 0 : kFp8QuantiseCallsPerExpert);
+  ops.backward +=
+      kFp8QuantisedCopyAllocations + (fused_over_experts && !bias ? 0 : kFp8QuantiseCallsPerExpert);
+  return ops;
+}
 
 HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& strategy) {
   switch (region) {
@@ -81,7 +119,7 @@ HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& stra
 }
 
 LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, const GpuSpec& gpu,
-                              bool moe, bool transformer_engine) {
+                              bool moe, bool transformer_engine, bool fp8) {
   const double module_s =
       transformer_engine ? gpu.host_issue.te_module_s : gpu.host_issue.torch_linear_s;
   LayerHostTime host;
@@ -104,6 +142,16 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
   price(HostRegion::moe_preprocess);
   price(HostRegion::moe_experts);
   price(HostRegion::shared_experts);
+  if (transformer_engine && strategy.moe_grouped_gemm && model.moe) {
+    const double local_experts = static_cast<double>(model.moe->num_experts) /
+                                 static_cast<double>(strategy.expert_model_parallel_size);
+    const GroupedLinearOps ops =
+        grouped_linear_ops_per_expert(strategy, fp8, model.add_bias_linear);
+    const double per_expert_s =
+        kGroupedLinearsPerExpertMlp * local_experts * gpu.host_issue.torch_op_s;
+    host.expert_forward_s = ops.forward * per_expert_s;
+    host.expert_backward_s = ops.backward * per_expert_s;
+  }
   return host;
 }
 
@@ -147,6 +195,11 @@ HostPassTime eager_host_forward_s(const LayerHostTime& host, const Strategy& str
     const bool after_sync =
         host.syncs && (region == HostRegion::moe_experts || region == HostRegion::shared_experts);
     (after_sync ? pass.after_sync_s : pass.before_sync_s) += host.forward_s[r];
+  }
+  pass.backward_s = host.backward_over_forward * pass.total_s();
+  if (!graph_captures(strategy, HostRegion::moe_experts)) {
+    (host.syncs ? pass.after_sync_s : pass.before_sync_s) += host.expert_forward_s;
+    pass.backward_s += host.expert_backward_s;
   }
   return pass;
 }

@@ -44,6 +44,12 @@ struct LayerHostTime {
   // dispatcher's device-to-host copy of the token counts): the regions from moe_experts on are
   // issued only after the GPU has finished everything before.
   bool syncs = false;
+  // Transformer Engine's GroupedLinear issues each local expert's GEMM (and in fp8 its input's
+  // quantisation) on its own, after the sync: the routed experts' per-expert host time of a
+  // forward and of a backward (host_time.cpp grouped_linear_ops_per_expert), part of the
+  // moe_experts region (captured with it).
+  double expert_forward_s = 0;
+  double expert_backward_s = 0;
 
   double& operator[](HostRegion region) { return forward_s[static_cast<size_t>(region)]; }
   double operator[](HostRegion region) const { return forward_s[static_cast<size_t>(region)]; }
@@ -54,17 +60,27 @@ HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& stra
 
 // `transformer_engine`: the framework's modules are Transformer Engine's (framework_rules.hpp),
 // else PyTorch's, each call priced as one torch.nn.Linear.
+// `fp8`: the layer trains in fp8 (GroupedLinear quantises each expert's input on its own).
 LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, const GpuSpec& gpu,
-                              bool moe, bool transformer_engine = true);
+                              bool moe, bool transformer_engine = true, bool fp8 = false);
+
+// Ops per local expert of one Transformer Engine GroupedLinear (host_time.cpp).
+struct GroupedLinearOps {
+  double forward = 0, backward = 0;
+};
+GroupedLinearOps grouped_linear_ops_per_expert(const Strategy& strategy, bool fp8, bool bias);
 
 // Whether the strategy's CUDA graphs capture a region (per-layer graphs by scope; whole layers
 // with no scope, less the routed experts of a dropless MoE layer; full_iteration everything).
 bool graph_captures(const Strategy& strategy, HostRegion region);
 
-// The host's time a forward pass leaves to be issued eagerly: before the MoE sync and after it.
+// The host's time a forward pass leaves to be issued eagerly: before the MoE sync and after it;
+// and the backward's (the regions' forward times the measured ratio, plus the routed experts'
+// per-expert backward ops).
 struct HostPassTime {
   double before_sync_s = 0;
   double after_sync_s = 0;
+  double backward_s = 0;
   double total_s() const { return before_sync_s + after_sync_s; }
 };
 HostPassTime eager_host_forward_s(const LayerHostTime& host, const Strategy& strategy);

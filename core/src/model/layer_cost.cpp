@@ -116,7 +116,8 @@ LayerCost CostBuilder::layer(bool moe) {
   }
   if (moe) cost.offload(OffloadModule::mlp_norm) += hidden;
   per_op_checkpoint(cost, moe);
-  cost.host = layer_host_time(model_, s_, gpu_, moe, framework_.transformer_engine);
+  cost.host = layer_host_time(model_, s_, gpu_, moe, framework_.transformer_engine,
+                              training_.precision == Precision::fp8);
   return cost;
 }
 

@@ -3,6 +3,7 @@
 
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
+#include "model/host_time.hpp"
 #include "model/kernels.hpp"
 #include "model/moe_dispatch.hpp"
 #include "model/moe_memory.hpp"
@@ -62,9 +63,15 @@ void CostBuilder::moe_block(LayerCost& cost) {
   LayerCost block;           // the block's own forward and backward, for the overlaps below
   const double flops_before = cost.forward_flops;
 
-  // Router on this GPU's tokens: gating GEMM, fp32 softmax and top-k over the experts.
+  // Router on this GPU's tokens: gating GEMM, fp32 softmax and top-k over the experts. Its
+  // forward launches the router region's kernels (host_time.cpp: 72, or 31 with
+  // --moe-router-fusion, per Megatron-LM's DeepSeek-V3 GB200 guide, section 2.1.4), each at
+  // least the GPU's gap between dependent kernels: two are priced here (the GEMM, one memory
+  // pass), the rest add their kernel overhead. The backward's kernel count is not published.
   const Gemm router{n, experts, h_};
-  block.forward.compute_s += kernels_.gemm_s(router) + kernels_.memory_s(3 * 4 * n * experts);
+  const double router_kernels = host_ops(HostRegion::moe_router, model_, s_).torch_ops;
+  block.forward.compute_s += kernels_.gemm_s(router) + kernels_.memory_s(3 * 4 * n * experts) +
+                             std::max(0.0, router_kernels - 2) * gpu_.kernel_overhead_s;
   block.backward.compute_s +=
       kernels_.dgrad_s(router) + kernels_.wgrad_s(router) + kernels_.memory_s(3 * 4 * n * experts);
   cost.parameters += h_ * experts;

@@ -112,8 +112,7 @@ LayerPasses host_bound(const LayerCost& layer, const Strategy& s) {
         std::max(before_s, host.before_sync_s) + std::max(forward_s - before_s, host.after_sync_s);
   }
   bound.forward.compute_s += bound_forward_s - forward_s;
-  const double host_backward_s = layer.host.backward_over_forward * host.total_s();
-  bound.backward.compute_s += std::max(0.0, host_backward_s - layer.backward.total_s());
+  bound.backward.compute_s += std::max(0.0, host.backward_s - layer.backward.total_s());
   return bound;
 }
 

@@ -94,3 +94,69 @@ TEST_CASE("the fused router issues 31 kernels a forward, the unfused one 72") {
   CHECK(host_ops(HostRegion::moe_router, moe.model, s).torch_ops == 31);
   CHECK(host_ops(HostRegion::moe_router, moe.model, s).te_modules == 1);
 }
+
+TEST_CASE("GroupedLinear's per-expert ops: GEMMs, and in fp8 each expert's quantised copies") {
+  using paraplan::detail::grouped_linear_ops_per_expert;
+  Strategy s;
+  // 16-bit: one GEMM forward, two backward; a bias gradient allocation per expert with biases.
+  CHECK(grouped_linear_ops_per_expert(s, false, false).forward == 1);
+  CHECK(grouped_linear_ops_per_expert(s, false, false).backward == 2);
+  CHECK(grouped_linear_ops_per_expert(s, false, true).backward == 3);
+  // Delayed scaling: two allocations per expert, one quantize kernel over all experts (none per
+  // expert) unless the backward's bgrad_quantize runs per expert.
+  CHECK(grouped_linear_ops_per_expert(s, true, false).forward == 3);
+  CHECK(grouped_linear_ops_per_expert(s, true, false).backward == 4);
+  CHECK(grouped_linear_ops_per_expert(s, true, true).backward == 5);
+  // Current scaling and block scaling quantise each expert's input on its own.
+  s.fp8_recipe = Fp8Recipe::tensorwise;
+  CHECK(grouped_linear_ops_per_expert(s, true, false).forward == 4);
+  CHECK(grouped_linear_ops_per_expert(s, true, false).backward == 5);
+}
+
+TEST_CASE("many small local experts: the host issues each expert's GEMMs and binds the pass") {
+  // 64 experts of width 256 on one H100 (no expert parallelism), 1,024 tokens a micro-batch:
+  // GroupedLinear issues 2 x 64 GEMMs a forward and 4 x 64 a backward, 384 ops x 6.74 us =
+  // 2.6 ms a layer, far more than the GPU's experts (about 0.1 ms) and more than the layer's
+  // other ops (about 1.3 ms forward and backward), so the host-free preset is at least 2 ms a
+  // layer and micro-batch faster.
+  const auto run = [](const std::string& gpu) {
+    return estimate(test::scenario(R"({"model": {"name": "m", "num_layers": 4,
+        "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
+        "vocab_size": 32000, "activation": "swiglu", "add_bias_linear": false,
+        "moe": {"num_experts": 64, "top_k": 2, "moe_ffn_hidden_size": 256}},
+        "training": {"global_batch_size": 8, "seq_length": 1024},
+        "cluster": {"gpus_per_node": 1, "gpus": [{"type": )" +
+                                   gpu + R"(, "count": 1}]},
+        "strategy": {"micro_batch_size": 1, "use_flash_attn": true,
+        "moe_grouped_gemm": true}})"));
+  };
+  const Report eager = run(R"("h100")");
+  const Report no_host = run(kNoHost);
+  REQUIRE(eager.feasible);
+  REQUIRE(no_host.feasible);
+  const double layer_microbatches = 4 * 8;
+  CHECK(eager.iteration_time_s - no_host.iteration_time_s > 2e-3 * layer_microbatches);
+}
+
+TEST_CASE("the router's kernels cost the GPU their gaps: 72 unfused, 31 with the fusion") {
+  // On a host-free H100 only the GPU's time differs: 41 fewer kernels a MoE layer forward, each
+  // the preset's kernel_overhead_us (2 us), over 4 layers and 8 micro-batches.
+  const auto run = [](bool fusion) {
+    return estimate(test::scenario(R"({"model": {"name": "m", "num_layers": 4,
+        "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
+        "vocab_size": 32000, "activation": "swiglu",
+        "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 1024}},
+        "training": {"global_batch_size": 8, "seq_length": 1024},
+        "cluster": {"gpus_per_node": 1, "gpus": [{"type": )" +
+                                   kNoHost + R"(, "count": 1}]},
+        "strategy": {"micro_batch_size": 1, "use_flash_attn": true, "moe_grouped_gemm": true,
+        "moe_router_fusion": )" + std::string(fusion ? "true" : "false") +
+                                   "}}"));
+  };
+  const Report unfused = run(false);
+  const Report fused = run(true);
+  REQUIRE(unfused.feasible);
+  REQUIRE(fused.feasible);
+  CHECK(unfused.iteration_time_s - fused.iteration_time_s ==
+        doctest::Approx(41 * 2e-6 * 4 * 8).epsilon(0.01));
+}
