@@ -33,9 +33,12 @@ H100 = {
     "attention_backward": ([1.3, 2.7, 5.4, 11, 21, 43, 86, 172, 344, 687, 1400, 11000, 30000],
                            [0.046, 0.086, 0.12, 0.19, 0.22, 0.266, 0.323, 0.393, 0.43, 0.472,
                             0.491, 0.524, 0.534]),
-    # FlashAttention-2 as PyTorch's flash backend runs it, measured the same way.
-    "attention_forward_flash": ([42.5, 299, 2780, 21200], [0.184, 0.28, 0.327, 0.337]),
-    "attention_backward_flash": ([67.2, 361, 2360, 26000], [0.106, 0.164, 0.274, 0.32]),
+    # FlashAttention-2 as PyTorch's flash backend runs it, measured the same way but keyed by
+    # the mean keys a query row attends (causal: half the length; flash_by_rows below).
+    "attention_forward_flash": ([256, 512, 1024, 2048, 4096, 8192, 16384, 32768],
+                                [0.184, 0.253, 0.281, 0.312, 0.313, 0.325, 0.333, 0.336]),
+    "attention_backward_flash": ([256, 512, 1024, 2048, 4096, 8192, 16384, 32768],
+                                 [0.109, 0.165, 0.218, 0.258, 0.278, 0.308, 0.319, 0.326]),
     "memory": ([0.1, 1, 10, 100, 1000], [0.06, 0.3, 0.7, 0.86, 0.9]),
     "intra_node": ([0.1, 1, 8, 64, 512], [0.08, 0.25, 0.55, 0.75, 0.8]),
     "inter_node": ([0.1, 1, 8, 64, 512], [0.08, 0.3, 0.65, 0.86, 0.92]),
@@ -266,12 +269,39 @@ def significant(x, digits=3):
 def derive(reference, curve, scale, plateau):
     sizes, efficiencies = reference[curve]
     top = efficiencies[-1]
-    return [[significant(s * scale), round(e / top * plateau, 3)]
+    return [[s if scale == 1 else significant(s * scale), round(e / top * plateau, 3)]
             for s, e in zip(sizes, efficiencies)]
 
 
 for curve, spec in A100_ATTENTION.items():
     A100[curve] = tuple(map(list, zip(*derive(spec[0], curve, *spec[1:]))))
+
+
+def flash_by_rows(measured):
+    """FlashAttention-2's curves from a measure_gpu.py sweep: per sequence length L, the median
+    efficiency over its batch x heads shapes, keyed by L / 2, the mean keys a causal query row
+    attends (kernels.hpp FlashSpan). The sweep's calls of equal FLOPs but different lengths
+    differ by up to 0.1 (H100 backward at 2.7 TFLOP: 0.31 at 16k tokens, 0.22 at 2k), while at one
+    length batch x heads moves it by a few hundredths: the length sets it, not the FLOPs."""
+    curves = {}
+    for kind in ("attention_forward", "attention_backward"):
+        by_length = {}
+        for sample in measured["samples"][kind]:
+            if sample["backend"] == "flash":
+                by_length.setdefault(sample["shape"][2], []).append(sample["efficiency"])
+        points = []
+        for length, values in sorted(by_length.items()):
+            values.sort()
+            middle = len(values) // 2
+            median = values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+            points.append([length // 2, round(median, 3)])
+        curves[f"{kind}_flash"] = points
+    return curves
+
+
+# Presets whose flash curves are measured sweeps (scripts/calibration/measured/).
+FLASH_MEASURED = {"h100": "h100-2026-11-26.json", "h800": "h100-2026-11-26.json",
+                  "h200": "h200-2026-11-26.json"}
 
 
 def check():
@@ -297,6 +327,13 @@ def check():
             if (name, curve) != ("h100", "gemm_fp8") and curves.get(curve) != [
                     list(point) for point in zip(sizes, values)]:
                 stale.append(f"{name}.json {curve} differs from derive_curves.py's copy of it")
+    for name, measured in FLASH_MEASURED.items():
+        with open(os.path.join(here, "measured", measured)) as file:
+            expected = flash_by_rows(json.load(file))
+        curves = efficiency(name)
+        for curve, points in expected.items():
+            if curves.get(curve) != points:
+                stale.append(f"{name}.json {curve} differs from flash_by_rows({measured})")
     for entry in stale:
         print(f"presets/gpus/{entry}")
     print(f"{len(DERIVED)} presets' derived curves and the reference copies checked, "

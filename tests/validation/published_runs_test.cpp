@@ -458,8 +458,11 @@ TEST_CASE("2025-26 published runs, each with the settings its recipe states") {
   // recipes run (MegatronTokenDropCallback: moe_expert_capacity_factor 1.0, padded): the
   // imbalance the model had charged them is gone, which fixes Grok-1 (-28% to +3%) and exposes
   // what Mixtral's and DeepSeek-V3's DGX Cloud runs still miss.
-  CHECK(dense.median <= 0.193);
-  CHECK(dense.p90 <= 0.438);
+  // The dense floors moved from 19.3% / 43.8% to 6.0% / 18.6% when FlashAttention-2's curves were
+  // keyed by the keys a query row attends and NeMo's long-context runs stated the FlashAttention-2
+  // their launcher set (NVTE_FUSED_ATTN: 0): H063-H068 +35..+47% -> +0.5..-6.4%.
+  CHECK(dense.median <= 0.060);
+  CHECK(dense.p90 <= 0.186);
   CHECK(moe.median <= 0.281);
   CHECK(moe.p90 <= 1.149);
   // Every run fits since H022 runs its recipe's micro-batch size (data/README.md).

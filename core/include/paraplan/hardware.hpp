@@ -89,7 +89,8 @@ struct GpuSpec {
   EfficiencyCurve gemm_fp8_efficiency;            // same for fp8 GEMMs
   EfficiencyCurve attention_forward_efficiency;   // by FLOPs of one fused attention call
   EfficiencyCurve attention_backward_efficiency;  // same, backward
-  // FlashAttention-2 (attention_backend flash) where the preset measured it; empty: the above.
+  // FlashAttention-2 (attention_backend flash) where the preset measured it, by the mean keys a
+  // query row attends (forward; backward: queries a key row meets); empty: the above.
   EfficiencyCurve attention_forward_flash_efficiency;
   EfficiencyCurve attention_backward_flash_efficiency;
   EfficiencyCurve memory_efficiency;  // by bytes moved by one kernel

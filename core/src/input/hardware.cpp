@@ -109,7 +109,8 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
                                                  efficiency.path_of("attention_forward"), kGiga);
   gpu.attention_backward_efficiency = parse_curve(efficiency.required("attention_backward"),
                                                   efficiency.path_of("attention_backward"), kGiga);
-  // Optional, both or neither: FlashAttention-2's curves (attention_backend flash).
+  // Optional, both or neither: FlashAttention-2's curves (attention_backend flash), keyed by the
+  // rows a thread block loops over (kernels.hpp FlashSpan), not by FLOPs.
   const nlohmann::json* flash_forward = efficiency.find("attention_forward_flash");
   const nlohmann::json* flash_backward = efficiency.find("attention_backward_flash");
   if ((flash_forward == nullptr) != (flash_backward == nullptr)) {
@@ -118,10 +119,11 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
                      "is required with the other FlashAttention-2 curve");
   }
   if (flash_forward) {
+    constexpr double kRowsUnit = 1;  // sizes are token counts, as written
     gpu.attention_forward_flash_efficiency =
-        parse_curve(*flash_forward, efficiency.path_of("attention_forward_flash"), kGiga);
+        parse_curve(*flash_forward, efficiency.path_of("attention_forward_flash"), kRowsUnit);
     gpu.attention_backward_flash_efficiency =
-        parse_curve(*flash_backward, efficiency.path_of("attention_backward_flash"), kGiga);
+        parse_curve(*flash_backward, efficiency.path_of("attention_backward_flash"), kRowsUnit);
   }
   gpu.memory_efficiency =
       parse_curve(efficiency.required("memory"), efficiency.path_of("memory"), kMega);

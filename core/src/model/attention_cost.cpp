@@ -74,6 +74,22 @@ bool cudnn_trains_head_dims(double compute_capability, double qk_head_dim, doubl
   return latent || wide;
 }
 
+// FlashAttention-2's work over a causal sequence of `tokens` (FlashSpan): without context
+// parallelism, or with K and V all-gathered or all-to-all, each query row attends tokens / 2
+// keys on average (all-gathered: this GPU's two query chunks, at mirrored positions, attend
+// tokens / 2 between them). Over a ring of `cp` (Transformer Engine's AttnFuncWithCP since TE
+// 1.4, attention.py; PyTorch's _templated_ring_attention alike) this GPU holds n = tokens / cp
+// in two chunks and runs one call per step, each of equal work: the first causal over its own n
+// (n / 2 a row), then (cp - 1) / 2 steps on average over the ranks without a mask with all n
+// queries against one chunk of keys (i <= rank: n / 2 keys a query row, n queries a key row)
+// and as many with the second query chunk against all n keys (i > rank: n and n / 2). Forward
+// and backward therefore have the same spans: (cp + 1) / 2cp of the work at n / 2 and
+// (cp - 1) / 2cp at n. A sliding window shrinks every row's span by the share of work it keeps.
+std::pair<FlashSpan, FlashSpan> flash_spans(double tokens, double cp, double window_fraction) {
+  const double local = tokens / cp * window_fraction;
+  return {{(cp + 1) / (2 * cp), local / 2}, {(cp - 1) / (2 * cp), local}};
+}
+
 }  // namespace
 
 bool runs_flash_attention(const Strategy& strategy, const GpuSpec& gpu, bool transformer_engine,
@@ -212,13 +228,22 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
                            : s_.cp_comm_type == CpCommType::p2p       ? cp
                            : s_.cp_comm_type == CpCommType::allgather ? 2
                                                                       : 1;
-      const bool flash =
-          runs_flash_attention(s_, gpu_, framework_.transformer_engine, qk_head_dim, v_head_dim);
-      core_forward.compute_s = kernels16_.attention_s(
-          executed, false, calls, head_dim_efficiency(qk_head_dim, v_head_dim, false), flash);
-      core_backward.compute_s =
-          kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls,
-                                 head_dim_efficiency(qk_head_dim, v_head_dim, true), flash);
+      const double forward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, false);
+      const double backward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, true);
+      if (runs_flash_attention(s_, gpu_, framework_.transformer_engine, qk_head_dim, v_head_dim)) {
+        const bool ring = cp > 1 && (torch_ring || s_.cp_comm_type == CpCommType::p2p);
+        const auto [diagonal, off_diagonal] =
+            flash_spans(key_len, ring ? cp : 1, fraction);  // forward and backward alike
+        core_forward.compute_s = kernels16_.flash_attention_s(
+            executed, false, calls, forward_factor, {diagonal, off_diagonal});
+        core_backward.compute_s =
+            kernels16_.flash_attention_s(kFlashBackwardFlopsRatio * executed, true, calls,
+                                         backward_factor, {diagonal, off_diagonal});
+      } else {
+        core_forward.compute_s = kernels16_.attention_s(executed, false, calls, forward_factor);
+        core_backward.compute_s = kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true,
+                                                         calls, backward_factor);
+      }
     } else {
       // Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
       // all on the full s x s score matrix whatever the mask (Korthikanti et al. 2022, §4.1).

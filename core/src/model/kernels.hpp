@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <initializer_list>
 #include <iterator>
 
 #include "model/layer_cost.hpp"
@@ -61,6 +62,22 @@ constexpr Fp8Quantisation kFp8Quantisation[] = {
     {2 + 2 + 1 + 1, 4, false},            // tensorwise
     {2 + 2 * (1 + 1.0 / 32), 1, false},   // mxfp8
     {2 + 2 * (1 + 4.0 / 128), 1, false},  // blockwise
+};
+
+// A share of a FlashAttention-2 call's work and the rows its thread blocks loop over. The
+// forward kernel gives a thread block one tile of query rows and loops it over the keys those
+// rows attend; the backward gives one a tile of key rows and loops it over the queries that
+// attend them (flash-attention csrc/flash_attn/src/flash_fwd_kernel.h compute_attn_1rowblock,
+// n_block_max, and flash_bwd_kernel.h compute_dq_dk_dv_1colblock, m_block_min; causal: a tile
+// stops at the diagonal). The loop's fixed cost per tile (loading the tile, rescaling and writing
+// its output, its log-sum-exp) is spread over that loop's length, so the kernel's efficiency is
+// set by `rows`, the mean number of keys a query row attends (forward) or of queries a key row
+// is attended by (backward): L / 2 for a causal call over L tokens, the other side's length for
+// a call without a mask (a ring attention step off the diagonal). The preset's flash curves are
+// keyed by it (measured causal: L / 2).
+struct FlashSpan {
+  double share;  // of the call's FLOPs
+  double rows;   // mean keys per query row (forward) or queries per key row (backward)
 };
 
 // The fused kernel's efficiency at a head dim, relative to head dim 128 at the same executed
@@ -157,25 +174,38 @@ class Kernels {
 
   // A fused attention kernel (FlashAttention, cuDNN) executing `flops` in `calls` launches of
   // equal size (context parallelism: one per ring step), each at its own size's efficiency
-  // times `head_dim_factor` (head_dim_efficiency: the curves are at head dim 128). `flash`:
-  // FlashAttention-2's kernels (attention_backend flash) at the preset's flash curves, never
-  // faster than the fused ones (Shah et al. 2024, arXiv:2407.08608, Figs. 5-6: on an H100,
-  // cuDNN beats FlashAttention-2 at every measured length, forward and backward); a preset
-  // without flash curves prices both alike.
-  double attention_s(double flops, bool backward, double calls = 1, double head_dim_factor = 1,
-                     bool flash = false) const {
+  // times `head_dim_factor` (head_dim_efficiency: the curves are at head dim 128).
+  double attention_s(double flops, bool backward, double calls = 1,
+                     double head_dim_factor = 1) const {
     if (flops <= 0) return 0;
     const EfficiencyCurve& curve =
         backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
+    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops / calls) * head_dim_factor) +
+           calls * gpu_.kernel_overhead_s;
+  }
+
+  // FlashAttention-2's kernels (attention_backend flash) over the same `calls`, whose work is
+  // split into `spans`: shares of the FLOPs, each at the preset's flash curve for the span of
+  // its rows (FlashSpan), never faster than the fused curve at the call's size (Shah et al.
+  // 2024, arXiv:2407.08608, Figs. 5-6: on an H100, cuDNN beats FlashAttention-2 at every
+  // measured length, forward and backward); a preset without flash curves prices them as fused.
+  double flash_attention_s(double flops, bool backward, double calls, double head_dim_factor,
+                           std::initializer_list<FlashSpan> spans) const {
     const EfficiencyCurve& flash_curve = backward ? gpu_.attention_backward_flash_efficiency
                                                   : gpu_.attention_forward_flash_efficiency;
-    const double size = flops / calls;
-    double efficiency = curve.at(size);
-    if (flash && !flash_curve.points().empty()) {
-      efficiency = std::min(efficiency, flash_curve.at(size));
+    if (flops <= 0 || flash_curve.points().empty()) {
+      return attention_s(flops, backward, calls, head_dim_factor);
     }
-    return flops / (gpu_.tensor_flops(precision_) * efficiency * head_dim_factor) +
-           calls * gpu_.kernel_overhead_s;
+    const EfficiencyCurve& curve =
+        backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
+    const double fused = curve.at(flops / calls);
+    double compute_s = 0;
+    for (const FlashSpan& span : spans) {
+      const double efficiency = std::min(fused, flash_curve.at(span.rows));
+      compute_s +=
+          span.share * flops / (gpu_.tensor_flops(precision_) * efficiency * head_dim_factor);
+    }
+    return compute_s + calls * gpu_.kernel_overhead_s;
   }
 
  private:

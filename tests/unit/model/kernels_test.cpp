@@ -151,7 +151,8 @@ TEST_CASE("attention_backend flash: FlashAttention-2's curves where the preset h
   const GpuSpec& gpu = s.cluster.pools.front().gpu;
   REQUIRE_FALSE(gpu.attention_forward_flash_efficiency.points().empty());
   const double executed = 0.5 * 4.0 * 8 * 8192.0 * 8192 * 128;
-  const double flash_efficiency = gpu.attention_forward_flash_efficiency.at(executed);
+  // Keyed by the keys a query row attends: a causal call over 8192 tokens, 4096 on average.
+  const double flash_efficiency = gpu.attention_forward_flash_efficiency.at(8192 / 2);
   CHECK(flash_efficiency < gpu.attention_forward_efficiency.at(executed));
   CHECK(forward_s(s, AttentionBackend::flash) ==
         doctest::Approx(executed / (gpu.tensor_flops(Precision::bf16) * flash_efficiency))
@@ -176,6 +177,59 @@ TEST_CASE("attention_backend flash: FlashAttention-2's curves where the preset h
       "cluster": {"gpus": [{"type": "a100", "count": 8}]}})");
   REQUIRE(a100.cluster.pools.front().gpu.attention_forward_flash_efficiency.points().empty());
   CHECK(forward_s(a100, AttentionBackend::flash) == forward_s(a100, AttentionBackend::automatic));
+}
+
+TEST_CASE("FlashAttention-2 priced by the keys its query rows attend, not by the call's FLOPs") {
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  strategy.attention_backend = AttentionBackend::flash;
+  const auto forward_s = [&](const Scenario& s) {
+    return layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s;
+  };
+  // A fused curve far above the flash one, so the flash curve alone sets the time.
+  const auto job = [](int seq) {
+    return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+        "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
+        "vocab_size": 32000, "activation": "swiglu"}, "training": {"global_batch_size": 64,
+        "seq_length": )" + std::to_string(seq) +
+                          R"(, "precision": "bf16"}, "cluster": {"gpus": [{"type": {"base":
+        "h100", "id": "fast_fused", "hbm_gb_per_s": 1000, "kernel_overhead_us": 0,
+        "efficiency": {"memory": [[1, 1.0]], "attention_forward": [[1, 1.0]],
+        "attention_backward": [[1, 1.0]]}}, "count": 8}]}})");
+  };
+  // Equal FLOPs per call: micro-batch 4 at 2,048 tokens, micro-batch 1 at 4,096.
+  const Scenario short_rows = job(2048), long_rows = job(4096);
+  const GpuSpec& gpu = short_rows.cluster.pools.front().gpu;
+  const double peak = gpu.tensor_flops(Precision::bf16);
+  strategy.micro_batch_size = 4;
+  const double short_s = forward_s(short_rows);
+  strategy.micro_batch_size = 1;
+  const double long_s = forward_s(long_rows);
+  const double executed = 0.5 * 4.0 * 8 * 4096.0 * 4096 * 128;
+  CHECK(short_s ==
+        doctest::Approx(executed / (peak * gpu.attention_forward_flash_efficiency.at(1024)))
+            .epsilon(1e-12));
+  CHECK(long_s ==
+        doctest::Approx(executed / (peak * gpu.attention_forward_flash_efficiency.at(2048)))
+            .epsilon(1e-12));
+  CHECK(long_s < short_s);
+
+  // A ring of 4 (cp_comm_type p2p): this GPU's 1,024 tokens in two chunks of 512; the causal
+  // diagonal step and the 3/2 steps under it attend 512 keys a row (5/8 of the work), the 3/2
+  // above it 1,024 (3/8). Backward alike. Plus the ring's merges, 4.5 bytes per output element
+  // (8 heads of 128 over 1,024 tokens) per step at 1e12 B/s.
+  strategy.context_parallel_size = 4;
+  strategy.cp_comm_type = CpCommType::p2p;
+  const detail::LayerCost ring = layer(long_rows, strategy);
+  const double ring_executed = executed / 4;
+  const double merges_s = 4 * 4.5 * 8.0 * 128 * 1024 / 1e12;
+  const double ring_kernels_s = ring.unit(RecomputeModule::core_attn).forward.compute_s - merges_s;
+  CHECK(ring_kernels_s ==
+        doctest::Approx(ring_executed / peak *
+                        (5.0 / 8 / gpu.attention_forward_flash_efficiency.at(512) +
+                         3.0 / 8 / gpu.attention_forward_flash_efficiency.at(1024)))
+            .epsilon(1e-9));
+  CHECK(ring_kernels_s < ring_executed / (peak * gpu.attention_forward_flash_efficiency.at(512)));
 }
 
 TEST_CASE(
