@@ -105,6 +105,9 @@ struct Strategy {
   bool moe_router_fusion = false;
   bool moe_shared_expert_overlap = false;
   bool overlap_moe_expert_parallel_comm = false;
+  // --delay-wgrad-compute: with the expert-parallel overlap, the experts' weight gradients run
+  // after the dispatch's backward is issued (model_chunk_schedule_plan.py backward_dw).
+  bool delay_wgrad_compute = false;
   bool moe_router_force_load_balancing = false;
   // Token dropping (Megatron-LM --moe-expert-capacity-factor; 0: Megatron-LM's None, dropless):
   // an expert takes at most this many times its balanced share of the tokens; with
@@ -231,6 +234,7 @@ enum class StrategyKeyId : uint8_t {
   moe_router_fusion,
   moe_shared_expert_overlap,
   overlap_moe_expert_parallel_comm,
+  delay_wgrad_compute,
   moe_router_force_load_balancing,
   moe_expert_capacity_factor,
   moe_pad_expert_input_to_capacity,

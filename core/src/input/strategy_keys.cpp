@@ -158,6 +158,13 @@ const StrategyKey kKeys[] = {
      "Hide the expert-parallel all-to-all behind another micro-batch's compute (1F1B overlap).",
      get_field<&Strategy::overlap_moe_expert_parallel_comm>,
      set_field<&Strategy::overlap_moe_expert_parallel_comm>},
+    {K::delay_wgrad_compute, "delay_wgrad_compute", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--delay-wgrad-compute",
+     "With overlap_moe_expert_parallel_comm: compute the experts' weight gradients after the "
+     "dispatch's backward is issued, so that it waits only for the input gradients. Left out: off "
+     "(Megatron-LM's default); Megatron-Bridge's performance scripts set it with the overlap.",
+     get_field<&Strategy::delay_wgrad_compute>, set_field<&Strategy::delay_wgrad_compute>},
     {K::moe_router_force_load_balancing, "moe_router_force_load_balancing", KeyType::boolean,
      false, true, {}, 0, 1, false,
      MegatronFlag::switch_on, "--moe-router-force-load-balancing",

@@ -112,11 +112,26 @@ ModelCosts compute_model_costs(const ModelSpec& model, const Training& training,
 // TransformerLayerSchedulePlan.run), in three phases of a communication and a compute stream:
 //   comm: combine_bwd       | dispatch_fwd -> dispatch_bwd       | combine_fwd
 //   comp: pre_dispatch_fwd  | mlp_bwd -> mlp_bwd_dw -> mlp_fwd   | pre_dispatch_bwd
-// Returns how much longer the pair takes than its compute alone (the attention block as
-// pre_dispatch, the MoE block as mlp; one dispatch and one combine each way).
+// Returns how much longer the pair takes than its compute alone (one dispatch and one combine
+// each way; `pair` says which compute runs in which node). Without
+// `delay_wgrad_compute` mlp_bwd_dw is empty: mlp_bwd computes the weight gradients too, and
+// dispatch_bwd waits for them.
+struct A2aOverlapPair {
+  // The compute stream's nodes: attention, pre-MLP norm, shared experts, router and (all-to-all
+  // dispatcher) the permute; then the experts (fine_grained_callables.py).
+  double pre_dispatch_forward_s = 0, pre_dispatch_backward_s = 0;
+  double mlp_forward_s = 0, mlp_backward_s = 0;
+  double dispatch_s = 0, combine_s = 0;
+  // Compute the combine's node runs on the communication stream (the all-to-all dispatcher's
+  // unpermute, combine_postprocess), serial with the combine.
+  double combine_compute_forward_s = 0, combine_compute_backward_s = 0;
+  bool delay_wgrad_compute = false;
+};
+double a2a_overlap_exposed_s(const A2aOverlapPair& pair);
+// The same with no compute on the communication stream.
 double a2a_overlap_exposed_s(double attention_forward_s, double attention_backward_s,
                              double experts_forward_s, double experts_backward_s, double dispatch_s,
-                             double combine_s);
+                             double combine_s, bool delay_wgrad_compute);
 
 // Communication hidden under a kernel of `window_s`: what sticks out, plus the compute the
 // overlap steals from that kernel.

@@ -11,23 +11,39 @@
 
 namespace paraplan::detail {
 
-double a2a_overlap_exposed_s(double attention_forward_s, double attention_backward_s,
-                             double experts_forward_s, double experts_backward_s, double dispatch_s,
-                             double combine_s) {
+double a2a_overlap_exposed_s(const A2aOverlapPair& p) {
   // The backward of the combine sends what the dispatch sent, the other way, and the backward
   // of the dispatch what the combine sent. The experts' backward is its input-gradient GEMMs,
-  // then its weight-gradient GEMMs, about as long.
-  const double combine_backward_s = dispatch_s, dispatch_backward_s = combine_s;
-  const double experts_dgrad_s = experts_backward_s / 2;
-  const double first = std::max(attention_forward_s, combine_backward_s);
+  // then its weight-gradient GEMMs, about as long. The dispatch's backward sends the input
+  // gradients: it waits for the whole backward unless --delay-wgrad-compute moves the weight
+  // gradients behind it (TransformerLayerSchedulePlan.run: mlp.backward, then
+  // mlp.backward_dw, then moe_dispatch.backward; transformer_config.py delay_wgrad_compute).
+  const double combine_backward_s = p.dispatch_s, dispatch_backward_s = p.combine_s;
+  const double mlp_dgrad_s = p.delay_wgrad_compute ? p.mlp_backward_s / 2 : p.mlp_backward_s;
+  const double first =
+      std::max(p.pre_dispatch_forward_s, combine_backward_s + p.combine_compute_backward_s);
   // The backward's dispatch waits for its input gradients; the forward's experts for its
   // dispatch.
-  const double second = std::max(std::max(dispatch_s, experts_dgrad_s) + dispatch_backward_s,
-                                 std::max(experts_backward_s, dispatch_s) + experts_forward_s);
-  const double third = std::max(combine_s, attention_backward_s);
-  const double compute_s =
-      attention_forward_s + attention_backward_s + experts_forward_s + experts_backward_s;
+  const double second = std::max(std::max(p.dispatch_s, mlp_dgrad_s) + dispatch_backward_s,
+                                 std::max(p.mlp_backward_s, p.dispatch_s) + p.mlp_forward_s);
+  const double third =
+      std::max(p.combine_s + p.combine_compute_forward_s, p.pre_dispatch_backward_s);
+  const double compute_s = p.pre_dispatch_forward_s + p.pre_dispatch_backward_s + p.mlp_forward_s +
+                           p.mlp_backward_s + p.combine_compute_forward_s +
+                           p.combine_compute_backward_s;
   return std::max(0.0, first + second + third - compute_s);
+}
+
+double a2a_overlap_exposed_s(double attention_forward_s, double attention_backward_s,
+                             double experts_forward_s, double experts_backward_s, double dispatch_s,
+                             double combine_s, bool delay_wgrad_compute) {
+  return a2a_overlap_exposed_s(A2aOverlapPair{.pre_dispatch_forward_s = attention_forward_s,
+                                              .pre_dispatch_backward_s = attention_backward_s,
+                                              .mlp_forward_s = experts_forward_s,
+                                              .mlp_backward_s = experts_backward_s,
+                                              .dispatch_s = dispatch_s,
+                                              .combine_s = combine_s,
+                                              .delay_wgrad_compute = delay_wgrad_compute});
 }
 
 // The SMs the dispatcher's kernels hold while they run beside the other micro-batch's compute
@@ -74,6 +90,9 @@ void CostBuilder::moe_block(LayerCost& cost) {
                              std::max(0.0, router_kernels - 2) * gpu_.kernel_overhead_s;
   block.backward.compute_s +=
       kernels_.dgrad_s(router) + kernels_.wgrad_s(router) + kernels_.memory_s(3 * 4 * n * experts);
+  // What the overlap's schedule runs before the dispatch (pre_dispatch_computation, below).
+  A2aOverlapPair pair{.pre_dispatch_forward_s = block.forward.compute_s,
+                      .pre_dispatch_backward_s = block.backward.compute_s};
   cost.parameters += h_ * experts;
   cost.forward_flops += router.flops();
   // The dispatcher syncs the host after the router (host_time.hpp): what the GPU runs before.
@@ -93,6 +112,18 @@ void CostBuilder::moe_block(LayerCost& cost) {
       kernels_.memory_s(permute_bytes) + kernels_.memory_s(unpermute_bytes);
   block.forward.compute_s += permutation_s;
   block.backward.compute_s += permutation_s;
+  // The all-to-all dispatcher permutes before its dispatch and unpermutes after its combine
+  // (token_dispatcher.py MoEAlltoAllTokenDispatcher dispatch_preprocess, combine_postprocess):
+  // in the overlap's schedule the permute runs in pre_dispatch_computation and the unpermute in
+  // the combine's node, on the communication stream (fine_grained_callables.py
+  // submodule_combine_forward). The flex dispatcher does both between dispatch and combine
+  // (dispatch_postprocess, combine_preprocess), in the mlp node.
+  if (s_.moe_token_dispatcher_type == MoeDispatcher::alltoall) {
+    pair.pre_dispatch_forward_s += kernels_.memory_s(permute_bytes);
+    pair.pre_dispatch_backward_s += kernels_.memory_s(permute_bytes);
+    pair.combine_compute_forward_s = kernels_.memory_s(unpermute_bytes);
+    pair.combine_compute_backward_s = kernels_.memory_s(unpermute_bytes);
+  }
 
   // Dispatch and combine collectives; their backward mirrors them.
   const double dispatch_s = d.dispatch_s + d.combine_s;
@@ -151,15 +182,33 @@ void CostBuilder::moe_block(LayerCost& cost) {
     comm_backward += dispatch_s;
     block.forward += shared.forward;
     block.backward += shared.backward;
+    // pre_dispatch_computation runs the shared experts before the router
+    // (fine_grained_callables.py submodule_pre_dispatch_forward: shared_experts_compute).
+    pair.pre_dispatch_forward_s += shared.forward.compute_s;
+    pair.pre_dispatch_backward_s += shared.backward.compute_s;
   }
   block.activation_bytes += shared.activation_bytes;
+  // The pre-MLP norm and the residual add: counted with pre_dispatch_computation.
+  const double before_elementwise_forward_s = block.forward.compute_s;
+  const double before_elementwise_backward_s = block.backward.compute_s;
   block_elementwise(block);
+  pair.pre_dispatch_forward_s += block.forward.compute_s - before_elementwise_forward_s;
+  pair.pre_dispatch_backward_s += block.backward.compute_s - before_elementwise_backward_s;
 
   if (s_.overlap_moe_expert_parallel_comm) {
     const double comm = block.forward.ep_comm_s + block.backward.ep_comm_s;
-    const double exposed = a2a_overlap_exposed_s(cost.forward.compute_s, cost.backward.compute_s,
-                                                 block.forward.compute_s, block.backward.compute_s,
-                                                 d.dispatch_s, d.combine_s);
+    // The attention block before the MoE block runs in pre_dispatch_computation too; the mlp
+    // node is the rest of the MoE block's compute.
+    pair.mlp_forward_s =
+        block.forward.compute_s - pair.pre_dispatch_forward_s - pair.combine_compute_forward_s;
+    pair.mlp_backward_s =
+        block.backward.compute_s - pair.pre_dispatch_backward_s - pair.combine_compute_backward_s;
+    pair.pre_dispatch_forward_s += cost.forward.compute_s;
+    pair.pre_dispatch_backward_s += cost.backward.compute_s;
+    pair.dispatch_s = d.dispatch_s;
+    pair.combine_s = d.combine_s;
+    pair.delay_wgrad_compute = s_.delay_wgrad_compute;
+    const double exposed = a2a_overlap_exposed_s(pair);
     const Group ep_group =
         place_group(s_.expert_model_parallel_size, s_.expert_tensor_parallel(), gpus_per_node_);
     const double charged =

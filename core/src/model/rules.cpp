@@ -174,6 +174,14 @@ const Rule kRules[] = {
            "overlap_moe_expert_parallel_comm with pipeline parallelism needs "
            "virtual_pipeline_model_parallel_size > 1");
      }},
+    {"delayed weight gradients need the expert-parallel overlap",
+     "megatron/core/transformer/transformer_config.py: overlap_moe_expert_parallel_comm must be "
+     "enabled when enabling delay_wgrad_compute",
+     {K::delay_wgrad_compute, K::overlap_moe_expert_parallel_comm},
+     [](C, S s) { return !s.delay_wgrad_compute || s.overlap_moe_expert_parallel_comm; },
+     [](C, S) {
+       return std::string("delay_wgrad_compute needs overlap_moe_expert_parallel_comm");
+     }},
     {"expert-parallel overlap excludes full recompute",
      "megatron/core/transformer/transformer_config.py: disable full recomputation when enabling "
      "overlap_moe_expert_parallel_comm",

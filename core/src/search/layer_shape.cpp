@@ -51,6 +51,9 @@ void Searcher::for_each_layer_shape(Visit visit) {
   // The fused router only saves kernels (Megatron-LM router.py: the same top-k and aux loss).
   const bool router_fusion = pins_.flag(K::moe_router_fusion).value_or(moe);
   const std::optional<bool> shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap);
+  // Delayed weight gradients only let the dispatch's backward start earlier in the overlap's
+  // schedule (model_chunk_schedule_plan.py): with the overlap unless pinned.
+  const std::optional<bool> delay_wgrad = pins_.flag(K::delay_wgrad_compute);
   const bool force_balancing = pins_.flag(K::moe_router_force_load_balancing).value_or(false);
   // Token dropping changes what is trained: only as pinned.
   const int64_t capacity_factor = pins_.get(K::moe_expert_capacity_factor).value_or(0);
@@ -70,6 +73,7 @@ void Searcher::for_each_layer_shape(Visit visit) {
         s_.moe_permute_fusion = permute_fusion;
         s_.moe_router_fusion = router_fusion;
         s_.overlap_moe_expert_parallel_comm = overlap != 0;
+        s_.delay_wgrad_compute = delay_wgrad.value_or(overlap != 0);
         s_.moe_shared_expert_overlap =
             shared_expert_overlap.value_or(shared_experts && all_to_all && overlap == 0);
         s_.moe_router_force_load_balancing = force_balancing;

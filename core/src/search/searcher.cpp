@@ -62,6 +62,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::moe_router_fusion,
               K::moe_shared_expert_overlap,
               K::overlap_moe_expert_parallel_comm,
+              K::delay_wgrad_compute,
               K::moe_router_force_load_balancing,
               K::moe_expert_capacity_factor,
               K::moe_pad_expert_input_to_capacity};

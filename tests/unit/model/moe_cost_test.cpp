@@ -323,15 +323,28 @@ TEST_CASE(
     "expert-parallel overlap: the combined 1F1B's three phases, each as long as its longer "
     "stream") {
   using detail::a2a_overlap_exposed_s;
-  // Attention 1 forward and 2 backward, experts 3 and 6, dispatch and combine 4 each way:
-  // max(1, 4) + max(max(4, 3) + 4, max(6, 4) + 3) + max(4, 2) = 17 against 12 of compute.
-  CHECK(a2a_overlap_exposed_s(1, 2, 3, 6, 4, 4) == doctest::Approx(5));
+  // Attention 1 forward and 2 backward, experts 3 and 6, dispatch and combine 4 each way, the
+  // weight gradients delayed: max(1, 4) + max(max(4, 3) + 4, max(6, 4) + 3) + max(4, 2) = 17
+  // against 12 of compute.
+  CHECK(a2a_overlap_exposed_s(1, 2, 3, 6, 4, 4, true) == doctest::Approx(5));
   // Short messages hide entirely; long ones leave all but the compute exposed.
-  CHECK(a2a_overlap_exposed_s(1, 2, 3, 6, 0.1, 0.1) == doctest::Approx(0));
-  CHECK(a2a_overlap_exposed_s(1, 2, 3, 6, 10, 10) == doctest::Approx(28));
+  CHECK(a2a_overlap_exposed_s(1, 2, 3, 6, 0.1, 0.1, true) == doctest::Approx(0));
+  CHECK(a2a_overlap_exposed_s(1, 2, 3, 6, 10, 10, true) == doctest::Approx(28));
   // Each phase hides only its own comm: a long combine is exposed past a short attention
   // backward even with the experts' compute to spare.
-  CHECK(a2a_overlap_exposed_s(0.5, 0.5, 10, 20, 0.1, 3) == doctest::Approx(2.5));
+  CHECK(a2a_overlap_exposed_s(0.5, 0.5, 10, 20, 0.1, 3, true) == doctest::Approx(2.5));
+}
+
+TEST_CASE(
+    "expert-parallel overlap: without delay_wgrad_compute the dispatch's backward waits for the "
+    "experts' weight gradients") {
+  using detail::a2a_overlap_exposed_s;
+  // The same pair: the dispatch's backward starts after the whole experts' backward (6, not 3):
+  // max(1, 4) + max(max(4, 6) + 4, max(6, 4) + 3) + max(4, 2) = 18.
+  CHECK(a2a_overlap_exposed_s(1, 2, 3, 6, 4, 4, false) == doctest::Approx(6));
+  // Experts' forward short: the delayed weight gradients hide the dispatch's backward.
+  CHECK(a2a_overlap_exposed_s(1, 2, 1, 6, 1, 4, true) == doctest::Approx(2));
+  CHECK(a2a_overlap_exposed_s(1, 2, 1, 6, 1, 4, false) == doctest::Approx(5));
 }
 
 TEST_CASE("flex deduplicates per node: cheaper than the all-to-all across nodes") {

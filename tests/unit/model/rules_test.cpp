@@ -116,6 +116,13 @@ std::vector<Case> cases() {
          s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
          s.overlap_moe_expert_parallel_comm = true;
        }},
+      {"delayed weight gradients need the expert-parallel overlap",
+       job(custom(16, 16, 1024, 1024), 8),
+       [](Strategy& s) {
+         s.expert_model_parallel_size = 2;
+         s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+         s.delay_wgrad_compute = true;
+       }},
       {"expert-parallel overlap excludes full recompute", job(custom(16, 16, 1024, 1024), 8),
        [](Strategy& s) {
          s.expert_model_parallel_size = 2;

@@ -834,6 +834,22 @@ TEST_CASE("MindSpeed-LLM refuses what core_v0.12.1 and MindSpeed's features refu
   REQUIRE(bridge.unsupported.empty());
   CHECK(bridge.files.at("pretrain_paraplan.py").find("m.moe_router_fusion = True\n") !=
         std::string::npos);
+  // --delay-wgrad-compute (Megatron-LM transformer_config.py, with the expert-parallel overlap):
+  // Megatron-LM and Megatron-Bridge write it; MindSpeed-LLM refuses the overlap it needs.
+  const nlohmann::json delayed = {{"expert_model_parallel_size", 8},
+                                  {"moe_token_dispatcher_type", "alltoall"},
+                                  {"overlap_moe_expert_parallel_comm", true},
+                                  {"delay_wgrad_compute", true}};
+  const Launch megatron_delayed = launch_on(Framework::megatron, job("mixtral-8x7b", 64, delayed));
+  REQUIRE(megatron_delayed.unsupported.empty());
+  CHECK(megatron_delayed.command.find("--delay-wgrad-compute") != std::string::npos);
+  const Launch bridge_delayed =
+      launch_on(Framework::megatron_bridge, job("mixtral-8x7b", 64, delayed));
+  REQUIRE(bridge_delayed.unsupported.empty());
+  CHECK(bridge_delayed.files.at("pretrain_paraplan.py").find("m.delay_wgrad_compute = True\n") !=
+        std::string::npos);
+  CHECK(refuses(launch_on(Framework::mindspeed_llm, job("mixtral-8x7b", 64, delayed)),
+                "overlap_moe_expert_parallel_comm"));
   nlohmann::json mxfp8 = reference({{"fp8_recipe", "mxfp8"}, {"fp8_param_gather", true}});
   mxfp8["training"]["precision"] = "fp8";
   CHECK(refuses(launch_on(Framework::mindspeed_llm, mxfp8), "fp8_param_gather"));

@@ -38,6 +38,10 @@ export interface Strategy {
   moe_shared_expert_overlap: boolean;
   // Hide the expert-parallel all-to-all behind another micro-batch's compute (1F1B overlap).
   overlap_moe_expert_parallel_comm: boolean;
+  // With overlap_moe_expert_parallel_comm: compute the experts' weight gradients after the
+  // dispatch's backward is issued, so that it waits only for the input gradients. Left out: off
+  // (Megatron-LM's default); Megatron-Bridge's performance scripts set it with the overlap.
+  delay_wgrad_compute: boolean;
   // Route tokens evenly over the experts (a benchmarking setting): no load imbalance.
   moe_router_force_load_balancing: boolean;
   // Token dropping: each expert takes at most this many times its balanced share of the tokens (0
@@ -159,6 +163,7 @@ export const STRATEGY_DEFAULTS: Strategy = {
   moe_router_fusion: false,
   moe_shared_expert_overlap: false,
   overlap_moe_expert_parallel_comm: false,
+  delay_wgrad_compute: false,
   moe_router_force_load_balancing: false,
   moe_expert_capacity_factor: 0,
   moe_pad_expert_input_to_capacity: false,

@@ -184,6 +184,7 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     set("m.moe_router_fusion", py_bool(s.moe_router_fusion));
     set("m.moe_shared_expert_overlap", py_bool(s.moe_shared_expert_overlap));
     set("m.overlap_moe_expert_parallel_comm", py_bool(s.overlap_moe_expert_parallel_comm));
+    set("m.delay_wgrad_compute", py_bool(s.delay_wgrad_compute));
     if (s.moe_expert_capacity_factor > 0) {
       set("m.moe_expert_capacity_factor", number(s.moe_expert_capacity_factor));
       set("m.moe_pad_expert_input_to_capacity", py_bool(s.moe_pad_expert_input_to_capacity));
