@@ -28,7 +28,7 @@ ensure_native_deps() {
 build_native() {
   local root
   root=$(repo_root)
-  cmake --preset native -S "$root" >/dev/null
+  cmake --preset native -S "$root" -DPARAPLAN_UNITY_BUILD=ON >/dev/null
   cmake --build --preset native -j "$(nproc)"
 }
 
@@ -54,7 +54,7 @@ build_wasm() {
   local root
   root=$(repo_root)
   # Debian's Emscripten finds its JavaScript libraries through NODE_PATH.
-  NODE_PATH=/usr/share/nodejs cmake --preset wasm -S "$root" >/dev/null
+  NODE_PATH=/usr/share/nodejs cmake --preset wasm -S "$root" -DPARAPLAN_UNITY_BUILD=ON >/dev/null
   NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)"
 }
 

@@ -9,7 +9,7 @@ cd "$(repo_root)"
 ensure_native_deps
 ensure_packages clang-16 libclang-rt-16-dev
 
-cmake --preset fuzz >/dev/null
+cmake --preset fuzz -DPARAPLAN_UNITY_BUILD=ON >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -13,8 +13,8 @@ namespace {
 
 using detail::ObjectReader;
 
-constexpr int64_t kMaxDimension = limits::kMaxModelDimension;
 using limits::kMaxLayers;
+using limits::kMaxModelDimension;
 using limits::kMaxVocab;
 
 constexpr std::array<std::string_view, 5> kActivations = {"gelu", "relu", "squared-relu", "swiglu",
@@ -24,9 +24,9 @@ constexpr std::array<std::string_view, 3> kPositionEmbeddings = {"learned_absolu
 
 MoeSpec parse_moe(ObjectReader& object, const ModelSpec& model) {
   MoeSpec moe;
-  moe.num_experts = object.integer("num_experts", 1, kMaxDimension);
+  moe.num_experts = object.integer("num_experts", 1, kMaxModelDimension);
   moe.top_k = object.integer("top_k", 1, moe.num_experts);
-  moe.moe_ffn_hidden_size = object.optional_integer("moe_ffn_hidden_size", 1, kMaxDimension)
+  moe.moe_ffn_hidden_size = object.optional_integer("moe_ffn_hidden_size", 1, kMaxModelDimension)
                                 .value_or(model.ffn_hidden_size);
   moe.num_shared_experts = object.optional_integer("num_shared_experts", 0, 1024).value_or(0);
   moe.first_k_dense_layers =
@@ -39,11 +39,11 @@ MoeSpec parse_moe(ObjectReader& object, const ModelSpec& model) {
 
 MlaSpec parse_mla(ObjectReader& object) {
   MlaSpec mla;
-  mla.q_lora_rank = object.optional_integer("q_lora_rank", 0, kMaxDimension).value_or(0);
-  mla.kv_lora_rank = object.integer("kv_lora_rank", 1, kMaxDimension);
-  mla.qk_head_dim = object.integer("qk_head_dim", 1, kMaxDimension);
-  mla.qk_pos_emb_head_dim = object.integer("qk_pos_emb_head_dim", 0, kMaxDimension);
-  mla.v_head_dim = object.integer("v_head_dim", 1, kMaxDimension);
+  mla.q_lora_rank = object.optional_integer("q_lora_rank", 0, kMaxModelDimension).value_or(0);
+  mla.kv_lora_rank = object.integer("kv_lora_rank", 1, kMaxModelDimension);
+  mla.qk_head_dim = object.integer("qk_head_dim", 1, kMaxModelDimension);
+  mla.qk_pos_emb_head_dim = object.integer("qk_pos_emb_head_dim", 0, kMaxModelDimension);
+  mla.v_head_dim = object.integer("v_head_dim", 1, kMaxModelDimension);
   object.reject_unknown_keys();
   return mla;
 }
@@ -53,8 +53,8 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
   ModelSpec model;
   model.name = object.optional_string("name").value_or("custom");
   model.num_layers = object.integer("num_layers", 1, kMaxLayers);
-  model.hidden_size = object.integer("hidden_size", 1, kMaxDimension);
-  model.ffn_hidden_size = object.integer("ffn_hidden_size", 1, kMaxDimension);
+  model.hidden_size = object.integer("hidden_size", 1, kMaxModelDimension);
+  model.ffn_hidden_size = object.integer("ffn_hidden_size", 1, kMaxModelDimension);
   model.num_attention_heads = object.integer("num_attention_heads", 1, model.hidden_size);
   model.num_query_groups = object.optional_integer("num_query_groups", 1, model.num_attention_heads)
                                .value_or(model.num_attention_heads);
@@ -66,7 +66,7 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
   }
   model.vocab_size = object.integer("vocab_size", 1, kMaxVocab);
   model.activation = static_cast<Activation>(object.choice("activation", kActivations));
-  const auto kv_channels = object.optional_integer("kv_channels", 1, kMaxDimension);
+  const auto kv_channels = object.optional_integer("kv_channels", 1, kMaxModelDimension);
   if (kv_channels) {
     model.kv_channels = *kv_channels;
   } else if (model.hidden_size % model.num_attention_heads != 0) {

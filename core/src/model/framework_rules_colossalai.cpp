@@ -5,7 +5,7 @@ namespace paraplan::detail::framework_rule_parts {
 namespace {
 
 // clang-format off
-const FrameworkRule kRules[] = {
+const FrameworkRule kColossalAiRules[] = {
     // --- Colossal-AI 0.5.0 (4f9953be335e): HybridParallelPlugin / MoeHybridParallelPlugin.
     {F::colossalai, "sequence_parallel",
      "TP-region sequence parallelism (split_gather) and ring/all-to-all context parallelism "
@@ -139,6 +139,6 @@ const FrameworkRule kRules[] = {
 
 }  // namespace
 
-std::span<const FrameworkRule> colossalai_rules() { return kRules; }
+std::span<const FrameworkRule> colossalai_rules() { return kColossalAiRules; }
 
 }  // namespace paraplan::detail::framework_rule_parts

@@ -5,7 +5,7 @@ namespace paraplan::detail::framework_rule_parts {
 namespace {
 
 // clang-format off
-const FrameworkRule kRules[] = {
+const FrameworkRule kDeepSpeedRules[] = {
     // --- DeepSpeed: Megatron-DeepSpeed 4efb479d5317 with a ds_config for DeepSpeed 0.19.6.
     {F::deepspeed, "virtual_pipeline_model_parallel_size",
      "DeepSpeed's pipe engine (PipelineModule) has no interleaved schedule",
@@ -119,6 +119,6 @@ const FrameworkRule kRules[] = {
 
 }  // namespace
 
-std::span<const FrameworkRule> deepspeed_rules() { return kRules; }
+std::span<const FrameworkRule> deepspeed_rules() { return kDeepSpeedRules; }
 
 }  // namespace paraplan::detail::framework_rule_parts

@@ -6,7 +6,7 @@ namespace paraplan::detail::framework_rule_parts {
 namespace {
 
 // clang-format off
-const FrameworkRule kRules[] = {
+const FrameworkRule kMegatronFamilyRules[] = {
     // --- Megatron-LM d98e8a64dd.
     {F::megatron, "cross_entropy_fusion_impl",
      "megatron/training/arguments.py asserts against Transformer Engine's loss fusion (\"disabled "
@@ -110,6 +110,6 @@ const FrameworkRule kRules[] = {
 
 }  // namespace
 
-std::span<const FrameworkRule> megatron_family_rules() { return kRules; }
+std::span<const FrameworkRule> megatron_family_rules() { return kMegatronFamilyRules; }
 
 }  // namespace paraplan::detail::framework_rule_parts

@@ -16,7 +16,7 @@ bool torchtitan_model_or(C c, bool field_expressible) {
 }
 
 // clang-format off
-const FrameworkRule kRules[] = {
+const FrameworkRule kTorchtitanRules[] = {
     // --- torchtitan v0.2.2 (73a0e6979dd1): TOML job file.
     {F::torchtitan, "cross_entropy_fusion_impl",
      "torchtitan has no switch for Transformer Engine's cross-entropy kernel",
@@ -162,6 +162,6 @@ const FrameworkRule kRules[] = {
 
 }  // namespace
 
-std::span<const FrameworkRule> torchtitan_rules() { return kRules; }
+std::span<const FrameworkRule> torchtitan_rules() { return kTorchtitanRules; }
 
 }  // namespace paraplan::detail::framework_rule_parts

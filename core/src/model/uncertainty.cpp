@@ -56,12 +56,12 @@ std::string fixed(double value) {
 }
 
 // The regimes tried, narrowest first: each a name and whether a run belongs to it.
-struct Level {
+struct RegimeLevel {
   std::string name;
   bool (*member)(const RegimeKey& key, const Residual& r);
 };
 
-std::vector<Level> levels(const RegimeKey& key) {
+std::vector<RegimeLevel> levels(const RegimeKey& key) {
   const std::string kind = key.moe ? "MoE" : "dense";
   return {
       {key.gpu_family + ", " + kind + ", " + key.framework_family,
@@ -122,7 +122,7 @@ RegimeKey regime_of(const ModelSpec& model, const Cluster& cluster, Framework fr
 RatioBand ratio_band(const RegimeKey& key, std::span<const Residual> residuals,
                      std::string_view left_out_lineage) {
   std::string why;  // the narrower regimes passed over, and their run counts
-  const std::vector<Level> tried = levels(key);
+  const std::vector<RegimeLevel> tried = levels(key);
   for (size_t i = 0; i < tried.size(); ++i) {
     std::vector<double> ratios;
     std::set<std::string_view> lineages;

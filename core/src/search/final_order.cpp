@@ -18,7 +18,7 @@ std::tuple<int, int> safety_key(const RankedStrategy& ranked) {
   return {static_cast<int>(ranked.report.memory_verdict), risky_switches(ranked.strategy)};
 }
 
-std::string percent(double fraction) {
+std::string as_percent(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f%%", fraction * 100);
   return text;
@@ -34,8 +34,8 @@ std::string moved_note(const RankedStrategy& safer, const RankedStrategy& faster
   } else {
     why = "fewer risky switches (optimizer CPU offload, CUDA graphs, activation offload)";
   }
-  return "ranked above a strategy " + percent(slower_fraction) + " faster, within the " +
-         percent(kRankNoiseFraction) + " noise of published throughput: " + why;
+  return "ranked above a strategy " + as_percent(slower_fraction) + " faster, within the " +
+         as_percent(kRankNoiseFraction) + " noise of published throughput: " + why;
 }
 
 bool bands_overlap(const Report& a, const Report& b) {

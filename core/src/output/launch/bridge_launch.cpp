@@ -9,7 +9,6 @@
 namespace paraplan::detail {
 namespace {
 
-std::string py_bool(bool value) { return value ? "True" : "False"; }
 // A Python string literal (appended, not prefixed: GCC 12 warns on "literal" + std::string).
 std::string py_string(std::string_view value) {
   return std::string(1, '"').append(value).append(1, '"');

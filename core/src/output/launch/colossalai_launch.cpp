@@ -5,8 +5,6 @@
 namespace paraplan::detail {
 namespace {
 
-std::string py_bool(bool value) { return value ? "True" : "False"; }
-
 // The Hugging Face config of the model (transformers' LlamaConfig or MixtralConfig), as
 // Shardformer's policies shard it; framework_rules.cpp refuses what these cannot hold.
 std::string model_config(const ModelSpec& m, const Training& t) {

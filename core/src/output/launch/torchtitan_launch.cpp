@@ -65,7 +65,6 @@ std::string flavor_module(const ModelSpec& m) {
          "priced\n)\n";
 }
 
-std::string py_bool(bool value) { return value ? "True" : "False"; }
 std::string num(int64_t value) { return std::to_string(value); }
 
 // MoEArgs (torchtitan/models/moe/moe.py at v0.2.2) for the model's experts: the router's score

@@ -1,6 +1,8 @@
 // One launch writer per framework (launch-targets.md names each one's flags and sources).
 #pragma once
 
+#include <string>
+
 #include "output/launch/hosts.hpp"
 #include "paraplan/launch.hpp"
 
@@ -20,6 +22,9 @@ Launch mindspeed_launch(const LaunchInput& in);
 Launch deepspeed_launch(const LaunchInput& in);
 Launch colossalai_launch(const LaunchInput& in);
 Launch torchtitan_launch(const LaunchInput& in);
+
+// A boolean as Python writes it, for the frameworks whose configuration is a Python file.
+inline std::string py_bool(bool value) { return value ? "True" : "False"; }
 
 // The recompute of the GPU types the stages run on (one config file holds one; the framework
 // rules make the types agree).
