@@ -59,6 +59,10 @@ struct HostMemory {
   double bytes = 0;                   // per GPU
   double bandwidth_bytes_per_s = 0;   // per direction, as pinned copies achieve it
   double cpu_memory_bytes_per_s = 0;  // the host DRAM bandwidth's share of one GPU (peak)
+  // The share of that peak a streaming kernel (the CPU optimizer's step) reaches: a preset's
+  // host.cpu_stream_efficiency, else this default. Source: STREAM triad results for two-socket
+  // Xeon and EPYC servers sit near 80% of peak (an estimate, not measured here).
+  double cpu_stream_efficiency = 0.8;
 };
 
 // The host CPU's time to issue work in PyTorch eager mode (core/src/model/host_time.hpp): per

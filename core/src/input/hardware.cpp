@@ -168,6 +168,8 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
     gpu.host.bandwidth_bytes_per_s = h.number("gb_per_s", 1e-3, 1e5) * kGiga;
     gpu.host.cpu_memory_bytes_per_s =
         h.optional_number("cpu_memory_gb_per_s", 1e-3, 1e5).value_or(76.8) * kGiga;
+    gpu.host.cpu_stream_efficiency = h.optional_number("cpu_stream_efficiency", 0.01, 1)
+                                         .value_or(gpu.host.cpu_stream_efficiency);
     // The host CPU's issue time per bare PyTorch op, per torch.nn.Linear and per Transformer
     // Engine module call.
     gpu.host_issue.torch_op_s = h.optional_number("torch_op_us", 0, 1e6).value_or(0) * 1e-6;

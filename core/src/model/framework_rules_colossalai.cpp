@@ -91,6 +91,17 @@ const FrameworkRule kColossalAiRules[] = {
      "no share of the optimizer stepped on the CPU beside the GPU (HybridDeviceOptimizer)",
      {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
 
+    // The estimate prices these keys' gradient bytes (parameter_bytes.cpp); the plugin keyword
+    // the launch writes sets no gradient dtype, so a pinned value would run as the plugin's
+    // default, not as priced (found by launch_test's every-key test, issue 34 item 3).
+    {F::colossalai, "grad_reduce_in_bf16",
+     "the launch's plugin sets no gradient-reduction dtype (no grad_reduce_in_bf16 keyword)",
+     {K::grad_reduce_in_bf16}, [](C, S s) { return !s.grad_reduce_in_bf16; }},
+    {F::colossalai, "accumulate_allreduce_grads_in_fp32",
+     "the launch's plugin sets no gradient-accumulation dtype (no "
+     "accumulate_allreduce_grads_in_fp32 keyword)",
+     {K::accumulate_allreduce_grads_in_fp32},
+     [](C, S s) { return !s.accumulate_allreduce_grads_in_fp32; }},
     {F::colossalai, "cross_entropy_fusion_impl",
      "Colossal-AI has no switch for Transformer Engine's cross-entropy kernel",
      {K::cross_entropy_fusion_impl},

@@ -100,6 +100,19 @@ const FrameworkRule kDeepSpeedRules[] = {
      {K::cuda_graph_impl, K::cuda_graph_scope}, no_cuda_graphs},
     {F::deepspeed, "cross_entropy_loss_fusion", "Megatron-DeepSpeed has no --cross-entropy-loss-fusion",
      {K::cross_entropy_loss_fusion}, [](C, S s) { return !s.cross_entropy_loss_fusion; }},
+    // The estimate prices these keys' gradient bytes (parameter_bytes.cpp); the ds_config this
+    // launch writes sets no gradient dtype, so a pinned value would run as DeepSpeed's default,
+    // not as priced (found by launch_test's every-key test, issue 34 item 3).
+    {F::deepspeed, "grad_reduce_in_bf16",
+     "Megatron-DeepSpeed has no --grad-reduce-in-bf16, and the launch's ds_config sets no "
+     "gradient dtype",
+     {K::grad_reduce_in_bf16}, [](C, S s) { return !s.grad_reduce_in_bf16; }},
+    {F::deepspeed, "accumulate_allreduce_grads_in_fp32",
+     "the DeepSpeed engine reduces the gradients, not Megatron's DDP that "
+     "--accumulate-allreduce-grads-in-fp32 configures, and the launch's ds_config sets no "
+     "gradient dtype",
+     {K::accumulate_allreduce_grads_in_fp32},
+     [](C, S s) { return !s.accumulate_allreduce_grads_in_fp32; }},
     {F::deepspeed, "model", "Megatron-DeepSpeed has no multi-latent attention",
      {}, [](C c, S) { return !c.model.mla.has_value(); }},
     {F::deepspeed, "zero_stage",

@@ -10,9 +10,6 @@ namespace {
 // torch.optim.AdamW(fused=True) on the CPU streams each offloaded parameter's fp32 value,
 // gradient and two moments in, and the value and moments out: 28 bytes of host DRAM traffic.
 constexpr double kCpuAdamBytesPerParameter = 28;
-// The share of peak DRAM bandwidth a streaming kernel reaches on a two-socket server (STREAM
-// triad results for Xeon and EPYC servers sit near 80% of peak; an estimate, not measured here).
-constexpr double kHostStreamEfficiency = 0.8;
 // The CPU copy of a parameter, sent back to the GPU's parameter after the step
 // (hybrid_optimizer.py, param_copy_back_gpu_hook: gpu_param.data.copy_(param.data), the fp32 CPU
 // copy).
@@ -29,8 +26,9 @@ OffloadedStep optimizer_step(const GpuSpec& gpu, const Strategy& strategy,
   // Gradients go to the host in the main-gradient dtype (decoupled_grad), parameters come back.
   const double d2h_s = on_host * bytes.gradient / gpu.host.bandwidth_bytes_per_s;
   const double h2d_s = on_host * kParameterCopyBytes / gpu.host.bandwidth_bytes_per_s;
+  // At the preset's host.cpu_stream_efficiency of the host DRAM's peak (hardware.hpp).
   const double cpu_s = on_host * kCpuAdamBytesPerParameter /
-                       (kHostStreamEfficiency * gpu.host.cpu_memory_bytes_per_s);
+                       (gpu.host.cpu_stream_efficiency * gpu.host.cpu_memory_bytes_per_s);
   // --overlap-cpu-optimizer-d2h-h2d: one CPU optimizer per parameter, each copy on its own
   // stream, so the copies (both directions of the link at once) run under the CPU step; without
   // it, all gradients arrive, the CPU steps, then all parameters return.

@@ -242,7 +242,46 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
       case StrategyKeyId::reuse_fp32_param:
         // MindSpeed's flag, not Megatron-LM's: the MindSpeed-LLM launch writes it.
         break;
-      default:  // pipeline_stage_gpus: the GPUs a process runs on, not a flag
+      case StrategyKeyId::pipeline_stage_gpus:  // the GPUs a process runs on, not a flag
+        break;
+      case StrategyKeyId::expandable_segments:
+        // An environment variable, not a flag: the launch writes it (launch.cpp).
+        break;
+      // Written by their table row's MegatronFlag above; a key whose row says composite but has
+      // no case here is a -Wswitch warning (no default: on purpose).
+      case StrategyKeyId::tensor_model_parallel_size:
+      case StrategyKeyId::pipeline_model_parallel_size:
+      case StrategyKeyId::context_parallel_size:
+      case StrategyKeyId::cp_comm_type:
+      case StrategyKeyId::expert_model_parallel_size:
+      case StrategyKeyId::expert_tensor_parallel_size:
+      case StrategyKeyId::moe_grouped_gemm:
+      case StrategyKeyId::moe_permute_fusion:
+      case StrategyKeyId::moe_router_fusion:
+      case StrategyKeyId::moe_shared_expert_overlap:
+      case StrategyKeyId::overlap_moe_expert_parallel_comm:
+      case StrategyKeyId::delay_wgrad_compute:
+      case StrategyKeyId::moe_router_force_load_balancing:
+      case StrategyKeyId::moe_expert_capacity_factor:
+      case StrategyKeyId::moe_pad_expert_input_to_capacity:
+      case StrategyKeyId::micro_batch_size:
+      case StrategyKeyId::overlap_grad_reduce:
+      case StrategyKeyId::overlap_param_gather:
+      case StrategyKeyId::tp_comm_overlap:
+      case StrategyKeyId::grad_reduce_in_bf16:
+      case StrategyKeyId::accumulate_allreduce_grads_in_fp32:
+      case StrategyKeyId::use_precision_aware_optimizer:
+      case StrategyKeyId::main_grads_dtype:
+      case StrategyKeyId::main_params_dtype:
+      case StrategyKeyId::exp_avg_dtype:
+      case StrategyKeyId::exp_avg_sq_dtype:
+      case StrategyKeyId::cross_entropy_loss_fusion:
+      case StrategyKeyId::cross_entropy_fusion_impl:
+      case StrategyKeyId::cpu_offloading_num_layers:
+      case StrategyKeyId::optimizer_cpu_offload:
+      case StrategyKeyId::optimizer_offload_fraction:
+      case StrategyKeyId::overlap_cpu_optimizer_d2h_h2d:
+      case StrategyKeyId::count:
         break;
     }
   }

@@ -140,6 +140,14 @@ TEST_CASE("inline GPUs: overrides of a preset, or complete objects") {
       "cluster.gpus[0].type.inter_node.gb_per_s: expected a number from 0.001 to 1000000, got -1");
 }
 
+TEST_CASE("a GPU's host.cpu_stream_efficiency is a share of the DRAM peak") {
+  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                    R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",
+                        "host": {"cpu_stream_efficiency": 1.5}}, "count": 16}]}})") ==
+        "cluster.gpus[0].type.host.cpu_stream_efficiency: expected a number from 0.01 to 1, got "
+        "1.5");
+}
+
 TEST_CASE("FlashAttention-2 curves: both or neither, and the backend a choice") {
   CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
                     R"(, "cluster": {"gpus": [{"type": {"base": "a100", "id": "x",

@@ -456,6 +456,29 @@ TEST_CASE("optimizer CPU offload: a share of the optimizer in host memory, stepp
   CHECK(all.time_breakdown.optimizer_s > none.time_breakdown.optimizer_s);
 }
 
+TEST_CASE("the CPU optimizer streams at the preset's host.cpu_stream_efficiency (default 0.8)") {
+  const std::string training = R"({"global_batch_size": 8, "seq_length": 4096})";
+  const std::string strategy = R"({"tensor_model_parallel_size": 2, "use_flash_attn": true,
+      "zero_stage": 1, "use_precision_aware_optimizer": true, "optimizer_cpu_offload": true,
+      "overlap_cpu_optimizer_d2h_h2d": true})";
+  const auto on = [&](const std::string& gpu) {
+    return run(R"("llama2-7b")", training,
+               R"({"gpus_per_node": 8, "gpus": [{"type": )" + gpu + R"(, "count": 8}]})", strategy);
+  };
+  const Report preset = on(R"("h100")");
+  const Report slow = on(R"({"id": "h100-slow-stream", "base": "h100",
+      "host": {"cpu_stream_efficiency": 0.4}})");
+  REQUIRE(preset.feasible);
+  REQUIRE(slow.feasible);
+  // Every parameter of the GPU's shard on the host: 16 bytes of it there (fp32 parameter,
+  // gradient, two moments); the CPU step streams 28 bytes of each over 76.8 GB/s.
+  const double shard = preset.stages.front().memory.host_bytes / 16;
+  const double cpu_s_at_default = 28 * shard / (0.8 * 76.8e9);
+  // Half the efficiency, twice the CPU step, which the overlapped copies hide under.
+  CHECK(slow.stages.front().optimizer_s - preset.stages.front().optimizer_s ==
+        doctest::Approx(cpu_s_at_default).epsilon(1e-6));
+}
+
 TEST_CASE("recompute modules: MLA's Q, K, V and the experts' activation output made again") {
   // A small MLA MoE model (DeepSeek-V3's shapes, fewer layers and experts), TP 1.
   const Scenario sc = test::scenario(R"({"model": {"name": "mla-moe", "num_layers": 4,

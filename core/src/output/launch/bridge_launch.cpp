@@ -251,7 +251,12 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
   }
   set("cfg.ddp.overlap_grad_reduce", py_bool(s.overlap_grad_reduce));
   set("cfg.ddp.overlap_param_gather", py_bool(s.overlap_param_gather));
-  set("cfg.ddp.grad_reduce_in_fp32", py_bool(!s.grad_reduce_in_bf16));
+  // Megatron-LM passes accumulate_allreduce_grads_in_fp32 as the DDP config's grad_reduce_in_fp32,
+  // set for bf16 unless --grad-reduce-in-bf16 and for fp16 only when asked (arguments.py
+  // validate_args; model-review P6), as parameter_bytes.cpp prices the gradient buffer.
+  const bool fp16 = in.scenario.training.precision == Precision::fp16;
+  set("cfg.ddp.grad_reduce_in_fp32",
+      py_bool(fp16 ? s.accumulate_allreduce_grads_in_fp32 : !s.grad_reduce_in_bf16));
   if (s.use_precision_aware_optimizer) {
     set("cfg.optimizer.use_precision_aware_optimizer", "True");
     set("cfg.optimizer.main_grads_dtype",
