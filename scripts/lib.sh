@@ -4,6 +4,14 @@ set -euo pipefail
 
 repo_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
 
+# Runs a command and prints how long it took ("-- NAME: N s"), for the CI log's time budget.
+timed() {
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  echo "-- $name: $((SECONDS - start)) s"
+}
+
 # Installs the Debian packages given that are not installed yet.
 ensure_packages() {
   local missing=()

@@ -7,5 +7,5 @@ ensure_native_deps
 ensure_packages clang-format
 find core cli wasm bench tests -name node_modules -prune -o \( -name '*.cpp' -o -name '*.hpp' \) \
   -print0 | xargs -0 clang-format --dry-run --Werror
-build_native
-ctest --preset native -j "$(nproc)"
+timed build_native build_native
+timed "native tests" ctest --preset native -j "$(nproc)"

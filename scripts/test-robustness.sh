@@ -10,7 +10,7 @@ ensure_native_deps
 ensure_packages clang-16 libclang-rt-16-dev
 
 cmake --preset fuzz -DPARAPLAN_UNITY_BUILD=ON >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
+timed "sanitized build" cmake --build --preset fuzz -j "$(nproc)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -40,4 +40,4 @@ if [ "$status" -ne 0 ] || ls "$work"/*crash-* "$work"/*timeout-* "$work"/*oom-* 
   exit 1
 fi
 
-ctest --preset fuzz -j "$(nproc)"
+timed "sanitized tests" ctest --preset fuzz -j "$(nproc)"

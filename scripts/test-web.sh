@@ -11,15 +11,15 @@ ensure_web_deps
 # Chromium for the browser test (never downloaded by npm), and a CJK font for the
 # Chinese screenshots.
 ensure_packages chromium fonts-wqy-microhei
-build_native
-build_wasm
-build_web
-npm_install tests
+timed build_native build_native
+timed build_wasm build_wasm
+timed build_web build_web
+timed "npm ci (tests)" npm_install tests
 
-(cd web && npm run format:check)
-(cd web && npm test)
-(cd tests && ../web/node_modules/.bin/prettier --check package.json wasm browser workflows)
-(cd tests && node --test wasm/*.test.mjs)
-(cd tests && node --test browser/*.test.mjs)
-(cd tests && node --test workflows/*.test.mjs)
+timed "prettier (web)" bash -c 'cd web && npm run format:check'
+timed vitest bash -c 'cd web && npm test'
+timed "prettier (tests)" bash -c 'cd tests && ../web/node_modules/.bin/prettier --check package.json wasm browser workflows'
+timed "wasm tests" bash -c 'cd tests && node --test wasm/*.test.mjs'
+timed "browser tests" bash -c 'cd tests && node --test browser/*.test.mjs'
+timed "workflow tests" bash -c 'cd tests && node --test workflows/*.test.mjs'
 echo "Web tests passed; screenshots are in tests/browser/screenshots/"
