@@ -24,51 +24,60 @@ SearchOptions golden_options() {
   return options;
 }
 
-// Every job of `file`, searched with the bounds audited: no group of an estimated leaf peaks
-// below its memory floor, no leaf whose layers the split floor says cannot fit does, no leaf is
-// faster than the time bound of its recompute settings (host issue time included), and the
-// search (where the memory floors prune nothing) ranks as the pruned one. Returns how many
-// groups, split leaves and timed leaves were checked.
-std::array<int64_t, 3> check_memory_floor(const std::string& file) {
+// How many groups, split leaves, timed leaves and ranked strategies the audits checked.
+struct AuditCounts {
+  int64_t checked = 0, split_checked = 0, time_checked = 0, ranked = 0;
+};
+
+// `scenario` searched with the bounds audited: no group of an estimated leaf peaks below its
+// memory floor, no leaf whose layers the split floor says cannot fit does, no leaf is faster
+// than the time bound of its recompute settings (host issue time included), and the search
+// (where the memory floors prune nothing) ranks as the pruned one.
+void check_bounds(const Scenario& scenario, AuditCounts& counts) {
+  detail::MemoryBoundAudit audit;
+  const SearchResult audited = detail::search_audited(scenario, golden_options(), audit);
+  CAPTURE(audit.example);
+  CHECK(audit.violations == 0);
+  counts.checked += audit.checked;
+  counts.split_checked += audit.split_checked;
+  counts.time_checked += audit.time_checked;
+  const SearchResult pruned = search(scenario, golden_options());
+  REQUIRE(audited.strategies.size() == pruned.strategies.size());
+  counts.ranked += static_cast<int64_t>(pruned.strategies.size());
+  for (size_t i = 0; i < pruned.strategies.size(); ++i) {
+    CAPTURE(i);
+    CHECK(to_json(audited.strategies[i].strategy, scenario.cluster) ==
+          to_json(pruned.strategies[i].strategy, scenario.cluster));
+  }
+}
+
+// Every job of `file` through check_bounds.
+AuditCounts check_memory_floor(const std::string& file) {
   std::ifstream input(std::string(PARAPLAN_UNIT_DATA_DIR) + "/" + file);
   REQUIRE(input.good());
-  int64_t checked = 0, split_checked = 0, time_checked = 0;
+  AuditCounts counts;
   for (const nlohmann::json& example : nlohmann::json::parse(input)) {
     CAPTURE(example["name"].get<std::string>());
-    const Scenario scenario = parse_scenario(example["scenario"]);
-    detail::MemoryBoundAudit audit;
-    const SearchResult audited = detail::search_audited(scenario, golden_options(), audit);
-    CAPTURE(audit.example);
-    CHECK(audit.violations == 0);
-    checked += audit.checked;
-    split_checked += audit.split_checked;
-    time_checked += audit.time_checked;
-    const SearchResult pruned = search(scenario, golden_options());
-    REQUIRE(audited.strategies.size() == pruned.strategies.size());
-    for (size_t i = 0; i < pruned.strategies.size(); ++i) {
-      CAPTURE(i);
-      CHECK(to_json(audited.strategies[i].strategy, scenario.cluster) ==
-            to_json(pruned.strategies[i].strategy, scenario.cluster));
-    }
+    check_bounds(parse_scenario(example["scenario"]), counts);
   }
-  return {checked, split_checked, time_checked};
+  return counts;
 }
 
 }  // namespace
 
 TEST_CASE("the bounds of a leaf are at most its estimated peak and time: AIAK examples") {
-  const auto [checked, split_checked, time_checked] = check_memory_floor("search-golden.json");
-  CHECK(checked > 0);
-  CHECK(split_checked > 0);
-  CHECK(time_checked > 0);
+  const AuditCounts counts = check_memory_floor("search-golden.json");
+  CHECK(counts.checked > 0);
+  CHECK(counts.split_checked > 0);
+  CHECK(counts.time_checked > 0);
 }
 
 TEST_CASE("the bounds of a leaf are at most its estimated peak and time: preset jobs" *
           doctest::skip(test::kSanitizedBuild)) {
-  const auto [checked, split_checked, time_checked] = check_memory_floor("search-golden-jobs.json");
-  CHECK(checked > 0);
-  CHECK(split_checked > 0);
-  CHECK(time_checked > 0);
+  const AuditCounts counts = check_memory_floor("search-golden-jobs.json");
+  CHECK(counts.checked > 0);
+  CHECK(counts.split_checked > 0);
+  CHECK(counts.time_checked > 0);
 }
 
 // Block recompute of every layer of a chunk (a pinned count above the chunk): the time bound
@@ -103,7 +112,7 @@ TEST_CASE("the memory and time bounds hold over random jobs and frameworks" *
   const auto pick = [&](std::vector<nlohmann::json> values) {
     return values[std::uniform_int_distribution<size_t>(0, values.size() - 1)(random)];
   };
-  int64_t checked = 0, split_checked = 0, time_checked = 0, ranked = 0;
+  AuditCounts counts;
   for (int job = 0; job < 24; ++job) {
     const std::string framework = pick(
         {"megatron", "torchtitan", "torchtitan", "deepspeed", "mindspeed-llm", "megatron-bridge"});
@@ -129,27 +138,12 @@ TEST_CASE("the memory and time bounds hold over random jobs and frameworks" *
         {"cluster",
          {{"gpus", {{{"type", pick({"a100-40g", "a800", "h100"})}, {"count", pick({16, 32})}}}}}}};
     CAPTURE(scenario_json.dump());
-    const Scenario scenario = parse_scenario(scenario_json);
-    detail::MemoryBoundAudit audit;
-    const SearchResult audited = detail::search_audited(scenario, golden_options(), audit);
-    CAPTURE(audit.example);
-    CHECK(audit.violations == 0);
-    checked += audit.checked;
-    split_checked += audit.split_checked;
-    time_checked += audit.time_checked;
-    const SearchResult pruned = search(scenario, golden_options());
-    REQUIRE(audited.strategies.size() == pruned.strategies.size());
-    ranked += static_cast<int64_t>(pruned.strategies.size());
-    for (size_t i = 0; i < pruned.strategies.size(); ++i) {
-      CAPTURE(i);
-      CHECK(to_json(audited.strategies[i].strategy, scenario.cluster) ==
-            to_json(pruned.strategies[i].strategy, scenario.cluster));
-    }
+    check_bounds(parse_scenario(scenario_json), counts);
   }
-  MESSAGE("groups ", checked, ", split leaves ", split_checked, ", timed ", time_checked,
-          ", ranked ", ranked);
-  CHECK(checked > 0);
-  CHECK(split_checked > 0);
-  CHECK(time_checked > 0);
-  CHECK(ranked > 0);
+  MESSAGE("groups ", counts.checked, ", split leaves ", counts.split_checked, ", timed ",
+          counts.time_checked, ", ranked ", counts.ranked);
+  CHECK(counts.checked > 0);
+  CHECK(counts.split_checked > 0);
+  CHECK(counts.time_checked > 0);
+  CHECK(counts.ranked > 0);
 }
