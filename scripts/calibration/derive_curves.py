@@ -14,6 +14,8 @@ Prints the curves as JSON, ready to paste into a preset. Run: python3 derive_cur
 """
 import json
 import os
+import re
+import statistics
 import sys
 
 # Reference curves copied from presets/gpus/a100.json and h100.json: (sizes, efficiencies).
@@ -299,9 +301,41 @@ def flash_by_rows(measured):
     return curves
 
 
+def head_dim_ratios(measured, backend, min_seq=2048):
+    """Efficiency at each head dim relative to head dim 128, from a measure_gpu.py
+    attention_head_dims_equal sweep: per (heads, length) at `min_seq` tokens and more (shorter
+    calls are launch-bound), forward from CUDA-graph replays and backward from profiled kernel
+    time, the median ratio over the sweep, rounded to 0.01 (kernels.hpp kFlashHeadDims)."""
+    device_s = {}
+    for sample in measured["samples"]["attention_head_dims_equal"]:
+        if sample["backend"] == backend and sample["seq"] >= min_seq:
+            device_s[(sample["heads"], sample["seq"], sample["d_qk"])] = (
+                sample["forward_graph_us"], sample["backward_profiled_us"])
+    ratios = {}
+    for head_dim in sorted({key[2] for key in device_s}):
+        pairs = [(device_s[(h, n, 128)], device_s[(h, n, d)], d / 128)
+                 for (h, n, d) in device_s if d == head_dim and (h, n, 128) in device_s]
+        # Executed FLOPs grow with the head dim: efficiency ratio = FLOP ratio x time ratio.
+        forward = statistics.median(base[0] / time[0] * flops for base, time, flops in pairs)
+        backward = statistics.median(base[1] / time[1] * flops for base, time, flops in pairs)
+        ratios[head_dim] = (round(forward, 2), round(backward, 2))
+    return ratios
+
+
+def cpp_head_dim_table(name):
+    """The {head dim, forward, backward} entries of a kernels.hpp table."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "core", "src", "model", "kernels.hpp")) as file:
+        text = file.read()
+    body = re.search(name + r"\[\] = \{(.*?)\};", text, re.S).group(1)
+    return {int(float(d)): (float(f), float(b))
+            for d, f, b in re.findall(r"\{([\d.]+), ([\d.]+), ([\d.]+)\}", body)}
+
+
 # Presets whose flash curves are measured sweeps (scripts/calibration/measured/).
 FLASH_MEASURED = {"h100": "h100-2026-11-26.json", "h800": "h100-2026-11-26.json",
                   "h200": "h200-2026-11-26.json"}
+HEAD_DIMS_MEASURED = "h200-head-dims-moe-2026-11-28.json"
 
 
 def check():
@@ -334,6 +368,10 @@ def check():
         for curve, points in expected.items():
             if curves.get(curve) != points:
                 stale.append(f"{name}.json {curve} differs from flash_by_rows({measured})")
+    with open(os.path.join(here, "measured", HEAD_DIMS_MEASURED)) as file:
+        if head_dim_ratios(json.load(file), "flash") != cpp_head_dim_table("kFlashHeadDims"):
+            stale.append(f"(kernels.hpp) kFlashHeadDims differs from head_dim_ratios("
+                         f"{HEAD_DIMS_MEASURED})")
     for entry in stale:
         print(f"presets/gpus/{entry}")
     print(f"{len(DERIVED)} presets' derived curves and the reference copies checked, "

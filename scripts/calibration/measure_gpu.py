@@ -77,7 +77,8 @@ LOCAL_EXPERTS = [2, 8, 32]
 ROWS_PER_EXPERT = [256, 1024, 4096, 16384]
 # Seconds each section may take (the whole run stays under about seven minutes).
 BUDGET_S = {"gemm": 100, "gemm_fp8": 80, "attention": 80, "memory": 10, "elementwise": 12,
-            "grouped_gemm": 40, "launch": 10, "sustained": 15, "attention_head_dims": 80}
+            "grouped_gemm": 40, "launch": 10, "sustained": 15, "attention_head_dims": 80,
+            "attention_head_dims_equal": 150, "moe_permute": 40, "host_sync": 10}
 TARGET_TIMED_S = 0.02  # device time per timed replay
 
 
@@ -244,22 +245,29 @@ def measure_attention(peak_tflops):
     return forward, backward
 
 
-def measure_attention_head_dims(peak_tflops):
-    """cuDNN attention at micro-batch 1 over the head dims of GQA/MHA (64, 128, 256) and of
-    multi-latent attention (query/key 192 = 128 + 64 rotary, value 128), executed FLOPs counted
-    as 0.5 x 2 b h s^2 (d_qk + d_v) forward, 2.5 x that backward."""
+def measure_attention_head_dims(peak_tflops, section="attention_head_dims"):
+    """Attention at micro-batch 1 over head dims, executed FLOPs counted as 0.5 x 2 b h s^2
+    (d_qk + d_v) forward, 2.5 x that backward. `attention_head_dims`: cuDNN over the head dims of
+    GQA/MHA (64, 128) and of multi-latent attention (query/key 192 = 128 + 64 rotary, value 128);
+    `attention_head_dims_equal`: FlashAttention-2 (PyTorch's flash backend) and cuDNN over equal
+    head dims 64, 128, 192 (Nemotron-4) and 256, at sequences up to 16,384."""
     samples = []
-    configs = [(heads, s, d_qk, d_v) for heads in (8, 16, 32)
-               for s in (512, 1024, 2048, 4096, 8192)
-               for d_qk, d_v in ((64, 64), (128, 128), (192, 128))]
-    for heads, s, d_qk, d_v in in_budget("attention_head_dims", configs):
+    if section == "attention_head_dims":
+        configs = [("cudnn", heads, s, d_qk, d_v) for heads in (8, 16, 32)
+                   for s in (512, 1024, 2048, 4096, 8192)
+                   for d_qk, d_v in ((64, 64), (128, 128), (192, 128))]
+    else:
+        configs = [(backend, heads, s, d, d) for backend in ("flash", "cudnn")
+                   for heads in (8, 16) for s in (1024, 2048, 4096, 8192, 16384)
+                   for d in (64, 128, 192, 256)]
+    for backend, heads, s, d_qk, d_v in in_budget(section, configs):
         executed = 0.5 * 2.0 * heads * s * s * (d_qk + d_v)
         try:
             q, k = (torch.randn((1, heads, s, d_qk), device="cuda", dtype=torch.bfloat16,
                                 requires_grad=True) for _ in range(2))
             v = torch.randn((1, heads, s, d_v), device="cuda", dtype=torch.bfloat16,
                             requires_grad=True)
-            with sdpa_backend("cudnn"):
+            with sdpa_backend(backend):
                 run = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True)
                 fwd_s = eager_timed(run)
                 try:  # device time alone: is the eager forward host-bound?
@@ -278,9 +286,9 @@ def measure_attention_head_dims(peak_tflops):
                     log(f"no profile of the attention backward: {str(error)[:200]}")
                     bwd_device_s = float("nan")
         except RuntimeError as error:
-            log(f"skipping attention {heads}x{s} d {d_qk}/{d_v}: {str(error)[:200]}")
+            log(f"skipping attention {backend} {heads}x{s} d {d_qk}/{d_v}: {str(error)[:200]}")
             continue
-        samples.append({"heads": heads, "seq": s, "d_qk": d_qk, "d_v": d_v,
+        samples.append({"backend": backend, "heads": heads, "seq": s, "d_qk": d_qk, "d_v": d_v,
                         "forward_us": fwd_s * 1e6, "forward_graph_us": fwd_graph_s * 1e6,
                         "backward_us": bwd_s * 1e6, "backward_profiled_us": bwd_device_s * 1e6,
                         "forward": executed / fwd_s / (peak_tflops * 1e12),
@@ -362,6 +370,97 @@ def measure_grouped_gemms(peak_tflops):
         samples.append(sample)
         del a, weights
     return samples
+
+
+def measure_moe_permute(hbm_gb_per_s):
+    """Megatron-LM's unfused token permutation (moe_utils.py permute / unpermute, drop-less):
+    `masked_select` of token indices by the transposed routing map (its output size is read by the
+    host: a device-to-host sync), `index_select` of the rows, and the unpermute's zero-fill and
+    `scatter_add_` of the probability-weighted rows. Keyed by the bytes Paraplan counts
+    (permute 2 x rows x row bytes; unpermute 3 x rows + tokens, x row bytes); efficiency against
+    the preset's HBM bandwidth. Top-k 8 of 64-256 experts, 4,096-32,768 tokens."""
+    samples = []
+    configs = [(tokens, hidden, experts) for tokens in (4096, 16384, 32768)
+               for hidden in (2048, 4096, 7168) for experts in (64, 256)]
+    top_k = 8
+    for tokens, hidden, experts in in_budget("moe_permute", configs):
+        try:
+            x = torch.randn(tokens, hidden, device="cuda", dtype=torch.bfloat16)
+            scores = torch.rand(tokens, experts, device="cuda")
+            chosen = scores.topk(top_k, dim=1).indices
+            routing_map = torch.zeros(tokens, experts, device="cuda", dtype=torch.bool)
+            routing_map.scatter_(1, chosen, True)
+            probs = torch.rand(tokens, experts, device="cuda", dtype=torch.bfloat16)
+            token_indices = torch.arange(tokens, device="cuda").unsqueeze(0).expand(experts, -1)
+            mask_t = routing_map.T.contiguous()
+
+            def indices():  # the synchronising step alone
+                return token_indices.masked_select(mask_t)
+
+            sorted_indices = indices()
+            rows = sorted_indices.numel()
+            permute = lambda: x.index_select(0, sorted_indices)
+            permuted = permute()
+            weights = probs.T.contiguous().masked_select(mask_t).unsqueeze(1)
+
+            def unpermute():
+                out = torch.zeros(tokens, hidden, device="cuda", dtype=torch.bfloat16)
+                index = sorted_indices.unsqueeze(1).expand(-1, hidden)
+                return out.scatter_add_(0, index, permuted * weights)
+
+            indices_s = eager_timed(indices)
+            permute_s = graph_timed(permute)
+            unpermute_s = graph_timed(unpermute)
+        except RuntimeError as error:
+            log(f"skipping permute {tokens}x{hidden} e{experts}: {str(error)[:200]}")
+            continue
+        row = 2 * hidden
+        permute_mb = 2 * row * rows / 1e6
+        unpermute_mb = row * (3 * rows + tokens) / 1e6
+        samples.append({"tokens": tokens, "hidden": hidden, "experts": experts, "rows": rows,
+                        "indices_us": indices_s * 1e6, "permute_us": permute_s * 1e6,
+                        "unpermute_us": unpermute_s * 1e6, "permute_mb": permute_mb,
+                        "unpermute_mb": unpermute_mb,
+                        "permute": permute_mb / 1e3 / permute_s / hbm_gb_per_s,
+                        "unpermute": unpermute_mb / 1e3 / unpermute_s / hbm_gb_per_s})
+        del x, scores, routing_map, probs, permuted, weights
+    return samples
+
+
+def measure_host_sync():
+    """A device-to-host read (`.item()`, `.tolist()` of per-expert counts) on an idle GPU, and
+    behind a queue of work: the host waits until the GPU drains, and the GPU then idles for the
+    host's next launches (the gap measured between the two kernels around the sync)."""
+    counts = torch.randint(0, 4096, (256,), device="cuda")
+    x = torch.zeros(1024, device="cuda")
+    repeats = 200
+
+    def per_call_us(fn):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(repeats):
+            fn()
+        torch.cuda.synchronize()
+        return (time.perf_counter() - start) / repeats * 1e6
+
+    item_us = per_call_us(lambda: counts[0].item())
+    tolist_us = per_call_us(lambda: counts.tolist())
+    a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)
+    torch.matmul(a, a)
+    torch.cuda.synchronize()
+    gaps = []
+    for _ in range(50):
+        for _ in range(4):  # a queue the host runs ahead of
+            torch.matmul(a, a)
+        before, after = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+        before.record()
+        counts.tolist()
+        x.add_(1.0)
+        after.record()
+        torch.cuda.synchronize()
+        gaps.append(before.elapsed_time(after) * 1e3)
+    return {"item_us": item_us, "tolist_256_us": tolist_us,
+            "gap_after_sync_us": statistics.median(gaps)}
 
 
 def measure_launch():
@@ -490,6 +589,10 @@ def main():
         ("attention", lambda: measure_attention(bf16)),
         ("grouped_gemm", lambda: measure_grouped_gemms(bf16)),
         ("attention_head_dims", lambda: measure_attention_head_dims(bf16)),
+        ("attention_head_dims_equal",
+         lambda: measure_attention_head_dims(bf16, "attention_head_dims_equal")),
+        ("moe_permute", lambda: measure_moe_permute(hbm)),
+        ("host_sync", measure_host_sync),
     ]
     for name, measure in sections:
         if args.sections and name not in args.sections:
@@ -530,12 +633,16 @@ def main():
         print(f"{name:32s} measured {points}")
         if base in preset_curves:
             print(f"{'':32s} preset   {preset_curves[base]}")
-    for sample in samples.get("attention_head_dims") or []:
+    head_dim_samples = [s for name in ("attention_head_dims", "attention_head_dims_equal")
+                        if isinstance(samples.get(name), list) for s in samples[name]]
+    for sample in head_dim_samples:
         if isinstance(sample, dict):
-            print("attention h{heads} s{seq} d {d_qk}/{d_v}: forward {forward:.3f} "
+            print("attention {backend} h{heads} s{seq} d {d_qk}/{d_v}: forward {forward:.3f} "
                   "backward {backward:.3f} forward {forward_us:.1f} us, from a graph "
                   "{forward_graph_us:.1f} us; backward {backward_us:.1f} us, profiled "
                   "{backward_profiled_us:.1f} us".format(**sample))
+    print(json.dumps({"moe_permute": samples.get("moe_permute"),
+                      "host_sync": samples.get("host_sync")}, indent=1))
 
 
 if __name__ == "__main__":

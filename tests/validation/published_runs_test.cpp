@@ -323,8 +323,10 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   // Transformer Engine computes it (layer_cost.cpp bias_gradient_fused): GPT-3-style runs with
   // biases 0.1-0.6 points faster.
   CHECK(dense.p90 <= 0.214);
-  CHECK(moe.median <= 0.217);
-  CHECK(moe.p90 <= 0.262);
+  // MoE 20.9% / 25.3% -> 14.7% / 18.5% when the unfused unpermute's scatter-add ran at its
+  // measured rate (kernels.hpp kScatterAddOverCopy): MegaScale-MoE's Megatron-LM runs R069-R073.
+  CHECK(moe.median <= 0.148);
+  CHECK(moe.p90 <= 0.186);
   // As given, every MoE entry fits (the MoE defaults, docs/model.md section 5), and every dense
   // one but three of NVIDIA's tuned recipes (fp8 runs gather fp8 parameters by default): R096 and
   // R115 reduce gradients in bf16 where Megatron-LM's default keeps them in fp32 (R115 also keeps
@@ -461,8 +463,14 @@ TEST_CASE("2025-26 published runs, each with the settings its recipe states") {
   // The dense floors moved from 19.3% / 43.8% to 6.0% / 18.6% when FlashAttention-2's curves were
   // keyed by the keys a query row attends and NeMo's long-context runs stated the FlashAttention-2
   // their launcher set (NVTE_FUSED_ATTN: 0): H063-H068 +35..+47% -> +0.5..-6.4%.
-  CHECK(dense.median <= 0.060);
-  CHECK(dense.p90 <= 0.186);
+  // They moved to 6.8% / 20.0% when FlashAttention-2's head-dim ratios were measured (a lent
+  // H200, kernels.hpp kFlashHeadDims): at head dim 192 its backward keeps 1.02 of head dim
+  // 128's efficiency where cuDNN's, applied before, keeps 0.71; flash-attn's head-dim-192
+  // kernels are the same on Hopper and Blackwell (not sm8x), so Nemotron-4-340B's FlashAttention
+  // on B200 and GB200 runs faster: H038 +18.7% -> +23.9%, H055 +14.9% -> +19.3% (what makes
+  // those runs slower is still to be found); Hopper's R115 -8.2% -> -6.2%.
+  CHECK(dense.median <= 0.068);
+  CHECK(dense.p90 <= 0.200);
   CHECK(moe.median <= 0.281);
   CHECK(moe.p90 <= 1.149);
   // Every run fits since H022 runs its recipe's micro-batch size (data/README.md).

@@ -228,9 +228,11 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
                            : s_.cp_comm_type == CpCommType::p2p       ? cp
                            : s_.cp_comm_type == CpCommType::allgather ? 2
                                                                       : 1;
-      const double forward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, false);
-      const double backward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, true);
-      if (runs_flash_attention(s_, gpu_, framework_.transformer_engine, qk_head_dim, v_head_dim)) {
+      const bool flash =
+          runs_flash_attention(s_, gpu_, framework_.transformer_engine, qk_head_dim, v_head_dim);
+      const double forward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, false, flash);
+      const double backward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, true, flash);
+      if (flash) {
         const bool ring = cp > 1 && (torch_ring || s_.cp_comm_type == CpCommType::p2p);
         const auto [diagonal, off_diagonal] =
             flash_spans(key_len, ring ? cp : 1, fraction);  // forward and backward alike

@@ -91,21 +91,41 @@ constexpr HeadDimEfficiency kEqualHeadDims[] = {
     {64, 0.85, 0.95}, {128, 1.0, 1.0}, {192, 0.98, 0.71}, {256, 0.99, 0.79}};
 // Multi-latent attention: query/key 192 (128 + 64 rotary), value 128.
 constexpr HeadDimEfficiency kLatentHeadDims = {192, 1.0, 0.865};
+// FlashAttention-2 (PyTorch 2.11's flash backend) keeps its efficiency at wide heads, where
+// cuDNN's backward loses a quarter: on a lent H200, causal, micro-batch 1, 8 and 16 heads,
+// 2,048-16,384 tokens, the median ratio to head dim 128 at equal length, forward from CUDA-graph
+// replays, backward from its kernels' profiled time (scripts/calibration/measured/
+// h200-head-dims-moe-2026-11-28.json, attention_head_dims_equal; derive_curves.py
+// head_dim_ratios). The same sweep's cuDNN ratios (64: 0.72 / 0.78, 192: 1.09 / 0.72, 256:
+// 1.13 / 0.85) bear out kEqualHeadDims's loss at 192; at 64 they are lower than the H100's.
+constexpr HeadDimEfficiency kFlashHeadDims[] = {
+    {64, 0.86, 0.87}, {128, 1.0, 1.0}, {192, 1.04, 1.02}, {256, 1.11, 0.97}};
 
 // Piecewise linear in the head dim between the measured ones, clamped at both ends; a query/key
-// head dim above the value's is multi-latent attention's.
-inline double head_dim_efficiency(double qk_head_dim, double v_head_dim, bool backward) {
+// head dim above the value's is multi-latent attention's (FlashAttention-2 takes equal ones).
+inline double head_dim_efficiency(double qk_head_dim, double v_head_dim, bool backward,
+                                  bool flash = false) {
   const auto value = [&](const HeadDimEfficiency& e) { return backward ? e.backward : e.forward; };
   if (qk_head_dim > v_head_dim) return value(kLatentHeadDims);
-  const auto* upper =
-      std::find_if(std::begin(kEqualHeadDims), std::end(kEqualHeadDims),
-                   [&](const HeadDimEfficiency& e) { return e.head_dim >= qk_head_dim; });
-  if (upper == std::begin(kEqualHeadDims)) return value(*upper);
-  if (upper == std::end(kEqualHeadDims)) return value(*std::prev(upper));
+  const auto* first = flash ? std::begin(kFlashHeadDims) : std::begin(kEqualHeadDims);
+  const auto* last = flash ? std::end(kFlashHeadDims) : std::end(kEqualHeadDims);
+  const auto* upper = std::find_if(
+      first, last, [&](const HeadDimEfficiency& e) { return e.head_dim >= qk_head_dim; });
+  if (upper == first) return value(*upper);
+  if (upper == last) return value(*std::prev(upper));
   const HeadDimEfficiency& lower = *std::prev(upper);
   const double fraction = (qk_head_dim - lower.head_dim) / (upper->head_dim - lower.head_dim);
   return value(lower) + fraction * (value(*upper) - value(lower));
 }
+
+// Megatron-LM's unfused unpermute (moe_utils.py unpermute: zeros, then scatter_add_ of the
+// probability-weighted bf16 rows; the permute's backward, index_select's derivative index_add_,
+// alike) adds with atomics: on a lent H200 it moves the bytes kernels count at 0.212 of the HBM
+// peak over 0.4-11.7 GB (18 shapes, 4,096-32,768 tokens, hidden 2,048-7,168, top-8 of 64 and 256
+// experts; scripts/calibration/measured/h200-head-dims-moe-2026-11-28.json, moe_permute), where
+// the same GPU's copies reach 0.867-0.884 (h200-2026-11-26.json, memory) and the permute's
+// index_select 0.79-0.87: 0.212 / 0.88 of the copy's rate.
+constexpr double kScatterAddOverCopy = 0.24;
 
 // How a grouped GEMM's fp8 input is quantised: not at all (the weight gradient's operands are the
 // column-wise copies the other two GEMMs' quantisation made), in one pass over every group (one
@@ -171,6 +191,9 @@ class Kernels {
 
   // A memory-bound kernel moving `bytes` through HBM.
   double memory_s(double bytes) const { return memory_bound_s(gpu_, bytes); }
+  // PyTorch's scatter_add_ / index_add_ into bf16 rows (atomic adds), at the copy's rate times
+  // kScatterAddOverCopy.
+  double scatter_add_s(double bytes) const { return memory_s(bytes) / kScatterAddOverCopy; }
 
   // A fused attention kernel (FlashAttention, cuDNN) executing `flops` in `calls` launches of
   // equal size (context parallelism: one per ring step), each at its own size's efficiency

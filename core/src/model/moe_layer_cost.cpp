@@ -108,8 +108,14 @@ void CostBuilder::moe_block(LayerCost& cost) {
   const double unpermute_bytes = s_.moe_permute_fusion
                                      ? row * (d.unpermute_in_rows + d.unpermute_out_rows)
                                      : row * (3 * d.unpermute_in_rows + d.unpermute_out_rows);
-  const double permutation_s =
-      kernels_.memory_s(permute_bytes) + kernels_.memory_s(unpermute_bytes);
+  // Unfused, the unpermute's scatter-add runs with atomics (kScatterAddOverCopy), and so does
+  // the permute's backward (index_add_, over as many rows), while the unpermute's backward
+  // gathers: each direction has one gather and one scatter-add. Transformer Engine's fused
+  // kernels (moe_permute_fusion) gather both ways.
+  const double gather_s = kernels_.memory_s(permute_bytes);
+  const double scatter_s = s_.moe_permute_fusion ? kernels_.memory_s(unpermute_bytes)
+                                                 : kernels_.scatter_add_s(unpermute_bytes);
+  const double permutation_s = gather_s + scatter_s;
   block.forward.compute_s += permutation_s;
   block.backward.compute_s += permutation_s;
   // The all-to-all dispatcher permutes before its dispatch and unpermutes after its combine
@@ -119,10 +125,10 @@ void CostBuilder::moe_block(LayerCost& cost) {
   // submodule_combine_forward). The flex dispatcher does both between dispatch and combine
   // (dispatch_postprocess, combine_preprocess), in the mlp node.
   if (s_.moe_token_dispatcher_type == MoeDispatcher::alltoall) {
-    pair.pre_dispatch_forward_s += kernels_.memory_s(permute_bytes);
-    pair.pre_dispatch_backward_s += kernels_.memory_s(permute_bytes);
-    pair.combine_compute_forward_s = kernels_.memory_s(unpermute_bytes);
-    pair.combine_compute_backward_s = kernels_.memory_s(unpermute_bytes);
+    pair.pre_dispatch_forward_s += gather_s;
+    pair.pre_dispatch_backward_s += scatter_s;
+    pair.combine_compute_forward_s = scatter_s;
+    pair.combine_compute_backward_s = gather_s;
   }
 
   // Dispatch and combine collectives; their backward mirrors them.

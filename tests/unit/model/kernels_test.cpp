@@ -288,6 +288,11 @@ TEST_CASE("fused attention at a head dim: the curve at 128 times the measured fa
   CHECK(head_dim_efficiency(32, 32, false) == doctest::Approx(0.85));    // clamped
   CHECK(head_dim_efficiency(512, 512, true) == doctest::Approx(0.79));   // clamped
   CHECK(head_dim_efficiency(192, 128, true) == doctest::Approx(0.865));  // multi-latent
+  // FlashAttention-2 keeps its backward at head dim 192, where cuDNN's loses 29%.
+  CHECK(head_dim_efficiency(192, 192, true, true) == doctest::Approx(1.02));
+  CHECK(head_dim_efficiency(192, 192, true) == doctest::Approx(0.71));
+  CHECK(head_dim_efficiency(160, 160, false, true) == doctest::Approx(1.02));  // between
+  CHECK(head_dim_efficiency(192, 128, true, true) == doctest::Approx(0.865));  // multi-latent
 
   // The layer's core attention: 8 heads of 64 instead of 128 execute half the FLOPs at 0.85 of
   // the curve's efficiency at that size.
