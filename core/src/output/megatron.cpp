@@ -200,12 +200,13 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
         break;
       case StrategyKeyId::use_flash_attn:
         // --use-flash-attn parses but nothing reads it; the backend is chosen by
-        // --attention-backend (transformer/enums.py AttnBackend; default auto).
-        // attention_backend fused or flash names its backend; auto keeps this flag's value.
-        if (s.use_flash_attn) {
-          value(key.megatron_flag,
-                s.attention_backend == AttentionBackend::fused ? "fused" : "flash");
-        }
+        // --attention-backend (transformer/enums.py AttnBackend; default auto). auto is written
+        // as auto: Transformer Engine then prefers cuDNN's fused attention on Hopper and later
+        // (dot_product_attention/utils.py get_attention_backend), as the estimate prices it,
+        // where flash would run FlashAttention-2.
+        // Without it the estimate prices Megatron-LM's unfused attention: `unfused`.
+        value(key.megatron_flag,
+              s.use_flash_attn ? std::string(to_string(s.attention_backend)) : "unfused");
         break;
       case StrategyKeyId::attention_backend:  // written with use_flash_attn
         break;

@@ -144,7 +144,7 @@ TEST_CASE("sliding-window attention: --window-size LEFT,0 and --window-attn-skip
   CHECK(model_flags(layers_model(4)).find("--window") == std::string::npos);
 }
 
-TEST_CASE("--attention-backend names the pinned kernels; auto keeps the fused path's flag") {
+TEST_CASE("--attention-backend names the kernels the estimate priced, auto as auto") {
   const auto backend_flag = [](AttentionBackend backend, bool fused_path) {
     Strategy s;
     s.use_flash_attn = fused_path;
@@ -155,8 +155,8 @@ TEST_CASE("--attention-backend names the pinned kernels; auto keeps the fused pa
     }
     return std::string();
   };
-  CHECK(backend_flag(AttentionBackend::automatic, true) == "flash");
+  CHECK(backend_flag(AttentionBackend::automatic, true) == "auto");
   CHECK(backend_flag(AttentionBackend::fused, true) == "fused");
   CHECK(backend_flag(AttentionBackend::flash, true) == "flash");
-  CHECK(backend_flag(AttentionBackend::fused, false).empty());  // the unfused path
+  CHECK(backend_flag(AttentionBackend::fused, false) == "unfused");  // the unfused path
 }

@@ -28,7 +28,7 @@ std::vector<std::string> mindspeed_arguments(const LaunchInput& in, int pool) {
   for (size_t i = 0; i < megatron.size(); ++i) {
     const std::string& word = megatron[i];
     if (word == "--attention-backend") {  // MindSpeed patches --use-flash-attn to NPU FA
-      args.emplace_back("--use-flash-attn");
+      if (megatron[i + 1] != "unfused") args.emplace_back("--use-flash-attn");
       ++i;
     } else if (word == "--cp-comm-type") {
       ++i;  // written below, always (the docs and the code disagree on its default)
