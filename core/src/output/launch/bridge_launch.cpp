@@ -230,8 +230,7 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     }
   }
   set("m.attention_backend",  // auto as the estimate prices it (megatron.cpp use_flash_attn)
-      "AttnBackend." +
-          std::string(s.use_flash_attn ? to_string(s.attention_backend) : "unfused"));
+      "AttnBackend." + std::string(s.use_flash_attn ? to_string(s.attention_backend) : "unfused"));
   set("m.cross_entropy_loss_fusion", py_bool(s.cross_entropy_loss_fusion));
   if (s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::te) {
     set("m.cross_entropy_fusion_impl", "\"te\"");  // model_parallel_config.py: 'native' default
