@@ -129,6 +129,7 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
   // keeps cuda_sync_point "no_sync"); the others sync.
   host.syncs = moe && !(strategy.drop_and_pad() &&
                         strategy.moe_token_dispatcher_type == MoeDispatcher::alltoall);
+  if (host.syncs && gpu.host_issue.torch_op_s > 0) host.sync_gap_s = kHostSyncGapS;
   const auto price = [&](HostRegion region) {
     const HostOps ops = host_ops(region, model, strategy);
     host[region] = ops.te_modules * module_s + ops.torch_ops * gpu.host_issue.torch_op_s;
@@ -200,6 +201,7 @@ HostPassTime eager_host_forward_s(const LayerHostTime& host, const Strategy& str
   if (!graph_captures(strategy, HostRegion::moe_experts)) {
     (host.syncs ? pass.after_sync_s : pass.before_sync_s) += host.expert_forward_s;
     pass.backward_s += host.expert_backward_s;
+    if (host.syncs) pass.sync_gap_s = host.sync_gap_s;
   }
   return pass;
 }

@@ -14,7 +14,8 @@ namespace {
 
 // A layer's forward and backward as the host lets the GPU run them: a pass takes at least the
 // host's time to issue what no CUDA graph captured (host_time.hpp); a MoE layer's forward
-// issues what follows its sync only after the GPU finished what came before. The wait is
+// issues what follows its sync only after the GPU finished what came before, and the GPU idles
+// at the sync itself (kHostSyncGapS). The wait is
 // charged as compute (the GPU idles within the pass).
 struct LayerPasses {
   PassTime forward, backward;
@@ -26,8 +27,8 @@ LayerPasses host_bound(const LayerCost& layer, const Strategy& s) {
   double bound_forward_s = std::max(forward_s, host.total_s());
   if (layer.host.syncs) {
     const double before_s = std::min(layer.pre_sync_forward_s, forward_s);
-    bound_forward_s =
-        std::max(before_s, host.before_sync_s) + std::max(forward_s - before_s, host.after_sync_s);
+    bound_forward_s = std::max(before_s, host.before_sync_s) + host.sync_gap_s +
+                      std::max(forward_s - before_s, host.after_sync_s);
   }
   bound.forward.compute_s += bound_forward_s - forward_s;
   bound.backward.compute_s += std::max(0.0, host.backward_s - layer.backward.total_s());

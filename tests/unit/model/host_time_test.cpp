@@ -160,3 +160,35 @@ TEST_CASE("the router's kernels cost the GPU their gaps: 72 unfused, 31 with the
   CHECK(unfused.iteration_time_s - fused.iteration_time_s ==
         doctest::Approx(41 * 2e-6 * 4 * 8).epsilon(0.01));
 }
+
+TEST_CASE("a syncing MoE layer idles the GPU at its sync; a graph of its experts removes it") {
+  // Large layers on one H100, so the GPU's time exceeds the host's everywhere: the eager host
+  // differs from the host-free preset only by the sync's gap, once per MoE layer forward (4
+  // layers, 8 micro-batches). The allgather dispatcher syncs too (token_dispatcher.py:
+  // tokens_per_expert .cpu()).
+  const auto run = [](const std::string& gpu, const std::string& graphs) {
+    return estimate(test::scenario(R"({"model": {"name": "m", "num_layers": 4,
+        "hidden_size": 4096, "ffn_hidden_size": 14336, "num_attention_heads": 32,
+        "vocab_size": 32000, "activation": "swiglu",
+        "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 4096}},
+        "training": {"global_batch_size": 8, "seq_length": 4096},
+        "cluster": {"gpus_per_node": 1, "gpus": [{"type": )" +
+                                   gpu + R"(, "count": 1}]},
+        "strategy": {"micro_batch_size": 1, "use_flash_attn": true, "moe_grouped_gemm": true,
+        "moe_router_fusion": true)" +
+                                   graphs + "}}"));
+  };
+  const Report eager = run(R"("h100")", "");
+  const Report no_host = run(kNoHost, "");
+  REQUIRE(eager.feasible);
+  REQUIRE(no_host.feasible);
+  CHECK(eager.iteration_time_s - no_host.iteration_time_s ==
+        doctest::Approx(paraplan::detail::kHostSyncGapS * 4 * 8).epsilon(0.01));
+  // A whole-iteration graph has no sync to wait at.
+  const std::string full =
+      R"(, "cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"])";
+  const Report graphed = run(R"("h100")", full);
+  const Report graphed_no_host = run(kNoHost, full);
+  REQUIRE(graphed.feasible);
+  CHECK(graphed.iteration_time_s == doctest::Approx(graphed_no_host.iteration_time_s));
+}
