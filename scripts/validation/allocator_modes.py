@@ -74,15 +74,19 @@ MINDSPEED_EXPANDABLE = {
 # DeepSeek-V3 pretraining on GB200 (perf_plugins.py:270-276 at 02b574d2, PR #3067's commit, sets
 # it for deepseek_v3 pretraining on h100 and gb200); OOM09-RAN12 MindSpeed-LLM scripts export PYTORCH_NPU_ALLOC_CONF=
 # expandable_segments:True (af8fab41^ and aec316b9^/aec316b9, line 3); OOM13 a Megatron-LM user
-# launch (issue #606's script does not set it).
+# launch (issue #606's script does not set it); OOM14/RAN16 ran Bridge's run_script.py directly,
+# without the perf executor's environment, RAN15 is the maintainer's reference run with it (issue
+# #4587).
 OUTCOMES_SOURCE = (
     "OOM01-RAN06: Megatron-Bridge PR #3107 and its memory-tuning skill (the fix of the baseline "
     "was PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; the rows ran without it); OOM07/RAN08: "
     "Megatron-Bridge 02b574d2 (PR #3067) scripts/performance/perf_plugins.py:270-276 "
     "(expandable_segments:True for deepseek_v3 pretraining on h100 and gb200); OOM09-RAN12: MindSpeed-LLM af8fab41^/af8fab41/aec316b9^/"
     "aec316b9 scripts, line 3: export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True; OOM13: "
-    "Megatron-LM issue #606's script (unset)")
-OUTCOMES_EXPANDABLE = {"OOM07", "RAN08", "OOM09", "RAN10", "OOM11", "RAN12"}
+    "Megatron-LM issue #606's script (unset); OOM14/RAN16: Megatron-Bridge issue #4587, "
+    "run_script.py launched directly, which bypasses PerfEnvPlugin's PYTORCH_CUDA_ALLOC_CONF "
+    "(unset); RAN15: the same issue's reference run with expandable_segments:True)")
+OUTCOMES_EXPANDABLE = {"OOM07", "RAN08", "OOM09", "RAN10", "OOM11", "RAN12", "RAN15"}
 
 
 def annotate(file, source, expandable, key="recipes", name="name"):

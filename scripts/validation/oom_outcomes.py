@@ -116,12 +116,75 @@ def deepseek_v3_gb200(case_id, name, outcome, evidence, modules):
         "assumptions": [
             "the recipe's other settings as recipe-configs-26.02.json prices "
             "DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_BF16_V1 (force-balanced routing, flex dispatcher, "
-            "DeepSeek-V3 without MTP, stages of 16/16/16/13 layers): see validation_test.cpp "
+            "DeepSeek-V3 without MTP, stages of 16/16/16/13 layers): see "
+            "tests/validation/stated_settings.cpp "
             "with_bridge_moe",
             "TE CUDA graphs of attn, moe_router and moe_preprocess (cuda_graph_impl "
             "transformer_engine) as recipe-configs-26.02.json holds them, priced by their static "
             "buffers (cuda_graph_memory.cpp); HybridEP's buffers are not priced",
         ],
+        "scenario": scenario_doc,
+    }
+
+
+# Megatron-Bridge's Qwen3 30B-A3B pretraining on one node of 8 B300 as v0.5.0 (2026-06-16, the
+# NeMo 26.06 container's) scripts/performance/configs/qwen/qwen3_workload_base_configs.py sets
+# QWEN3_30B_A3B_PRETRAIN_CONFIG_B300_{BF16,FP8_MX}_V1 (EP 8, micro-batch 8, global batch 512,
+# HybridEP flex dispatcher; FP8_MX adds moe_a2a_overlap and full-iteration CUDA graphs) and
+# qwen3_llm_pretrain.py set_qwen3_common_configs (no recompute, moe_router_fusion, sequence 4096,
+# bf16 gradient reduction, forced load balancing); the other settings as recipe-configs-26.02.json
+# holds the same recipes (scripts/validation/bridge_recipes.py).
+QWEN3_30B_B300 = {
+    "model": "qwen3-30b-a3b",
+    "framework": "megatron-bridge",
+    "training": {"global_batch_size": 512, "seq_length": 4096, "precision": "bf16"},
+    "cluster": {"gpus_per_node": 8, "gpus": [{"type": "b300", "count": 8}]},
+    "strategy": {
+        "tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 1,
+        "virtual_pipeline_model_parallel_size": 1, "context_parallel_size": 1,
+        "expert_model_parallel_size": 8, "micro_batch_size": 8, "sequence_parallel": False,
+        "zero_stage": 1, "overlap_grad_reduce": True, "overlap_param_gather": True,
+        "use_flash_attn": True, "grad_reduce_in_bf16": True, "cross_entropy_loss_fusion": True,
+        "cross_entropy_fusion_impl": "te", "expert_tensor_parallel_size": 1,
+        "moe_router_force_load_balancing": True, "moe_grouped_gemm": True,
+        "moe_permute_fusion": True, "moe_token_dispatcher_type": "flex", "moe_router_fusion": True,
+        "cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["moe_router", "moe_preprocess"],
+    },
+}
+QWEN3_30B_B300_SOURCE = (
+    BRIDGE + "/issues/4587 ('Qwen3-30B-A3B fp8_mx pretrain OOMs with official defaults on 8x "
+    "B300, while bf16 and nvfp4 run successfully', container nemo:26.06.00) and "
+    "scripts/performance/configs/qwen/qwen3_workload_base_configs.py at v0.5.0")
+QWEN3_30B_B300_ASSUMPTIONS = [
+    "the recipe as Megatron-Bridge v0.5.0 (2026-06-16) sets it, the release of the thread's "
+    "container; the settings recipe-configs-26.02.json holds for the same recipe where v0.5.0 "
+    "does not change them",
+    "HybridEP priced as the flex dispatcher (DeepEP's buffers); HybridEP's own buffers are not "
+    "priced",
+]
+
+
+def qwen3_30b_b300(case_id, name, outcome, evidence, mxfp8):
+    scenario_doc = copy.deepcopy(QWEN3_30B_B300)
+    assumptions = list(QWEN3_30B_B300_ASSUMPTIONS)
+    if mxfp8:
+        scenario_doc["training"]["precision"] = "fp8"
+        scenario_doc["strategy"].update({
+            "fp8_recipe": "mxfp8", "fp8_param_gather": True, "overlap_param_gather": False,
+            "overlap_moe_expert_parallel_comm": True, "delay_wgrad_compute": True,
+            "cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"]})
+        assumptions.append(
+            "FP8_MX_V1 = replace(FP8_CS_V1, moe_a2a_overlap=True, cuda_graph_impl="
+            "'full_iteration', cuda_graph_scope=[], cutedsl_fused_grouped_mlp=True, "
+            "fp8_dot_product_attention=True): the A2A overlap with delay_wgrad_compute as "
+            "Bridge's _set_moe_a2a_overlap_overrides sets it, the full-iteration graph as "
+            "cuda_graph_scope full_iteration; the CuTe DSL grouped MLP and fp8 attention are not "
+            "expressible (priced as TE's grouped GEMM and bf16 attention)")
+    return {
+        "id": case_id, "name": name, "outcome": outcome,
+        "source": QWEN3_30B_B300_SOURCE,
+        "evidence": evidence,
+        "assumptions": assumptions,
         "scenario": scenario_doc,
     }
 
@@ -283,6 +346,31 @@ def main():
                              "recompute_granularity": "none", "use_flash_attn": False},
             },
         },
+        qwen3_30b_b300(
+            "OOM14", "Qwen3 30B-A3B, 8 B300, mxfp8, EP8, full-iteration CUDA graph, default "
+            "allocator", "oom",
+            "issue #4587: 'the same official recipe with --compute_dtype fp8_mx consistently runs "
+            "into CUDA OOM'; maintainer: 'after iteration 1, the failing run reports about 60.9 GB "
+            "inactive and 268.9 GB reserved, then falls roughly 2.2 GiB short on the next 9.27 GiB "
+            "allocation', launched by run_script.py directly, which 'bypasses the performance "
+            "executor and PerfEnvPlugin, which normally inject the allocator and CUDA-graph "
+            "environment' (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,"
+            "graph_capture_record_stream_reuse:True)",
+            True),
+        qwen3_30b_b300(
+            "RAN15", "Qwen3 30B-A3B, 8 B300, mxfp8, EP8, full-iteration CUDA graph, expandable "
+            "segments", "ran",
+            "issue #4587, maintainer: 'The resolved workload configuration is the same in both "
+            "cases ... The reference run has 0 inactive memory at the same point and completes "
+            "all 50 steps'",
+            True),
+        qwen3_30b_b300(
+            "RAN16", "Qwen3 30B-A3B, 8 B300, bf16, EP8, TE graphs of the router, default "
+            "allocator", "ran",
+            "issue #4587: 'With the official/default configuration, bf16 and nvfp4 pretraining "
+            "can run successfully', launched the same way (run_script.py without the perf "
+            "executor's environment)",
+            False),
     ]
     document = {
         "source": "Real out-of-memory outcomes and the fixes that ran, from public threads and "

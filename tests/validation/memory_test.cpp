@@ -61,13 +61,14 @@ TEST_CASE("published memory: Korthikanti et al. 2022 Figure 1, first pipeline st
   }
 }
 
-TEST_CASE("measured memory: Megatron-LM CI golden values, max allocated") {
+TEST_CASE("measured memory: Megatron-LM CI golden values and Megatron-Bridge runs, max allocated") {
   std::printf("\n%-5s %-60s %10s %10s %8s\n", "id", "run", "measured", "predicted", "error");
   std::vector<double> errors;
   for (nlohmann::json entry : load("measured-memory.json")) {
-    // The entries' assumptions: untied embeddings (--untie-embeddings-and-output-weights is not
-    // set, but the CI model's output layer is separate: see the entry's assumptions).
-    entry["model"]["untie_embeddings_and_output_weights"] = true;
+    // The CI entries' assumptions: untied embeddings (--untie-embeddings-and-output-weights is
+    // not set, but the CI model's output layer is separate: see the entry's assumptions). A
+    // preset's model (M005's Qwen3 30B-A3B) states its own.
+    if (entry["model"].is_object()) entry["model"]["untie_embeddings_and_output_weights"] = true;
     const Report r = estimate(parse_scenario(scenario_of(entry)));
     REQUIRE(r.stages.size() >= 1);
     const bool last = entry["measured"]["stage"].get<std::string>().find("last") == 0;
@@ -78,7 +79,14 @@ TEST_CASE("measured memory: Megatron-LM CI golden values, max allocated") {
                 entry["id"].get<std::string>().c_str(), entry["name"].get<std::string>().c_str(),
                 measured, allocated, 100 * (allocated / measured - 1), m.peak_bytes() / kGiB,
                 m.other_bytes() / kGiB);
-    CHECK(allocated == doctest::Approx(measured).epsilon(0.05));
+    // A point the model is known to miss says so in `known_gap` (and must still miss: a fix
+    // shows up here); the others are matched within 5%.
+    if (entry.contains("known_gap")) {
+      std::printf("      known gap: %s\n", entry["known_gap"].get<std::string>().c_str());
+      CHECK(allocated != doctest::Approx(measured).epsilon(0.05));
+    } else {
+      CHECK(allocated == doctest::Approx(measured).epsilon(0.05));
+    }
     errors.push_back(std::abs(allocated / measured - 1));
   }
   std::printf("median |error| of max allocated: %.1f%% over %zu points\n", 100 * median(errors),

@@ -43,7 +43,13 @@ double default_memory_margin_percent();
 enum class AllocatorMode { default_segments, expandable_segments };
 // The default margin for launches in `mode`, derived from the out-of-memory outcomes that ran in
 // that mode (input/memory_margin.cpp); default_memory_margin_percent() is the default mode's.
+// Without `cuda_graphs`: for launches that capture no CUDA graph.
 double default_memory_margin_percent(AllocatorMode mode);
+// The same for launches that capture CUDA graphs (Megatron-LM --cuda-graph-impl, any scope) or
+// not: a graph's capture allocates from a private pool the caching allocator keeps apart from
+// the eager allocations, and the launches that ran out of memory with graphs did so with more of
+// the GPU free as priced than those without (input/memory_margin.cpp).
+double default_memory_margin_percent(AllocatorMode mode, bool cuda_graphs);
 // Series of searches: points of a scaling series (paraplan scaling) and of a hardware sweep
 // (paraplan sweep); each point is one search.
 inline constexpr int64_t kMaxScalingPoints = 4096;

@@ -102,9 +102,9 @@ const char* to_string(MemoryVerdict verdict);
 
 // The verdict of one stage whose peak is `peak_bytes` on a GPU of `capacity_bytes`, with the
 // default margin of the allocator mode the launch runs in (limits.hpp; PyTorch's default allocator
-// unless `expandable_segments`).
+// unless `expandable_segments`) and of whether it captures CUDA graphs (`cuda_graphs`).
 MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes,
-                                bool expandable_segments = false);
+                                bool expandable_segments = false, bool cuda_graphs = false);
 
 // Whether a result lies inside the regimes the validation test covers (published runs of the
 // same GPU and precision, model family and sequence length, and an MFU no higher than the best

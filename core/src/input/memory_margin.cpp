@@ -7,25 +7,38 @@
 namespace paraplan::limits {
 namespace {
 
-// PyTorch's default allocator (fixed segments): the lowest predicted peak of a launch that ran out
-// of memory in it is 81.6% of capacity (OOM01, OOM02: Megatron-Bridge PR #3107, TE CUDA graphs,
-// "OOM (fragmentation)"; SC21 Figure 17's runs without recompute at 81.8%, PyTorch before 2.1),
-// so 19% calls every one at_risk or oom.
+// PyTorch's default allocator (fixed segments), launches that capture no CUDA graph: the lowest
+// predicted peak of a launch that ran out of memory in it is 81.8% of capacity (SC21 Figure 17's
+// runs without recompute, PyTorch before 2.1), so 19% calls every one at_risk or oom.
 constexpr double kDefaultSegmentsMarginPercent = 19;
+
+// The default allocator with CUDA graphs: the lowest is 76.5% (OOM14, Megatron-Bridge issue
+// #4587: Qwen3 30B-A3B in mxfp8 on 8 B300 with a full-iteration graph, "about 60.9 GB inactive
+// and 268.9 GB reserved" when it failed, while the same launch with expandable_segments ran;
+// OOM01/OOM02, TE graphs of the MLP, at 81.6%), so 24%.
+constexpr double kDefaultSegmentsGraphsMarginPercent = 24;
 
 // expandable_segments:True: the three launches that ran out of memory in this mode (OOM07
 // DeepSeek-V3 on GB200, Megatron-Bridge PR #3067; OOM09 and OOM11, MindSpeed-LLM on Ascend with
 // PYTORCH_NPU_ALLOC_CONF=expandable_segments:True) are priced above capacity (100.8%, 155%,
 // 261%): none lies inside a band, so the outcomes give this mode no margin of its own, and it
-// takes the default allocator's, the more conservative (the model's reserved peak is 18-27% under
-// torchtitan's published one for its 1F1B pipelines, which run in this mode: docs/model.md).
+// takes the default allocator's for the same use of CUDA graphs, the more conservative (the
+// model's reserved peak is 18-27% under torchtitan's published one for its 1F1B pipelines, which
+// run in this mode: docs/model.md).
 constexpr double kExpandableSegmentsMarginPercent = kDefaultSegmentsMarginPercent;
+constexpr double kExpandableSegmentsGraphsMarginPercent = kDefaultSegmentsGraphsMarginPercent;
 
 }  // namespace
 
+double default_memory_margin_percent(AllocatorMode mode, bool cuda_graphs) {
+  if (mode == AllocatorMode::expandable_segments) {
+    return cuda_graphs ? kExpandableSegmentsGraphsMarginPercent : kExpandableSegmentsMarginPercent;
+  }
+  return cuda_graphs ? kDefaultSegmentsGraphsMarginPercent : kDefaultSegmentsMarginPercent;
+}
+
 double default_memory_margin_percent(AllocatorMode mode) {
-  return mode == AllocatorMode::expandable_segments ? kExpandableSegmentsMarginPercent
-                                                    : kDefaultSegmentsMarginPercent;
+  return default_memory_margin_percent(mode, false);
 }
 
 double default_memory_margin_percent() {

@@ -41,17 +41,21 @@ std::string gib(double bytes) {
 }
 
 // The default margin on a GPU of `capacity_bytes` for the strategy's allocator mode
-// (expandable_segments, left out the framework launcher's: framework.hpp; docs/model.md, "Memory
-// verdict").
-double default_margin_bytes(double capacity_bytes, bool expandable_segments) {
+// (expandable_segments, left out the framework launcher's: framework.hpp) and its CUDA graphs
+// (docs/model.md, "Memory verdict").
+double default_margin_bytes(double capacity_bytes, bool expandable_segments, bool cuda_graphs) {
   const limits::AllocatorMode mode = expandable_segments
                                          ? limits::AllocatorMode::expandable_segments
                                          : limits::AllocatorMode::default_segments;
-  return limits::default_memory_margin_percent(mode) / 100 * capacity_bytes;
+  return limits::default_memory_margin_percent(mode, cuda_graphs) / 100 * capacity_bytes;
 }
 
+bool captures_cuda_graphs(const Strategy& s) { return s.cuda_graph_impl != CudaGraphImpl::none; }
+
 // The worst stage's memory verdict and the numbers behind it (docs/model.md, "Memory verdict").
-void set_memory_verdict(Report& report, bool expandable) {
+void set_memory_verdict(Report& report, const Strategy& s) {
+  const bool expandable = s.expandable_segments;
+  const bool graphs = captures_cuda_graphs(s);
   if (report.stages.empty()) {
     report.memory_verdict_reason = "memory not estimated: the strategy is rejected before it";
     return;
@@ -63,7 +67,7 @@ void set_memory_verdict(Report& report, bool expandable) {
     const StageReport& stage = report.stages[i];
     const double share = stage.memory.peak_bytes() / stage.capacity_bytes;
     const MemoryVerdict v =
-        memory_verdict_of(stage.memory.peak_bytes(), stage.capacity_bytes, expandable);
+        memory_verdict_of(stage.memory.peak_bytes(), stage.capacity_bytes, expandable, graphs);
     if (v > verdict || (v == verdict && share > worst_share)) {
       verdict = v;
       worst = i;
@@ -71,21 +75,23 @@ void set_memory_verdict(Report& report, bool expandable) {
     }
   }
   const StageReport& stage = report.stages[worst];
-  const double margin = default_margin_bytes(stage.capacity_bytes, expandable);
+  const double margin = default_margin_bytes(stage.capacity_bytes, expandable, graphs);
   char text[640];
   const char* what = verdict == MemoryVerdict::oom ? "more than its capacity"
                      : verdict == MemoryVerdict::at_risk
                          ? "inside the default margin, where published launches went either way"
                          : "the most of any stage, below the default margin";
-  std::snprintf(text, sizeof text,
-                "pipeline stage %zu (%s) peaks at %.1f GiB of %.1f GiB (%.0f%%, %.1f GiB free): "
-                "%s (the default margin keeps %.1f GiB, %.0f%%, free, for the allocator mode, %s; "
-                "docs/model.md \"Memory verdict\")",
-                worst, stage.gpu.c_str(), stage.memory.peak_bytes() / units::kGiB,
-                stage.capacity_bytes / units::kGiB, 100 * worst_share,
-                (stage.capacity_bytes - stage.memory.peak_bytes()) / units::kGiB, what,
-                margin / units::kGiB, 100 * margin / stage.capacity_bytes,
-                expandable ? "expandable segments" : "PyTorch's default fixed segments");
+  std::snprintf(
+      text, sizeof text,
+      "pipeline stage %zu (%s) peaks at %.1f GiB of %.1f GiB (%.0f%%, %.1f GiB free): "
+      "%s (the default margin keeps %.1f GiB, %.0f%%, free, for the allocator mode, %s%s; "
+      "docs/model.md \"Memory verdict\")",
+      worst, stage.gpu.c_str(), stage.memory.peak_bytes() / units::kGiB,
+      stage.capacity_bytes / units::kGiB, 100 * worst_share,
+      (stage.capacity_bytes - stage.memory.peak_bytes()) / units::kGiB, what, margin / units::kGiB,
+      100 * margin / stage.capacity_bytes,
+      expandable ? "expandable segments" : "PyTorch's default fixed segments",
+      graphs ? ", with CUDA graphs" : "");
   report.memory_verdict = verdict;
   report.memory_verdict_reason = text;
 }
@@ -104,10 +110,11 @@ const char* to_string(MemoryVerdict verdict) {
   return "fits";
 }
 
-MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes,
-                                bool expandable_segments) {
+MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes, bool expandable_segments,
+                                bool cuda_graphs) {
   if (peak_bytes > capacity_bytes) return MemoryVerdict::oom;
-  if (capacity_bytes - peak_bytes < default_margin_bytes(capacity_bytes, expandable_segments))
+  if (capacity_bytes - peak_bytes <
+      default_margin_bytes(capacity_bytes, expandable_segments, cuda_graphs))
     return MemoryVerdict::at_risk;
   return MemoryVerdict::fits;
 }
@@ -205,7 +212,8 @@ Report Estimator::Impl::estimate(const Strategy& s) {
       stage.host_copy_bytes = r.host_copy_bytes;
       const std::string where = "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
                                 std::to_string(stage.layers) + " layers)";
-      const double margin = default_margin_bytes(stage.capacity_bytes, s.expandable_segments);
+      const double margin = default_margin_bytes(stage.capacity_bytes, s.expandable_segments,
+                                                 captures_cuda_graphs(s));
       const double headroom = stage.capacity_bytes - stage.memory.peak_bytes();
       // Tight: inside the default margin, the memory verdict at_risk (docs/model.md, "Memory
       // verdict").
@@ -234,7 +242,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
     }
   }
 
-  set_memory_verdict(report, s.expandable_segments);
+  set_memory_verdict(report, s);
 
   // Throughput and utilisation (MFU counts model FLOPs only; HFU adds recompute).
   const double tokens = static_cast<double>(training.global_batch_size) * training.seq_length;

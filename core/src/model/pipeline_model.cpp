@@ -131,7 +131,8 @@ void fit_memory(const PipelineInput& in, std::vector<GroupResult>& results, Pipe
     out.peak_bytes = std::max(out.peak_bytes, peak);
     out.overflow_bytes = g == 0 ? peak - capacity : std::max(out.overflow_bytes, peak - capacity);
     out.at_risk |=
-        memory_verdict_of(peak, gpu.hbm_bytes, s.expandable_segments) != MemoryVerdict::fits;
+        memory_verdict_of(peak, gpu.hbm_bytes, s.expandable_segments,
+                          s.cuda_graph_impl != CudaGraphImpl::none) != MemoryVerdict::fits;
   }
   out.fits = out.overflow_bytes <= 0 && out.host_fits;
 }

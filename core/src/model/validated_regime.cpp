@@ -142,12 +142,13 @@ std::vector<std::string> regime_notes(const ModelSpec& model, const Training& tr
         "kind (MegaScale-MoE's Megatron-LM baseline, many experts per GPU) ran 1.2 to 1.3 times "
         "slower than predicted");
   }
-  // CUDA graphs' pool: oom-outcomes.json OOM01 and OOM02 (docs/model.md section 2).
+  // CUDA graphs' pool: oom-outcomes.json OOM01, OOM02 and OOM14 (docs/model.md section 2).
   if (strategy.cuda_graph_impl != CudaGraphImpl::none) {
     notes.push_back(
         "CUDA graphs are priced by their static buffers only, not by their memory pool's "
-        "fragmentation: a published launch with Transformer Engine graphs ran out of memory where "
-        "the model left 18% of the GPU free");
+        "fragmentation: published launches with graphs and PyTorch's default allocator ran out of "
+        "memory where the model left 18% (Transformer Engine graphs) and 23% (a full-iteration "
+        "graph) of the GPU free; the default margin with graphs is 24%");
   }
   if (training.seq_length > kLongestValidatedSeqLength) {
     notes.push_back("sequence length " + std::to_string(training.seq_length) +

@@ -150,6 +150,25 @@ TEST_CASE("memory verdict: the margin of the framework's allocator mode") {
         limits::default_memory_margin_percent(limits::AllocatorMode::default_segments));
 }
 
+// Launches that capture CUDA graphs take their own margin in each allocator mode
+// (input/memory_margin.cpp: with graphs, launches ran out of memory with more of the GPU free as
+// priced), and the verdict reads it.
+TEST_CASE("memory verdict: the margin of launches with CUDA graphs") {
+  const double capacity_bytes = 100.0;
+  for (const bool expandable : {false, true}) {
+    const limits::AllocatorMode mode = expandable ? limits::AllocatorMode::expandable_segments
+                                                  : limits::AllocatorMode::default_segments;
+    const double without = limits::default_memory_margin_percent(mode, false);
+    const double with = limits::default_memory_margin_percent(mode, true);
+    CAPTURE(expandable);
+    CHECK(without == limits::default_memory_margin_percent(mode));
+    CHECK(with > without);
+    const double peak = 100 - (with + without) / 2;  // inside the graphs' margin only
+    CHECK(memory_verdict_of(peak, capacity_bytes, expandable, false) == MemoryVerdict::fits);
+    CHECK(memory_verdict_of(peak, capacity_bytes, expandable, true) == MemoryVerdict::at_risk);
+  }
+}
+
 // The strategy key expandable_segments: left out, the framework launcher's mode; given, it
 // decides the verdict's allocator mode whatever the framework.
 TEST_CASE("memory verdict: the strategy's allocator mode, left out the framework's") {
