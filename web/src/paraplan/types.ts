@@ -119,6 +119,39 @@ export interface RankedStrategy {
   families: LayoutFamily[];
 }
 
+// What the results table draws of a ranked strategy (ui/columns.ts, ui/results-table.ts): all a
+// row of the rows so far holds (wasm/bindings.cpp, kTableRowKeys), a few KB instead of the tens
+// of KB of a result's row with its launches and per-stage report.
+export type TableReport = Pick<
+  Report,
+  | "feasible"
+  | "infeasible_reasons"
+  | "iteration_time_s"
+  | "tokens_per_s_per_gpu"
+  | "mfu"
+  | "uncertainty"
+  | "validation"
+  | "num_gpus"
+  | "data_parallel_size"
+> & { memory: Pick<Report["memory"], "peak_gib_per_gpu" | "verdict" | "verdict_reason"> };
+
+export type TableRow = Pick<
+  RankedStrategy,
+  | "rank"
+  | "strategy"
+  | "headroom_gib"
+  | "tight"
+  | "tie_with_best"
+  | "rank_note"
+  | "max-use-mem-size"
+  | "pipeline-stage-chips"
+  | "pipeline-stage-layers"
+  | "recompute-granularity"
+  | "recompute-method"
+  | "recompute-num-layers"
+  | "gpus_used"
+> & { estimate: TableReport };
+
 export type LayoutFamily = "tp" | "pp" | "cp" | "zero3" | "ep";
 
 export interface SearchStats {
@@ -147,9 +180,9 @@ export interface SearchProgress {
   best_iteration_time_s: number;
   best_layout?: string; // the best so far: "TP 2 · PP 4 · VP 10 · ..."
   elapsed_s: number;
-  // The ranking so far, as the result's `strategies` (newer modules, a search's reports where
-  // it changed since the last one): provisional, the search goes on.
-  rows?: RankedStrategy[];
+  // The ranking so far (newer modules, a search's reports where it changed since the last one):
+  // provisional, the search goes on. Each row holds only what the results table draws.
+  rows?: TableRow[];
 }
 
 // A Chrome trace (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU).

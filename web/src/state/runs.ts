@@ -11,6 +11,7 @@ import type {
   SearchResult,
   SweepGrid,
   SweepPointResult,
+  TableRow,
   TraceResult,
 } from "../paraplan/types";
 import { CancelledError } from "../worker/errors";
@@ -36,7 +37,7 @@ export interface Run {
 
 // The ranking so far of the search under way (its latest rows), and its latest report.
 export interface Provisional {
-  rows: RankedStrategy[];
+  rows: TableRow[];
   progress: SearchProgress;
 }
 

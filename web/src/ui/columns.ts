@@ -3,22 +3,24 @@
 // its raw value.
 import { t } from "../i18n/i18n";
 import type { MessageKey } from "../i18n/messages";
-import type { RankedStrategy } from "../paraplan/types";
+import type { TableRow } from "../paraplan/types";
 import { gib, number, percent, seconds } from "./format";
 import { gpusText, memoryByGpu, recomputeText, stagesText, yesNo } from "./strategy-text";
 
 export type CsvValue = string | number | boolean;
 
-export interface CsvColumn {
+// A column of the table reads a row as the table draws it; the CSV export's own columns read
+// whole result rows.
+export interface CsvColumn<Row extends TableRow = TableRow> {
   header: string;
-  value: (ranked: RankedStrategy) => CsvValue;
+  value: (ranked: Row) => CsvValue;
 }
 
 export interface Column {
   id: string;
   label: MessageKey;
-  text: (ranked: RankedStrategy) => string;
-  sortKey: (ranked: RankedStrategy) => number | string;
+  text: (ranked: TableRow) => string;
+  sortKey: (ranked: TableRow) => number | string;
   descendingFirst?: boolean;
   numeric?: boolean;
   csv: CsvColumn;
@@ -28,7 +30,7 @@ const integerColumn = (
   id: string,
   label: MessageKey,
   csv: string,
-  value: (r: RankedStrategy) => number,
+  value: (r: TableRow) => number,
 ): Column => ({
   id,
   label,
@@ -40,11 +42,11 @@ const integerColumn = (
 
 // An infeasible strategy in a ranking (which a search should not return) shows no numbers.
 const feasibleOnly =
-  (text: (ranked: RankedStrategy) => string) =>
-  (ranked: RankedStrategy): string =>
+  (text: (ranked: TableRow) => string) =>
+  (ranked: TableRow): string =>
     ranked.estimate.feasible ? text(ranked) : "—";
 
-function memoryText(ranked: RankedStrategy): string {
+function memoryText(ranked: TableRow): string {
   const memory = memoryByGpu(ranked);
   if (memory.length === 1) return gib(memory[0][1]);
   return memory.map(([gpu, value]) => `${gpu} ${gib(value)}`).join("\n");
@@ -52,7 +54,7 @@ function memoryText(ranked: RankedStrategy): string {
 
 // The memory verdict before the free memory: ⚠ at risk, ✕ out of memory; without a verdict
 // (an older module), ⚠ where less than twice the default margin is free.
-function verdictMark(ranked: RankedStrategy): string {
+function verdictMark(ranked: TableRow): string {
   const verdict = ranked.estimate.memory.verdict;
   if (verdict === undefined) return ranked.tight ? "⚠ " : "";
   return verdict === "fits" ? "" : verdict === "at_risk" ? "⚠ " : "✕ ";
@@ -184,7 +186,7 @@ export function parseSort(sort: string): { column: Column; descending: boolean }
 
 // The strategies in the order `sort` ("column:asc" or "column:desc") gives; ties keep their rank
 // order, and an unknown or empty `sort` keeps the search's ranking.
-export function sortedStrategies(strategies: RankedStrategy[], sort: string): RankedStrategy[] {
+export function sortedStrategies<Row extends TableRow>(strategies: Row[], sort: string): Row[] {
   const order = parseSort(sort);
   if (order === null) return strategies;
   const { column, descending } = order;

@@ -4,7 +4,7 @@ import type { RankedStrategy, SearchRequest, SearchResult } from "../paraplan/ty
 import { download } from "./clipboard";
 import { COLUMNS, type CsvColumn, type CsvValue } from "./columns";
 
-export const CSV_COLUMNS: CsvColumn[] = [
+export const CSV_COLUMNS: CsvColumn<RankedStrategy>[] = [
   ...COLUMNS.map((column) => column.csv),
   { header: "megatron_args", value: (ranked) => ranked.megatron_args },
 ];

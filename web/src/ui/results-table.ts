@@ -2,7 +2,7 @@
 // best so far while a search runs) has its own test ids, and its rows open nothing: they are
 // replaced by the exact ranking when the search ends.
 import { t } from "../i18n/i18n";
-import type { RankedStrategy } from "../paraplan/types";
+import type { TableRow } from "../paraplan/types";
 import type { Store } from "../state/store";
 import { COLUMNS, parseSort, sortedStrategies, type Column } from "./columns";
 import { h } from "./dom";
@@ -10,7 +10,7 @@ import { h } from "./dom";
 export class ResultsTable {
   readonly element: HTMLElement;
   private readonly table: HTMLElement;
-  private strategies: RankedStrategy[] = [];
+  private strategies: TableRow[] = [];
   private variants = new Map<number, number>();
   private held = false; // hidden while the provisional table stands in its place
   // Announces the order after a sort (screen readers).
@@ -50,7 +50,7 @@ export class ResultsTable {
   }
 
   // `variants`: how many near-duplicates each listed rank stands for.
-  show(strategies: RankedStrategy[], variants = new Map<number, number>()): void {
+  show(strategies: TableRow[], variants = new Map<number, number>()): void {
     this.strategies = strategies;
     this.variants = variants;
     this.render();
@@ -111,7 +111,7 @@ export class ResultsTable {
     );
   }
 
-  private row(ranked: RankedStrategy): HTMLElement {
+  private row(ranked: TableRow): HTMLElement {
     const select = () => this.store.update((state) => (state.selected = String(ranked.rank)));
     const selected = !this.provisional && this.store.get().selected === String(ranked.rank);
     const { estimate } = ranked;
@@ -174,7 +174,7 @@ export class ResultsTable {
 
   // After the rank: ≈ where the model cannot tell it from the first row (their uncertainty
   // bands overlap), ◇ outside the validated regimes, and the near-duplicates it stands for.
-  private rankMarks(ranked: RankedStrategy, outOfRegime: boolean): DocumentFragment {
+  private rankMarks(ranked: TableRow, outOfRegime: boolean): DocumentFragment {
     const marks = document.createDocumentFragment();
     // A space keeps the rank a word of its own in the row's text.
     if (ranked.tie_with_best || outOfRegime) marks.append(" ");

@@ -1,7 +1,7 @@
 // The strategies tab: the status line, the ranked table, and the details of the strategy the
 // state's `selected` names, with its simulated schedule from the module.
 import { t } from "../i18n/i18n";
-import type { RankedStrategy } from "../paraplan/types";
+import type { RankedStrategy, TableRow } from "../paraplan/types";
 import type { Runs } from "../state/runs";
 import type { Store } from "../state/store";
 import { CancelledError } from "../worker/errors";
@@ -24,7 +24,7 @@ export class StrategiesView {
   private readonly table: ResultsTable;
   // The best rows so far while a search runs, in the table's place.
   private readonly provisionalTable: ResultsTable;
-  private provisionalRows: RankedStrategy[] | null = null;
+  private provisionalRows: TableRow[] | null = null;
   // One polite announcement when the rows so far appear and one when the exact ranking
   // replaces them, not one per progress report.
   private readonly announcer = h("p", {

@@ -1,11 +1,11 @@
 // Short text for a ranked strategy's columns, shared by the table and the exports.
 import { t } from "../i18n/i18n";
-import type { RankedStrategy } from "../paraplan/types";
+import type { TableRow } from "../paraplan/types";
 
 // Values for several GPU types are joined by `separator`: a new line in the table.
 
 // "a800: 4·4·4  h800: 14·14·14·13·13": stages grouped by GPU type, layers per stage.
-export function stagesText(ranked: RankedStrategy, separator = "  "): string {
+export function stagesText(ranked: TableRow, separator = "  "): string {
   const chips = ranked["pipeline-stage-chips"];
   const layers = ranked["pipeline-stage-layers"];
   const groups: { gpu: string; layers: number[] }[] = [];
@@ -18,7 +18,7 @@ export function stagesText(ranked: RankedStrategy, separator = "  "): string {
 }
 
 // "selective", or "a800 full/uniform/1 · h800 none" when GPU types differ.
-export function recomputeText(ranked: RankedStrategy, separator = " · "): string {
+export function recomputeText(ranked: TableRow, separator = " · "): string {
   const granularity = ranked["recompute-granularity"];
   const describe = (gpu: string) => {
     const value = granularity[gpu];
@@ -42,13 +42,13 @@ export function recomputeText(ranked: RankedStrategy, separator = " · "): strin
 }
 
 // Peak memory per GPU in GiB, for each GPU type the strategy uses.
-export function memoryByGpu(ranked: RankedStrategy): [string, number][] {
+export function memoryByGpu(ranked: TableRow): [string, number][] {
   return Object.entries(ranked["max-use-mem-size"]).filter(
     ([gpu]) => (ranked.gpus_used[gpu] ?? 0) > 0,
   );
 }
 
-export function gpusText(ranked: RankedStrategy, separator = " + "): string {
+export function gpusText(ranked: TableRow, separator = " + "): string {
   const used = Object.entries(ranked.gpus_used).filter(([, n]) => n > 0);
   return used.map(([gpu, n]) => `${n} ${gpu}`).join(separator);
 }

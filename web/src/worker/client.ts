@@ -86,6 +86,7 @@ export class ParaplanClient implements Client {
     if (call === undefined) return;
     switch (response.type) {
       case "progress":
+        mark("progress-received");
         call.onProgress?.(response.progress);
         break;
       case "partial":

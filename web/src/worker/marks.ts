@@ -15,6 +15,8 @@ export type StartupMark =
   | "module-warm" // the module parsed its built-in presets (wasm/bindings.cpp warm())
   | "search-start" // the worker began the search (the module's call)
   | "search-first-report" // the search's first progress report
+  | "search-first-rows" // its first report that carries rows (the best so far)
+  | "progress-received" // the page has the worker's first progress message
   | "search-end" // the search returned
   | "provisional-received" // the page has the first best rows so far (before drawing them)
   | "provisional-drawn" // the page drew them (in the document; painted at the next frame)

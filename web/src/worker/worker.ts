@@ -58,6 +58,7 @@ function search(
   mark("search-start");
   const text = module.search(JSON.stringify(request), (progress) => {
     mark("search-first-report");
+    if (progress.rows !== undefined) mark("search-first-rows");
     onProgress(progress);
     return true;
   });
