@@ -171,6 +171,31 @@ void Searcher::init_shape_floors() {
     if (known.contains(key.id) && !written.contains(key.id)) shape_floor_reads_.push_back(key.id);
   }
   shape_floor_usable_ = !mixed_ && fits_known;
+  // Keys that hold one value while a layout's micro-batch sizes are walked: those decided above
+  // the micro-batch level and the ZeRO level's fixed ones (set once, constructor).
+  KeySet above;
+  for (size_t level = 0; level < static_cast<size_t>(Level::micro_batch); ++level) {
+    above = above | keys_decided_at(static_cast<Level>(level), leaf_splits_layers_);
+  }
+  for (const auto& [row, value] : zero_pins_.fixed) above = above | KeySet{row->id};
+  size_floors_usable_ = true;
+  for (const StrategyKeyId key : shape_floor_reads_) {
+    if (key == K::micro_batch_size) continue;
+    size_floor_reads_.push_back(key);
+    size_floors_usable_ &= above.contains(key);
+  }
+  size_count_shared_ =
+      std::find(loop_reads_.begin(), loop_reads_.end(), K::micro_batch_size) == loop_reads_.end();
+}
+
+// Starts a layout's micro-batch sizes: their floors are kept while the keys they read above the
+// size are those of the last layout (the same shapes recur under every pipeline layout).
+void Searcher::begin_size_floors() {
+  if (!size_floors_usable_) return;
+  fill_key(size_floor_reads_, size_floor_scratch_);
+  if (size_floor_scratch_ == size_floor_key_) return;
+  size_floor_key_.swap(size_floor_scratch_);
+  size_floors_.clear();
 }
 
 // A lower bound on the time of every strategy of this micro-batch size, on one GPU type (0
@@ -180,13 +205,22 @@ void Searcher::init_shape_floors() {
 // same shapes recur under every pipeline layout).
 double Searcher::micro_batch_bound_s() {
   if (!shape_floor_usable_) return 0;
+  const auto bound_s = [&](double least_work_s) {
+    return static_cast<double>(micro_batches()) * least_work_s /
+           static_cast<double>(s_.pipeline_model_parallel_size);
+  };
+  if (size_floors_usable_) {
+    for (const auto& [mbs, least_work_s] : size_floors_) {
+      if (mbs == s_.micro_batch_size) return bound_s(least_work_s);
+    }
+  }
   fill_key(shape_floor_reads_, shape_floor_key_);
   auto found = shape_work_floors_.find(shape_floor_key_);
   if (found == shape_work_floors_.end()) {
     found = shape_work_floors_.emplace(shape_floor_key_, least_shape_work_s()).first;
   }
-  return static_cast<double>(micro_batches()) * found->second /
-         static_cast<double>(s_.pipeline_model_parallel_size);
+  if (size_floors_usable_) size_floors_.emplace_back(s_.micro_batch_size, found->second);
+  return bound_s(found->second);
 }
 
 // Whether no layer shape of this micro-batch size can beat the N-th best.

@@ -147,7 +147,6 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
   }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
   init_shape_counts();
-  init_shape_floors();
   zero_pins_.stage = pins_.get(K::zero_stage);
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
@@ -165,6 +164,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
   // Those keys hold these values wherever a bound reads them (the CUDA graph keys, in the layers'
   // host time).
   for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
+  init_shape_floors();  // after the fixed keys, which it may read
   // The framework's rules on parameter-copy reuse read that key alone.
   Strategy reusing;
   reusing.reuse_fp32_param = true;
@@ -423,10 +423,16 @@ void Searcher::stage_gpus_level() {
 // Memory grows with the micro-batch: once no leaf of one size fits, larger sizes are only
 // counted.
 void Searcher::micro_batch_level() {
+  const std::vector<int64_t> sizes =
+      pinned_or(pins_.get(K::micro_batch_size),
+                divisors_of_quotient(training_.global_batch_size, data_parallel()));
+  begin_size_floors();
+  if (every_size_bounded(sizes)) {
+    count_micro_batch_sizes(sizes);
+    return;
+  }
   Walk walk = Walk::evaluate;
-  for (const int64_t mbs :
-       pinned_or(pins_.get(K::micro_batch_size),
-                 divisors_of_quotient(training_.global_batch_size, data_parallel()))) {
+  for (const int64_t mbs : sizes) {
     if (stopped_) return;
     s_.micro_batch_size = mbs;
     micro_batches_ = num_micro_batches(rule_context_, s_);
@@ -440,6 +446,49 @@ void Searcher::micro_batch_level() {
                           : layer_shape_level(walk);
     if (!kept && !options_.exhaustive) walk = Walk::count;
   }
+}
+
+// Whether the micro-batch bound rules out every size of this layout that the micro-batch rules
+// keep: then the loop above only counts, whatever each size's shapes keep (nothing it counts
+// changes the N-th best). Quiet: the sizes' rules are tallied by the count.
+bool Searcher::every_size_bounded(const std::vector<int64_t>& sizes) {
+  if (!shape_floor_usable_ || !size_count_shared_ || options_.exhaustive || !top_.full() ||
+      stopped_) {
+    return false;
+  }
+  for (const int64_t mbs : sizes) {
+    s_.micro_batch_size = mbs;
+    micro_batches_ = num_micro_batches(rule_context_, s_);
+    if (rules_hold_quietly(Level::micro_batch) && micro_batch_bound_s() < top_.worst_s()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The loop of micro_batch_level where every size is only counted, with the same counts,
+// rejections and keys left in `s_`: the shape loop's count reads no micro-batch key
+// (size_count_shared_), so each size the rules keep adds the first one's count again.
+void Searcher::count_micro_batch_sizes(const std::vector<int64_t>& sizes) {
+  const LoopCount* count = nullptr;
+  int64_t repeats = 0;
+  for (const int64_t mbs : sizes) {
+    s_.micro_batch_size = mbs;
+    micro_batches_ = num_micro_batches(rule_context_, s_);
+    micro_batch_fits_ = false;
+    if (!rules_hold(Level::micro_batch)) continue;
+    if (count != nullptr) {
+      ++repeats;
+      continue;
+    }
+    count_layer_shapes();
+    const auto found = loop_counts_.find(loop_key_);
+    if (found == loop_counts_.end()) return;  // cut short: nothing to repeat
+    count = &found->second;
+  }
+  if (count == nullptr) return;
+  stats_.pruned += repeats * count->leaves;
+  for (const auto& [rejection, times] : count->rejections) rejection->count += repeats * times;
 }
 
 // Whether the lower bound (with the recompute settings' own work, once they are decided) rules

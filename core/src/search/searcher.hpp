@@ -152,6 +152,9 @@ class Searcher {
   bool bound_prunes(bool recompute) const;
   double micro_batch_bound_s();
   bool micro_batch_bound_prunes();
+  void begin_size_floors();
+  bool every_size_bounded(const std::vector<int64_t>& sizes);
+  void count_micro_batch_sizes(const std::vector<int64_t>& sizes);
   double least_shape_work_s();
   bool activations_overflow(int fit_pool);
   bool static_memory_overflows(int fit_pool);
@@ -351,6 +354,16 @@ class Searcher {
   std::vector<const FrameworkRule*> shape_floor_framework_rules_;
   std::vector<int64_t> shape_floor_key_;  // scratch
   std::unordered_map<std::vector<int64_t>, double, KeyValuesHash> shape_work_floors_;
+  // The same floors by micro-batch size for one layout (begin_size_floors): the keys they read
+  // other than the size (`size_floor_reads_`) are decided above the micro-batch level or fixed
+  // for the search (size_floors_usable_), and stay while the sizes are walked.
+  bool size_floors_usable_ = false;
+  std::vector<StrategyKeyId> size_floor_reads_;
+  std::vector<int64_t> size_floor_key_, size_floor_scratch_;
+  std::vector<std::pair<int64_t, double>> size_floors_;  // micro_batch_size, least shape work
+  // The shape loop's count (count_layer_shapes) reads no micro-batch key: every size of a layout
+  // counts the same (count_micro_batch_sizes).
+  bool size_count_shared_ = false;
   void init_shape_floors();
   ShapeCount walk_shape_count();
   void replay(const ShapeCount& count);
