@@ -186,6 +186,22 @@ void Searcher::init_shape_floors() {
   }
   size_count_shared_ =
       std::find(loop_reads_.begin(), loop_reads_.end(), K::micro_batch_size) == loop_reads_.end();
+  // A layout's counted micro-batch loop reads, besides the shape loop's keys, those of the
+  // micro-batch rules and the data parallel size its candidates and micro-batches follow (tensor,
+  // context, pipeline); it writes the size.
+  const auto sizes = static_cast<size_t>(Level::micro_batch);
+  KeySet sizes_reads = {K::tensor_model_parallel_size, K::context_parallel_size,
+                        K::pipeline_model_parallel_size};
+  for (const StrategyKeyId key : loop_reads_) sizes_reads = sizes_reads | KeySet{key};
+  for (const Rule* rule : rules_at_[sizes]) sizes_reads = sizes_reads | rule->reads;
+  for (const FrameworkRule* rule : framework_rules_at_[sizes]) {
+    sizes_reads = sizes_reads | rule->reads;
+  }
+  for (const StrategyKey& key : strategy_keys()) {
+    if (sizes_reads.contains(key.id) && key.id != K::micro_batch_size) {
+      sizes_reads_.push_back(key.id);
+    }
+  }
 }
 
 // Starts a layout's micro-batch sizes: their floors are kept while the keys they read above the

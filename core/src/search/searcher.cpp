@@ -466,29 +466,59 @@ bool Searcher::every_size_bounded(const std::vector<int64_t>& sizes) {
   return true;
 }
 
-// The loop of micro_batch_level where every size is only counted, with the same counts,
-// rejections and keys left in `s_`: the shape loop's count reads no micro-batch key
-// (size_count_shared_), so each size the rules keep adds the first one's count again.
+// The loop of micro_batch_level where every size is only counted, walked once per distinct value
+// of the keys it reads and does not write (sizes_reads_) and replayed after: its leaves, the
+// rejections it tallied (each already has its example) and the keys it left in `s_`.
 void Searcher::count_micro_batch_sizes(const std::vector<int64_t>& sizes) {
-  const LoopCount* count = nullptr;
+  fill_key(sizes_reads_, sizes_key_);
+  const auto found = sizes_counts_.find(sizes_key_);
+  if (found != sizes_counts_.end()) {
+    const SizesCount& count = found->second;
+    stats_.pruned += count.leaves;
+    for (const auto& [rejection, times] : count.rejections) rejection->count += times;
+    s_.micro_batch_size = count.last_size;
+    micro_batches_ = count.last_micro_batches;
+    micro_batch_fits_ = false;
+    if (count.shapes != nullptr) restore_loop_keys(*count.shapes);
+    return;
+  }
+  sizes_snapshot_.clear();  // the tallies before the walk, in the map's order
+  for (auto& [why, rejection] : rejections_)
+    sizes_snapshot_.emplace_back(&rejection, rejection.count);
+  const int64_t pruned = stats_.pruned;
+  SizesCount count;
+  if (!walk_micro_batch_sizes(sizes, count.shapes)) return;  // cut short: nothing to keep
+  count.leaves = stats_.pruned - pruned;
+  added_rejections(sizes_snapshot_, count.rejections);
+  count.last_size = s_.micro_batch_size;
+  count.last_micro_batches = micro_batches_;
+  sizes_counts_.emplace(sizes_key_, std::move(count));
+}
+
+// The loop itself: the shape loop's count reads no micro-batch key (size_count_shared_), so each
+// size the rules keep adds the first one's count again. `shapes`: that count (none where no size
+// kept the rules). False where the walk was cut short.
+bool Searcher::walk_micro_batch_sizes(const std::vector<int64_t>& sizes, const LoopCount*& shapes) {
+  shapes = nullptr;
   int64_t repeats = 0;
   for (const int64_t mbs : sizes) {
     s_.micro_batch_size = mbs;
     micro_batches_ = num_micro_batches(rule_context_, s_);
     micro_batch_fits_ = false;
     if (!rules_hold(Level::micro_batch)) continue;
-    if (count != nullptr) {
+    if (shapes != nullptr) {
       ++repeats;
       continue;
     }
     count_layer_shapes();
     const auto found = loop_counts_.find(loop_key_);
-    if (found == loop_counts_.end()) return;  // cut short: nothing to repeat
-    count = &found->second;
+    if (found == loop_counts_.end()) return false;
+    shapes = &found->second;
   }
-  if (count == nullptr) return;
-  stats_.pruned += repeats * count->leaves;
-  for (const auto& [rejection, times] : count->rejections) rejection->count += repeats * times;
+  if (shapes == nullptr) return true;
+  stats_.pruned += repeats * shapes->leaves;
+  for (const auto& [rejection, times] : shapes->rejections) rejection->count += repeats * times;
+  return true;
 }
 
 // Whether the lower bound (with the recompute settings' own work, once they are decided) rules

@@ -341,6 +341,23 @@ class Searcher {
   std::unordered_map<std::vector<int64_t>, LoopCount, KeyValuesHash> loop_counts_;
   std::vector<std::pair<Rejection*, int64_t>> rejection_counts_;  // scratch (count_layer_shapes)
   bool count_layer_shapes();
+  void restore_loop_keys(const LoopCount& count);
+  void added_rejections(const std::vector<std::pair<Rejection*, int64_t>>& before,
+                        std::vector<std::pair<Rejection*, int64_t>>& added);
+  // A layout's micro-batch loop where every size is only counted (count_micro_batch_sizes): its
+  // leaves, rejections, the last size and its micro-batches, and the shape loop whose keys it left
+  // in `s_`, by the values of the keys it reads and does not write (`sizes_reads_`).
+  struct SizesCount {
+    int64_t leaves = 0;
+    std::vector<std::pair<Rejection*, int64_t>> rejections;
+    int64_t last_size = 0, last_micro_batches = 0;
+    const LoopCount* shapes = nullptr;  // into loop_counts_ (stable nodes); none: no size kept
+  };
+  std::vector<StrategyKeyId> sizes_reads_;
+  std::vector<int64_t> sizes_key_;                              // scratch
+  std::vector<std::pair<Rejection*, int64_t>> sizes_snapshot_;  // scratch
+  std::unordered_map<std::vector<int64_t>, SizesCount, KeyValuesHash> sizes_counts_;
+  bool walk_micro_batch_sizes(const std::vector<int64_t>& sizes, const LoopCount*& shapes);
   void init_shape_counts();
   void fill_count_key() { fill_key(count_reads_, count_key_); }
   void fill_key(const std::vector<StrategyKeyId>& reads, std::vector<int64_t>& key) const;
