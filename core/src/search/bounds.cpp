@@ -178,8 +178,15 @@ void Searcher::init_shape_floors() {
     above = above | keys_decided_at(static_cast<Level>(level), leaf_splits_layers_);
   }
   for (const auto& [row, value] : zero_pins_.fixed) above = above | KeySet{row->id};
+  KeySet above_layouts = KeySet{K::micro_batch_size};  // and those above the layouts
+  for (size_t level = 0; level <= static_cast<size_t>(Level::pipeline); ++level) {
+    above_layouts = above_layouts | keys_decided_at(static_cast<Level>(level), leaf_splits_layers_);
+  }
+  for (const auto& [row, value] : zero_pins_.fixed) above_layouts = above_layouts | KeySet{row->id};
   size_floors_usable_ = true;
+  floor_reads_above_layouts_ = true;
   for (const StrategyKeyId key : shape_floor_reads_) {
+    floor_reads_above_layouts_ &= above_layouts.contains(key);
     if (key == K::micro_batch_size) continue;
     size_floor_reads_.push_back(key);
     size_floors_usable_ &= above.contains(key);

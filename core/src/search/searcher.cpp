@@ -326,7 +326,14 @@ void Searcher::pipeline_level() {
     if (stopped_) return;
     s_.pipeline_model_parallel_size = p;
     data_parallel_ = data_parallel_size(rule_context_, s_);
-    if (rules_hold(Level::pipeline)) virtual_level();
+    if (!rules_hold(Level::pipeline)) continue;
+    // The micro-batch sizes follow the data parallel size alone: once per pipeline size, for
+    // every layout below it.
+    micro_batch_sizes_ =
+        pinned_or(pins_.get(K::micro_batch_size),
+                  divisors_of_quotient(training_.global_batch_size, data_parallel()));
+    sizes_bounded_ = Bounded::unknown;
+    virtual_level();
   }
 }
 
@@ -423,9 +430,7 @@ void Searcher::stage_gpus_level() {
 // Memory grows with the micro-batch: once no leaf of one size fits, larger sizes are only
 // counted.
 void Searcher::micro_batch_level() {
-  const std::vector<int64_t> sizes =
-      pinned_or(pins_.get(K::micro_batch_size),
-                divisors_of_quotient(training_.global_batch_size, data_parallel()));
+  const std::vector<int64_t>& sizes = micro_batch_sizes_;
   begin_size_floors();
   if (every_size_bounded(sizes)) {
     count_micro_batch_sizes(sizes);
@@ -456,6 +461,21 @@ bool Searcher::every_size_bounded(const std::vector<int64_t>& sizes) {
       stopped_) {
     return false;
   }
+  // The bound reads no key of the layouts below the pipeline size (m / stages is the global
+  // batch over the tensor, context and micro-batch sizes and all the GPUs), and the N-th best
+  // only improves: where it rules out every size whatever the rules, it does for every layout of
+  // this pipeline size (asked once, at its first layout).
+  if (sizes_bounded_ == Bounded::unknown) {
+    sizes_bounded_ = Bounded::no;
+    if (floor_reads_above_layouts_ && std::all_of(sizes.begin(), sizes.end(), [&](int64_t mbs) {
+          s_.micro_batch_size = mbs;
+          micro_batches_ = num_micro_batches(rule_context_, s_);
+          return micro_batch_bound_s() >= top_.worst_s();
+        })) {
+      sizes_bounded_ = Bounded::yes;
+    }
+  }
+  if (sizes_bounded_ == Bounded::yes) return true;
   for (const int64_t mbs : sizes) {
     s_.micro_batch_size = mbs;
     micro_batches_ = num_micro_batches(rule_context_, s_);

@@ -381,6 +381,11 @@ class Searcher {
   // The shape loop's count (count_layer_shapes) reads no micro-batch key: every size of a layout
   // counts the same (count_micro_batch_sizes).
   bool size_count_shared_ = false;
+  // The micro-batch sizes of the current pipeline size (pipeline_level), and whether the bound
+  // rules out every one of them under every layout (every_size_bounded).
+  std::vector<int64_t> micro_batch_sizes_;
+  enum class Bounded { unknown, no, yes } sizes_bounded_ = Bounded::unknown;
+  bool floor_reads_above_layouts_ = false;  // the floors read no key of the layouts (virtual on)
   void init_shape_floors();
   ShapeCount walk_shape_count();
   void replay(const ShapeCount& count);
