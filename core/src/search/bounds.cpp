@@ -439,11 +439,19 @@ bool Searcher::static_memory_overflows(int fit_pool) {
   input.costs = pool_costs_;
   input.framework = framework_;
   const double usable = input.usable_bytes(cluster_.pools.front().gpu.hbm_bytes);
-  if (!(mean_static_bytes(input) > usable)) return false;
+  // These terms read the layer shape, the ZeRO level's keys and the parameters, not the recompute
+  // settings (nor the block count): once per layer shape, ZeRO stage (0 or 1) and variant.
+  const size_t zero = dp_cp > 1 ? static_cast<size_t>(s_.zero_stage) : 0;  // as stage_memory
+  const auto mean_bytes = [&](size_t variant) {
+    double& bytes = shape_static_bytes_[zero][variant];
+    if (std::isnan(bytes)) bytes = mean_static_bytes(input);
+    return bytes;
+  };
+  if (!(mean_bytes(0) > usable)) return false;
   const Strategy* offloaded = optimizer_offload_variant();
   if (offloaded == nullptr) return true;  // no optimizer offload variant (evaluate)
   input.strategy = offloaded;
-  return mean_static_bytes(input) > usable;
+  return mean_bytes(1) > usable;
 }
 
 // A group's floor for `input`'s strategy: its least activations (activations_overflow), the

@@ -136,6 +136,7 @@ bool Searcher::layer_shape_level(Walk walk) {
       pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
     }
     tick();
+    for (auto& by_zero : shape_static_bytes_) by_zero.fill(kUnknownBytes);
     if (bound_prunes(false)) {
       count_shape();
       any_fit_or_unknown = micro_batch_fits_ = true;

@@ -305,6 +305,10 @@ class Searcher {
   };
   std::vector<SplitFloor> split_floors_;
   StageWork all_layers_work_;  // every layer as one stage (mean_static_bytes)
+  // mean_static_bytes of the current layer shape by ZeRO stage (0, 1) and variant (the strategy,
+  // its optimizer offload); NaN until asked (static_memory_overflows).
+  static constexpr double kUnknownBytes = std::numeric_limits<double>::quiet_NaN();
+  std::array<std::array<double, 2>, 2> shape_static_bytes_{};
   bool all_layers_work_valid_ = false;
   bool split_floors_valid_ = false;
   MemoryBoundAudit* audit_ = nullptr;
