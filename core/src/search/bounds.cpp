@@ -563,8 +563,12 @@ void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) 
 // (a sharded stage's gathered or whole layer, `unit` in stage_memory, and reduce buckets), so
 // the difference is the linear part, whatever the ZeRO stage and framework (FSDP2 with pipelines
 // keeps every unit whole).
-bool Searcher::split_static_short(const Strategy& strategy) const {
+bool Searcher::split_static_short(const Strategy& strategy,
+                                  std::vector<KindBytes>* kept_layer_bytes) const {
   PipelineInput input = margined_input(strategy);
+  if (kept_layer_bytes != nullptr && !kept_layer_bytes->empty()) {
+    return split_room_short(input, kept_layer_bytes);
+  }
   const int64_t middle = input.stages > 2 ? 1 : 0;
   const auto static_bytes = [&](const StageGroup& group, const StageWork& work) {
     const StageMemory memory = stage_memory(input, group, work, middle);
@@ -579,6 +583,7 @@ bool Searcher::split_static_short(const Strategy& strategy) const {
           0.0, static_bytes(kind.two_group, kind.two) - static_bytes(kind.one_group, kind.one));
     }
   }
+  if (kept_layer_bytes != nullptr) *kept_layer_bytes = static_layer;
   return split_room_short(input, &static_layer);
 }
 
@@ -586,9 +591,13 @@ bool Searcher::split_static_short(const Strategy& strategy) const {
 // (split_static_short); not where MindSpeed's parameter-copy reuse may follow.
 bool Searcher::split_memory_overflows() const {
   if (!split_floors_valid_ || !split_at_leaf_ || reuse_fp32_param_variant_) return false;
-  if (!split_static_short(s_)) return false;
+  // The per-layer state reads the layer shape, the ZeRO level's keys and the parameters, not the
+  // recompute settings: kept per layer shape, ZeRO stage and variant (the activations are not).
+  const auto zero = static_cast<size_t>(std::clamp<int64_t>(s_.zero_stage, 0, 3));
+  if (!split_static_short(s_, &shape_split_static_bytes_[zero][0])) return false;
   const Strategy* offloaded = optimizer_offload_variant();
-  return offloaded == nullptr || split_static_short(*offloaded);
+  return offloaded == nullptr ||
+         split_static_short(*offloaded, &shape_split_static_bytes_[zero][1]);
 }
 
 }  // namespace paraplan::detail

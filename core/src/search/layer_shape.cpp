@@ -137,6 +137,9 @@ bool Searcher::layer_shape_level(Walk walk) {
     }
     tick();
     for (auto& by_zero : shape_static_bytes_) by_zero.fill(kUnknownBytes);
+    for (auto& by_zero : shape_split_static_bytes_) {
+      for (std::vector<KindBytes>& bytes : by_zero) bytes.clear();
+    }
     if (bound_prunes(false)) {
       count_shape();
       any_fit_or_unknown = micro_batch_fits_ = true;

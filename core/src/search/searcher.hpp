@@ -176,7 +176,10 @@ class Searcher {
                         const std::vector<KindBytes>* static_layer_bytes) const;
   bool kind_room_short(const PipelineInput& input, const std::vector<KindBytes>* static_layer_bytes,
                        int kind, int64_t layers) const;
-  bool split_static_short(const Strategy& strategy) const;
+  // `kept_layer_bytes`: the per-layer state of this layer shape, ZeRO stage and variant, computed
+  // once (empty: not yet).
+  bool split_static_short(const Strategy& strategy,
+                          std::vector<KindBytes>* kept_layer_bytes = nullptr) const;
   bool split_memory_overflows() const;
 
   // Read at every level below the pipeline's (hot): set where their keys are decided.
@@ -309,6 +312,9 @@ class Searcher {
   // its optimizer offload); NaN until asked (static_memory_overflows).
   static constexpr double kUnknownBytes = std::numeric_limits<double>::quiet_NaN();
   std::array<std::array<double, 2>, 2> shape_static_bytes_{};
+  // The split floor's per-layer state of the current layer shape by ZeRO stage (0-3) and variant
+  // (split_memory_overflows); empty until asked.
+  mutable std::array<std::array<std::vector<KindBytes>, 2>, 4> shape_split_static_bytes_;
   bool all_layers_work_valid_ = false;
   bool split_floors_valid_ = false;
   MemoryBoundAudit* audit_ = nullptr;
