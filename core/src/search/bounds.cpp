@@ -171,6 +171,54 @@ void Searcher::init_shape_floors() {
     if (known.contains(key.id) && !written.contains(key.id)) shape_floor_reads_.push_back(key.id);
   }
   shape_floor_usable_ = !mixed_ && fits_known;
+  // Keys that hold one value while a layout's micro-batch sizes are walked: those decided above
+  // the micro-batch level and the ZeRO level's fixed ones (set once, constructor).
+  KeySet above;
+  for (size_t level = 0; level < static_cast<size_t>(Level::micro_batch); ++level) {
+    above = above | keys_decided_at(static_cast<Level>(level), leaf_splits_layers_);
+  }
+  for (const auto& [row, value] : zero_pins_.fixed) above = above | KeySet{row->id};
+  KeySet above_layouts = KeySet{K::micro_batch_size};  // and those above the layouts
+  for (size_t level = 0; level <= static_cast<size_t>(Level::pipeline); ++level) {
+    above_layouts = above_layouts | keys_decided_at(static_cast<Level>(level), leaf_splits_layers_);
+  }
+  for (const auto& [row, value] : zero_pins_.fixed) above_layouts = above_layouts | KeySet{row->id};
+  size_floors_usable_ = true;
+  floor_reads_above_layouts_ = true;
+  for (const StrategyKeyId key : shape_floor_reads_) {
+    floor_reads_above_layouts_ &= above_layouts.contains(key);
+    if (key == K::micro_batch_size) continue;
+    size_floor_reads_.push_back(key);
+    size_floors_usable_ &= above.contains(key);
+  }
+  size_count_shared_ =
+      std::find(loop_reads_.begin(), loop_reads_.end(), K::micro_batch_size) == loop_reads_.end();
+  // A layout's counted micro-batch loop reads, besides the shape loop's keys, those of the
+  // micro-batch rules and the data parallel size its candidates and micro-batches follow (tensor,
+  // context, pipeline); it writes the size.
+  const auto sizes = static_cast<size_t>(Level::micro_batch);
+  KeySet sizes_reads = {K::tensor_model_parallel_size, K::context_parallel_size,
+                        K::pipeline_model_parallel_size};
+  for (const StrategyKeyId key : loop_reads_) sizes_reads = sizes_reads | KeySet{key};
+  for (const Rule* rule : rules_at_[sizes]) sizes_reads = sizes_reads | rule->reads;
+  for (const FrameworkRule* rule : framework_rules_at_[sizes]) {
+    sizes_reads = sizes_reads | rule->reads;
+  }
+  for (const StrategyKey& key : strategy_keys()) {
+    if (sizes_reads.contains(key.id) && key.id != K::micro_batch_size) {
+      sizes_reads_.push_back(key.id);
+    }
+  }
+}
+
+// Starts a layout's micro-batch sizes: their floors are kept while the keys they read above the
+// size are those of the last layout (the same shapes recur under every pipeline layout).
+void Searcher::begin_size_floors() {
+  if (!size_floors_usable_) return;
+  fill_key(size_floor_reads_, size_floor_scratch_);
+  if (size_floor_scratch_ == size_floor_key_) return;
+  size_floor_key_.swap(size_floor_scratch_);
+  size_floors_.clear();
 }
 
 // A lower bound on the time of every strategy of this micro-batch size, on one GPU type (0
@@ -180,13 +228,22 @@ void Searcher::init_shape_floors() {
 // same shapes recur under every pipeline layout).
 double Searcher::micro_batch_bound_s() {
   if (!shape_floor_usable_) return 0;
+  const auto bound_s = [&](double least_work_s) {
+    return static_cast<double>(micro_batches()) * least_work_s /
+           static_cast<double>(s_.pipeline_model_parallel_size);
+  };
+  if (size_floors_usable_) {
+    for (const auto& [mbs, least_work_s] : size_floors_) {
+      if (mbs == s_.micro_batch_size) return bound_s(least_work_s);
+    }
+  }
   fill_key(shape_floor_reads_, shape_floor_key_);
   auto found = shape_work_floors_.find(shape_floor_key_);
   if (found == shape_work_floors_.end()) {
     found = shape_work_floors_.emplace(shape_floor_key_, least_shape_work_s()).first;
   }
-  return static_cast<double>(micro_batches()) * found->second /
-         static_cast<double>(s_.pipeline_model_parallel_size);
+  if (size_floors_usable_) size_floors_.emplace_back(s_.micro_batch_size, found->second);
+  return bound_s(found->second);
 }
 
 // Whether no layer shape of this micro-batch size can beat the N-th best.
@@ -382,11 +439,19 @@ bool Searcher::static_memory_overflows(int fit_pool) {
   input.costs = pool_costs_;
   input.framework = framework_;
   const double usable = input.usable_bytes(cluster_.pools.front().gpu.hbm_bytes);
-  if (!(mean_static_bytes(input) > usable)) return false;
+  // These terms read the layer shape, the ZeRO level's keys and the parameters, not the recompute
+  // settings (nor the block count): once per layer shape, ZeRO stage (0 or 1) and variant.
+  const size_t zero = dp_cp > 1 ? static_cast<size_t>(s_.zero_stage) : 0;  // as stage_memory
+  const auto mean_bytes = [&](size_t variant) {
+    double& bytes = shape_static_bytes_[zero][variant];
+    if (std::isnan(bytes)) bytes = mean_static_bytes(input);
+    return bytes;
+  };
+  if (!(mean_bytes(0) > usable)) return false;
   const Strategy* offloaded = optimizer_offload_variant();
   if (offloaded == nullptr) return true;  // no optimizer offload variant (evaluate)
   input.strategy = offloaded;
-  return mean_static_bytes(input) > usable;
+  return mean_bytes(1) > usable;
 }
 
 // A group's floor for `input`'s strategy: its least activations (activations_overflow), the
@@ -498,8 +563,12 @@ void Searcher::audit_floors(const Strategy& strategy, bool fits, double time_s) 
 // (a sharded stage's gathered or whole layer, `unit` in stage_memory, and reduce buckets), so
 // the difference is the linear part, whatever the ZeRO stage and framework (FSDP2 with pipelines
 // keeps every unit whole).
-bool Searcher::split_static_short(const Strategy& strategy) const {
+bool Searcher::split_static_short(const Strategy& strategy,
+                                  std::vector<KindBytes>* kept_layer_bytes) const {
   PipelineInput input = margined_input(strategy);
+  if (kept_layer_bytes != nullptr && !kept_layer_bytes->empty()) {
+    return split_room_short(input, kept_layer_bytes);
+  }
   const int64_t middle = input.stages > 2 ? 1 : 0;
   const auto static_bytes = [&](const StageGroup& group, const StageWork& work) {
     const StageMemory memory = stage_memory(input, group, work, middle);
@@ -514,6 +583,7 @@ bool Searcher::split_static_short(const Strategy& strategy) const {
           0.0, static_bytes(kind.two_group, kind.two) - static_bytes(kind.one_group, kind.one));
     }
   }
+  if (kept_layer_bytes != nullptr) *kept_layer_bytes = static_layer;
   return split_room_short(input, &static_layer);
 }
 
@@ -521,9 +591,13 @@ bool Searcher::split_static_short(const Strategy& strategy) const {
 // (split_static_short); not where MindSpeed's parameter-copy reuse may follow.
 bool Searcher::split_memory_overflows() const {
   if (!split_floors_valid_ || !split_at_leaf_ || reuse_fp32_param_variant_) return false;
-  if (!split_static_short(s_)) return false;
+  // The per-layer state reads the layer shape, the ZeRO level's keys and the parameters, not the
+  // recompute settings: kept per layer shape, ZeRO stage and variant (the activations are not).
+  const auto zero = static_cast<size_t>(std::clamp<int64_t>(s_.zero_stage, 0, 3));
+  if (!split_static_short(s_, &shape_split_static_bytes_[zero][0])) return false;
   const Strategy* offloaded = optimizer_offload_variant();
-  return offloaded == nullptr || split_static_short(*offloaded);
+  return offloaded == nullptr ||
+         split_static_short(*offloaded, &shape_split_static_bytes_[zero][1]);
 }
 
 }  // namespace paraplan::detail

@@ -136,6 +136,10 @@ bool Searcher::layer_shape_level(Walk walk) {
       pool_costs_.push_back(&costs_.get(static_cast<int>(pool), s_));
     }
     tick();
+    for (auto& by_zero : shape_static_bytes_) by_zero.fill(kUnknownBytes);
+    for (auto& by_zero : shape_split_static_bytes_) {
+      for (std::vector<KindBytes>& bytes : by_zero) bytes.clear();
+    }
     if (bound_prunes(false)) {
       count_shape();
       any_fit_or_unknown = micro_batch_fits_ = true;
@@ -168,15 +172,7 @@ bool Searcher::count_layer_shapes() {
     });
     if (stopped_) return count.kept;  // cut short: nothing to keep
     count.leaves = stats_.pruned - pruned;
-    // Nodes the walk inserted interleave with the old ones, in the same order: a merge.
-    size_t old = 0;
-    for (auto& [why, rejection] : rejections_) {
-      int64_t added = rejection.count;
-      if (old < rejection_counts_.size() && rejection_counts_[old].first == &rejection) {
-        added -= rejection_counts_[old++].second;
-      }
-      if (added > 0) count.rejections.emplace_back(&rejection, added);
-    }
+    added_rejections(rejection_counts_, count.rejections);
     for (const K id : loop_writes_) count.keys.push_back(strategy_key(id).get(s_, 0));
     for (const Recompute& recompute : s_.recompute) {
       count.keys.insert(
@@ -191,6 +187,24 @@ bool Searcher::count_layer_shapes() {
   const LoopCount& count = found->second;
   stats_.pruned += count.leaves;
   for (const auto& [rejection, times] : count.rejections) rejection->count += times;
+  restore_loop_keys(count);
+  return count.kept;
+}
+
+// The rejections tallied since `before` (the counts of rejections_, in the map's order), into
+// `added`: nodes inserted since interleave with the old ones, in the same order (a merge).
+void Searcher::added_rejections(const std::vector<std::pair<Rejection*, int64_t>>& before,
+                                std::vector<std::pair<Rejection*, int64_t>>& added) {
+  size_t old = 0;
+  for (auto& [why, rejection] : rejections_) {
+    int64_t times = rejection.count;
+    if (old < before.size() && before[old].first == &rejection) times -= before[old++].second;
+    if (times > 0) added.emplace_back(&rejection, times);
+  }
+}
+
+// The keys a counted shape loop left in `s_`, as it left them.
+void Searcher::restore_loop_keys(const LoopCount& count) {
   size_t at = 0;
   for (const K id : loop_writes_) strategy_key(id).set(s_, 0, count.keys[at++]);
   for (Recompute& recompute : s_.recompute) {
@@ -199,7 +213,6 @@ bool Searcher::count_layer_shapes() {
     recompute.num_layers = count.keys[at++];
     recompute.modules = static_cast<uint32_t>(count.keys[at++]);
   }
-  return count.kept;
 }
 
 }  // namespace paraplan::detail

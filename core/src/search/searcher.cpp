@@ -147,7 +147,6 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
   }
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
   init_shape_counts();
-  init_shape_floors();
   zero_pins_.stage = pins_.get(K::zero_stage);
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
@@ -165,6 +164,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
   // Those keys hold these values wherever a bound reads them (the CUDA graph keys, in the layers'
   // host time).
   for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
+  init_shape_floors();  // after the fixed keys, which it may read
   // The framework's rules on parameter-copy reuse read that key alone.
   Strategy reusing;
   reusing.reuse_fp32_param = true;
@@ -326,7 +326,14 @@ void Searcher::pipeline_level() {
     if (stopped_) return;
     s_.pipeline_model_parallel_size = p;
     data_parallel_ = data_parallel_size(rule_context_, s_);
-    if (rules_hold(Level::pipeline)) virtual_level();
+    if (!rules_hold(Level::pipeline)) continue;
+    // The micro-batch sizes follow the data parallel size alone: once per pipeline size, for
+    // every layout below it.
+    micro_batch_sizes_ =
+        pinned_or(pins_.get(K::micro_batch_size),
+                  divisors_of_quotient(training_.global_batch_size, data_parallel()));
+    sizes_bounded_ = Bounded::unknown;
+    virtual_level();
   }
 }
 
@@ -423,10 +430,14 @@ void Searcher::stage_gpus_level() {
 // Memory grows with the micro-batch: once no leaf of one size fits, larger sizes are only
 // counted.
 void Searcher::micro_batch_level() {
+  const std::vector<int64_t>& sizes = micro_batch_sizes_;
+  begin_size_floors();
+  if (every_size_bounded(sizes)) {
+    count_micro_batch_sizes(sizes);
+    return;
+  }
   Walk walk = Walk::evaluate;
-  for (const int64_t mbs :
-       pinned_or(pins_.get(K::micro_batch_size),
-                 divisors_of_quotient(training_.global_batch_size, data_parallel()))) {
+  for (const int64_t mbs : sizes) {
     if (stopped_) return;
     s_.micro_batch_size = mbs;
     micro_batches_ = num_micro_batches(rule_context_, s_);
@@ -440,6 +451,94 @@ void Searcher::micro_batch_level() {
                           : layer_shape_level(walk);
     if (!kept && !options_.exhaustive) walk = Walk::count;
   }
+}
+
+// Whether the micro-batch bound rules out every size of this layout that the micro-batch rules
+// keep: then the loop above only counts, whatever each size's shapes keep (nothing it counts
+// changes the N-th best). Quiet: the sizes' rules are tallied by the count.
+bool Searcher::every_size_bounded(const std::vector<int64_t>& sizes) {
+  if (!shape_floor_usable_ || !size_count_shared_ || options_.exhaustive || !top_.full() ||
+      stopped_) {
+    return false;
+  }
+  // The bound reads no key of the layouts below the pipeline size (m / stages is the global
+  // batch over the tensor, context and micro-batch sizes and all the GPUs), and the N-th best
+  // only improves: where it rules out every size whatever the rules, it does for every layout of
+  // this pipeline size (asked once, at its first layout).
+  if (sizes_bounded_ == Bounded::unknown) {
+    sizes_bounded_ = Bounded::no;
+    if (floor_reads_above_layouts_ && std::all_of(sizes.begin(), sizes.end(), [&](int64_t mbs) {
+          s_.micro_batch_size = mbs;
+          micro_batches_ = num_micro_batches(rule_context_, s_);
+          return micro_batch_bound_s() >= top_.worst_s();
+        })) {
+      sizes_bounded_ = Bounded::yes;
+    }
+  }
+  if (sizes_bounded_ == Bounded::yes) return true;
+  for (const int64_t mbs : sizes) {
+    s_.micro_batch_size = mbs;
+    micro_batches_ = num_micro_batches(rule_context_, s_);
+    if (rules_hold_quietly(Level::micro_batch) && micro_batch_bound_s() < top_.worst_s()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The loop of micro_batch_level where every size is only counted, walked once per distinct value
+// of the keys it reads and does not write (sizes_reads_) and replayed after: its leaves, the
+// rejections it tallied (each already has its example) and the keys it left in `s_`.
+void Searcher::count_micro_batch_sizes(const std::vector<int64_t>& sizes) {
+  fill_key(sizes_reads_, sizes_key_);
+  const auto found = sizes_counts_.find(sizes_key_);
+  if (found != sizes_counts_.end()) {
+    const SizesCount& count = found->second;
+    stats_.pruned += count.leaves;
+    for (const auto& [rejection, times] : count.rejections) rejection->count += times;
+    s_.micro_batch_size = count.last_size;
+    micro_batches_ = count.last_micro_batches;
+    micro_batch_fits_ = false;
+    if (count.shapes != nullptr) restore_loop_keys(*count.shapes);
+    return;
+  }
+  sizes_snapshot_.clear();  // the tallies before the walk, in the map's order
+  for (auto& [why, rejection] : rejections_)
+    sizes_snapshot_.emplace_back(&rejection, rejection.count);
+  const int64_t pruned = stats_.pruned;
+  SizesCount count;
+  if (!walk_micro_batch_sizes(sizes, count.shapes)) return;  // cut short: nothing to keep
+  count.leaves = stats_.pruned - pruned;
+  added_rejections(sizes_snapshot_, count.rejections);
+  count.last_size = s_.micro_batch_size;
+  count.last_micro_batches = micro_batches_;
+  sizes_counts_.emplace(sizes_key_, std::move(count));
+}
+
+// The loop itself: the shape loop's count reads no micro-batch key (size_count_shared_), so each
+// size the rules keep adds the first one's count again. `shapes`: that count (none where no size
+// kept the rules). False where the walk was cut short.
+bool Searcher::walk_micro_batch_sizes(const std::vector<int64_t>& sizes, const LoopCount*& shapes) {
+  shapes = nullptr;
+  int64_t repeats = 0;
+  for (const int64_t mbs : sizes) {
+    s_.micro_batch_size = mbs;
+    micro_batches_ = num_micro_batches(rule_context_, s_);
+    micro_batch_fits_ = false;
+    if (!rules_hold(Level::micro_batch)) continue;
+    if (shapes != nullptr) {
+      ++repeats;
+      continue;
+    }
+    count_layer_shapes();
+    const auto found = loop_counts_.find(loop_key_);
+    if (found == loop_counts_.end()) return false;
+    shapes = &found->second;
+  }
+  if (shapes == nullptr) return true;
+  stats_.pruned += repeats * shapes->leaves;
+  for (const auto& [rejection, times] : shapes->rejections) rejection->count += repeats * times;
+  return true;
 }
 
 // Whether the lower bound (with the recompute settings' own work, once they are decided) rules

@@ -152,6 +152,9 @@ class Searcher {
   bool bound_prunes(bool recompute) const;
   double micro_batch_bound_s();
   bool micro_batch_bound_prunes();
+  void begin_size_floors();
+  bool every_size_bounded(const std::vector<int64_t>& sizes);
+  void count_micro_batch_sizes(const std::vector<int64_t>& sizes);
   double least_shape_work_s();
   bool activations_overflow(int fit_pool);
   bool static_memory_overflows(int fit_pool);
@@ -173,7 +176,10 @@ class Searcher {
                         const std::vector<KindBytes>* static_layer_bytes) const;
   bool kind_room_short(const PipelineInput& input, const std::vector<KindBytes>* static_layer_bytes,
                        int kind, int64_t layers) const;
-  bool split_static_short(const Strategy& strategy) const;
+  // `kept_layer_bytes`: the per-layer state of this layer shape, ZeRO stage and variant, computed
+  // once (empty: not yet).
+  bool split_static_short(const Strategy& strategy,
+                          std::vector<KindBytes>* kept_layer_bytes = nullptr) const;
   bool split_memory_overflows() const;
 
   // Read at every level below the pipeline's (hot): set where their keys are decided.
@@ -302,6 +308,13 @@ class Searcher {
   };
   std::vector<SplitFloor> split_floors_;
   StageWork all_layers_work_;  // every layer as one stage (mean_static_bytes)
+  // mean_static_bytes of the current layer shape by ZeRO stage (0, 1) and variant (the strategy,
+  // its optimizer offload); NaN until asked (static_memory_overflows).
+  static constexpr double kUnknownBytes = std::numeric_limits<double>::quiet_NaN();
+  std::array<std::array<double, 2>, 2> shape_static_bytes_{};
+  // The split floor's per-layer state of the current layer shape by ZeRO stage (0-3) and variant
+  // (split_memory_overflows); empty until asked.
+  mutable std::array<std::array<std::vector<KindBytes>, 2>, 4> shape_split_static_bytes_;
   bool all_layers_work_valid_ = false;
   bool split_floors_valid_ = false;
   MemoryBoundAudit* audit_ = nullptr;
@@ -338,6 +351,23 @@ class Searcher {
   std::unordered_map<std::vector<int64_t>, LoopCount, KeyValuesHash> loop_counts_;
   std::vector<std::pair<Rejection*, int64_t>> rejection_counts_;  // scratch (count_layer_shapes)
   bool count_layer_shapes();
+  void restore_loop_keys(const LoopCount& count);
+  void added_rejections(const std::vector<std::pair<Rejection*, int64_t>>& before,
+                        std::vector<std::pair<Rejection*, int64_t>>& added);
+  // A layout's micro-batch loop where every size is only counted (count_micro_batch_sizes): its
+  // leaves, rejections, the last size and its micro-batches, and the shape loop whose keys it left
+  // in `s_`, by the values of the keys it reads and does not write (`sizes_reads_`).
+  struct SizesCount {
+    int64_t leaves = 0;
+    std::vector<std::pair<Rejection*, int64_t>> rejections;
+    int64_t last_size = 0, last_micro_batches = 0;
+    const LoopCount* shapes = nullptr;  // into loop_counts_ (stable nodes); none: no size kept
+  };
+  std::vector<StrategyKeyId> sizes_reads_;
+  std::vector<int64_t> sizes_key_;                              // scratch
+  std::vector<std::pair<Rejection*, int64_t>> sizes_snapshot_;  // scratch
+  std::unordered_map<std::vector<int64_t>, SizesCount, KeyValuesHash> sizes_counts_;
+  bool walk_micro_batch_sizes(const std::vector<int64_t>& sizes, const LoopCount*& shapes);
   void init_shape_counts();
   void fill_count_key() { fill_key(count_reads_, count_key_); }
   void fill_key(const std::vector<StrategyKeyId>& reads, std::vector<int64_t>& key) const;
@@ -351,6 +381,21 @@ class Searcher {
   std::vector<const FrameworkRule*> shape_floor_framework_rules_;
   std::vector<int64_t> shape_floor_key_;  // scratch
   std::unordered_map<std::vector<int64_t>, double, KeyValuesHash> shape_work_floors_;
+  // The same floors by micro-batch size for one layout (begin_size_floors): the keys they read
+  // other than the size (`size_floor_reads_`) are decided above the micro-batch level or fixed
+  // for the search (size_floors_usable_), and stay while the sizes are walked.
+  bool size_floors_usable_ = false;
+  std::vector<StrategyKeyId> size_floor_reads_;
+  std::vector<int64_t> size_floor_key_, size_floor_scratch_;
+  std::vector<std::pair<int64_t, double>> size_floors_;  // micro_batch_size, least shape work
+  // The shape loop's count (count_layer_shapes) reads no micro-batch key: every size of a layout
+  // counts the same (count_micro_batch_sizes).
+  bool size_count_shared_ = false;
+  // The micro-batch sizes of the current pipeline size (pipeline_level), and whether the bound
+  // rules out every one of them under every layout (every_size_bounded).
+  std::vector<int64_t> micro_batch_sizes_;
+  enum class Bounded { unknown, no, yes } sizes_bounded_ = Bounded::unknown;
+  bool floor_reads_above_layouts_ = false;  // the floors read no key of the layouts (virtual on)
   void init_shape_floors();
   ShapeCount walk_shape_count();
   void replay(const ShapeCount& count);
