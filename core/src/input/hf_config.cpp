@@ -399,25 +399,13 @@ std::string family_name(const Architecture& architecture, std::string_view name,
   return std::string(architecture.architecture);
 }
 
-}  // namespace
+// The dense dimensions every family maps (transformers' names, Megatron-LM's fields).
+struct HfDimensions {
+  int64_t num_layers, hidden, heads, ffn, groups;
+};
 
-std::vector<std::string> hf_architectures() {
-  std::vector<std::string> names;
-  for (const Architecture& known : kArchitectures) names.emplace_back(known.architecture);
-  return names;
-}
-
-HfImport import_hf_config(const json& config, std::string_view name) {
-  if (!config.is_object()) {
-    throw InputError(
-        "", "expected a JSON object (a Hugging Face config.json), got " + detail::describe(config));
-  }
-  ConfigReader reader(config);
-  const Architecture& architecture = architecture_of(reader);
-  const Family family = architecture.family;
-
-  json model;
-  model["name"] = family_name(architecture, name, reader);
+// The layers' sizes, the activation and the per-head dimension into `model`.
+HfDimensions hf_dense_dimensions(ConfigReader& reader, Family family, json& model) {
   const int64_t num_layers = reader.positive("num_hidden_layers", limits::kMaxLayers);
   const int64_t hidden = reader.positive("hidden_size", kMaxDimension);
   const int64_t heads = reader.positive("num_attention_heads", kMaxDimension);
@@ -445,22 +433,31 @@ HfImport import_hf_config(const json& config, std::string_view name) {
                                      ") is not a multiple of num_attention_heads (" +
                                      std::to_string(heads) + ")");
   }
+  return {num_layers, hidden, heads, ffn, groups};
+}
+
+// Tied embeddings and dropout into `model`.
+void hf_embeddings_and_dropout(ConfigReader& reader, json& model) {
   // transformers' default for every family here is untied (tie_word_embeddings=False).
   model["untie_embeddings_and_output_weights"] = !reader.flag("tie_word_embeddings", false);
   const double attention_dropout = reader.fraction("attention_dropout").value_or(0.0);
   model["hidden_dropout"] = 0.0;
   model["attention_dropout"] = attention_dropout;
+}
 
+// Biases into `model`; returns the per-head dimension the model counts.
+int64_t hf_linear_biases(ConfigReader& reader, Family family, const HfDimensions& d, json& model) {
   // Biases: Paraplan's add_bias_linear puts a bias on every linear layer (Megatron-LM
   // --add-bias-linear); a model with biases on some layers only is mapped without them.
   const bool attention_bias = reader.flag("attention_bias", false);
   const bool mlp_bias = reader.flag("mlp_bias", false);
   const bool all_biases = family == Family::gpt_oss ? attention_bias : attention_bias && mlp_bias;
   model["add_bias_linear"] = all_biases;
-  const int64_t head_dim = model.contains("kv_channels") ? model["kv_channels"].get<int64_t>()
-                                                         : (hidden / std::max<int64_t>(heads, 1));
+  const int64_t head_dim = model.contains("kv_channels")
+                               ? model["kv_channels"].get<int64_t>()
+                               : (d.hidden / std::max<int64_t>(d.heads, 1));
   const double attention_biases =
-      static_cast<double>(num_layers) * ((heads + 2 * groups) * head_dim + hidden);
+      static_cast<double>(d.num_layers) * ((d.heads + 2 * d.groups) * head_dim + d.hidden);
   if (attention_bias && !all_biases) {
     reader.report("attention_bias", "unsupported",
                   "biases on the attention projections only: add_bias_linear covers every "
@@ -472,10 +469,16 @@ HfImport import_hf_config(const json& config, std::string_view name) {
                   "biases on the MLP only: add_bias_linear covers every linear layer, so they "
                   "are left out");
   }
+  return head_dim;
+}
 
+// What a family's attention has that the model document cannot say, reported on architectures.
+void hf_family_attention_notes(ConfigReader& reader, Family family, const HfDimensions& d,
+                               int64_t head_dim) {
   if (family == Family::qwen2) {
     // Qwen2Attention: q_proj, k_proj and v_proj with bias=True (modeling_qwen2.py).
-    const double qkv_biases = static_cast<double>(num_layers) * (heads + 2 * groups) * head_dim;
+    const double qkv_biases =
+        static_cast<double>(d.num_layers) * (d.heads + 2 * d.groups) * head_dim;
     reader.report("architectures", "unsupported",
                   "Qwen2 has biases on the q, k and v projections only (Megatron-LM "
                   "--add-qkv-bias); add_bias_linear covers every linear layer, so they are left "
@@ -491,15 +494,90 @@ HfImport import_hf_config(const json& config, std::string_view name) {
   } else if (family == Family::gpt_oss) {
     // GptOssAttention.sinks: one learned logit per head (modeling_gpt_oss.py).
     reader.report("architectures", "unsupported",
-                  "gpt-oss adds a learned attention-sink logit per head (" + std::to_string(heads) +
-                      " parameters per layer): not modelled");
+                  "gpt-oss adds a learned attention-sink logit per head (" +
+                      std::to_string(d.heads) + " parameters per layer): not modelled");
   } else {
     reader.find("architectures");
   }
+}
 
-  sliding_window(reader, family, num_layers, model);
-  if (!reader.used("layer_types")) full_layer_types(reader);
+// gpt-oss's experts: top-k as num_experts_per_tok or experts_per_token (equal when both given).
+json gpt_oss_moe(ConfigReader& reader, int64_t ffn) {
+  json moe;
+  moe["num_experts"] = reader.positive("num_local_experts", kMaxDimension);
+  const int64_t experts = moe["num_experts"].get<int64_t>();
+  const std::optional<int64_t> per_token = reader.optional_positive("num_experts_per_tok", experts);
+  const std::optional<int64_t> experts_per_token =
+      reader.optional_positive("experts_per_token", experts);
+  if (per_token && experts_per_token && *per_token != *experts_per_token) {
+    throw InputError("experts_per_token", "differs from num_experts_per_tok (" +
+                                              std::to_string(*per_token) + "), got " +
+                                              std::to_string(*experts_per_token));
+  }
+  if (!per_token && !experts_per_token) {
+    throw InputError("num_experts_per_tok", "is required (or experts_per_token)");
+  }
+  moe["top_k"] = per_token ? *per_token : *experts_per_token;
+  moe["moe_ffn_hidden_size"] = ffn;
+  return moe;
+}
 
+// DeepSeek-V2/V3's experts (DeepseekV3Config, configuration_deepseek_v3.py; Megatron-Bridge
+// deepseek_v3_bridge.py).
+json deepseek_moe(ConfigReader& reader, int64_t num_layers) {
+  const int64_t layer_freq = reader.count("moe_layer_freq", kMaxDimension, 1);
+  if (layer_freq != 1) {
+    throw InputError("moe_layer_freq",
+                     "Paraplan models an MoE MLP in every layer after the first dense ones; "
+                     "expected 1, got " +
+                         std::to_string(layer_freq));
+  }
+  json moe;
+  moe["num_experts"] = reader.positive("n_routed_experts", kMaxDimension);
+  moe["top_k"] = reader.positive("num_experts_per_tok", moe["num_experts"].get<int64_t>());
+  moe["moe_ffn_hidden_size"] = reader.positive("moe_intermediate_size", kMaxDimension);
+  moe["num_shared_experts"] = reader.count("n_shared_experts", 1024);
+  moe["first_k_dense_layers"] = reader.count("first_k_dense_replace", num_layers - 1);
+  // "noaux_tc": DeepSeek-V3's auxiliary-loss-free balancing by a per-expert bias
+  // (e_score_correction_bias; Megatron-LM --moe-router-enable-expert-bias).
+  const std::string topk_method = reader.text("topk_method").value_or("greedy");
+  moe["moe_router_enable_expert_bias"] = topk_method == "noaux_tc";
+  return moe;
+}
+
+// DeepSeek's group-limited routing: not modelled, reported.
+void deepseek_expert_groups(ConfigReader& reader) {
+  const int64_t groups_of_experts = reader.count("n_group", kMaxDimension, 1);
+  reader.find("topk_group");
+  if (groups_of_experts > 1) {
+    reader.report("n_group", "unsupported",
+                  "group-limited routing (each token's experts in at most topk_group of " +
+                      std::to_string(groups_of_experts) +
+                      " groups; Megatron-LM --moe-router-num-groups, "
+                      "--moe-router-group-topk): Paraplan counts the all-to-all as if a "
+                      "token's experts may sit on any GPU");
+    reader.ignore_if_present("topk_group", "see n_group");
+  } else {
+    reader.ignore_if_present("n_group", "one group: no group-limited routing");
+    reader.ignore_if_present("topk_group", "one group: no group-limited routing");
+  }
+}
+
+// DeepSeek's multi-latent attention and multi-token prediction into `model`.
+void deepseek_latent_attention(ConfigReader& reader, json& model) {
+  json mla;
+  mla["q_lora_rank"] = reader.count("q_lora_rank", kMaxDimension);
+  mla["kv_lora_rank"] = reader.positive("kv_lora_rank", kMaxDimension);
+  mla["qk_head_dim"] = reader.positive("qk_nope_head_dim", kMaxDimension);
+  mla["qk_pos_emb_head_dim"] = reader.count("qk_rope_head_dim", kMaxDimension);
+  mla["v_head_dim"] = reader.positive("v_head_dim", kMaxDimension);
+  model["multi_latent_attention"] = mla;
+  model["kv_channels"] = mla["v_head_dim"];
+  model["mtp_num_layers"] = reader.count("num_nextn_predict_layers", limits::kMaxLayers);
+}
+
+// The family's experts (and DeepSeek's latent attention) into `model`.
+void hf_family_layers(ConfigReader& reader, Family family, const HfDimensions& d, json& model) {
   switch (family) {
     case Family::llama:
     case Family::mistral:
@@ -511,7 +589,7 @@ HfImport import_hf_config(const json& config, std::string_view name) {
       moe["num_experts"] = reader.positive("num_experts", kMaxDimension);
       moe["top_k"] = reader.positive("num_experts_per_tok", moe["num_experts"].get<int64_t>());
       moe["moe_ffn_hidden_size"] = reader.positive("moe_intermediate_size", kMaxDimension);
-      moe["first_k_dense_layers"] = qwen_dense_layers(reader, num_layers);
+      moe["first_k_dense_layers"] = qwen_dense_layers(reader, d.num_layers);
       model["moe"] = moe;
       break;
     }
@@ -520,82 +598,23 @@ HfImport import_hf_config(const json& config, std::string_view name) {
       json moe;
       moe["num_experts"] = reader.positive("num_local_experts", kMaxDimension);
       moe["top_k"] = reader.positive("num_experts_per_tok", moe["num_experts"].get<int64_t>());
-      moe["moe_ffn_hidden_size"] = ffn;
+      moe["moe_ffn_hidden_size"] = d.ffn;
       model["moe"] = moe;
       break;
     }
-    case Family::gpt_oss: {
-      json moe;
-      moe["num_experts"] = reader.positive("num_local_experts", kMaxDimension);
-      const int64_t experts = moe["num_experts"].get<int64_t>();
-      const std::optional<int64_t> per_token =
-          reader.optional_positive("num_experts_per_tok", experts);
-      const std::optional<int64_t> experts_per_token =
-          reader.optional_positive("experts_per_token", experts);
-      if (per_token && experts_per_token && *per_token != *experts_per_token) {
-        throw InputError("experts_per_token", "differs from num_experts_per_tok (" +
-                                                  std::to_string(*per_token) + "), got " +
-                                                  std::to_string(*experts_per_token));
-      }
-      if (!per_token && !experts_per_token) {
-        throw InputError("num_experts_per_tok", "is required (or experts_per_token)");
-      }
-      moe["top_k"] = per_token ? *per_token : *experts_per_token;
-      moe["moe_ffn_hidden_size"] = ffn;
-      model["moe"] = moe;
+    case Family::gpt_oss:
+      model["moe"] = gpt_oss_moe(reader, d.ffn);
       break;
-    }
-    case Family::deepseek: {
-      // DeepseekV3Config (configuration_deepseek_v3.py); Megatron-Bridge deepseek_v3_bridge.py.
-      const int64_t layer_freq = reader.count("moe_layer_freq", kMaxDimension, 1);
-      if (layer_freq != 1) {
-        throw InputError("moe_layer_freq",
-                         "Paraplan models an MoE MLP in every layer after the first dense ones; "
-                         "expected 1, got " +
-                             std::to_string(layer_freq));
-      }
-      json moe;
-      moe["num_experts"] = reader.positive("n_routed_experts", kMaxDimension);
-      moe["top_k"] = reader.positive("num_experts_per_tok", moe["num_experts"].get<int64_t>());
-      moe["moe_ffn_hidden_size"] = reader.positive("moe_intermediate_size", kMaxDimension);
-      moe["num_shared_experts"] = reader.count("n_shared_experts", 1024);
-      moe["first_k_dense_layers"] = reader.count("first_k_dense_replace", num_layers - 1);
-      // "noaux_tc": DeepSeek-V3's auxiliary-loss-free balancing by a per-expert bias
-      // (e_score_correction_bias; Megatron-LM --moe-router-enable-expert-bias).
-      const std::string topk_method = reader.text("topk_method").value_or("greedy");
-      moe["moe_router_enable_expert_bias"] = topk_method == "noaux_tc";
-      model["moe"] = moe;
-      const int64_t groups_of_experts = reader.count("n_group", kMaxDimension, 1);
-      reader.find("topk_group");
-      if (groups_of_experts > 1) {
-        reader.report("n_group", "unsupported",
-                      "group-limited routing (each token's experts in at most topk_group of " +
-                          std::to_string(groups_of_experts) +
-                          " groups; Megatron-LM --moe-router-num-groups, "
-                          "--moe-router-group-topk): Paraplan counts the all-to-all as if a "
-                          "token's experts may sit on any GPU");
-        reader.ignore_if_present("topk_group", "see n_group");
-      } else {
-        reader.ignore_if_present("n_group", "one group: no group-limited routing");
-        reader.ignore_if_present("topk_group", "one group: no group-limited routing");
-      }
-      json mla;
-      mla["q_lora_rank"] = reader.count("q_lora_rank", kMaxDimension);
-      mla["kv_lora_rank"] = reader.positive("kv_lora_rank", kMaxDimension);
-      mla["qk_head_dim"] = reader.positive("qk_nope_head_dim", kMaxDimension);
-      mla["qk_pos_emb_head_dim"] = reader.count("qk_rope_head_dim", kMaxDimension);
-      mla["v_head_dim"] = reader.positive("v_head_dim", kMaxDimension);
-      model["multi_latent_attention"] = mla;
-      model["kv_channels"] = mla["v_head_dim"];
-      model["mtp_num_layers"] = reader.count("num_nextn_predict_layers", limits::kMaxLayers);
+    case Family::deepseek:
+      model["moe"] = deepseek_moe(reader, d.num_layers);
+      deepseek_expert_groups(reader);
+      deepseek_latent_attention(reader, model);
       break;
-    }
   }
+}
 
-  HfImport imported;
-  imported.architecture = std::string(architecture.architecture);
-  imported.unmapped = reader.finish(architecture.architecture);
-  // The mapped document must be a model the core accepts: a last check, named as the config's.
+// The mapped document must be a model the core accepts: a last check, named as the config's.
+void check_mapped_model(const json& model) {
   try {
     parse_model(model, "model");
   } catch (const InputError& error) {
@@ -614,6 +633,39 @@ HfImport import_hf_config(const json& config, std::string_view name) {
     }
     throw InputError("", "the mapped model is invalid: " + std::string(error.what()));
   }
+}
+
+}  // namespace
+
+std::vector<std::string> hf_architectures() {
+  std::vector<std::string> names;
+  for (const Architecture& known : kArchitectures) names.emplace_back(known.architecture);
+  return names;
+}
+
+HfImport import_hf_config(const json& config, std::string_view name) {
+  if (!config.is_object()) {
+    throw InputError(
+        "", "expected a JSON object (a Hugging Face config.json), got " + detail::describe(config));
+  }
+  ConfigReader reader(config);
+  const Architecture& architecture = architecture_of(reader);
+  const Family family = architecture.family;
+
+  json model;
+  model["name"] = family_name(architecture, name, reader);
+  const HfDimensions dimensions = hf_dense_dimensions(reader, family, model);
+  hf_embeddings_and_dropout(reader, model);
+  const int64_t head_dim = hf_linear_biases(reader, family, dimensions, model);
+  hf_family_attention_notes(reader, family, dimensions, head_dim);
+  sliding_window(reader, family, dimensions.num_layers, model);
+  if (!reader.used("layer_types")) full_layer_types(reader);
+  hf_family_layers(reader, family, dimensions, model);
+
+  HfImport imported;
+  imported.architecture = std::string(architecture.architecture);
+  imported.unmapped = reader.finish(architecture.architecture);
+  check_mapped_model(model);
   imported.model = std::move(model);
   return imported;
 }
