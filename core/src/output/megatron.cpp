@@ -104,204 +104,260 @@ SplitFlags split_flags(const Strategy& s, const ModelSpec& model) {
   return flags;
 }
 
+// The argument list being written: a flag alone, or a flag and its value.
+class MegatronArgs {
+ public:
+  explicit MegatronArgs(std::vector<std::string>& args) : args_(args) {}
+  void flag(std::string_view name) { args_.emplace_back(name); }
+  void value(std::string_view name, const std::string& v) {
+    args_.emplace_back(name);
+    args_.push_back(v);
+  }
+  void number(std::string_view name, int64_t v) { value(name, std::to_string(v)); }
+  void append(const std::vector<std::string>& more) {
+    args_.insert(args_.end(), more.begin(), more.end());
+  }
+
+ private:
+  std::vector<std::string>& args_;
+};
+
+// A choice_set key's value as Megatron-LM's nargs='*' flags take it: names separated by spaces.
+std::string choice_set_text(const StrategyKey& key, int64_t bits) {
+  std::string names;
+  for (const std::string_view name : choice_set_names(key, bits)) {
+    if (!names.empty()) names += ' ';
+    names += name;
+  }
+  return names;
+}
+
+// A key whose table row says how it becomes a flag; false for a composite key.
+bool write_table_flag(MegatronArgs& out, const StrategyKey& key, int64_t key_value) {
+  switch (key.megatron) {
+    case MegatronFlag::value:
+      out.number(key.megatron_flag, key_value);
+      return true;
+    case MegatronFlag::value_unless_default:
+      if (key_value == key.default_value()) return true;
+      if (key.type == KeyType::choice) {
+        out.value(key.megatron_flag, std::string(key.choices[static_cast<size_t>(key_value)]));
+      } else if (key.type == KeyType::fraction) {
+        out.value(key.megatron_flag, fraction_text(key_value));
+      } else {
+        out.number(key.megatron_flag, key_value);
+      }
+      return true;
+    case MegatronFlag::switch_on:
+      if (key_value != 0) out.flag(key.megatron_flag);
+      return true;
+    case MegatronFlag::composite:
+      break;
+  }
+  return false;
+}
+
+// What a composite key's flags depend on beyond its own value.
+struct CompositeInputs {
+  const Strategy& s;
+  const Training& training;
+  const SplitFlags& split;
+  const Recompute& recompute;  // the GPU type's
+};
+
+// The recompute keys (the composite switch sends only them): the granularity, and the method
+// and layers (full) or the modules (selective) it uses.
+void write_recompute_flag(MegatronArgs& out, const StrategyKey& key, const Recompute& recompute) {
+  if (key.id == StrategyKeyId::recompute_granularity) {
+    if (recompute.granularity != RecomputeGranularity::none) {
+      out.value(key.megatron_flag, std::string(to_string(recompute.granularity)));
+    }
+  } else if (key.id == StrategyKeyId::recompute_modules) {
+    if (recompute.granularity == RecomputeGranularity::selective &&
+        recompute.modules != Recompute{}.modules) {
+      out.value(key.megatron_flag, choice_set_text(key, recompute.modules));
+    }
+  } else if (recompute.granularity == RecomputeGranularity::full) {  // method, num_layers
+    const bool method = key.id == StrategyKeyId::recompute_method;
+    out.value(key.megatron_flag, method ? std::string(to_string(recompute.method))
+                                        : std::to_string(recompute.num_layers));
+  }
+}
+
+void write_zero_stage_flags(MegatronArgs& out, const Strategy& s) {
+  if (s.zero_stage == 1) out.flag("--use-distributed-optimizer");
+  if (s.zero_stage >= 2) {  // Megatron-FSDP (its user guide's required flags)
+    out.flag("--use-megatron-fsdp");
+    out.value("--data-parallel-sharding-strategy",
+              s.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
+    out.flag("--no-gradient-accumulation-fusion");
+    out.flag("--use-distributed-optimizer");
+    // arguments.py asserts Megatron-FSDP checkpoints in fsdp_dtensor format.
+    out.value("--ckpt-format", "fsdp_dtensor");
+  }
+}
+
+void write_cuda_graph_impl_flags(MegatronArgs& out, const StrategyKey& key, int64_t key_value,
+                                 const Strategy& s) {
+  // arguments.py at d98e8a64ddf3: --cuda-graph-impl {none,local,transformer_engine,
+  // full_iteration} and --cuda-graph-modules (the older --cuda-graph-scope's successor);
+  // the full_iteration scope is its own implementation, which asserts
+  // --no-check-for-nan-in-loss-and-grad.
+  if (s.full_iteration_graph()) {
+    out.value(key.megatron_flag, "full_iteration");
+    out.flag("--no-check-for-nan-in-loss-and-grad");
+  } else if (s.cuda_graph_impl != CudaGraphImpl::none) {
+    out.value(key.megatron_flag, std::string(key.choices[static_cast<size_t>(key_value)]));
+  }
+}
+
+// A composite key's flags, by its own rule.
+void write_composite_flags(MegatronArgs& out, const StrategyKey& key, int64_t key_value,
+                           const CompositeInputs& in) {
+  const Strategy& s = in.s;
+  switch (key.id) {
+    case StrategyKeyId::virtual_pipeline_model_parallel_size:
+      out.append(in.split.virtual_stages);
+      break;
+    case StrategyKeyId::pipeline_stage_layers:
+      out.append(in.split.layers);
+      break;
+    case StrategyKeyId::sequence_parallel:
+      if (s.sequence_parallel && s.tensor_model_parallel_size > 1) out.flag(key.megatron_flag);
+      break;
+    case StrategyKeyId::recompute_granularity:
+    case StrategyKeyId::recompute_method:
+    case StrategyKeyId::recompute_num_layers:
+    case StrategyKeyId::recompute_modules:
+      write_recompute_flag(out, key, in.recompute);
+      break;
+    case StrategyKeyId::offload_modules:
+      if (s.offload_modules != 0) {
+        out.flag("--fine-grained-activation-offloading");
+        out.value(key.megatron_flag, choice_set_text(key, s.offload_modules));
+      }
+      break;
+    case StrategyKeyId::zero_stage:
+      write_zero_stage_flags(out, s);
+      break;
+    case StrategyKeyId::use_flash_attn:
+      // --use-flash-attn parses but nothing reads it; the backend is chosen by
+      // --attention-backend (transformer/enums.py AttnBackend; default auto). auto is written
+      // as auto: Transformer Engine then prefers cuDNN's fused attention on Hopper and later
+      // (dot_product_attention/utils.py get_attention_backend), as the estimate prices it,
+      // where flash would run FlashAttention-2.
+      // Without it the estimate prices Megatron-LM's unfused attention: `unfused`.
+      out.value(key.megatron_flag,
+                s.use_flash_attn ? std::string(to_string(s.attention_backend)) : "unfused");
+      break;
+    case StrategyKeyId::attention_backend:  // written with use_flash_attn
+      break;
+    case StrategyKeyId::fp8_recipe:
+      if (in.training.precision == Precision::fp8) {
+        out.value(key.megatron_flag, std::string(to_string(s.fp8_recipe)));
+      }
+      break;
+    case StrategyKeyId::moe_token_dispatcher_type:
+      if (s.moe_token_dispatcher_type != MoeDispatcher::allgather) {
+        out.value(key.megatron_flag, std::string(to_string(s.moe_token_dispatcher_type)));
+      }
+      break;
+    case StrategyKeyId::fp8_param_gather:
+      if (in.training.precision == Precision::fp8 && s.fp8_param_gather) {
+        out.flag(key.megatron_flag);
+      }
+      break;
+    case StrategyKeyId::cuda_graph_impl:
+      write_cuda_graph_impl_flags(out, key, key_value, s);
+      break;
+    case StrategyKeyId::cuda_graph_scope:
+      if (s.per_layer_graphs() && s.cuda_graph_scope != 0) {
+        out.value(key.megatron_flag, choice_set_text(key, s.cuda_graph_scope));
+      }
+      break;
+    case StrategyKeyId::reuse_fp32_param:
+      // MindSpeed's flag, not Megatron-LM's: the MindSpeed-LLM launch writes it.
+      break;
+    case StrategyKeyId::pipeline_stage_gpus:  // the GPUs a process runs on, not a flag
+      break;
+    case StrategyKeyId::expandable_segments:
+      // An environment variable, not a flag: the launch writes it (launch.cpp).
+      break;
+    // Written by their table row's MegatronFlag (write_table_flag); a key whose row says
+    // composite but has no case here is a -Wswitch warning (no default: on purpose).
+    case StrategyKeyId::tensor_model_parallel_size:
+    case StrategyKeyId::pipeline_model_parallel_size:
+    case StrategyKeyId::context_parallel_size:
+    case StrategyKeyId::cp_comm_type:
+    case StrategyKeyId::expert_model_parallel_size:
+    case StrategyKeyId::expert_tensor_parallel_size:
+    case StrategyKeyId::moe_grouped_gemm:
+    case StrategyKeyId::moe_permute_fusion:
+    case StrategyKeyId::moe_router_fusion:
+    case StrategyKeyId::moe_shared_expert_overlap:
+    case StrategyKeyId::overlap_moe_expert_parallel_comm:
+    case StrategyKeyId::delay_wgrad_compute:
+    case StrategyKeyId::moe_router_force_load_balancing:
+    case StrategyKeyId::moe_expert_capacity_factor:
+    case StrategyKeyId::moe_pad_expert_input_to_capacity:
+    case StrategyKeyId::micro_batch_size:
+    case StrategyKeyId::overlap_grad_reduce:
+    case StrategyKeyId::overlap_param_gather:
+    case StrategyKeyId::tp_comm_overlap:
+    case StrategyKeyId::grad_reduce_in_bf16:
+    case StrategyKeyId::accumulate_allreduce_grads_in_fp32:
+    case StrategyKeyId::use_precision_aware_optimizer:
+    case StrategyKeyId::main_grads_dtype:
+    case StrategyKeyId::main_params_dtype:
+    case StrategyKeyId::exp_avg_dtype:
+    case StrategyKeyId::exp_avg_sq_dtype:
+    case StrategyKeyId::cross_entropy_loss_fusion:
+    case StrategyKeyId::cross_entropy_fusion_impl:
+    case StrategyKeyId::cpu_offloading_num_layers:
+    case StrategyKeyId::optimizer_cpu_offload:
+    case StrategyKeyId::optimizer_offload_fraction:
+    case StrategyKeyId::overlap_cpu_optimizer_d2h_h2d:
+    case StrategyKeyId::count:
+      break;
+  }
+}
+
+void write_precision_flags(MegatronArgs& out, Precision precision) {
+  switch (precision) {
+    case Precision::bf16:
+      out.flag("--bf16");
+      break;
+    case Precision::fp16:
+      out.flag("--fp16");
+      break;
+    case Precision::fp8:
+      out.flag("--bf16");
+      out.value("--fp8-format", "hybrid");  // the recipe: --fp8-recipe with the strategy keys
+      break;
+    case Precision::fp32:
+      break;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& model,
                                             const Training& training, int pool) {
   std::vector<std::string> args;
-  const auto flag = [&](std::string_view name) { args.emplace_back(name); };
-  const auto value = [&](std::string_view name, const std::string& v) {
-    args.emplace_back(name);
-    args.push_back(v);
-  };
-  const auto number = [&](std::string_view name, int64_t v) { value(name, std::to_string(v)); };
-  // A choice_set key's value as Megatron-LM's nargs='*' flags take it: names separated by spaces.
-  const auto names_of = [](const StrategyKey& key, int64_t bits) {
-    std::string names;
-    for (const std::string_view name : choice_set_names(key, bits)) {
-      if (!names.empty()) names += ' ';
-      names += name;
-    }
-    return names;
-  };
-
+  MegatronArgs out(args);
   const SplitFlags split = split_flags(s, model);
   const Recompute& recompute = s.recompute.at(static_cast<size_t>(pool));
   // The keys in the table's order; composite ones by their own rule.
   for (const StrategyKey& key : strategy_keys()) {
     const int64_t key_value =
         key.scalar() ? key.get(s, key.per_gpu ? static_cast<size_t>(pool) : 0) : 0;
-    switch (key.megatron) {
-      case MegatronFlag::value:
-        number(key.megatron_flag, key_value);
-        continue;
-      case MegatronFlag::value_unless_default:
-        if (key_value == key.default_value()) continue;
-        if (key.type == KeyType::choice) {
-          value(key.megatron_flag, std::string(key.choices[static_cast<size_t>(key_value)]));
-        } else if (key.type == KeyType::fraction) {
-          value(key.megatron_flag, fraction_text(key_value));
-        } else {
-          number(key.megatron_flag, key_value);
-        }
-        continue;
-      case MegatronFlag::switch_on:
-        if (key_value != 0) flag(key.megatron_flag);
-        continue;
-      case MegatronFlag::composite:
-        break;
-    }
-    switch (key.id) {
-      case StrategyKeyId::virtual_pipeline_model_parallel_size:
-        args.insert(args.end(), split.virtual_stages.begin(), split.virtual_stages.end());
-        break;
-      case StrategyKeyId::pipeline_stage_layers:
-        args.insert(args.end(), split.layers.begin(), split.layers.end());
-        break;
-      case StrategyKeyId::sequence_parallel:
-        if (s.sequence_parallel && s.tensor_model_parallel_size > 1) flag(key.megatron_flag);
-        break;
-      case StrategyKeyId::recompute_granularity:
-        if (recompute.granularity != RecomputeGranularity::none) {
-          value(key.megatron_flag, std::string(to_string(recompute.granularity)));
-        }
-        break;
-      case StrategyKeyId::recompute_method:
-      case StrategyKeyId::recompute_num_layers:
-        if (recompute.granularity == RecomputeGranularity::full) {
-          const bool method = key.id == StrategyKeyId::recompute_method;
-          value(key.megatron_flag, method ? std::string(to_string(recompute.method))
-                                          : std::to_string(recompute.num_layers));
-        }
-        break;
-      case StrategyKeyId::recompute_modules:
-        if (recompute.granularity == RecomputeGranularity::selective &&
-            recompute.modules != Recompute{}.modules) {
-          value(key.megatron_flag, names_of(key, recompute.modules));
-        }
-        break;
-      case StrategyKeyId::offload_modules:
-        if (s.offload_modules != 0) {
-          flag("--fine-grained-activation-offloading");
-          value(key.megatron_flag, names_of(key, s.offload_modules));
-        }
-        break;
-      case StrategyKeyId::zero_stage:
-        if (s.zero_stage == 1) flag("--use-distributed-optimizer");
-        if (s.zero_stage >= 2) {  // Megatron-FSDP (its user guide's required flags)
-          flag("--use-megatron-fsdp");
-          value("--data-parallel-sharding-strategy",
-                s.zero_stage == 2 ? "optim_grads" : "optim_grads_params");
-          flag("--no-gradient-accumulation-fusion");
-          flag("--use-distributed-optimizer");
-          // arguments.py asserts Megatron-FSDP checkpoints in fsdp_dtensor format.
-          value("--ckpt-format", "fsdp_dtensor");
-        }
-        break;
-      case StrategyKeyId::use_flash_attn:
-        // --use-flash-attn parses but nothing reads it; the backend is chosen by
-        // --attention-backend (transformer/enums.py AttnBackend; default auto). auto is written
-        // as auto: Transformer Engine then prefers cuDNN's fused attention on Hopper and later
-        // (dot_product_attention/utils.py get_attention_backend), as the estimate prices it,
-        // where flash would run FlashAttention-2.
-        // Without it the estimate prices Megatron-LM's unfused attention: `unfused`.
-        value(key.megatron_flag,
-              s.use_flash_attn ? std::string(to_string(s.attention_backend)) : "unfused");
-        break;
-      case StrategyKeyId::attention_backend:  // written with use_flash_attn
-        break;
-      case StrategyKeyId::fp8_recipe:
-        if (training.precision == Precision::fp8) {
-          value(key.megatron_flag, std::string(to_string(s.fp8_recipe)));
-        }
-        break;
-      case StrategyKeyId::moe_token_dispatcher_type:
-        if (s.moe_token_dispatcher_type != MoeDispatcher::allgather) {
-          value(key.megatron_flag, std::string(to_string(s.moe_token_dispatcher_type)));
-        }
-        break;
-      case StrategyKeyId::fp8_param_gather:
-        if (training.precision == Precision::fp8 && s.fp8_param_gather) flag(key.megatron_flag);
-        break;
-      case StrategyKeyId::cuda_graph_impl:
-        // arguments.py at d98e8a64ddf3: --cuda-graph-impl {none,local,transformer_engine,
-        // full_iteration} and --cuda-graph-modules (the older --cuda-graph-scope's successor);
-        // the full_iteration scope is its own implementation, which asserts
-        // --no-check-for-nan-in-loss-and-grad.
-        if (s.full_iteration_graph()) {
-          value(key.megatron_flag, "full_iteration");
-          flag("--no-check-for-nan-in-loss-and-grad");
-        } else if (s.cuda_graph_impl != CudaGraphImpl::none) {
-          value(key.megatron_flag, std::string(key.choices[static_cast<size_t>(key_value)]));
-        }
-        break;
-      case StrategyKeyId::cuda_graph_scope:
-        if (s.per_layer_graphs() && s.cuda_graph_scope != 0) {
-          value(key.megatron_flag, names_of(key, s.cuda_graph_scope));
-        }
-        break;
-      case StrategyKeyId::reuse_fp32_param:
-        // MindSpeed's flag, not Megatron-LM's: the MindSpeed-LLM launch writes it.
-        break;
-      case StrategyKeyId::pipeline_stage_gpus:  // the GPUs a process runs on, not a flag
-        break;
-      case StrategyKeyId::expandable_segments:
-        // An environment variable, not a flag: the launch writes it (launch.cpp).
-        break;
-      // Written by their table row's MegatronFlag above; a key whose row says composite but has
-      // no case here is a -Wswitch warning (no default: on purpose).
-      case StrategyKeyId::tensor_model_parallel_size:
-      case StrategyKeyId::pipeline_model_parallel_size:
-      case StrategyKeyId::context_parallel_size:
-      case StrategyKeyId::cp_comm_type:
-      case StrategyKeyId::expert_model_parallel_size:
-      case StrategyKeyId::expert_tensor_parallel_size:
-      case StrategyKeyId::moe_grouped_gemm:
-      case StrategyKeyId::moe_permute_fusion:
-      case StrategyKeyId::moe_router_fusion:
-      case StrategyKeyId::moe_shared_expert_overlap:
-      case StrategyKeyId::overlap_moe_expert_parallel_comm:
-      case StrategyKeyId::delay_wgrad_compute:
-      case StrategyKeyId::moe_router_force_load_balancing:
-      case StrategyKeyId::moe_expert_capacity_factor:
-      case StrategyKeyId::moe_pad_expert_input_to_capacity:
-      case StrategyKeyId::micro_batch_size:
-      case StrategyKeyId::overlap_grad_reduce:
-      case StrategyKeyId::overlap_param_gather:
-      case StrategyKeyId::tp_comm_overlap:
-      case StrategyKeyId::grad_reduce_in_bf16:
-      case StrategyKeyId::accumulate_allreduce_grads_in_fp32:
-      case StrategyKeyId::use_precision_aware_optimizer:
-      case StrategyKeyId::main_grads_dtype:
-      case StrategyKeyId::main_params_dtype:
-      case StrategyKeyId::exp_avg_dtype:
-      case StrategyKeyId::exp_avg_sq_dtype:
-      case StrategyKeyId::cross_entropy_loss_fusion:
-      case StrategyKeyId::cross_entropy_fusion_impl:
-      case StrategyKeyId::cpu_offloading_num_layers:
-      case StrategyKeyId::optimizer_cpu_offload:
-      case StrategyKeyId::optimizer_offload_fraction:
-      case StrategyKeyId::overlap_cpu_optimizer_d2h_h2d:
-      case StrategyKeyId::count:
-        break;
+    if (!write_table_flag(out, key, key_value)) {
+      write_composite_flags(out, key, key_value, {s, training, split, recompute});
     }
   }
-  number("--global-batch-size", training.global_batch_size);
-  number("--seq-length", training.seq_length);
-  switch (training.precision) {
-    case Precision::bf16:
-      flag("--bf16");
-      break;
-    case Precision::fp16:
-      flag("--fp16");
-      break;
-    case Precision::fp8:
-      flag("--bf16");
-      value("--fp8-format", "hybrid");  // the recipe: --fp8-recipe with the strategy keys
-      break;
-    case Precision::fp32:
-      break;
-  }
+  out.number("--global-batch-size", training.global_batch_size);
+  out.number("--seq-length", training.seq_length);
+  write_precision_flags(out, training.precision);
   return args;
 }
 
