@@ -106,270 +106,323 @@ bool runs_flash_attention(const Strategy& strategy, const GpuSpec& gpu, bool tra
          !cudnn_trains_head_dims(gpu.compute_capability, qk_head_dim, v_head_dim);
 }
 
-void CostBuilder::attention_block(LayerCost& cost, bool moe) {
+// One micro-batch's attention on this GPU: its heads, sequence chunk and head dims.
+struct CostBuilder::AttentionShape {
+  double heads;
+  double groups;  // replicated if t > g
+  double batch;
+  double query_len;
+  double key_len;
+  double qk_head_dim, v_head_dim;
+};
+
+// The input projections (column-parallel) as the rest of the block needs them.
+struct CostBuilder::AttentionProjections {
+  LinearTime column;
+  RecomputeUnit up_projections;      // the split (up-)projections' forward GEMMs
+  double replicated_parameters = 0;  // norms and the duplicated down-projections
+  double split_parameters = 0;       // this GPU's share of the tensor-parallel ones
+  double projection_flops = 0;       // forward FLOPs of the projections on this GPU
+  double qkv_bytes = 0;              // Q, K, V kept for the attention backward
+  double column_bytes = -1;  // what the column-parallel side gathers (default: hidden state)
+};
+
+CostBuilder::AttentionShape CostBuilder::attention_shape() const {
   const double heads = static_cast<double>(model_.num_attention_heads) / t_;
   const double groups =
       std::max(1.0, static_cast<double>(model_.num_query_groups) / t_);  // replicated if t > g
   const double batch = static_cast<double>(s_.micro_batch_size);
   const double query_len = static_cast<double>(training_.seq_length) / s_.context_parallel_size;
   const double key_len = static_cast<double>(training_.seq_length);
+  const HeadDims dims = head_dims();
+  return {heads, groups, batch, query_len, key_len, dims.qk, dims.v};
+}
 
-  // Projections into attention (column-parallel) and out of it (row-parallel).
-  const HeadDims dims = head_dims();  // plain names: lambdas below capture them
-  const double qk_head_dim = dims.qk, v_head_dim = dims.v;
-  LinearTime column;
-  RecomputeUnit up_projections;           // the split (up-)projections' forward GEMMs
-  double replicated_parameters = 2 * h_;  // norms
-  double split_parameters = 0;            // this GPU's share of the tensor-parallel ones
-  double projection_flops = 0;            // forward FLOPs of the projections on this GPU
-  // The input projections add their own bias (attention.py and multi_latent_attention.py:
-  // skip_bias_add=False); linear_proj leaves it to bias-dropout-add (skip_bias_add=True).
-  const auto add_column = [&](const Gemm& g, bool split) {
-    const LinearTime time = linear(kernels_, g, 1, false, BiasAdd::in_module);
-    column.forward_s += time.forward_s;
-    column.dgrad_s += time.dgrad_s;
-    column.wgrad_s += time.wgrad_s;
-    (split ? split_parameters : replicated_parameters) += g.n * g.k;
-    projection_flops += g.flops();
-    if (split) {
-      up_projections.forward.compute_s += time.forward_s;
-      up_projections.forward_flops += g.flops();
-    }
-  };
-  double qkv_bytes = 0;      // Q, K, V kept for the attention backward
-  double column_bytes = -1;  // what the column-parallel side gathers (default: hidden state)
-  if (model_.mla) {
-    // DeepSeek-V2 §2.1.2 as Megatron-LM's MLASelfAttention runs it: the down-projections are
-    // duplicated (not split) over tensor parallel and run on this GPU's sequence-parallel
-    // tokens; their normed latents (and the shared rotary key) are all-gathered into the
-    // column-parallel up-projections (multi_latent_attention.py).
-    const MlaSpec& mla = *model_.mla;
-    const double kv_rank = static_cast<double>(mla.kv_lora_rank);
-    const double q_rank = static_cast<double>(mla.q_lora_rank);
-    const double rope = static_cast<double>(mla.qk_pos_emb_head_dim);
-    if (q_rank > 0) {
-      add_column({norm_tokens_, q_rank, h_}, false);
-      add_column({tokens_, heads * qk_head_dim, q_rank}, true);
-    } else {
-      add_column({tokens_, heads * qk_head_dim, h_}, true);
-    }
-    add_column({norm_tokens_, kv_rank + rope, h_}, false);
-    add_column({tokens_, heads * (mla.qk_head_dim + v_head_dim), kv_rank}, true);
-    column_bytes = e_ * tokens_ * ((q_rank > 0 ? q_rank : h_) + kv_rank + rope);
-    // q_layernorm and kv_layernorm on the latents, forward and backward.
-    const double latents = (q_rank + kv_rank) * norm_tokens_;
-    cost.forward.compute_s += kernels_.memory_s(2 * e_ * latents);
-    cost.backward.compute_s += kernels_.memory_s(3 * e_ * latents);
-    // Kept: the latents before their norms and the normed inputs of the up-projections.
-    cost.activation_bytes += (e_ + saved_input_bytes_) * latents;
-    qkv_bytes = e_ * tokens_ * heads * (2 * qk_head_dim + v_head_dim);
-    // --recompute-modules mla_up_proj: Q, K and V are not kept but made again from the kept
-    // latents before the attention backward (multi_latent_attention.py, CheckpointWithoutOutput
-    // around the up-projections and rotary embedding).
-    up_projections.saved_bytes = qkv_bytes;
-    cost.unit(RecomputeModule::mla_up_proj) = up_projections;
-    // qkv_linear's region (multi_latent_attention.py get_query_key_value_tensors): the
-    // down-projections' input (the input norm's output) and the latents around their norms.
-    cost.qkv_norm_output_bytes = saved_input_bytes_ * h_ * norm_tokens_;
-    cost.offload(OffloadModule::qkv_linear) +=
-        cost.qkv_norm_output_bytes + (e_ + saved_input_bytes_) * latents;
-    add_norm_recompute(cost);  // MLA's input norm stands alone (no fused norm-linear)
+// The input projections add their own bias (attention.py and multi_latent_attention.py:
+// skip_bias_add=False); linear_proj leaves it to bias-dropout-add (skip_bias_add=True).
+void CostBuilder::add_attention_column(AttentionProjections& p, const Gemm& g, bool split) const {
+  const LinearTime time = linear(kernels_, g, 1, false, BiasAdd::in_module);
+  p.column.forward_s += time.forward_s;
+  p.column.dgrad_s += time.dgrad_s;
+  p.column.wgrad_s += time.wgrad_s;
+  (split ? p.split_parameters : p.replicated_parameters) += g.n * g.k;
+  p.projection_flops += g.flops();
+  if (split) {
+    p.up_projections.forward.compute_s += time.forward_s;
+    p.up_projections.forward_flops += g.flops();
+  }
+}
+
+// DeepSeek-V2 §2.1.2 as Megatron-LM's MLASelfAttention runs it: the down-projections are
+// duplicated (not split) over tensor parallel and run on this GPU's sequence-parallel
+// tokens; their normed latents (and the shared rotary key) are all-gathered into the
+// column-parallel up-projections (multi_latent_attention.py).
+void CostBuilder::mla_projections(LayerCost& cost, const AttentionShape& a,
+                                  AttentionProjections& p) const {
+  const double heads = a.heads, qk_head_dim = a.qk_head_dim, v_head_dim = a.v_head_dim;
+  const MlaSpec& mla = *model_.mla;
+  const double kv_rank = static_cast<double>(mla.kv_lora_rank);
+  const double q_rank = static_cast<double>(mla.q_lora_rank);
+  const double rope = static_cast<double>(mla.qk_pos_emb_head_dim);
+  if (q_rank > 0) {
+    add_attention_column(p, {norm_tokens_, q_rank, h_}, false);
+    add_attention_column(p, {tokens_, heads * qk_head_dim, q_rank}, true);
   } else {
-    add_column({tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
-    qkv_bytes = e_ * tokens_ * (heads + 2 * groups) * qk_head_dim;
-    if (model_.position_embedding_type == PositionEmbedding::rope) {
-      // Rotary embedding of the queries and of the keys: Megatron-LM's default fused kernel
-      // (apply_rope_fusion unless --no-rope-fusion; Transformer Engine FusedRoPEFunc) reads
-      // each and writes it rotated, one kernel each way for each.
-      for (const double rotated_heads : {heads, groups}) {
-        const double bytes = 2 * e_ * tokens_ * rotated_heads * qk_head_dim;
-        cost.forward.compute_s += kernels_.memory_s(bytes);
-        cost.backward.compute_s += kernels_.memory_s(bytes);
-      }
+    add_attention_column(p, {tokens_, heads * qk_head_dim, h_}, true);
+  }
+  add_attention_column(p, {norm_tokens_, kv_rank + rope, h_}, false);
+  add_attention_column(p, {tokens_, heads * (mla.qk_head_dim + v_head_dim), kv_rank}, true);
+  p.column_bytes = e_ * tokens_ * ((q_rank > 0 ? q_rank : h_) + kv_rank + rope);
+  // q_layernorm and kv_layernorm on the latents, forward and backward.
+  const double latents = (q_rank + kv_rank) * norm_tokens_;
+  cost.forward.compute_s += kernels_.memory_s(2 * e_ * latents);
+  cost.backward.compute_s += kernels_.memory_s(3 * e_ * latents);
+  // Kept: the latents before their norms and the normed inputs of the up-projections.
+  cost.activation_bytes += (e_ + saved_input_bytes_) * latents;
+  p.qkv_bytes = e_ * tokens_ * heads * (2 * qk_head_dim + v_head_dim);
+  // --recompute-modules mla_up_proj: Q, K and V are not kept but made again from the kept
+  // latents before the attention backward (multi_latent_attention.py, CheckpointWithoutOutput
+  // around the up-projections and rotary embedding).
+  p.up_projections.saved_bytes = p.qkv_bytes;
+  cost.unit(RecomputeModule::mla_up_proj) = p.up_projections;
+  // qkv_linear's region (multi_latent_attention.py get_query_key_value_tensors): the
+  // down-projections' input (the input norm's output) and the latents around their norms.
+  cost.qkv_norm_output_bytes = saved_input_bytes_ * h_ * norm_tokens_;
+  cost.offload(OffloadModule::qkv_linear) +=
+      cost.qkv_norm_output_bytes + (e_ + saved_input_bytes_) * latents;
+  add_norm_recompute(cost);  // MLA's input norm stands alone (no fused norm-linear)
+}
+
+// One fused QKV projection, and the rotary embedding of the queries and keys.
+void CostBuilder::qkv_projection(LayerCost& cost, const AttentionShape& a,
+                                 AttentionProjections& p) const {
+  const double heads = a.heads, groups = a.groups, qk_head_dim = a.qk_head_dim;
+  add_attention_column(p, {tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
+  p.qkv_bytes = e_ * tokens_ * (heads + 2 * groups) * qk_head_dim;
+  if (model_.position_embedding_type == PositionEmbedding::rope) {
+    // Rotary embedding of the queries and of the keys: Megatron-LM's default fused kernel
+    // (apply_rope_fusion unless --no-rope-fusion; Transformer Engine FusedRoPEFunc) reads
+    // each and writes it rotated, one kernel each way for each.
+    for (const double rotated_heads : {heads, groups}) {
+      const double bytes = 2 * e_ * tokens_ * rotated_heads * qk_head_dim;
+      cost.forward.compute_s += kernels_.memory_s(bytes);
+      cost.backward.compute_s += kernels_.memory_s(bytes);
     }
   }
-  const Gemm out_proj{tokens_, h_, heads * v_head_dim};
-  const LinearTime row = linear(kernels_, out_proj);
-  split_parameters += out_proj.n * out_proj.k;
-  add_linear(cost, column);
-  add_linear(cost, row);
-  block_tp_comm(cost, column, row, column_bytes);
-  block_elementwise(cost);
+}
 
-  // Core attention: scores and context per head over this GPU's query chunk.
-  const double score_flops = 2 * batch * heads * query_len * key_len * (qk_head_dim + v_head_dim);
-  double core_bytes = 0;  // what the core attention keeps beyond Q, K, V
+// What the core attention keeps for its backward beyond Q, K, V.
+double CostBuilder::core_attention_saved_bytes(const AttentionShape& a) const {
+  const double batch = a.batch, heads = a.heads, query_len = a.query_len, key_len = a.key_len;
+  double core_bytes = 0;
   if (s_.use_flash_attn) {
     core_bytes = 4 * batch * heads * query_len;  // fp32 log-sum-exp per row
     // In fp8 the output projection saves its input in fp8, while the fused attention kernel
     // keeps its 16-bit output O for its own backward (model-review P5).
-    if (training_.precision == Precision::fp8) core_bytes += e_ * tokens_ * heads * v_head_dim;
+    if (training_.precision == Precision::fp8) core_bytes += e_ * tokens_ * heads * a.v_head_dim;
   } else {
     // Softmax output, and with dropout its mask and output (the "5as^2b" of Korthikanti).
     const double elements = batch * heads * query_len * key_len;
     core_bytes = (model_.attention_dropout > 0 ? 2 * e_ + 1 : e_) * elements;
   }
-  // The core attention's forward and backward when the fused kernel attends `fraction` of the
-  // causal (query, key) pairs (a sliding window: window_attention_fraction).
-  // `torch_ring`: the kernels as PyTorch's ring attention calls them (one per ring step), without
-  // the context-parallel exchange (priced by torch_ring_passes below).
-  const auto core_passes = [&](double fraction, bool torch_ring) {
-    PassTime core_forward, core_backward;
-    if (s_.use_flash_attn) {
-      const double executed = fraction * kCausalFraction * score_flops;
-      // Context parallelism over a ring runs one kernel per ring step, each over 1/cp of the
-      // work (Megatron-LM's load-balanced causal chunks), at that size's efficiency;
-      // all-gathered K and V meet this GPU's two query chunks in two kernels, and all-to-all
-      // gives one kernel over the whole sequence with 1/cp of the heads (Transformer Engine
-      // context_parallel.py). A window shrinks every chunk's work alike.
-      const double cp = static_cast<double>(s_.context_parallel_size);
-      const double calls = cp == 1                                    ? 1
-                           : torch_ring                               ? cp
-                           : s_.cp_comm_type == CpCommType::p2p       ? cp
-                           : s_.cp_comm_type == CpCommType::allgather ? 2
-                                                                      : 1;
-      const bool flash =
-          runs_flash_attention(s_, gpu_, framework_.transformer_engine, qk_head_dim, v_head_dim);
-      const double forward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, false, flash);
-      const double backward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, true, flash);
-      if (flash) {
-        const bool ring = cp > 1 && (torch_ring || s_.cp_comm_type == CpCommType::p2p);
-        const auto [diagonal, off_diagonal] =
-            flash_spans(key_len, ring ? cp : 1, fraction);  // forward and backward alike
-        core_forward.compute_s = kernels16_.flash_attention_s(
-            executed, false, calls, forward_factor, {diagonal, off_diagonal});
-        core_backward.compute_s =
-            kernels16_.flash_attention_s(kFlashBackwardFlopsRatio * executed, true, calls,
-                                         backward_factor, {diagonal, off_diagonal});
-      } else {
-        core_forward.compute_s = kernels16_.attention_s(executed, false, calls, forward_factor);
-        core_backward.compute_s = kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true,
-                                                         calls, backward_factor);
-      }
-    } else {
-      // Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
-      // all on the full s x s score matrix whatever the mask (Korthikanti et al. 2022, §4.1).
-      const double bmm_batch = batch * heads;
-      const Gemm scores{query_len, key_len, qk_head_dim};
-      const Gemm context{query_len, v_head_dim, key_len};
-      const double elements = bmm_batch * query_len * key_len;
-      // Attention dropout: read and write the scores plus a one-byte mask, both ways.
-      const bool dropout = model_.attention_dropout > 0;
-      const double dropout_s = dropout ? kernels_.memory_s((2 * e_ + 1) * elements) : 0;
-      core_forward.compute_s = kernels16_.gemm_s(scores, bmm_batch) +
-                               kernels_.memory_s(2 * e_ * elements) +  // scale-mask-softmax
-                               dropout_s + kernels16_.gemm_s(context, bmm_batch);
-      core_backward.compute_s = 2 * kernels16_.gemm_s(context, bmm_batch) +
-                                2 * kernels16_.gemm_s(scores, bmm_batch) + dropout_s +
-                                kernels_.memory_s(3 * e_ * elements);  // softmax: y, dy -> dx
+  return core_bytes;
+}
+
+// The fused kernel's forward and backward over `fraction` of the causal (query, key) pairs.
+std::pair<PassTime, PassTime> CostBuilder::fused_attention_kernels(const AttentionShape& a,
+                                                                   double score_flops,
+                                                                   double fraction,
+                                                                   bool torch_ring) const {
+  const double qk_head_dim = a.qk_head_dim, v_head_dim = a.v_head_dim, key_len = a.key_len;
+  PassTime core_forward, core_backward;
+  const double executed = fraction * kCausalFraction * score_flops;
+  // Context parallelism over a ring runs one kernel per ring step, each over 1/cp of the
+  // work (Megatron-LM's load-balanced causal chunks), at that size's efficiency;
+  // all-gathered K and V meet this GPU's two query chunks in two kernels, and all-to-all
+  // gives one kernel over the whole sequence with 1/cp of the heads (Transformer Engine
+  // context_parallel.py). A window shrinks every chunk's work alike.
+  const double cp = static_cast<double>(s_.context_parallel_size);
+  const double calls = cp == 1                                    ? 1
+                       : torch_ring                               ? cp
+                       : s_.cp_comm_type == CpCommType::p2p       ? cp
+                       : s_.cp_comm_type == CpCommType::allgather ? 2
+                                                                  : 1;
+  const bool flash =
+      runs_flash_attention(s_, gpu_, framework_.transformer_engine, qk_head_dim, v_head_dim);
+  const double forward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, false, flash);
+  const double backward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, true, flash);
+  if (flash) {
+    const bool ring = cp > 1 && (torch_ring || s_.cp_comm_type == CpCommType::p2p);
+    const auto [diagonal, off_diagonal] =
+        flash_spans(key_len, ring ? cp : 1, fraction);  // forward and backward alike
+    core_forward.compute_s = kernels16_.flash_attention_s(executed, false, calls, forward_factor,
+                                                          {diagonal, off_diagonal});
+    core_backward.compute_s =
+        kernels16_.flash_attention_s(kFlashBackwardFlopsRatio * executed, true, calls,
+                                     backward_factor, {diagonal, off_diagonal});
+  } else {
+    core_forward.compute_s = kernels16_.attention_s(executed, false, calls, forward_factor);
+    core_backward.compute_s =
+        kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls, backward_factor);
+  }
+  return {core_forward, core_backward};
+}
+
+// Megatron-LM's unfused path: two batched GEMMs around scale-mask-softmax and dropout,
+// all on the full s x s score matrix whatever the mask (Korthikanti et al. 2022, §4.1).
+std::pair<PassTime, PassTime> CostBuilder::unfused_attention_kernels(
+    const AttentionShape& a) const {
+  const double batch = a.batch, heads = a.heads, query_len = a.query_len, key_len = a.key_len;
+  PassTime core_forward, core_backward;
+  const double bmm_batch = batch * heads;
+  const Gemm scores{query_len, key_len, a.qk_head_dim};
+  const Gemm context{query_len, a.v_head_dim, key_len};
+  const double elements = bmm_batch * query_len * key_len;
+  // Attention dropout: read and write the scores plus a one-byte mask, both ways.
+  const bool dropout = model_.attention_dropout > 0;
+  const double dropout_s = dropout ? kernels_.memory_s((2 * e_ + 1) * elements) : 0;
+  core_forward.compute_s = kernels16_.gemm_s(scores, bmm_batch) +
+                           kernels_.memory_s(2 * e_ * elements) +  // scale-mask-softmax
+                           dropout_s + kernels16_.gemm_s(context, bmm_batch);
+  core_backward.compute_s = 2 * kernels16_.gemm_s(context, bmm_batch) +
+                            2 * kernels16_.gemm_s(scores, bmm_batch) + dropout_s +
+                            kernels_.memory_s(3 * e_ * elements);  // softmax: y, dy -> dx
+  return {core_forward, core_backward};
+}
+
+// Megatron-LM's (Transformer Engine's) context-parallel exchange of K and V around the core
+// attention's kernels, by cp_comm_type.
+void CostBuilder::add_cp_exchange(const AttentionShape& a, PassTime& core_forward,
+                                  PassTime& core_backward) const {
+  const double batch = a.batch, heads = a.heads, groups = a.groups, query_len = a.query_len;
+  const double qk_head_dim = a.qk_head_dim, v_head_dim = a.v_head_dim;
+  const double kv_chunk_bytes = e_ * batch * query_len * groups * (qk_head_dim + v_head_dim);
+  const double cp = static_cast<double>(s_.context_parallel_size);
+  switch (s_.cp_comm_type) {
+    case CpCommType::p2p: {
+      // Ring attention: K and V chunks travel around the context-parallel ring, each step
+      // hidden under one chunk's attention (Megatron-LM context parallelism); backward also
+      // returns their gradients.
+      const bool inter = cp_group_.spans_nodes;
+      core_forward.cp_comm_s = (cp - 1) * exposed_s(gpu_, p2p_s(gpu_, inter, kv_chunk_bytes),
+                                                    core_forward.compute_s / cp);
+      core_backward.cp_comm_s = (cp - 1) * exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes),
+                                                     core_backward.compute_s / cp);
+      // The merges of the ring steps (kTeRingOutCorrectionBytes, kTeRingGradAccumulateBytes),
+      // after the kernels they merge, on the compute stream.
+      const double q_elements = batch * query_len * heads * qk_head_dim;
+      const double out_elements = batch * query_len * heads * v_head_dim;
+      const double kv_elements = batch * query_len * groups * (qk_head_dim + v_head_dim);
+      core_forward.compute_s += cp * kernels_.memory_s(kTeRingOutCorrectionBytes * out_elements);
+      core_backward.compute_s +=
+          cp * kernels_.memory_s(kTeRingGradAccumulateBytes * (q_elements + kv_elements));
+      break;
     }
-    if (s_.context_parallel_size > 1 && !torch_ring) {
-      const double kv_chunk_bytes = e_ * batch * query_len * groups * (qk_head_dim + v_head_dim);
-      const double cp = static_cast<double>(s_.context_parallel_size);
-      switch (s_.cp_comm_type) {
-        case CpCommType::p2p: {
-          // Ring attention: K and V chunks travel around the context-parallel ring, each step
-          // hidden under one chunk's attention (Megatron-LM context parallelism); backward also
-          // returns their gradients.
-          const bool inter = cp_group_.spans_nodes;
-          core_forward.cp_comm_s = (cp - 1) * exposed_s(gpu_, p2p_s(gpu_, inter, kv_chunk_bytes),
-                                                        core_forward.compute_s / cp);
-          core_backward.cp_comm_s =
-              (cp - 1) *
-              exposed_s(gpu_, p2p_s(gpu_, inter, 2 * kv_chunk_bytes), core_backward.compute_s / cp);
-          // The merges of the ring steps (kTeRingOutCorrectionBytes, kTeRingGradAccumulateBytes),
-          // after the kernels they merge, on the compute stream.
-          const double q_elements = batch * query_len * heads * qk_head_dim;
-          const double out_elements = batch * query_len * heads * v_head_dim;
-          const double kv_elements = batch * query_len * groups * (qk_head_dim + v_head_dim);
-          core_forward.compute_s +=
-              cp * kernels_.memory_s(kTeRingOutCorrectionBytes * out_elements);
-          core_backward.compute_s +=
-              cp * kernels_.memory_s(kTeRingGradAccumulateBytes * (q_elements + kv_elements));
-          break;
-        }
-        case CpCommType::allgather:
-          // AttnFuncWithCPAndKVAllGather: the whole K and V gathered before the kernels, and
-          // again in backward, whose K and V gradients are reduce-scattered after.
-          core_forward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes);
-          core_backward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes) +
-                                    reduce_scatter_s(gpu_, cp_group_, cp * kv_chunk_bytes);
-          break;
-        case CpCommType::a2a: {
-          // AttnFuncWithCPAndQKVOA2A (DeepSpeed Ulysses): Q, K and V all-to-all before the
-          // kernel, its output after; backward sends their gradients the same ways.
-          const double q_bytes = e_ * batch * query_len * heads * qk_head_dim;
-          const double out_bytes = e_ * batch * query_len * heads * v_head_dim;
-          const double a2a_s = all_to_all_s(gpu_, cp_group_, q_bytes + kv_chunk_bytes) +
-                               all_to_all_s(gpu_, cp_group_, out_bytes);
-          core_forward.cp_comm_s = a2a_s;
-          core_backward.cp_comm_s = a2a_s;
-          break;
-        }
-      }
+    case CpCommType::allgather:
+      // AttnFuncWithCPAndKVAllGather: the whole K and V gathered before the kernels, and
+      // again in backward, whose K and V gradients are reduce-scattered after.
+      core_forward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes);
+      core_backward.cp_comm_s = all_gather_s(gpu_, cp_group_, cp * kv_chunk_bytes) +
+                                reduce_scatter_s(gpu_, cp_group_, cp * kv_chunk_bytes);
+      break;
+    case CpCommType::a2a: {
+      // AttnFuncWithCPAndQKVOA2A (DeepSpeed Ulysses): Q, K and V all-to-all before the
+      // kernel, its output after; backward sends their gradients the same ways.
+      const double q_bytes = e_ * batch * query_len * heads * qk_head_dim;
+      const double out_bytes = e_ * batch * query_len * heads * v_head_dim;
+      const double a2a_s = all_to_all_s(gpu_, cp_group_, q_bytes + kv_chunk_bytes) +
+                           all_to_all_s(gpu_, cp_group_, out_bytes);
+      core_forward.cp_comm_s = a2a_s;
+      core_backward.cp_comm_s = a2a_s;
+      break;
     }
-    return std::pair{core_forward, core_backward};
-  };
-  // PyTorch's ring attention as torchtitan runs it (the constants above): one SDPA call per ring
-  // step whatever the rotate method; K and V (repeated to every local head) either all-gathered
-  // once at the first step and awaited at the second (context_parallel_rotate_method
-  // "allgather", cp_comm_type allgather) or passed to the next rank each step ("alltoall", here
-  // cp_comm_type p2p); backward gathers them again and passes the fp32 dK and dV around the ring
-  // each step (always all-to-all), the last one awaited after the loop; the merges and
-  // accumulations between steps run on the compute stream.
-  const auto torch_ring_passes = [&](const PassTime& forward_kernels,
-                                     const PassTime& backward_kernels) {
-    PassTime forward, backward;
-    const double cp = static_cast<double>(s_.context_parallel_size);
-    if (cp <= 1 || !s_.use_flash_attn) return std::pair{forward, backward};
-    const double steps = cp - 1;
-    const double q_elements = batch * query_len * heads * qk_head_dim;
-    const double out_elements = batch * query_len * heads * v_head_dim;
-    const double kv_elements = batch * query_len * heads * (qk_head_dim + v_head_dim);
-    const double kv_bytes = e_ * kv_elements;
-    const double dkv_bytes = kRingGradBytesPerElement * kv_elements;
-    const double step_forward_s = forward_kernels.compute_s / cp;
-    const double step_backward_s = backward_kernels.compute_s / cp;
-    const bool inter = cp_group_.spans_nodes;
-    forward.compute_s = forward_kernels.compute_s +
-                        kernels_.memory_s(kRingCastBytesPerOutput * out_elements) +
-                        steps * kernels_.memory_s(kRingMergeBytesPerOutput * out_elements +
-                                                  2 * kv_bytes);  // torch.cat of K and V
-    backward.compute_s =
-        backward_kernels.compute_s +
-        kernels_.memory_s(kRingGradInitCastBytes * (q_elements + kv_elements)) +
-        cp * kernels_.memory_s(kRingGradAccumulateBytes * (q_elements + kv_elements) +
-                               kRingGradConcatBytes * kv_elements) +
-        steps * kernels_.memory_s(2 * kv_bytes);
-    const double dkv_s = p2p_s(gpu_, inter, dkv_bytes);
-    if (s_.cp_comm_type == CpCommType::allgather) {
-      const double gather_s = all_gather_s(gpu_, cp_group_, cp * kv_bytes);
-      forward.cp_comm_s = exposed_s(gpu_, gather_s, step_forward_s);
-      backward.cp_comm_s = exposed_s(gpu_, gather_s, step_backward_s) +
-                           steps * exposed_s(gpu_, dkv_s, step_backward_s) + dkv_s;
-    } else {
-      forward.cp_comm_s = steps * exposed_s(gpu_, p2p_s(gpu_, inter, kv_bytes), step_forward_s);
-      backward.cp_comm_s =
-          steps * exposed_s(gpu_, p2p_s(gpu_, inter, kv_bytes + dkv_bytes), step_backward_s) +
-          dkv_s;
-    }
-    return std::pair{forward, backward};
-  };
+  }
+}
+
+// The core attention's forward and backward when the fused kernel attends `fraction` of the
+// causal (query, key) pairs (a sliding window: window_attention_fraction).
+// `torch_ring`: the kernels as PyTorch's ring attention calls them (one per ring step), without
+// the context-parallel exchange (priced by torch_ring_passes).
+std::pair<PassTime, PassTime> CostBuilder::core_attention_passes(const AttentionShape& a,
+                                                                 double score_flops,
+                                                                 double fraction,
+                                                                 bool torch_ring) const {
+  auto [core_forward, core_backward] =
+      s_.use_flash_attn ? fused_attention_kernels(a, score_flops, fraction, torch_ring)
+                        : unfused_attention_kernels(a);
+  if (s_.context_parallel_size > 1 && !torch_ring) add_cp_exchange(a, core_forward, core_backward);
+  return std::pair{core_forward, core_backward};
+}
+
+// PyTorch's ring attention as torchtitan runs it (the constants above): one SDPA call per ring
+// step whatever the rotate method; K and V (repeated to every local head) either all-gathered
+// once at the first step and awaited at the second (context_parallel_rotate_method
+// "allgather", cp_comm_type allgather) or passed to the next rank each step ("alltoall", here
+// cp_comm_type p2p); backward gathers them again and passes the fp32 dK and dV around the ring
+// each step (always all-to-all), the last one awaited after the loop; the merges and
+// accumulations between steps run on the compute stream.
+std::pair<PassTime, PassTime> CostBuilder::torch_ring_passes(
+    const AttentionShape& a, const PassTime& forward_kernels,
+    const PassTime& backward_kernels) const {
+  const double batch = a.batch, heads = a.heads, query_len = a.query_len;
+  const double qk_head_dim = a.qk_head_dim, v_head_dim = a.v_head_dim;
+  PassTime forward, backward;
+  const double cp = static_cast<double>(s_.context_parallel_size);
+  if (cp <= 1 || !s_.use_flash_attn) return std::pair{forward, backward};
+  const double steps = cp - 1;
+  const double q_elements = batch * query_len * heads * qk_head_dim;
+  const double out_elements = batch * query_len * heads * v_head_dim;
+  const double kv_elements = batch * query_len * heads * (qk_head_dim + v_head_dim);
+  const double kv_bytes = e_ * kv_elements;
+  const double dkv_bytes = kRingGradBytesPerElement * kv_elements;
+  const double step_forward_s = forward_kernels.compute_s / cp;
+  const double step_backward_s = backward_kernels.compute_s / cp;
+  const bool inter = cp_group_.spans_nodes;
+  forward.compute_s = forward_kernels.compute_s +
+                      kernels_.memory_s(kRingCastBytesPerOutput * out_elements) +
+                      steps * kernels_.memory_s(kRingMergeBytesPerOutput * out_elements +
+                                                2 * kv_bytes);  // torch.cat of K and V
+  backward.compute_s =
+      backward_kernels.compute_s +
+      kernels_.memory_s(kRingGradInitCastBytes * (q_elements + kv_elements)) +
+      cp * kernels_.memory_s(kRingGradAccumulateBytes * (q_elements + kv_elements) +
+                             kRingGradConcatBytes * kv_elements) +
+      steps * kernels_.memory_s(2 * kv_bytes);
+  const double dkv_s = p2p_s(gpu_, inter, dkv_bytes);
+  if (s_.cp_comm_type == CpCommType::allgather) {
+    const double gather_s = all_gather_s(gpu_, cp_group_, cp * kv_bytes);
+    forward.cp_comm_s = exposed_s(gpu_, gather_s, step_forward_s);
+    backward.cp_comm_s = exposed_s(gpu_, gather_s, step_backward_s) +
+                         steps * exposed_s(gpu_, dkv_s, step_backward_s) + dkv_s;
+  } else {
+    forward.cp_comm_s = steps * exposed_s(gpu_, p2p_s(gpu_, inter, kv_bytes), step_forward_s);
+    backward.cp_comm_s =
+        steps * exposed_s(gpu_, p2p_s(gpu_, inter, kv_bytes + dkv_bytes), step_backward_s) + dkv_s;
+  }
+  return std::pair{forward, backward};
+}
+
+// The core attention's passes into `cost` (and PyTorch's ring attention's difference from them);
+// returns the forward pass (its recompute unit's).
+PassTime CostBuilder::core_attention(LayerCost& cost, const AttentionShape& a, double score_flops,
+                                     bool moe) const {
   // Sliding-window layers (Megatron-LM --window-size, --window-attn-skip-freq): this layer
   // kind's cost is the mean over its layers, windowed and full, as the stages hold them in the
   // model's mix (exact where a stage's layer count is a multiple of the skip frequency).
-  auto [core_forward, core_backward] = core_passes(1.0, false);
-  const auto [ring_kernels_forward, ring_kernels_backward] = core_passes(1.0, true);
+  auto [core_forward, core_backward] = core_attention_passes(a, score_flops, 1.0, false);
+  const auto [ring_kernels_forward, ring_kernels_backward] =
+      core_attention_passes(a, score_flops, 1.0, true);
   auto [ring_forward, ring_backward] =
-      torch_ring_passes(ring_kernels_forward, ring_kernels_backward);
+      torch_ring_passes(a, ring_kernels_forward, ring_kernels_backward);
   const double windowed = window_attention_layer_share(model_, moe);
   if (windowed > 0 && s_.use_flash_attn) {
     const double fraction = window_attention_fraction(model_.window_size, training_.seq_length);
-    const auto [window_forward, window_backward] = core_passes(fraction, false);
+    const auto [window_forward, window_backward] =
+        core_attention_passes(a, score_flops, fraction, false);
     const auto [window_ring_kernels_forward, window_ring_kernels_backward] =
-        core_passes(fraction, true);
+        core_attention_passes(a, score_flops, fraction, true);
     const auto [window_ring_forward, window_ring_backward] =
-        torch_ring_passes(window_ring_kernels_forward, window_ring_kernels_backward);
+        torch_ring_passes(a, window_ring_kernels_forward, window_ring_kernels_backward);
     core_forward = core_forward * (1 - windowed);
     core_forward += window_forward * windowed;
     core_backward = core_backward * (1 - windowed);
@@ -387,11 +440,39 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
     cost.torch_ring_backward = ring_backward;
     cost.torch_ring_backward += core_backward * -1.0;
   }
+  return core_forward;
+}
+
+void CostBuilder::attention_block(LayerCost& cost, bool moe) {
+  const AttentionShape a = attention_shape();
+  const double heads = a.heads, groups = a.groups, batch = a.batch, query_len = a.query_len;
+  const double key_len = a.key_len, qk_head_dim = a.qk_head_dim, v_head_dim = a.v_head_dim;
+
+  // Projections into attention (column-parallel) and out of it (row-parallel).
+  AttentionProjections p;
+  p.replicated_parameters = 2 * h_;  // norms
+  if (model_.mla) {
+    mla_projections(cost, a, p);
+  } else {
+    qkv_projection(cost, a, p);
+  }
+  const Gemm out_proj{tokens_, h_, heads * v_head_dim};
+  const LinearTime row = linear(kernels_, out_proj);
+  p.split_parameters += out_proj.n * out_proj.k;
+  add_linear(cost, p.column);
+  add_linear(cost, row);
+  block_tp_comm(cost, p.column, row, p.column_bytes);
+  block_elementwise(cost);
+
+  // Core attention: scores and context per head over this GPU's query chunk.
+  const double score_flops = 2 * batch * heads * query_len * key_len * (qk_head_dim + v_head_dim);
+  const double core_bytes = core_attention_saved_bytes(a);
+  const PassTime core_forward = core_attention(cost, a, score_flops, moe);
 
   // Q, K, V; the core's own; the output projection's input.
   const double projection_input_bytes = saved_input_bytes_ * tokens_ * heads * v_head_dim;
-  cost.activation_bytes += qkv_bytes + core_bytes + projection_input_bytes;
-  cost.offload(OffloadModule::core_attn) += qkv_bytes + core_bytes;
+  cost.activation_bytes += p.qkv_bytes + core_bytes + projection_input_bytes;
+  cost.offload(OffloadModule::core_attn) += p.qkv_bytes + core_bytes;
   cost.offload(OffloadModule::attn_proj) += projection_input_bytes;
   cost.unit(RecomputeModule::core_attn) = {core_bytes, core_forward, score_flops};
   // Transformer Engine's ring attention holds its ring buffers and partial outputs while it runs
@@ -402,8 +483,8 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
         static_cast<double>(s_.context_parallel_size), rows * heads * qk_head_dim,
         rows * groups * (qk_head_dim + v_head_dim), rows * heads * v_head_dim);
   }
-  cost.parameters += split_parameters + replicated_parameters;
-  cost.forward_flops += projection_flops + out_proj.flops() + score_flops;
+  cost.parameters += p.split_parameters + p.replicated_parameters;
+  cost.forward_flops += p.projection_flops + out_proj.flops() + score_flops;
 }
 
 }  // namespace paraplan::detail

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 #include "model/collectives.hpp"
 #include "model/framework_rules.hpp"
@@ -83,8 +84,28 @@ class CostBuilder {
               bool grouped_gemm = false);
   void dense_mlp_block(LayerCost& cost, double ffn);
 
-  // attention_cost.cpp
+  // attention_cost.cpp: the block, its input projections, and the core attention with its
+  // context-parallel exchange.
   void attention_block(LayerCost& cost, bool moe);
+  struct AttentionShape;
+  struct AttentionProjections;
+  AttentionShape attention_shape() const;
+  void add_attention_column(AttentionProjections& p, const Gemm& g, bool split) const;
+  void mla_projections(LayerCost& cost, const AttentionShape& a, AttentionProjections& p) const;
+  void qkv_projection(LayerCost& cost, const AttentionShape& a, AttentionProjections& p) const;
+  double core_attention_saved_bytes(const AttentionShape& a) const;
+  std::pair<PassTime, PassTime> fused_attention_kernels(const AttentionShape& a, double score_flops,
+                                                        double fraction, bool torch_ring) const;
+  std::pair<PassTime, PassTime> unfused_attention_kernels(const AttentionShape& a) const;
+  void add_cp_exchange(const AttentionShape& a, PassTime& core_forward,
+                       PassTime& core_backward) const;
+  std::pair<PassTime, PassTime> core_attention_passes(const AttentionShape& a, double score_flops,
+                                                      double fraction, bool torch_ring) const;
+  std::pair<PassTime, PassTime> torch_ring_passes(const AttentionShape& a,
+                                                  const PassTime& forward_kernels,
+                                                  const PassTime& backward_kernels) const;
+  PassTime core_attention(LayerCost& cost, const AttentionShape& a, double score_flops,
+                          bool moe) const;
 
   // moe_layer_cost.cpp
   void moe_block(LayerCost& cost);
