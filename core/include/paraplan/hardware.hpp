@@ -73,6 +73,18 @@ struct HostIssueCost {
   double torch_op_s = 0;
   double torch_linear_s = 0;
   double te_module_s = 0;
+  // Host time to issue one local expert's forward and backward in SequentialMLP (Megatron-LM
+  // without --moe-grouped-gemm: experts.py loops over the experts, fc1, activation, fc2 each;
+  // moe_layer_cost.cpp): a preset's host.sequential_mlp_expert_forward_us and
+  // host.sequential_mlp_expert_backward_us, else these defaults. Source: the slope of the loop's
+  // host time over its experts, measured by scripts/calibration/measure_host.py on a lent H200's
+  // host with Megatron-Core r0.9's SequentialMLP itself and its local linears
+  // (scripts/calibration/measured/host-h200-2026-11-26-megatron-core.json: 187 us forward, 320 us
+  // backward; plain torch.nn.functional.linear: 101-107 us forward). MegaScale-MoE's baseline ran
+  // Transformer Engine's linears, which cost the host more per call: a lower bound. No other host
+  // was measured, so every GPU takes these unless its preset says otherwise.
+  double sequential_mlp_expert_forward_s = 187e-6;
+  double sequential_mlp_expert_backward_s = 320e-6;
 };
 
 struct GpuSpec {

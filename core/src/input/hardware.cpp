@@ -175,6 +175,14 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
     gpu.host_issue.torch_op_s = h.optional_number("torch_op_us", 0, 1e6).value_or(0) * 1e-6;
     gpu.host_issue.torch_linear_s = h.optional_number("torch_linear_us", 0, 1e6).value_or(0) * 1e-6;
     gpu.host_issue.te_module_s = h.optional_number("te_module_us", 0, 1e6).value_or(0) * 1e-6;
+    // SequentialMLP's host time per local expert (default in hardware.hpp, with its source).
+    HostIssueCost& issue = gpu.host_issue;
+    if (const auto us = h.optional_number("sequential_mlp_expert_forward_us", 0, 1e6)) {
+      issue.sequential_mlp_expert_forward_s = *us * 1e-6;
+    }
+    if (const auto us = h.optional_number("sequential_mlp_expert_backward_us", 0, 1e6)) {
+      issue.sequential_mlp_expert_backward_s = *us * 1e-6;
+    }
     h.reject_unknown_keys();
   }
 

@@ -2,16 +2,29 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 namespace paraplan::detail {
 namespace {
 
-// Per-expert load imbalance MaxVio = max_i load_i / mean load - 1 (Wang et al. 2024,
-// "Auxiliary-Loss-Free Load Balancing Strategy for Mixture-of-Experts", arXiv:2408.15664,
-// Table 2, 3B model): 0.52 with an auxiliary balancing loss (coefficient 0.001), 0.04 with
-// loss-free balancing by expert bias (DeepSeek-V3's router).
-constexpr double kMaxVioAuxLoss = 0.52;
-constexpr double kMaxVioExpertBias = 0.04;
+// Per-expert load imbalance MaxVio = max_i load_i / mean load - 1 of a trained router, by how it
+// balances its experts (Wang et al. 2024, "Auxiliary-Loss-Free Load Balancing Strategy for
+// Mixture-of-Experts", arXiv:2408.15664, Table 2, 3B model). Not a property of the GPU or host
+// but of the router's training, measured on one model: every MoE model takes its balancing
+// method's row whatever its size or expert count.
+struct RouterMaxVio {
+  bool expert_bias;  // balanced by a per-expert bias (moe_router_enable_expert_bias)
+  double max_vio;
+  std::string_view source;
+};
+constexpr RouterMaxVio kRouterMaxVio[] = {
+    {false, 0.52, "Wang et al. 2024 Table 2, 3B: auxiliary balancing loss, coefficient 0.001"},
+    {true, 0.04, "Wang et al. 2024 Table 2, 3B: loss-free balancing by expert bias (DeepSeek-V3)"},
+};
+
+// The row of a router balanced by expert bias, or else by an auxiliary loss.
+double router_max_vio(bool expert_bias) { return kRouterMaxVio[expert_bias ? 1 : 0].max_vio; }
+static_assert(!kRouterMaxVio[0].expert_bias && kRouterMaxVio[1].expert_bias);
 
 double tier_rate(const NetworkTier& tier, double chunk_bytes) {
   return tier.bandwidth_bytes_per_s * tier.efficiency.at(std::max(chunk_bytes, 1.0));
@@ -46,8 +59,7 @@ double dropless_load_imbalance(const ModelSpec& model, const Strategy& s) {
   const int64_t ep = s.expert_model_parallel_size;
   if (!model.moe || ep <= 1 || s.moe_router_force_load_balancing) return 1.0;
   const double experts = static_cast<double>(model.moe->num_experts);
-  const double max_vio =
-      model.moe->moe_router_enable_expert_bias ? kMaxVioExpertBias : kMaxVioAuxLoss;
+  const double max_vio = router_max_vio(model.moe->moe_router_enable_expert_bias);
   // Expected maximum of `ep` Gaussian loads, each the sum of experts/ep independent experts:
   // the per-expert MaxVio over `experts` loads scaled by sqrt(ln ep / ln experts) for the
   // maximum and 1/sqrt(experts/ep) for the sum (extreme value sigma sqrt(2 ln n)).

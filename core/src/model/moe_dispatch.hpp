@@ -36,18 +36,8 @@ struct MoeDispatch {
 MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strategy& strategy,
                          int64_t gpus_per_node, double local_tokens, double element_bytes);
 
-// Host time to issue one local expert's forward and backward in SequentialMLP (Megatron-LM without
-// --moe-grouped-gemm: experts.py loops over the experts, fc1, activation, fc2 each): the slope
-// of the loop's host time over its experts, measured by scripts/calibration/measure_host.py on
-// a lent H200's host with Megatron-Core r0.9's SequentialMLP itself and its local linears
-// (scripts/calibration/measured/host-h200-2026-11-26-megatron-core.json: 187 us forward, 320 us
-// backward; plain torch.nn.functional.linear: 101-107 us forward). MegaScale-MoE's baseline ran
-// Transformer Engine's linears, which cost the host more per call: a lower bound.
 // DeepEP's SMs per dispatch or combine kernel: deep_ep/buffer.py Buffer.num_sms = 20 (set by
 // Megatron-LM's --moe-deepep-num-sms, default 20).
 inline constexpr double kDeepEpSms = 20;
-
-inline constexpr double kSequentialMlpHostForwardS = 187e-6;
-inline constexpr double kSequentialMlpHostBackwardS = 320e-6;
 
 }  // namespace paraplan::detail

@@ -147,11 +147,13 @@ void CostBuilder::moe_block(LayerCost& cost) {
   // them. DeepSpeed's and Colossal-AI's experts loop the same way (deepspeed/moe/experts.py;
   // DeepSpeed's behind its all-to-all, not a sync: a head start not credited). The backward has
   // no sync: the host catches up behind the rest of the stage's backward (pipeline_model.cpp).
+  // The host's time per expert: the GPU preset's (hardware.hpp HostIssueCost).
   if (!s_.moe_grouped_gemm && local_experts > 1) {
     const double experts_forward_s = block.forward.compute_s - before_experts_s;
+    const HostIssueCost& host = gpu_.host_issue;
     block.forward.compute_s +=
-        std::max(0.0, local_experts * kSequentialMlpHostForwardS - experts_forward_s);
-    cost.expert_loop_host_backward_s = local_experts * kSequentialMlpHostBackwardS;
+        std::max(0.0, local_experts * host.sequential_mlp_expert_forward_s - experts_forward_s);
+    cost.expert_loop_host_backward_s = local_experts * host.sequential_mlp_expert_backward_s;
   }
   cost.unit(RecomputeModule::moe_act) = routed.activation;
   // experts.py: expert_fc1's region saves the permuted rows (fc1's input), moe_act's the fc1

@@ -140,6 +140,17 @@ TEST_CASE("inline GPUs: overrides of a preset, or complete objects") {
       "cluster.gpus[0].type.inter_node.gb_per_s: expected a number from 0.001 to 1000000, got -1");
 }
 
+TEST_CASE("a GPU's host time per SequentialMLP expert is a number of microseconds") {
+  for (const std::string field :
+       {"sequential_mlp_expert_forward_us", "sequential_mlp_expert_backward_us"}) {
+    CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                      R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",
+                        "host": {")" +
+                      field + R"(": -1}}, "count": 16}]}})") ==
+          "cluster.gpus[0].type.host." + field + ": expected a number from 0 to 1000000, got -1");
+  }
+}
+
 TEST_CASE("a GPU's host.cpu_stream_efficiency is a share of the DRAM peak") {
   CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
                     R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",

@@ -215,23 +215,49 @@ TEST_CASE(
     "SequentialMLP's forward waits for the host to issue each expert; its layer's backward "
     "does not, its stage's backward does when the loops outlast it") {
   // 64 experts of 128 rows per micro-batch: a few us of GPU work each, far less than the
-  // host's 187 us to issue one.
+  // host's 187 us to issue one (the h100 preset takes hardware.hpp's default).
+  const double kHostForwardS = HostIssueCost{}.sequential_mlp_expert_forward_s;
+  const double kHostBackwardS = HostIssueCost{}.sequential_mlp_expert_backward_s;
   const Scenario sc = job(moe_model(64, 2));
   Strategy s = base();
   const detail::LayerCost sequential = costs(sc, s).moe;
-  CHECK(sequential.forward.compute_s >= 64 * detail::kSequentialMlpHostForwardS);
-  CHECK(sequential.backward.compute_s < 64 * detail::kSequentialMlpHostForwardS);
+  CHECK(sequential.forward.compute_s >= 64 * kHostForwardS);
+  CHECK(sequential.backward.compute_s < 64 * kHostForwardS);
   // The stage's backward (8 layers, the LM head's included) takes at least the host's time to
   // issue the 8 loops' backward, which is longer than the GPU's work there.
   const Report report = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
   REQUIRE(report.feasible);
-  CHECK(report.stages[0].backward_s >= 8 * 64 * detail::kSequentialMlpHostBackwardS);
-  CHECK(sequential.backward.compute_s < 64 * detail::kSequentialMlpHostBackwardS);
+  CHECK(report.stages[0].backward_s >= 8 * 64 * kHostBackwardS);
+  CHECK(sequential.backward.compute_s < 64 * kHostBackwardS);
   // One expert per GPU runs without the loop (experts.py): as fast as a grouped GEMM of one.
   s.expert_model_parallel_size = 64;
   const double alone_s = costs(sc, s).moe.forward.compute_s;
   s.moe_grouped_gemm = true;
   CHECK(alone_s == doctest::Approx(costs(sc, s).moe.forward.compute_s));
+}
+
+TEST_CASE(
+    "SequentialMLP's host time per expert is the GPU preset's "
+    "host.sequential_mlp_expert_forward_us and _backward_us (default 187 and 320)") {
+  const Scenario preset = job(moe_model(64, 2));
+  const Scenario slow =
+      test::scenario(R"({"model": )" + moe_model(64, 2) +
+                     R"(, "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": {"id": "h100-slow-host", "base": "h100", "host":
+          {"sequential_mlp_expert_forward_us": 374, "sequential_mlp_expert_backward_us": 640}},
+          "count": 64}]}})");
+  const HostIssueCost& issue = preset.cluster.pools[0].gpu.host_issue;
+  CHECK(issue.sequential_mlp_expert_forward_s == 187e-6);
+  CHECK(issue.sequential_mlp_expert_backward_s == 320e-6);
+  const Strategy s = base();
+  const detail::LayerCost at_preset = costs(preset, s).moe;
+  const detail::LayerCost at_slow = costs(slow, s).moe;
+  // 64 local experts; the forward waits for the host (its GPU work is far shorter), so twice
+  // the host's time per expert adds 64 x 187 us to it; the backward's loop is the host's alone.
+  CHECK(at_slow.forward.compute_s - at_preset.forward.compute_s ==
+        doctest::Approx(64 * 187e-6).epsilon(1e-9));
+  CHECK(at_preset.expert_loop_host_backward_s == doctest::Approx(64 * 320e-6).epsilon(1e-12));
+  CHECK(at_slow.expert_loop_host_backward_s == doctest::Approx(64 * 640e-6).epsilon(1e-12));
 }
 
 TEST_CASE("MoE activations: the experts' rows and the router's scores, not the unpermute's") {
