@@ -98,6 +98,7 @@ struct MemoryBoundAudit {
   int64_t checked = 0;        // groups of estimated leaves compared
   int64_t split_checked = 0;  // estimated leaves whose layers the split floor said cannot fit
   int64_t time_checked = 0;   // estimated leaves timed against the recompute level's time bound
+  int64_t memo_checked = 0;   // replayed shape counts walked again and compared (shape_count.cpp)
   int64_t violations = 0;     // a floor above the estimated peak, or such a leaf that fits
   std::string example;
 };
@@ -332,7 +333,8 @@ class Searcher {
     int64_t leaves = 0;
     std::vector<std::pair<Rejection*, int64_t>> rejections;  // into rejections_ (stable nodes)
     std::vector<Recompute> recompute;
-    std::vector<int64_t> zero_keys;  // keys_decided_at(Level::zero), in that order
+    std::vector<int64_t> zero_keys;       // keys_decided_at(Level::zero), in that order
+    std::optional<Strategy> walked_from;  // the state it was walked from (audited searches)
   };
   std::vector<StrategyKeyId> count_reads_;
   std::vector<StrategyKeyId> zero_keys_;
@@ -399,6 +401,8 @@ class Searcher {
   void init_shape_floors();
   ShapeCount walk_shape_count();
   void replay(const ShapeCount& count);
+  void audit_replay(const ShapeCount& count);
+  bool walks_as(const ShapeCount& count);
   ClosestMiss closest_;
 };
 

@@ -5,6 +5,9 @@
 // on the keys it reads and does not write, so it runs once per distinct value of those keys and
 // is replayed after (docs/search.md, section 3).
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "search/searcher.hpp"
 
@@ -12,6 +15,30 @@ namespace paraplan::detail {
 namespace {
 
 using K = StrategyKeyId;
+
+// A key's value in `a` and `b` alike (the stage lists whole, a per-GPU key for every type).
+bool same_key_value(const StrategyKey& key, const Strategy& a, const Strategy& b) {
+  if (key.id == K::pipeline_stage_gpus) return a.pipeline_stage_gpus == b.pipeline_stage_gpus;
+  if (key.id == K::pipeline_stage_layers) {
+    return a.pipeline_stage_layers == b.pipeline_stage_layers;
+  }
+  const size_t pools = key.per_gpu ? a.recompute.size() : 1;
+  for (size_t pool = 0; pool < pools; ++pool) {
+    if (key.get(a, pool) != key.get(b, pool)) return false;
+  }
+  return true;
+}
+
+void copy_key_value(const StrategyKey& key, const Strategy& from, Strategy& to) {
+  if (key.id == K::pipeline_stage_gpus) {
+    to.pipeline_stage_gpus = from.pipeline_stage_gpus;
+  } else if (key.id == K::pipeline_stage_layers) {
+    to.pipeline_stage_layers = from.pipeline_stage_layers;
+  } else {
+    const size_t pools = key.per_gpu ? to.recompute.size() : 1;
+    for (size_t pool = 0; pool < pools; ++pool) key.set(to, pool, key.get(from, pool));
+  }
+}
 
 }  // namespace
 
@@ -100,10 +127,14 @@ void Searcher::count_shape() {
   fill_count_key();
   const auto found = shape_counts_.find(count_key_);
   if (found != shape_counts_.end()) {
+    if (audit_ != nullptr) audit_replay(found->second);
     replay(found->second);
     return;
   }
-  shape_counts_.emplace(count_key_, walk_shape_count());
+  std::optional<Strategy> walked_from;
+  if (audit_ != nullptr) walked_from = s_;
+  ShapeCount& count = shape_counts_.emplace(count_key_, walk_shape_count()).first->second;
+  count.walked_from = std::move(walked_from);
 }
 
 // The walk itself, recording what it does.
@@ -136,6 +167,46 @@ void Searcher::replay(const ShapeCount& count) {
   for (size_t i = 0; i < zero_keys_.size(); ++i) {
     strategy_key(zero_keys_[i]).set(s_, 0, count.zero_keys[i]);
   }
+}
+
+// The audit (tests, search_audited): a replayed count must be what a walk from the current state
+// does. Where it is not, the walk reads a key that its memo key (count_reads_, init_shape_counts)
+// lacks: each key whose value differs from the recorded walk's is put back alone, and those that
+// make the walk match again are named.
+void Searcher::audit_replay(const ShapeCount& count) {
+  ++audit_->memo_checked;
+  if (walks_as(count)) return;
+  ++audit_->violations;
+  const Strategy now = s_;
+  const int64_t data_parallel = data_parallel_, micro_batches = micro_batches_;
+  std::string keys;
+  for (const StrategyKey& key : strategy_keys()) {
+    if (same_key_value(key, now, *count.walked_from)) continue;
+    copy_key_value(key, *count.walked_from, s_);
+    // What the levels above derive from the keys (pipeline_level, micro_batch_level).
+    data_parallel_ = data_parallel_size(rule_context_, s_);
+    micro_batches_ = num_micro_batches(rule_context_, s_);
+    if (walks_as(count)) keys += (keys.empty() ? "" : ", ") + std::string(key.name);
+    s_ = now;
+    data_parallel_ = data_parallel;
+    micro_batches_ = micro_batches;
+  }
+  audit_->example =
+      "a replayed shape count differs from a walk with the same memo key: the count walk reads " +
+      (keys.empty() ? std::string("more than one key") : keys) +
+      ", missing from init_shape_counts (shape_count.cpp)";
+}
+
+// Walks the current shape again and takes back what it counted: whether it does what `count`
+// recorded (its leaves, rejections and the keys it leaves in `s_`).
+bool Searcher::walks_as(const ShapeCount& count) {
+  const Strategy before = s_;
+  const ShapeCount again = walk_shape_count();
+  stats_.pruned -= again.leaves;
+  for (const auto& [rejection, times] : again.rejections) rejection->count -= times;
+  s_ = before;
+  return again.leaves == count.leaves && again.rejections == count.rejections &&
+         again.recompute == count.recompute && again.zero_keys == count.zero_keys;
 }
 
 }  // namespace paraplan::detail

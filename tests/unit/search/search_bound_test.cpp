@@ -24,15 +24,18 @@ SearchOptions golden_options() {
   return options;
 }
 
-// How many groups, split leaves, timed leaves and ranked strategies the audits checked.
+// How many groups, split leaves, timed leaves, replayed shape counts and ranked strategies the
+// audits checked.
 struct AuditCounts {
-  int64_t checked = 0, split_checked = 0, time_checked = 0, ranked = 0;
+  int64_t checked = 0, split_checked = 0, time_checked = 0, replays_checked = 0, ranked = 0;
 };
 
 // `scenario` searched with the bounds audited: no group of an estimated leaf peaks below its
 // memory floor, no leaf whose layers the split floor says cannot fit does, no leaf is faster
-// than the time bound of its recompute settings (host issue time included), and the search
-// (where the memory floors prune nothing) ranks as the pruned one.
+// than the time bound of its recompute settings (host issue time included), no replayed shape
+// count differs from a walk of the same shape (a key the count walk reads missing from its memo
+// key, shape_count.cpp init_shape_counts: the audit's example names it), and the search (where
+// the memory floors prune nothing) ranks as the pruned one.
 void check_bounds(const Scenario& scenario, AuditCounts& counts) {
   detail::MemoryBoundAudit audit;
   const SearchResult audited = detail::search_audited(scenario, golden_options(), audit);
@@ -41,6 +44,7 @@ void check_bounds(const Scenario& scenario, AuditCounts& counts) {
   counts.checked += audit.checked;
   counts.split_checked += audit.split_checked;
   counts.time_checked += audit.time_checked;
+  counts.replays_checked += audit.memo_checked;
   const SearchResult pruned = search(scenario, golden_options());
   REQUIRE(audited.strategies.size() == pruned.strategies.size());
   counts.ranked += static_cast<int64_t>(pruned.strategies.size());
@@ -141,9 +145,11 @@ TEST_CASE("the memory and time bounds hold over random jobs and frameworks" *
     check_bounds(parse_scenario(scenario_json), counts);
   }
   MESSAGE("groups ", counts.checked, ", split leaves ", counts.split_checked, ", timed ",
-          counts.time_checked, ", ranked ", counts.ranked);
+          counts.time_checked, ", replayed shape counts ", counts.replays_checked, ", ranked ",
+          counts.ranked);
   CHECK(counts.checked > 0);
   CHECK(counts.split_checked > 0);
   CHECK(counts.time_checked > 0);
+  CHECK(counts.replays_checked > 0);
   CHECK(counts.ranked > 0);
 }
