@@ -95,24 +95,25 @@ class Allocator:
         self.peak_allocated = max(self.peak_allocated, self.allocated)
         return block
 
+    def _absorb(self, block, nxt):
+        """Merges `nxt`, the block after `block` in its segment, into `block`."""
+        block.size += nxt.size
+        block.next = nxt.next
+        if nxt.next:
+            nxt.next.prev = block
+
     def release(self, block):
         self.allocated -= block.size
         block.free = True
         if block.prev is not None and block.prev.free:
             prev = block.prev
             self._uncache(prev)
-            prev.size += block.size
-            prev.next = block.next
-            if block.next:
-                block.next.prev = prev
+            self._absorb(prev, block)
             block = prev
         if block.next is not None and block.next.free:
             nxt = block.next
             self._uncache(nxt)
-            block.size += nxt.size
-            block.next = nxt.next
-            if nxt.next:
-                nxt.next.prev = block
+            self._absorb(block, nxt)
         self._cache(block)
 
 

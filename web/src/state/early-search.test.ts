@@ -1,39 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { FakeClient } from "../testing/fake-client";
 import { catalogue } from "../testing/presets";
 import { rankedStrategy, searchResult } from "../testing/strategies";
-import type { Client, Listeners } from "../worker/client";
-import { CancelledError } from "../worker/errors";
-import type { Method, Methods, Progress } from "../worker/protocol";
+import type { Progress } from "../worker/protocol";
 import { EarlySearch, startEarlySearch } from "./early-search";
 import { moduleSchema } from "./module-schema";
 import { defaultState } from "./page-state";
 import { Runs } from "./runs";
-
-interface Call {
-  method: Method;
-  params: unknown;
-  listeners: Listeners;
-  resolve: (result: unknown) => void;
-}
-
-// A worker client whose calls the test answers.
-class FakeClient implements Client {
-  readonly calls: Call[] = [];
-
-  call<M extends Method>(
-    method: M,
-    params: Methods[M]["params"],
-    listeners: Listeners = {},
-  ): Promise<Methods[M]["result"]> {
-    return new Promise((resolve) => {
-      this.calls.push({ method, params, listeners, resolve: resolve as Call["resolve"] });
-    });
-  }
-
-  cancel(): void {
-    throw new CancelledError();
-  }
-}
 
 const RESULT = searchResult([rankedStrategy({ rank: 1 })], 3);
 const REPORT = { evaluated: 5, pruned: 0, fraction: 0.1, best_iteration_time_s: 9, elapsed_s: 0.1 };

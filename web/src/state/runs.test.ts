@@ -1,44 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { ScalingRequest, SearchRequest, SearchResult, SweepRequest } from "../paraplan/types";
+import { FakeClient } from "../testing/fake-client";
 import { catalogue } from "../testing/presets";
 import { rankedStrategy, searchResult } from "../testing/strategies";
-import type { Client, Listeners } from "../worker/client";
 import { CancelledError, ModuleError } from "../worker/errors";
-import type { Method, Methods } from "../worker/protocol";
 import { moduleSchema } from "./module-schema";
 import { defaultState, type PageState } from "./page-state";
 import { jobChanged, Runs, summarise } from "./runs";
-
-interface Call {
-  method: Method;
-  params: unknown;
-  listeners: Listeners;
-  resolve: (result: unknown) => void;
-  reject: (error: Error) => void;
-}
-
-// A worker client whose calls the test answers.
-class FakeClient implements Client {
-  readonly calls: Call[] = [];
-
-  call<M extends Method>(
-    method: M,
-    params: Methods[M]["params"],
-    listeners: Listeners = {},
-  ): Promise<Methods[M]["result"]> {
-    return new Promise((resolve, reject) => {
-      this.calls.push({ method, params, listeners, resolve: resolve as Call["resolve"], reject });
-    });
-  }
-
-  cancel(): void {
-    for (const call of this.calls.splice(0)) call.reject(new CancelledError());
-  }
-
-  last(): Call {
-    return this.calls[this.calls.length - 1];
-  }
-}
 
 function setUp() {
   const client = new FakeClient();
