@@ -165,8 +165,9 @@ std::string presets() {
 
 std::string version() { return PARAPLAN_VERSION; }
 
-// Parses the built-in presets now (the catalogue is parsed once, on first use), so that the
-// page's first search does not wait for it: the worker calls this as soon as the module loads.
+// Lists the built-in presets now, so that the page's first search does not wait for it: the
+// worker calls this as soon as the module loads. (Each preset file is parsed on its first use,
+// core/src/input/presets.cpp, so this no longer parses them all.)
 void warm() {
   guarded([] { return std::to_string(paraplan::preset_ids(paraplan::PresetKind::model).size()); });
 }
