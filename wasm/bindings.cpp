@@ -4,7 +4,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <array>
 #include <nlohmann/json.hpp>
 
 #include "paraplan/errors.hpp"
@@ -52,55 +51,12 @@ std::string estimate(const std::string& scenario_json) {
   return guarded([&] { return to_json(paraplan::estimate(scenario_of(scenario_json))).dump(); });
 }
 
-// What a row of the rows so far holds: the keys of the result's `strategies` entry that the
-// page's results table draws (web/src/paraplan/types.ts, TableRow), with those of its `estimate`
-// and of the estimate's `memory`. The launches, flags and the report's per-stage parts (nine tenths
-// of an entry's JSON) come with the final result.
-constexpr std::array kTableRowKeys = {"rank",
-                                      "strategy",
-                                      "headroom_gib",
-                                      "tight",
-                                      "tie_with_best",
-                                      "rank_note",
-                                      "max-use-mem-size",
-                                      "pipeline-stage-chips",
-                                      "pipeline-stage-layers",
-                                      "recompute-granularity",
-                                      "recompute-method",
-                                      "recompute-num-layers",
-                                      "gpus_used"};
-constexpr std::array kTableReportKeys = {
-    "feasible",    "infeasible_reasons", "iteration_time_s", "tokens_per_s_per_gpu", "mfu",
-    "uncertainty", "validation",         "num_gpus",         "data_parallel_size",   "memory"};
-constexpr std::array kTableMemoryKeys = {"peak_gib_per_gpu", "verdict", "verdict_reason"};
-
-// The members of `object` named in `keys` (those it has).
-template <size_t N>
-nlohmann::json kept(nlohmann::json& object, const std::array<const char*, N>& keys) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const char* key : keys) {
-    const auto found = object.find(key);
-    if (found != object.end()) out[key] = std::move(*found);
-  }
-  return out;
-}
-
-// A row of the rows so far: the result's entry for `row`, with only what the table draws.
-nlohmann::json table_row(const paraplan::RankedStrategy& row, size_t rank,
-                         const paraplan::Scenario& scenario) {
-  nlohmann::json entry = to_json(row, rank, scenario);
-  nlohmann::json estimate = kept(entry["estimate"], kTableReportKeys);
-  estimate["memory"] = kept(estimate["memory"], kTableMemoryKeys);
-  nlohmann::json out = kept(entry, kTableRowKeys);
-  out["estimate"] = std::move(estimate);
-  return out;
-}
-
 // request: {"scenario": {...}, "options": {"top", "time_budget_s", "tp_across_nodes",
 // "memory_margin", "allow_at_risk"}}.
 // Reports a search's progress to `on_progress` (when given); its false cancels. Where the report
-// carries the rows so far, they go as `rows`, each with what the results table draws of the
-// result's `strategies` entry (table_row; `scenario`: the search's).
+// carries the rows so far, they go as `rows`, each with what the page's results table draws of
+// the result's `strategies` entry (web/src/paraplan/types.ts, TableRow; paraplan::to_table_json,
+// which builds no launches, flags or per-stage report; `scenario`: the search's).
 std::function<bool(const paraplan::SearchProgress&)> progress_callback(
     val& on_progress, const paraplan::Scenario* scenario = nullptr) {
   if (on_progress.isUndefined() || on_progress.isNull()) return {};
@@ -115,7 +71,7 @@ std::function<bool(const paraplan::SearchProgress&)> progress_callback(
     if (scenario != nullptr && !p.rows.empty()) {
       nlohmann::json rows = nlohmann::json::array();
       for (size_t i = 0; i < p.rows.size(); ++i) {
-        rows.push_back(table_row(p.rows[i], i + 1, *scenario));
+        rows.push_back(paraplan::to_table_json(p.rows[i], i + 1, *scenario));
       }
       report.set("rows", val::global("JSON").call<val>("parse", rows.dump()));
     }
@@ -209,8 +165,9 @@ std::string presets() {
 
 std::string version() { return PARAPLAN_VERSION; }
 
-// Parses the built-in presets now (the catalogue is parsed once, on first use), so that the
-// page's first search does not wait for it: the worker calls this as soon as the module loads.
+// Lists the built-in presets now, so that the page's first search does not wait for it: the
+// worker calls this as soon as the module loads. (Each preset file is parsed on its first use,
+// core/src/input/presets.cpp, so this no longer parses them all.)
 void warm() {
   guarded([] { return std::to_string(paraplan::preset_ids(paraplan::PresetKind::model).size()); });
 }

@@ -81,9 +81,11 @@ struct SearchOptions {
   double time_budget_s = limits::kDefaultTimeBudgetS;  // then stop with the best found so far
   int64_t progress_every = 4096;                       // evaluations between progress reports
   // Called every `progress_every` evaluations, and also by the clock: first after
-  // kFirstProgressS of search, then every kProgressIntervalS; returning false cancels the
-  // search.
+  // `first_progress_s` of search, then every kProgressIntervalS, and once more as soon as the
+  // search holds its first feasible strategy where no report had one; returning false cancels
+  // the search.
   std::function<bool(const SearchProgress&)> on_progress;
+  double first_progress_s = kFirstProgressS;  // (tests: 0, a report before anything fits)
   // How many of the best rows so far a progress report carries when the ranking changed (at
   // most `top`; 0: none, only the best time and its layout).
   int progress_rows = 0;
@@ -122,5 +124,12 @@ nlohmann::json to_json(const SearchResult& result, const Scenario& scenario);
 
 // One entry of that output's "strategies": the strategy ranked `rank` (from 1).
 nlohmann::json to_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario);
+
+// What a results table draws of that entry (a progress report's row): its `rank`, `strategy`,
+// `headroom_gib`, `tight`, `tie_with_best`, `rank_note`, the per-GPU-type keys
+// (`max-use-mem-size`, `pipeline-stage-chips`, `pipeline-stage-layers`, `recompute-*`,
+// `gpus_used`) and the report's to_table_json as `estimate`, with the same values; none of the
+// launches, flags or per-stage report (nine tenths of the entry, and most of its cost).
+nlohmann::json to_table_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario);
 
 }  // namespace paraplan

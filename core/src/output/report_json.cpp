@@ -89,6 +89,23 @@ double Report::headroom_bytes() const {
   return headroom;
 }
 
+nlohmann::json to_table_json(const Report& report) {
+  return {{"feasible", report.feasible},
+          {"infeasible_reasons", report.infeasible_reasons},
+          {"iteration_time_s", report.iteration_time_s},
+          {"tokens_per_s_per_gpu", report.tokens_per_s_per_gpu},
+          {"mfu", report.mfu},
+          {"memory",
+           {{"peak_gib_per_gpu", report.peak_memory_bytes() / kGiB},
+            {"verdict", to_string(report.memory_verdict)},
+            {"verdict_reason", report.memory_verdict_reason}}},
+          {"num_gpus", report.num_gpus},
+          {"data_parallel_size", report.data_parallel_size},
+          {"validation",
+           {{"validated", report.validation.validated}, {"notes", report.validation.notes}}},
+          {"uncertainty", uncertainty_json(report.uncertainty)}};
+}
+
 nlohmann::json to_json(const Report& report) {
   nlohmann::json memory_stages = nlohmann::json::array();
   nlohmann::json time_stages = nlohmann::json::array();
@@ -96,40 +113,29 @@ nlohmann::json to_json(const Report& report) {
     memory_stages.push_back(stage_memory_json(stage));
     time_stages.push_back(stage_time_json(stage));
   }
-  return {{"feasible", report.feasible},
-          {"infeasible_reasons", report.infeasible_reasons},
-          {"infeasible_reason_ids", report.infeasible_reason_ids},
-          {"iteration_time_s", report.iteration_time_s},
-          {"tokens_per_s", report.tokens_per_s},
-          {"tokens_per_s_per_gpu", report.tokens_per_s_per_gpu},
-          {"samples_per_s", report.samples_per_s},
-          {"model_tflops_per_gpu", report.model_tflops_per_gpu},
-          {"mfu", report.mfu},
-          {"hfu", report.hfu},
-          {"model_tflops_per_gpu_causal", report.model_tflops_per_gpu_causal},
-          {"mfu_causal", report.mfu_causal},
-          {"memory",
-           {{"peak_gib_per_gpu", report.peak_memory_bytes() / kGiB},
-            {"peak_allocated_gib_per_gpu", report.peak_allocated_bytes() / kGiB},
-            {"headroom_gib", report.headroom_bytes() / kGiB},
-            {"tight", report.memory_tight},
-            {"warnings", report.memory_warnings},
-            {"verdict", to_string(report.memory_verdict)},
-            {"verdict_reason", report.memory_verdict_reason},
-            {"per_stage", memory_stages}}},
-          {"time_breakdown_s", breakdown_json(report.time_breakdown)},
-          {"pipeline",
-           {{"stages", time_stages},
-            {"bottleneck_stage", report.bottleneck_stage},
-            {"num_micro_batches", report.num_micro_batches}}},
-          {"num_gpus", report.num_gpus},
-          {"data_parallel_size", report.data_parallel_size},
-          {"model_parameters", report.model_parameters},
-          {"model_flops_per_token", report.model_flops_per_token},
-          {"model_flops_per_token_causal", report.model_flops_per_token_causal},
-          {"validation",
-           {{"validated", report.validation.validated}, {"notes", report.validation.notes}}},
-          {"uncertainty", uncertainty_json(report.uncertainty)}};
+  // The table's keys, and the rest of the report.
+  nlohmann::json out = to_table_json(report);
+  nlohmann::json& memory = out["memory"];
+  memory["peak_allocated_gib_per_gpu"] = report.peak_allocated_bytes() / kGiB;
+  memory["headroom_gib"] = report.headroom_bytes() / kGiB;
+  memory["tight"] = report.memory_tight;
+  memory["warnings"] = report.memory_warnings;
+  memory["per_stage"] = std::move(memory_stages);
+  out["infeasible_reason_ids"] = report.infeasible_reason_ids;
+  out["tokens_per_s"] = report.tokens_per_s;
+  out["samples_per_s"] = report.samples_per_s;
+  out["model_tflops_per_gpu"] = report.model_tflops_per_gpu;
+  out["hfu"] = report.hfu;
+  out["model_tflops_per_gpu_causal"] = report.model_tflops_per_gpu_causal;
+  out["mfu_causal"] = report.mfu_causal;
+  out["time_breakdown_s"] = breakdown_json(report.time_breakdown);
+  out["pipeline"] = {{"stages", std::move(time_stages)},
+                     {"bottleneck_stage", report.bottleneck_stage},
+                     {"num_micro_batches", report.num_micro_batches}};
+  out["model_parameters"] = report.model_parameters;
+  out["model_flops_per_token"] = report.model_flops_per_token;
+  out["model_flops_per_token_causal"] = report.model_flops_per_token_causal;
+  return out;
 }
 
 }  // namespace paraplan

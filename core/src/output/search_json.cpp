@@ -2,6 +2,7 @@
 // per-stage layout.
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "model/rules.hpp"
 #include "paraplan/launch.hpp"
@@ -27,32 +28,10 @@ Strategy with_stages(Strategy s, const ModelSpec& model) {
   return s;
 }
 
-nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario) {
-  const Cluster& cluster = scenario.cluster;
-  const Strategy s = with_stages(ranked.strategy, scenario.model);
-  const Report& report = ranked.report;
-  nlohmann::json out;
-  out["rank"] = rank;
-  out["strategy"] = to_json(s, cluster);
-  out["estimate"] = to_json(report);
-  out["megatron_args"] = join_arguments(
-      megatron_arguments(s, scenario.model, scenario.training, s.pipeline_stage_gpus.front()));
-  out["headroom_gib"] = report.headroom_bytes() / kGiB;  // smallest over the stages
-  out["tight"] = report.memory_tight;
-  out["tie_with_best"] = ranked.tie_with_best;
-  if (!ranked.rank_note.empty()) out["rank_note"] = ranked.rank_note;
-  // The search's own layout identity and families, so no reader re-derives their rules.
-  out["layout"] = nlohmann::json(detail::layout_key(ranked.strategy)).dump();
-  nlohmann::json families = nlohmann::json::array();
-  for (const LayoutFamily family : kLayoutFamilies) {
-    if (detail::in_family(ranked.strategy, family)) families.push_back(to_string(family));
-  }
-  out["families"] = families;
-  out["memory_verdict"] = to_string(report.memory_verdict);  // as estimate.memory.verdict
-  out["sim_throughput"] = report.tokens_per_s_per_gpu;
-  out["sim_total_time_s"] = report.iteration_time_s;
-
-  // Per GPU type in use: peak memory, recompute, GPUs, and (mixed) its own flags.
+// The per-GPU-type keys (peak memory, recompute, GPUs) and the stages' chips and layers; the
+// ids of the GPU types in use by pool.
+std::map<int, std::string> write_per_gpu(const Strategy& s, const Report& report,
+                                         const Cluster& cluster, nlohmann::json& out) {
   std::map<int, double> peak_gib;
   for (size_t i = 0; i < report.stages.size(); ++i) {
     const int pool = s.pipeline_stage_gpus[i];
@@ -60,19 +39,20 @@ nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scen
   }
   nlohmann::json memory = nlohmann::json::object(), granularity = nlohmann::json::object(),
                  method = nlohmann::json::object(), num_layers = nlohmann::json::object(),
-                 gpus = nlohmann::json::object(), by_gpu = nlohmann::json::object();
+                 gpus = nlohmann::json::object();
   const int64_t stage_gpus =
       report.data_parallel_size * s.tensor_model_parallel_size * s.context_parallel_size;
+  std::map<int, std::string> ids;
   for (const auto& [pool, gib] : peak_gib) {
     const std::string& id = cluster.pools[static_cast<size_t>(pool)].gpu.id;
     const Recompute& r = s.recompute[static_cast<size_t>(pool)];
+    ids[pool] = id;
     memory[id] = gib;
     granularity[id] = to_string(r.granularity);
     method[id] = to_string(r.method);
     num_layers[id] = r.num_layers;
     gpus[id] =
         stage_gpus * std::count(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(), pool);
-    by_gpu[id] = join_arguments(megatron_arguments(s, scenario.model, scenario.training, pool));
   }
   out["max-use-mem-size"] = memory;
   nlohmann::json chips = nlohmann::json::array();
@@ -84,7 +64,52 @@ nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scen
   out["recompute-method"] = method;
   out["recompute-num-layers"] = num_layers;
   out["gpus_used"] = gpus;
-  if (peak_gib.size() > 1) out["megatron_args_by_gpu"] = by_gpu;
+  return ids;
+}
+
+// The keys a results table draws (to_table_json's), `estimate` given; `s` is the ranked
+// strategy with its stages spelled out. Writes the per-GPU-type keys; returns write_per_gpu's
+// ids.
+std::map<int, std::string> write_table_keys(const RankedStrategy& ranked, size_t rank,
+                                            const Scenario& scenario, const Strategy& s,
+                                            nlohmann::json estimate, nlohmann::json& out) {
+  const Report& report = ranked.report;
+  out["rank"] = rank;
+  out["strategy"] = to_json(s, scenario.cluster);
+  out["estimate"] = std::move(estimate);
+  out["headroom_gib"] = report.headroom_bytes() / kGiB;  // smallest over the stages
+  out["tight"] = report.memory_tight;
+  out["tie_with_best"] = ranked.tie_with_best;
+  if (!ranked.rank_note.empty()) out["rank_note"] = ranked.rank_note;
+  return write_per_gpu(s, report, scenario.cluster, out);
+}
+
+nlohmann::json ranked_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario) {
+  const Strategy s = with_stages(ranked.strategy, scenario.model);
+  const Report& report = ranked.report;
+  nlohmann::json out;
+  const std::map<int, std::string> ids =
+      write_table_keys(ranked, rank, scenario, s, to_json(report), out);
+  out["megatron_args"] = join_arguments(
+      megatron_arguments(s, scenario.model, scenario.training, s.pipeline_stage_gpus.front()));
+  // The search's own layout identity and families, so no reader re-derives their rules.
+  out["layout"] = nlohmann::json(detail::layout_key(ranked.strategy)).dump();
+  nlohmann::json families = nlohmann::json::array();
+  for (const LayoutFamily family : kLayoutFamilies) {
+    if (detail::in_family(ranked.strategy, family)) families.push_back(to_string(family));
+  }
+  out["families"] = families;
+  out["memory_verdict"] = to_string(report.memory_verdict);  // as estimate.memory.verdict
+  out["sim_throughput"] = report.tokens_per_s_per_gpu;
+  out["sim_total_time_s"] = report.iteration_time_s;
+  // Mixed GPU types: each type's own flags.
+  if (ids.size() > 1) {
+    nlohmann::json by_gpu = nlohmann::json::object();
+    for (const auto& [pool, id] : ids) {
+      by_gpu[id] = join_arguments(megatron_arguments(s, scenario.model, scenario.training, pool));
+    }
+    out["megatron_args_by_gpu"] = by_gpu;
+  }
   out["launch"] = launches_json(s, scenario, report.data_parallel_size);
   return out;
 }
@@ -135,6 +160,13 @@ nlohmann::json to_json(const SearchResult& result, const Scenario& scenario) {
 
 nlohmann::json to_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario) {
   return ranked_json(ranked, rank, scenario);
+}
+
+nlohmann::json to_table_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario) {
+  const Strategy s = with_stages(ranked.strategy, scenario.model);
+  nlohmann::json out;
+  write_table_keys(ranked, rank, scenario, s, to_table_json(ranked.report), out);
+  return out;
 }
 
 }  // namespace paraplan

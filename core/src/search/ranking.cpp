@@ -26,9 +26,17 @@ void Searcher::tick() {
     std::snprintf(text, sizeof text, "time budget of %g s reached", options_.time_budget_s);
     stats_.stopped = text;
     stopped_ = true;
-  } else if (options_.on_progress && (counted || elapsed_s >= next_report_s_)) {
+  } else if (options_.on_progress &&
+             (counted || elapsed_s >= next_report_s_ || first_best_due(elapsed_s))) {
     report_progress(elapsed_s);
   }
+}
+
+bool Searcher::first_best_due(double elapsed_s) const {
+  // Past the first report's mark, the first feasible strategy (with the rows so far) is
+  // reported as soon as the search has one, not a whole kProgressIntervalS later: a report
+  // carried a best once progress_best_s_ is set, so this adds at most one report per search.
+  return progress_best_s_ == 0 && top_.best_s() > 0 && elapsed_s >= options_.first_progress_s;
 }
 
 void Searcher::report_progress(double elapsed_s) {

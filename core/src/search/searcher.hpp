@@ -198,6 +198,8 @@ class Searcher {
   Rejection& tally(Rejection*& cached, std::string_view why);
   void tick();
   void report_progress(double elapsed_s);
+  // Whether to report now because the search holds its first feasible strategy.
+  bool first_best_due(double elapsed_s) const;
   // The listed strategies with the public estimate's reports, in the final order; `provisional`
   // (a progress report's rows): only the first `options_.progress_rows`, their reports kept
   // between reports, and no count of the rejected.
@@ -233,9 +235,10 @@ class Searcher {
   std::chrono::steady_clock::time_point start_;
   bool stopped_ = false;
   double fraction_done_ = 0;
-  double progress_best_s_ = 0;              // the best time the last progress report labelled
-  std::string progress_best_layout_;        // and its label
-  double next_report_s_ = kFirstProgressS;  // when the clock asks for the next report
+  double progress_best_s_ = 0;        // the best time the last progress report labelled
+  std::string progress_best_layout_;  // and its label
+  // When the clock asks for the next report.
+  double next_report_s_ = options_.first_progress_s;
   // The ordering keys of the rows the last report carried.
   std::vector<std::vector<int64_t>> reported_rows_;
   // The reports of the rows progress reports carry, by ordering_key: each strategy is

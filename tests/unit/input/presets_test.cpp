@@ -189,6 +189,26 @@ TEST_CASE("preset lookup: separators, case, dots and aliases") {
         find_preset(PresetKind::model, "qwen2.5-72b"));
 }
 
+TEST_CASE("presets are listed by file name and each lookup by id finds its own file") {
+  // The catalogue lists ids without parsing the files and parses each on its first use
+  // (core/src/input/presets.cpp): each id must be the file's own, and the whole catalogue the
+  // same set.
+  for (const PresetKind kind : {PresetKind::model, PresetKind::gpu}) {
+    const std::vector<std::string> ids = preset_ids(kind);
+    REQUIRE(ids.size() > 10);
+    for (const std::string& id : ids) {
+      const nlohmann::json* file = find_preset(kind, id);
+      REQUIRE(file != nullptr);
+      CHECK(file->at("id") == id);
+      CHECK(find_preset(kind, id) == file);  // parsed once
+    }
+  }
+  const nlohmann::json catalogue = presets_catalogue();
+  CHECK(catalogue["models"].size() == preset_ids(PresetKind::model).size());
+  CHECK(catalogue["gpus"].size() == preset_ids(PresetKind::gpu).size());
+  CHECK(find_preset(PresetKind::model, "no-such-model") == nullptr);
+}
+
 TEST_CASE("model preset files hold only the documented keys") {
   static const std::set<std::string> kAllowed = {
       "id", "aliases", "published_parameters", "nominal_parameters", "source", "model"};

@@ -438,6 +438,77 @@ TEST_CASE("mixed clusters: caps, GPU total, one type and a layer count per stage
   CHECK(json["stats"]["evaluated"].get<int64_t>() > 0);
 }
 
+namespace {
+
+// The keys of `object`, in order.
+std::vector<std::string> keys_of(const nlohmann::json& object) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.push_back(key);
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("a table row is the result entry's table keys, with the same values") {
+  // What the page's results table draws (web/src/paraplan/types.ts, TableRow), on a mixed
+  // cluster (the per-GPU-type keys with two types): each value as the result's entry has it,
+  // and none of its launches, flags or per-stage report.
+  const Scenario scenario = test::scenario(R"({"model": "llama2-70b",
+      "training": {"global_batch_size": 512, "seq_length": 4096},
+      "cluster": {"num_gpus": 256,
+                  "gpus": [{"type": "a800", "count": 128}, {"type": "h800", "count": 160}]}})");
+  const SearchResult result = run(scenario, 5);
+  REQUIRE_FALSE(result.strategies.empty());
+  const std::vector<std::string> row_keys = {"estimate",
+                                             "gpus_used",
+                                             "headroom_gib",
+                                             "max-use-mem-size",
+                                             "pipeline-stage-chips",
+                                             "pipeline-stage-layers",
+                                             "rank",
+                                             "recompute-granularity",
+                                             "recompute-method",
+                                             "recompute-num-layers",
+                                             "strategy",
+                                             "tie_with_best",
+                                             "tight"};
+  const std::vector<std::string> report_keys = {"data_parallel_size",
+                                                "feasible",
+                                                "infeasible_reasons",
+                                                "iteration_time_s",
+                                                "memory",
+                                                "mfu",
+                                                "num_gpus",
+                                                "tokens_per_s_per_gpu",
+                                                "uncertainty",
+                                                "validation"};
+  const std::vector<std::string> memory_keys = {"peak_gib_per_gpu", "verdict", "verdict_reason"};
+  bool two_types = false;
+  for (size_t i = 0; i < result.strategies.size(); ++i) {
+    const nlohmann::json row = to_table_json(result.strategies[i], i + 1, scenario);
+    const nlohmann::json entry = to_json(result.strategies[i], i + 1, scenario);
+    std::vector<std::string> expected = row_keys;
+    if (entry.contains("rank_note")) expected.push_back("rank_note");
+    std::sort(expected.begin(), expected.end());
+    CHECK(keys_of(row) == expected);
+    CHECK(keys_of(row["estimate"]) == report_keys);
+    CHECK(keys_of(row["estimate"]["memory"]) == memory_keys);
+    for (const std::string& key : keys_of(row)) {
+      if (key != "estimate") CHECK_MESSAGE(row[key] == entry[key], key);
+    }
+    for (const std::string& key : report_keys) {
+      if (key != "memory") CHECK_MESSAGE(row["estimate"][key] == entry["estimate"][key], key);
+    }
+    for (const std::string& key : memory_keys) {
+      CHECK(row["estimate"]["memory"][key] == entry["estimate"]["memory"][key]);
+    }
+    two_types = two_types || row["gpus_used"].size() == 2;
+    // A tenth or so of the entry.
+    CHECK(row.dump().size() * 4 < entry.dump().size());
+  }
+  CHECK(two_types);
+}
+
 TEST_CASE("a hand-made good strategy is never faster than the search's best") {
   const Scenario scenario = job("llama2-70b", R"([{"type": "a800", "count": 256}])", 512, 4096);
   const SearchResult result = run(scenario, 1);
@@ -540,10 +611,12 @@ TEST_CASE("progress reports carry the ranking so far, by the clock, only when it
   REQUIRE(result.stats.complete);
   REQUIRE(result.strategies.size() == 5);
   REQUIRE_FALSE(reports.empty());
-  // The first report comes soon after kFirstProgressS, then one every kProgressIntervalS.
+  // The first report comes soon after kFirstProgressS, then one every kProgressIntervalS, but
+  // for the one that first carries a best time, which may come sooner.
   CHECK(reports.front().elapsed_s >= kFirstProgressS);
   CHECK(reports.front().elapsed_s < kFirstProgressS + kProgressIntervalS);
   for (size_t i = 1; i < reports.size(); ++i) {
+    if (reports[i - 1].best_iteration_time_s == 0) continue;
     CHECK(reports[i].elapsed_s - reports[i - 1].elapsed_s >= kProgressIntervalS);
   }
   const auto with_rows = std::count_if(reports.begin(), reports.end(),
@@ -574,6 +647,39 @@ TEST_CASE("progress reports carry the ranking so far, by the clock, only when it
   reports.clear();
   search(scenario, options);
   for (const SearchProgress& p : reports) CHECK(p.rows.empty());
+}
+
+TEST_CASE("the first feasible strategy is reported at once, not an interval later") {
+  // The first report comes before anything fits (first_progress_s 0: at the first reading of
+  // the clock); the next comes as soon as the search holds a feasible strategy, with the rows so
+  // far, where the clock alone would wait kProgressIntervalS (issue 30 item 8).
+  // DeepSeek-V3 on 256 A800 (the page's default job) holds nothing feasible after its first few
+  // evaluations, and its first feasible strategy within about 0.05 s natively.
+  const Scenario scenario = job("deepseek-v3", R"([{"type": "a800", "count": 256}])", 512, 4096);
+  SearchOptions options;
+  options.top = 5;
+  options.time_budget_s = 600;
+  options.progress_every = int64_t{1} << 40;  // never by count: only the clock reports
+  options.progress_rows = 3;
+  options.first_progress_s = 0;
+  std::vector<SearchProgress> reports;
+  options.on_progress = [&](const SearchProgress& p) {
+    reports.push_back(p);
+    return reports.size() < 4;
+  };
+  search(scenario, options);
+  REQUIRE(reports.size() >= 2);
+  REQUIRE(reports[0].best_iteration_time_s == 0);
+  const auto first_best = std::find_if(reports.begin(), reports.end(), [](const SearchProgress& p) {
+    return p.best_iteration_time_s > 0;
+  });
+  REQUIRE(first_best != reports.end());
+  CHECK_FALSE(first_best->rows.empty());
+  CHECK(first_best->elapsed_s - std::prev(first_best)->elapsed_s < kProgressIntervalS);
+  // Once: the reports after it come by the clock again.
+  for (auto it = std::next(first_best); it != reports.end(); ++it) {
+    CHECK(it->elapsed_s - std::prev(it)->elapsed_s >= kProgressIntervalS);
+  }
 }
 
 TEST_CASE("the search ranks at_risk strategies below those that fit, unless allowed") {
