@@ -38,6 +38,10 @@ class CostBuilder {
               int64_t gpus_per_node, const Strategy& strategy, FrameworkKernels framework);
 
   ModelCosts build();
+  // The parts of build(): all but the MoE layer, and the MoE layer (cost_cache.hpp caches them
+  // apart, keyed by the keys each reads).
+  SharedCosts build_shared();
+  LayerCost build_moe_layer() { return layer(/*moe=*/true); }
 
  private:
   // Bytes of the layer's [tokens, hidden] activation (whole, before any sharding).

@@ -1,6 +1,7 @@
 #include "model/layer_cost.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
@@ -35,13 +36,23 @@ CostBuilder::CostBuilder(const ModelSpec& model, const Training& training, const
       framework_(framework) {}
 
 ModelCosts CostBuilder::build() {
+  SharedCosts shared = build_shared();
   ModelCosts costs;
-  costs.dense = layer(/*moe=*/false);
-  costs.moe = model_.moe ? layer(/*moe=*/true) : costs.dense;
-  costs.embedding = embedding();
-  costs.head = head();
-  if (model_.mtp_num_layers > 0) costs.mtp = mtp_depth(costs.embedding, costs.head);
+  costs.moe = model_.moe ? build_moe_layer() : shared.dense;
+  costs.dense = std::move(shared.dense);
+  costs.embedding = shared.embedding;
+  costs.head = shared.head;
+  costs.mtp = shared.mtp;
   return costs;
+}
+
+SharedCosts CostBuilder::build_shared() {
+  SharedCosts shared;
+  shared.dense = layer(/*moe=*/false);
+  shared.embedding = embedding();
+  shared.head = head();
+  if (model_.mtp_num_layers > 0) shared.mtp = mtp_depth(shared.embedding, shared.head);
+  return shared;
 }
 
 // Whether the bias gradient comes with no pass of its own. A Transformer Engine module that adds
@@ -255,6 +266,20 @@ ModelCosts compute_model_costs(const ModelSpec& model, const Training& training,
                                Framework framework) {
   return CostBuilder(model, training, gpu, gpus_per_node, strategy, framework_kernels(framework))
       .build();
+}
+
+SharedCosts compute_shared_costs(const ModelSpec& model, const Training& training,
+                                 const GpuSpec& gpu, int64_t gpus_per_node,
+                                 const Strategy& strategy, Framework framework) {
+  return CostBuilder(model, training, gpu, gpus_per_node, strategy, framework_kernels(framework))
+      .build_shared();
+}
+
+LayerCost compute_moe_layer_cost(const ModelSpec& model, const Training& training,
+                                 const GpuSpec& gpu, int64_t gpus_per_node,
+                                 const Strategy& strategy, Framework framework) {
+  return CostBuilder(model, training, gpu, gpus_per_node, strategy, framework_kernels(framework))
+      .build_moe_layer();
 }
 
 }  // namespace paraplan::detail
