@@ -14,9 +14,10 @@ namespace paraplan::detail {
 
 // The layer_cost keys that only a MoE layer's costs read: the MoE block (moe_layer_cost.cpp,
 // moe_dispatch.cpp), the MoE regions of the host's time (host_time.cpp) and the routed experts of
-// torchtitan's per-op checkpoint (torchtitan_sac.cpp). The dense layer, the embedding, the LM head
-// and the multi-token-prediction depth read none of them, so CostCache builds those once per
-// value of the other keys, across expert parallelism and the MoE switches (a test varies each of
+// torchtitan's per-op checkpoint (torchtitan_sac.cpp). The dense layer, the embedding, the LM head,
+// the multi-token-prediction depth and a MoE layer's attention block read none of them, so
+// CostCache builds those once per value of the other keys, across expert parallelism and the MoE
+// switches, and only the rest of the MoE layer per layer shape (a test varies each of
 // these keys and fails naming one that changes them: cost_cache_test.cpp).
 inline constexpr KeySet kMoeLayerOnlyKeys = {
     StrategyKeyId::expert_model_parallel_size, StrategyKeyId::expert_tensor_parallel_size,
@@ -103,7 +104,7 @@ class CostCache {
     ModelCosts costs;
     costs.dense = parts.dense;
     costs.moe = model_.moe ? compute_moe_layer_cost(model_, training_, g, g.nvlink_domain_gpus,
-                                                    strategy, framework_)
+                                                    strategy, parts.moe_attention, framework_)
                            : parts.dense;
     costs.embedding = parts.embedding;
     costs.head = parts.head;

@@ -38,7 +38,7 @@ CostBuilder::CostBuilder(const ModelSpec& model, const Training& training, const
 ModelCosts CostBuilder::build() {
   SharedCosts shared = build_shared();
   ModelCosts costs;
-  costs.moe = model_.moe ? build_moe_layer() : shared.dense;
+  costs.moe = model_.moe ? build_moe_layer(shared.moe_attention) : shared.dense;
   costs.dense = std::move(shared.dense);
   costs.embedding = shared.embedding;
   costs.head = shared.head;
@@ -49,6 +49,7 @@ ModelCosts CostBuilder::build() {
 SharedCosts CostBuilder::build_shared() {
   SharedCosts shared;
   shared.dense = layer(/*moe=*/false);
+  if (model_.moe) shared.moe_attention = attention(/*moe=*/true);
   shared.embedding = embedding();
   shared.head = head();
   if (model_.mtp_num_layers > 0) shared.mtp = mtp_depth(shared.embedding, shared.head);
@@ -101,9 +102,13 @@ LinearTime CostBuilder::linear(const Kernels& kernels, const Gemm& g, double gro
   return time;
 }
 
-LayerCost CostBuilder::layer(bool moe) {
+LayerCost CostBuilder::attention(bool moe) {
   LayerCost cost;
   attention_block(cost, moe);
+  return cost;
+}
+
+LayerCost CostBuilder::finish_layer(LayerCost cost, bool moe) {
   if (moe) {
     moe_block(cost);
   } else {
@@ -277,9 +282,10 @@ SharedCosts compute_shared_costs(const ModelSpec& model, const Training& trainin
 
 LayerCost compute_moe_layer_cost(const ModelSpec& model, const Training& training,
                                  const GpuSpec& gpu, int64_t gpus_per_node,
-                                 const Strategy& strategy, Framework framework) {
+                                 const Strategy& strategy, const LayerCost& moe_attention,
+                                 Framework framework) {
   return CostBuilder(model, training, gpu, gpus_per_node, strategy, framework_kernels(framework))
-      .build_moe_layer();
+      .build_moe_layer(moe_attention);
 }
 
 }  // namespace paraplan::detail

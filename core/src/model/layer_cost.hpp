@@ -102,6 +102,9 @@ struct SharedCosts {
   EdgeCost embedding;
   EdgeCost head;
   EdgeCost mtp;
+  // A MoE model's MoE layer after its attention block only: the rest of the layer is built on
+  // it (compute_moe_layer_cost).
+  LayerCost moe_attention;
   bool operator==(const SharedCosts&) const = default;
 };
 
@@ -122,15 +125,16 @@ ModelCosts compute_model_costs(const ModelSpec& model, const Training& training,
                                Framework framework = Framework::megatron);
 
 // compute_model_costs in two parts, equal to its fields: everything but the MoE layer (the dense
-// layer, embedding, LM head and multi-token-prediction depth), which reads none of the keys only
-// a MoE layer reads (kMoeLayerOnlyKeys), and the MoE layer (a model with MoE layers only).
+// layer, embedding, LM head and multi-token-prediction depth, and the MoE layer's attention
+// block), which reads none of the keys only a MoE layer reads (cost_cache.hpp
+// kMoeLayerOnlyKeys), and the MoE layer built on that attention block (a MoE model only).
 SharedCosts compute_shared_costs(const ModelSpec& model, const Training& training,
                                  const GpuSpec& gpu, int64_t nvlink_domain_gpus,
                                  const Strategy& strategy,
                                  Framework framework = Framework::megatron);
 LayerCost compute_moe_layer_cost(const ModelSpec& model, const Training& training,
                                  const GpuSpec& gpu, int64_t nvlink_domain_gpus,
-                                 const Strategy& strategy,
+                                 const Strategy& strategy, const LayerCost& moe_attention,
                                  Framework framework = Framework::megatron);
 
 // --overlap-moe-expert-parallel-comm: one micro-batch's forward of a MoE layer runs with another's

@@ -128,8 +128,9 @@ TEST_CASE("the dense layer and the edges read none of the MoE-only keys") {
     const Strategy shape = random_shape(random, job.model);
     const detail::SharedCosts expected = detail::compute_shared_costs(
         job.model, job.training, gpu, gpu.nvlink_domain_gpus, shape, framework);
-    const detail::LayerCost moe_expected = detail::compute_moe_layer_cost(
-        job.model, job.training, gpu, gpu.nvlink_domain_gpus, shape, framework);
+    const detail::LayerCost moe_expected =
+        detail::compute_moe_layer_cost(job.model, job.training, gpu, gpu.nvlink_domain_gpus, shape,
+                                       expected.moe_attention, framework);
     const Strategy other = random_shape(random, job.model);
     for (const StrategyKey& key : strategy_keys()) {
       if (!detail::kMoeLayerOnlyKeys.contains(key.id)) continue;
@@ -139,10 +140,11 @@ TEST_CASE("the dense layer and the edges read none of the MoE-only keys") {
       CHECK(detail::compute_shared_costs(job.model, job.training, gpu, gpu.nvlink_domain_gpus,
                                          changed, framework) == expected);
       // The test can fail: the MoE layer itself does read these keys.
-      moved += detail::compute_moe_layer_cost(job.model, job.training, gpu, gpu.nvlink_domain_gpus,
-                                              changed, framework) == moe_expected
-                   ? 0
-                   : 1;
+      moved +=
+          detail::compute_moe_layer_cost(job.model, job.training, gpu, gpu.nvlink_domain_gpus,
+                                         changed, expected.moe_attention, framework) == moe_expected
+              ? 0
+              : 1;
     }
   }
   CHECK(moved > 0);
