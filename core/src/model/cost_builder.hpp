@@ -39,6 +39,13 @@ class CostBuilder {
               int64_t gpus_per_node, const Strategy& strategy, FrameworkKernels framework);
 
   ModelCosts build();
+  // The parts of build(): all but the MoE layer, and the MoE layer (cost_cache.hpp caches them
+  // apart, keyed by the keys each reads).
+  SharedCosts build_shared();
+  // The MoE layer finished from its attention block (build_shared's moe_attention).
+  LayerCost build_moe_layer(const LayerCost& moe_attention) {
+    return finish_layer(moe_attention, /*moe=*/true);
+  }
 
  private:
   // Bytes of the layer's [tokens, hidden] activation (whole, before any sharding).
@@ -66,7 +73,10 @@ class CostBuilder {
     cost.forward.compute_s += time.forward_s;
     cost.backward.compute_s += time.dgrad_s + time.wgrad_s;
   }
-  LayerCost layer(bool moe);
+  // A layer: its attention block alone (which reads no MoE key), then the rest of it.
+  LayerCost attention(bool moe);
+  LayerCost finish_layer(LayerCost cost, bool moe);
+  LayerCost layer(bool moe) { return finish_layer(attention(moe), moe); }
   void add_norm_recompute(LayerCost& cost) const;
   void block_elementwise(LayerCost& cost) const;
   void block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,

@@ -5,11 +5,28 @@
 
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "model/layer_cost.hpp"
 
 namespace paraplan::detail {
+
+// The layer_cost keys that only a MoE layer's costs read: the MoE block (moe_layer_cost.cpp,
+// moe_dispatch.cpp), the MoE regions of the host's time (host_time.cpp) and the routed experts of
+// torchtitan's per-op checkpoint (torchtitan_sac.cpp). The dense layer, the embedding, the LM head,
+// the multi-token-prediction depth and a MoE layer's attention block read none of them, so
+// CostCache builds those once per value of the other keys, across expert parallelism and the MoE
+// switches, and only the rest of the MoE layer per layer shape (a test varies each of
+// these keys and fails naming one that changes them: cost_cache_test.cpp).
+inline constexpr KeySet kMoeLayerOnlyKeys = {
+    StrategyKeyId::expert_model_parallel_size, StrategyKeyId::expert_tensor_parallel_size,
+    StrategyKeyId::moe_token_dispatcher_type,  StrategyKeyId::moe_grouped_gemm,
+    StrategyKeyId::moe_permute_fusion,         StrategyKeyId::moe_router_fusion,
+    StrategyKeyId::moe_shared_expert_overlap,  StrategyKeyId::overlap_moe_expert_parallel_comm,
+    StrategyKeyId::delay_wgrad_compute,        StrategyKeyId::moe_router_force_load_balancing,
+    StrategyKeyId::moe_expert_capacity_factor, StrategyKeyId::moe_pad_expert_input_to_capacity,
+};
 
 // The values of the layer_cost keys of `s` as run by GPU type `pool`.
 inline std::vector<int64_t> layer_shape(const Strategy& s, size_t pool) {
@@ -38,25 +55,21 @@ class CostCache {
             Framework framework = Framework::megatron)
       : model_(model), training_(training), cluster_(cluster), framework_(framework) {
     for (const StrategyKey& key : strategy_keys()) {
-      if (key.layer_cost) layer_keys_.push_back(&key);
+      if (!key.layer_cost) continue;
+      layer_keys_.push_back(&key);
+      if (!kMoeLayerOnlyKeys.contains(key.id)) shared_keys_.push_back(&key);
     }
   }
 
   // Looked up once per layer shape of a search (hot): the key is built into kept capacity and
-  // hashed, and entries never move, so a reference stays valid as the cache grows.
+  // hashed, and entries never move, so a reference stays valid as the cache grows. A new shape
+  // builds only its MoE layer where its other parts are known (by the keys they read).
   const ModelCosts& get(int pool, const Strategy& strategy) {
-    key_.clear();
-    key_.push_back(pool);
-    for (const StrategyKey* key : layer_keys_) {
-      key_.push_back(key->get(strategy, key->per_gpu ? static_cast<size_t>(pool) : 0));
-    }
+    fill_key(pool, strategy, layer_keys_, key_);
     auto it = costs_.find(key_);
     if (it == costs_.end()) {
-      it = costs_
-               .emplace(key_,
-                        compute_model_costs(model_, training_, gpu(pool),
-                                            gpu(pool).nvlink_domain_gpus, strategy, framework_))
-               .first;
+      ModelCosts built = build(pool, strategy);
+      it = costs_.emplace(key_, std::move(built)).first;
     }
     return it->second;
   }
@@ -64,13 +77,51 @@ class CostCache {
  private:
   const GpuSpec& gpu(int pool) const { return cluster_.pools[static_cast<size_t>(pool)].gpu; }
 
+  // The pool, then the values of `keys` in `strategy`, into `values`.
+  static void fill_key(int pool, const Strategy& strategy,
+                       const std::vector<const StrategyKey*>& keys, std::vector<int64_t>& values) {
+    values.clear();
+    values.push_back(pool);
+    for (const StrategyKey* key : keys) {
+      values.push_back(key->get(strategy, key->per_gpu ? static_cast<size_t>(pool) : 0));
+    }
+  }
+
+  // compute_model_costs(strategy) from its parts: the shared ones looked up by the keys they
+  // read, the MoE layer built.
+  ModelCosts build(int pool, const Strategy& strategy) {
+    const GpuSpec& g = gpu(pool);
+    fill_key(pool, strategy, shared_keys_, shared_key_);
+    auto shared = shared_.find(shared_key_);
+    if (shared == shared_.end()) {
+      shared =
+          shared_
+              .emplace(shared_key_, compute_shared_costs(model_, training_, g, g.nvlink_domain_gpus,
+                                                         strategy, framework_))
+              .first;
+    }
+    const SharedCosts& parts = shared->second;
+    ModelCosts costs;
+    costs.dense = parts.dense;
+    costs.moe = model_.moe ? compute_moe_layer_cost(model_, training_, g, g.nvlink_domain_gpus,
+                                                    strategy, parts.moe_attention, framework_)
+                           : parts.dense;
+    costs.embedding = parts.embedding;
+    costs.head = parts.head;
+    costs.mtp = parts.mtp;
+    return costs;
+  }
+
   const ModelSpec& model_;
   const Training& training_;
   const Cluster& cluster_;
   Framework framework_;
-  std::vector<const StrategyKey*> layer_keys_;  // the keys marked layer_cost
-  std::vector<int64_t> key_;                    // scratch: the pool, then their values
+  std::vector<const StrategyKey*> layer_keys_;   // the keys marked layer_cost
+  std::vector<const StrategyKey*> shared_keys_;  // those less kMoeLayerOnlyKeys
+  std::vector<int64_t> key_;                     // scratch: the pool, then their values
+  std::vector<int64_t> shared_key_;              // scratch: the pool, then shared_keys_' values
   std::unordered_map<std::vector<int64_t>, ModelCosts, KeyValuesHash> costs_;
+  std::unordered_map<std::vector<int64_t>, SharedCosts, KeyValuesHash> shared_;
 };
 
 }  // namespace paraplan::detail

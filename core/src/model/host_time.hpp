@@ -65,6 +65,7 @@ struct LayerHostTime {
 
   double& operator[](HostRegion region) { return forward_s[static_cast<size_t>(region)]; }
   double operator[](HostRegion region) const { return forward_s[static_cast<size_t>(region)]; }
+  bool operator==(const LayerHostTime&) const = default;
 };
 
 // The ops of a region (host_time.cpp's table) for this layer shape.

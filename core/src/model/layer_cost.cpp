@@ -1,6 +1,7 @@
 #include "model/layer_cost.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
@@ -35,13 +36,24 @@ CostBuilder::CostBuilder(const ModelSpec& model, const Training& training, const
       framework_(framework) {}
 
 ModelCosts CostBuilder::build() {
+  SharedCosts shared = build_shared();
   ModelCosts costs;
-  costs.dense = layer(/*moe=*/false);
-  costs.moe = model_.moe ? layer(/*moe=*/true) : costs.dense;
-  costs.embedding = embedding();
-  costs.head = head();
-  if (model_.mtp_num_layers > 0) costs.mtp = mtp_depth(costs.embedding, costs.head);
+  costs.moe = model_.moe ? build_moe_layer(shared.moe_attention) : shared.dense;
+  costs.dense = std::move(shared.dense);
+  costs.embedding = shared.embedding;
+  costs.head = shared.head;
+  costs.mtp = shared.mtp;
   return costs;
+}
+
+SharedCosts CostBuilder::build_shared() {
+  SharedCosts shared;
+  shared.dense = layer(/*moe=*/false);
+  if (model_.moe) shared.moe_attention = attention(/*moe=*/true);
+  shared.embedding = embedding();
+  shared.head = head();
+  if (model_.mtp_num_layers > 0) shared.mtp = mtp_depth(shared.embedding, shared.head);
+  return shared;
 }
 
 // Whether the bias gradient comes with no pass of its own. A Transformer Engine module that adds
@@ -90,9 +102,13 @@ LinearTime CostBuilder::linear(const Kernels& kernels, const Gemm& g, double gro
   return time;
 }
 
-LayerCost CostBuilder::layer(bool moe) {
+LayerCost CostBuilder::attention(bool moe) {
   LayerCost cost;
   attention_block(cost, moe);
+  return cost;
+}
+
+LayerCost CostBuilder::finish_layer(LayerCost cost, bool moe) {
   if (moe) {
     moe_block(cost);
   } else {
@@ -255,6 +271,21 @@ ModelCosts compute_model_costs(const ModelSpec& model, const Training& training,
                                Framework framework) {
   return CostBuilder(model, training, gpu, gpus_per_node, strategy, framework_kernels(framework))
       .build();
+}
+
+SharedCosts compute_shared_costs(const ModelSpec& model, const Training& training,
+                                 const GpuSpec& gpu, int64_t gpus_per_node,
+                                 const Strategy& strategy, Framework framework) {
+  return CostBuilder(model, training, gpu, gpus_per_node, strategy, framework_kernels(framework))
+      .build_shared();
+}
+
+LayerCost compute_moe_layer_cost(const ModelSpec& model, const Training& training,
+                                 const GpuSpec& gpu, int64_t gpus_per_node,
+                                 const Strategy& strategy, const LayerCost& moe_attention,
+                                 Framework framework) {
+  return CostBuilder(model, training, gpu, gpus_per_node, strategy, framework_kernels(framework))
+      .build_moe_layer(moe_attention);
 }
 
 }  // namespace paraplan::detail

@@ -25,6 +25,7 @@ struct PassTime {
   double total_s() const { return compute_s + tp_comm_s + cp_comm_s + ep_comm_s; }
   PassTime& operator+=(const PassTime& other);
   PassTime operator*(double factor) const;
+  bool operator==(const PassTime&) const = default;
 };
 
 // What selective recompute of one --recompute-modules module does not keep, and runs again.
@@ -32,6 +33,7 @@ struct RecomputeUnit {
   double saved_bytes = 0;
   PassTime forward;
   double forward_flops = 0;
+  bool operator==(const RecomputeUnit&) const = default;
 };
 
 struct LayerCost {
@@ -79,6 +81,7 @@ struct LayerCost {
   }
   double& offload(OffloadModule module) { return offload_bytes[static_cast<size_t>(module)]; }
   double offload(OffloadModule module) const { return offload_bytes[static_cast<size_t>(module)]; }
+  bool operator==(const LayerCost&) const = default;
 };
 
 // The embedding (first stage) or the final norm, LM head and loss (last stage).
@@ -90,6 +93,19 @@ struct EdgeCost {
   double logit_elements = 0;    // the LM head's logits on this GPU (for another framework's loss)
   double parameters = 0;
   double forward_flops = 0;
+  bool operator==(const EdgeCost&) const = default;
+};
+
+// ModelCosts less its MoE layer (compute_shared_costs).
+struct SharedCosts {
+  LayerCost dense;
+  EdgeCost embedding;
+  EdgeCost head;
+  EdgeCost mtp;
+  // A MoE model's MoE layer after its attention block only: the rest of the layer is built on
+  // it (compute_moe_layer_cost).
+  LayerCost moe_attention;
+  bool operator==(const SharedCosts&) const = default;
 };
 
 struct ModelCosts {
@@ -98,6 +114,7 @@ struct ModelCosts {
   EdgeCost embedding;
   EdgeCost head;
   EdgeCost mtp;  // one multi-token-prediction depth besides its transformer layer
+  bool operator==(const ModelCosts&) const = default;
 };
 
 // `nvlink_domain_gpus`: GPUs one NVLink domain joins, where groups are placed (not the GPUs per
@@ -106,6 +123,19 @@ struct ModelCosts {
 ModelCosts compute_model_costs(const ModelSpec& model, const Training& training, const GpuSpec& gpu,
                                int64_t nvlink_domain_gpus, const Strategy& strategy,
                                Framework framework = Framework::megatron);
+
+// compute_model_costs in two parts, equal to its fields: everything but the MoE layer (the dense
+// layer, embedding, LM head and multi-token-prediction depth, and the MoE layer's attention
+// block), which reads none of the keys only a MoE layer reads (cost_cache.hpp
+// kMoeLayerOnlyKeys), and the MoE layer built on that attention block (a MoE model only).
+SharedCosts compute_shared_costs(const ModelSpec& model, const Training& training,
+                                 const GpuSpec& gpu, int64_t nvlink_domain_gpus,
+                                 const Strategy& strategy,
+                                 Framework framework = Framework::megatron);
+LayerCost compute_moe_layer_cost(const ModelSpec& model, const Training& training,
+                                 const GpuSpec& gpu, int64_t nvlink_domain_gpus,
+                                 const Strategy& strategy, const LayerCost& moe_attention,
+                                 Framework framework = Framework::megatron);
 
 // --overlap-moe-expert-parallel-comm: one micro-batch's forward of a MoE layer runs with another's
 // backward of it (Megatron-LM's combined 1F1B, model_chunk_schedule_plan.py
