@@ -332,6 +332,20 @@ def cpp_head_dim_table(name):
             for d, f, b in re.findall(r"\{([\d.]+), ([\d.]+), ([\d.]+)\}", body)}
 
 
+def overlap_slowdown(measured, channels=(16, 32)):
+    """Compute lost per second of overlap (presets' overlap_slowdown) from a measure_overlap.py
+    run: the median of 1 - alone / beside over its GEMM shapes and paces, beside copy kernels of
+    `channels` thread blocks (NCCL runs one block per channel: 16-32 on NVLink, the presets'
+    nccl_channels_*), rounded to 0.01. Unpaced samples and copies that ended before the GEMMs
+    are left out (they do not overlap the whole GEMM loop)."""
+    lost = [s["compute_lost_per_s"] for s in measured["samples"]
+            if s["pace_gb_per_s"] > 0 and s["copy_outlasted_gemms"]
+            and channels[0] <= s["blocks"] <= channels[1]]
+    return round(statistics.median(lost), 2)
+
+
+# Presets whose overlap_slowdown is measured: H200's own, and the Hopper dies of the same 132 SMs.
+OVERLAP_MEASURED = {name: "h200-overlap-2026-11-28.json" for name in ("h100", "h800", "h200", "gh200")}
 # Presets whose flash curves are measured sweeps (scripts/calibration/measured/).
 FLASH_MEASURED = {"h100": "h100-2026-11-26.json", "h800": "h100-2026-11-26.json",
                   "h200": "h200-2026-11-26.json"}
@@ -343,9 +357,12 @@ def check():
     it this script derives from (ctest runs it)."""
     here = os.path.dirname(os.path.abspath(__file__))
 
-    def efficiency(name):
+    def preset(name):
         with open(os.path.join(here, "..", "..", "presets", "gpus", f"{name}.json")) as file:
-            return json.load(file)["efficiency"]
+            return json.load(file)
+
+    def efficiency(name):
+        return preset(name)["efficiency"]
 
     stale = []
     for name, specs in DERIVED.items():
@@ -372,6 +389,10 @@ def check():
         if head_dim_ratios(json.load(file), "flash") != cpp_head_dim_table("kFlashHeadDims"):
             stale.append(f"(kernels.hpp) kFlashHeadDims differs from head_dim_ratios("
                          f"{HEAD_DIMS_MEASURED})")
+    for name, measured in OVERLAP_MEASURED.items():
+        with open(os.path.join(here, "measured", measured)) as file:
+            if preset(name)["overlap_slowdown"] != overlap_slowdown(json.load(file)):
+                stale.append(f"{name}.json overlap_slowdown differs from overlap_slowdown({measured})")
     for entry in stale:
         print(f"presets/gpus/{entry}")
     print(f"{len(DERIVED)} presets' derived curves and the reference copies checked, "
