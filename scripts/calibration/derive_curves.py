@@ -69,6 +69,32 @@ MAMF = {
                                           # MI350X's peak; AMD's MI355X page gives 2.5 PFLOPS)
 }
 
+# What a matmul holds at the power limit against its boost-clock burst (Bekman, ml-engineering,
+# compute/accelerator, 'Maximum Achievable and Sustainable Matmul FLOPS comparison table',
+# mamf-finder.py benchmark version 4: MSMF, "what it holds once the chip is saturated at its
+# power limit - use MSMF for training throughput", over MAMF of the same run; every GPU of the
+# node measured while the others run a continuous matmul; torch 2.14.0+cu130):
+#   H200 bf16 755 / 850 (MSMF at 685-688 W, 1860-1918 MHz), fp8 1354 / 1525;
+#   B200 bf16 1439 / 1737 (978-987 W, 1399-1443 MHz against the 1965 MHz boost), fp8 2788 / 3350.
+# The rule's 0.815 was calibrated on A100 and holds on Hopper, whose matmuls keep 0.888 of their
+# burst (the lent H100's 8192^3 GEMM: 0.685 / 0.764 = 0.897, presets/README.md); B200 keeps only
+# 0.83 of its, so its rule plateau is scaled by its ratio over Hopper's. GB200 (the same die at
+# 1200 W) and the Blackwell Ultra parts have no MSMF of their own in version 4 (B300's, 1519 /
+# 1892 bf16, is from version 3, "compare only roughly"): they take B200's ratio (estimate; a
+# higher power limit would hold a higher clock, not credited).
+SUSTAINED_OVER_BURST = {
+    ("h200", "bf16"): 755 / 850,
+    ("h200", "fp8"): 1354 / 1525,
+    ("b200", "bf16"): 1439 / 1737,
+    ("b200", "fp8"): 2788 / 3350,
+}
+
+
+def blackwell_sustained(dtype):
+    """B200's matmul sustained/burst ratio over Hopper's (H200), for a Blackwell rule plateau."""
+    return SUSTAINED_OVER_BURST["b200", dtype] / SUSTAINED_OVER_BURST["h200", dtype]
+
+
 # Fused attention on Blackwell: FlashAttention-4 (Zadouri, Shah, Dao et al., arXiv:2603.05451)
 # reaches up to 1613 TFLOPS forward on B200 in BF16, "up to 1.3x over cuDNN 9.13", the kernel
 # Transformer Engine runs: cuDNN's best is about 1613 / 1.3 TFLOPS. The backward keeps H100's
@@ -186,8 +212,10 @@ DERIVED = {
         "gemm_fp8": (H100, 1.0, rule(MAMF["h200", "fp8"])),
     },
     "b200": {
-        "gemm": (H100, 2250 / 989.4, rule(MAMF["b200", "bf16"])),
-        "gemm_fp8": (H100, 4500 / 1978.9, rule(MAMF["b200", "fp8"])),
+        "gemm": (H100, 2250 / 989.4,
+                 round(rule(MAMF["b200", "bf16"]) * blackwell_sustained("bf16"), 3)),
+        "gemm_fp8": (H100, 4500 / 1978.9,
+                     round(rule(MAMF["b200", "fp8"]) * blackwell_sustained("fp8"), 3)),
         "attention_forward": (H100, 2250 / 989.4, round(CUDNN_B200_FORWARD_TFLOPS / 2250, 3)),
         "attention_backward": (H100, 2250 / 989.4,
                                round(CUDNN_B200_FORWARD_TFLOPS / 2250
@@ -196,8 +224,10 @@ DERIVED = {
         **blackwell_flash(2250),
     },
     "gb200": {
-        "gemm": (H100, 2500 / 989.4, rule(MAMF["gb200", "bf16"])),
-        "gemm_fp8": (H100, 5000 / 1978.9, rule(MAMF["gb200", "fp8"])),
+        "gemm": (H100, 2500 / 989.4,
+                 round(rule(MAMF["gb200", "bf16"]) * blackwell_sustained("bf16"), 3)),
+        "gemm_fp8": (H100, 5000 / 1978.9,
+                     round(rule(MAMF["gb200", "fp8"]) * blackwell_sustained("fp8"), 3)),
         "attention_forward": (H100, 2500 / 989.4,
                               round(CUDNN_B200_FORWARD_TFLOPS * GB200_OVER_B200 / 2500, 3)),
         "attention_backward": (H100, 2500 / 989.4,
