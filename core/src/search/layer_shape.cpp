@@ -51,6 +51,9 @@ void Searcher::for_each_layer_shape(Visit visit) {
   // The fused router only saves kernels (Megatron-LM router.py: the same top-k and aux loss).
   const bool router_fusion = pins_.flag(K::moe_router_fusion).value_or(moe);
   const std::optional<bool> shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap);
+  // The flex dispatcher's kernels as pinned, else Megatron-LM's default (DeepEP).
+  const auto flex_backend =
+      static_cast<MoeFlexBackend>(pins_.get(K::moe_flex_dispatcher_backend).value_or(0));
   // Delayed weight gradients only let the dispatch's backward start earlier in the overlap's
   // schedule (model_chunk_schedule_plan.py): with the overlap unless pinned.
   const std::optional<bool> delay_wgrad = pins_.flag(K::delay_wgrad_compute);
@@ -72,6 +75,7 @@ void Searcher::for_each_layer_shape(Visit visit) {
         s_.moe_grouped_gemm = grouped_gemm;
         s_.moe_permute_fusion = permute_fusion;
         s_.moe_router_fusion = router_fusion;
+        s_.moe_flex_dispatcher_backend = flex_backend;
         s_.overlap_moe_expert_parallel_comm = overlap != 0;
         s_.delay_wgrad_compute = delay_wgrad.value_or(overlap != 0);
         s_.moe_shared_expert_overlap =

@@ -60,6 +60,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::moe_grouped_gemm,
               K::moe_permute_fusion,
               K::moe_router_fusion,
+              K::moe_flex_dispatcher_backend,
               K::moe_shared_expert_overlap,
               K::overlap_moe_expert_parallel_comm,
               K::delay_wgrad_compute,
