@@ -156,8 +156,8 @@ bool Searcher::layer_shape_level(Walk walk) {
 // rejections it tallied (each already has its example) and the keys it left in `s_`.
 bool Searcher::count_layer_shapes() {
   fill_key(loop_reads_, loop_key_);
-  auto found = loop_counts_.find(loop_key_);
-  if (found == loop_counts_.end()) {
+  const LoopCount* found = loop_counts_.find(loop_key_);
+  if (found == nullptr) {
     // The tallies before the walk, in the map's order (kept capacity: no allocation per walk).
     rejection_counts_.clear();
     for (auto& [why, rejection] : rejections_)
@@ -184,7 +184,7 @@ bool Searcher::count_layer_shapes() {
     loop_counts_.emplace(loop_key_, std::move(count));
     return kept;
   }
-  const LoopCount& count = found->second;
+  const LoopCount& count = *found;
   stats_.pruned += count.leaves;
   for (const auto& [rejection, times] : count.rejections) rejection->count += times;
   restore_loop_keys(count);

@@ -491,9 +491,8 @@ bool Searcher::every_size_bounded(const std::vector<int64_t>& sizes) {
 // rejections it tallied (each already has its example) and the keys it left in `s_`.
 void Searcher::count_micro_batch_sizes(const std::vector<int64_t>& sizes) {
   fill_key(sizes_reads_, sizes_key_);
-  const auto found = sizes_counts_.find(sizes_key_);
-  if (found != sizes_counts_.end()) {
-    const SizesCount& count = found->second;
+  if (const SizesCount* found = sizes_counts_.find(sizes_key_)) {
+    const SizesCount& count = *found;
     stats_.pruned += count.leaves;
     for (const auto& [rejection, times] : count.rejections) rejection->count += times;
     s_.micro_batch_size = count.last_size;
@@ -531,9 +530,8 @@ bool Searcher::walk_micro_batch_sizes(const std::vector<int64_t>& sizes, const L
       continue;
     }
     count_layer_shapes();
-    const auto found = loop_counts_.find(loop_key_);
-    if (found == loop_counts_.end()) return false;
-    shapes = &found->second;
+    shapes = loop_counts_.find(loop_key_);
+    if (shapes == nullptr) return false;
   }
   if (shapes == nullptr) return true;
   stats_.pruned += repeats * shapes->leaves;

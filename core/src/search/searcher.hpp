@@ -342,7 +342,7 @@ class Searcher {
   std::vector<StrategyKeyId> count_reads_;
   std::vector<StrategyKeyId> zero_keys_;
   std::vector<int64_t> count_key_;  // scratch: the values of count_reads_ in s_
-  std::unordered_map<std::vector<int64_t>, ShapeCount, KeyValuesHash> shape_counts_;
+  KeyValuesMap<ShapeCount> shape_counts_;
   // The same for a micro-batch size's whole shape loop in counting mode (count_layer_shapes):
   // whether some shape kept the rules, its leaves, its rejections and the keys it left in `s_`.
   struct LoopCount {
@@ -353,7 +353,7 @@ class Searcher {
   };
   std::vector<StrategyKeyId> loop_reads_, loop_writes_;
   std::vector<int64_t> loop_key_;  // scratch: the values of loop_reads_ in s_
-  std::unordered_map<std::vector<int64_t>, LoopCount, KeyValuesHash> loop_counts_;
+  KeyValuesMap<LoopCount> loop_counts_;
   std::vector<std::pair<Rejection*, int64_t>> rejection_counts_;  // scratch (count_layer_shapes)
   bool count_layer_shapes();
   void restore_loop_keys(const LoopCount& count);
@@ -366,12 +366,12 @@ class Searcher {
     int64_t leaves = 0;
     std::vector<std::pair<Rejection*, int64_t>> rejections;
     int64_t last_size = 0, last_micro_batches = 0;
-    const LoopCount* shapes = nullptr;  // into loop_counts_ (stable nodes); none: no size kept
+    const LoopCount* shapes = nullptr;  // into loop_counts_ (values never move); none: no size kept
   };
   std::vector<StrategyKeyId> sizes_reads_;
   std::vector<int64_t> sizes_key_;                              // scratch
   std::vector<std::pair<Rejection*, int64_t>> sizes_snapshot_;  // scratch
-  std::unordered_map<std::vector<int64_t>, SizesCount, KeyValuesHash> sizes_counts_;
+  KeyValuesMap<SizesCount> sizes_counts_;
   bool walk_micro_batch_sizes(const std::vector<int64_t>& sizes, const LoopCount*& shapes);
   void init_shape_counts();
   void fill_count_key() { fill_key(count_reads_, count_key_); }
@@ -385,7 +385,7 @@ class Searcher {
   std::vector<const Rule*> shape_floor_rules_;
   std::vector<const FrameworkRule*> shape_floor_framework_rules_;
   std::vector<int64_t> shape_floor_key_;  // scratch
-  std::unordered_map<std::vector<int64_t>, double, KeyValuesHash> shape_work_floors_;
+  KeyValuesMap<double> shape_work_floors_;
   // The same floors by micro-batch size for one layout (begin_size_floors): the keys they read
   // other than the size (`size_floor_reads_`) are decided above the micro-batch level or fixed
   // for the search (size_floors_usable_), and stay while the sizes are walked.

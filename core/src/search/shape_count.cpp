@@ -125,15 +125,15 @@ void Searcher::count_shape() {
     return;
   }
   fill_count_key();
-  const auto found = shape_counts_.find(count_key_);
-  if (found != shape_counts_.end()) {
-    if (audit_ != nullptr) audit_replay(found->second);
-    replay(found->second);
+  if (const ShapeCount* found = shape_counts_.find(count_key_)) {
+    if (audit_ != nullptr) audit_replay(*found);
+    replay(*found);
     return;
   }
   std::optional<Strategy> walked_from;
   if (audit_ != nullptr) walked_from = s_;
-  ShapeCount& count = shape_counts_.emplace(count_key_, walk_shape_count()).first->second;
+  ShapeCount walked = walk_shape_count();
+  ShapeCount& count = shape_counts_.emplace(count_key_, std::move(walked));
   count.walked_from = std::move(walked_from);
 }
 
