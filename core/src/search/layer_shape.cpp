@@ -173,7 +173,7 @@ bool Searcher::count_layer_shapes() {
     if (stopped_) return count.kept;  // cut short: nothing to keep
     count.leaves = stats_.pruned - pruned;
     added_rejections(rejection_counts_, count.rejections);
-    for (const K id : loop_writes_) count.keys.push_back(strategy_key(id).get(s_, 0));
+    for (const K id : loop_writes_) count.keys.push_back(key_row(id).get(s_, 0));
     for (const Recompute& recompute : s_.recompute) {
       count.keys.insert(
           count.keys.end(),
@@ -206,7 +206,7 @@ void Searcher::added_rejections(const std::vector<std::pair<Rejection*, int64_t>
 // The keys a counted shape loop left in `s_`, as it left them.
 void Searcher::restore_loop_keys(const LoopCount& count) {
   size_t at = 0;
-  for (const K id : loop_writes_) strategy_key(id).set(s_, 0, count.keys[at++]);
+  for (const K id : loop_writes_) key_row(id).set(s_, 0, count.keys[at++]);
   for (Recompute& recompute : s_.recompute) {
     recompute.granularity = static_cast<RecomputeGranularity>(count.keys[at++]);
     recompute.method = static_cast<RecomputeMethod>(count.keys[at++]);

@@ -84,6 +84,15 @@ struct RecomputeOption {
   Recompute recompute;
   bool fit_block = false;
 };
+// A GPU type's recompute options (Searcher::recompute_options: at most none, selective, lean
+// selective, full uniform and full block), held in place: asked once per layer shape and type.
+struct RecomputeOptions {
+  std::array<RecomputeOption, 5> items;
+  size_t size = 0;
+  void push_back(const RecomputeOption& option) { items.at(size++) = option; }
+  const RecomputeOption* begin() const { return items.data(); }
+  const RecomputeOption* end() const { return items.data() + size; }
+};
 
 // Why candidates were dropped: per rule (or search-space limit), how many and one example.
 struct Rejection {
@@ -186,9 +195,12 @@ class Searcher {
   // Read at every level below the pipeline's (hot): set where their keys are decided.
   int64_t data_parallel() const { return data_parallel_; }
   int64_t micro_batches() const { return micro_batches_; }
+  // strategy_key(id) without a call into strategy_keys.cpp (hot: the count caches' keys).
+  const StrategyKey& key_row(StrategyKeyId id) const { return key_rows_[static_cast<size_t>(id)]; }
+  const StrategyKey* key_rows_ = strategy_keys().data();
 
   // Candidates and rules.
-  std::vector<RecomputeOption> recompute_options(size_t pool) const;
+  RecomputeOptions recompute_options(size_t pool) const;
   bool rules_hold(Level level);
   // Turns off a switch the search turns on by default where it is not pinned and the scenario's
   // framework cannot express it on (model/framework_rules.cpp).

@@ -111,7 +111,7 @@ void Searcher::fill_key(const std::vector<StrategyKeyId>& reads, std::vector<int
       key.push_back(static_cast<int64_t>(s_.pipeline_stage_layers.size()));
       key.insert(key.end(), s_.pipeline_stage_layers.begin(), s_.pipeline_stage_layers.end());
     } else {
-      const StrategyKey& row = strategy_key(id);
+      const StrategyKey& row = key_row(id);
       const size_t pools = row.per_gpu ? s_.recompute.size() : 1;
       for (size_t pool = 0; pool < pools; ++pool) key.push_back(row.get(s_, pool));
     }
@@ -154,7 +154,7 @@ Searcher::ShapeCount Searcher::walk_shape_count() {
     ++count.rejections.back().second;
   }
   count.recompute = s_.recompute;
-  for (const K id : zero_keys_) count.zero_keys.push_back(strategy_key(id).get(s_, 0));
+  for (const K id : zero_keys_) count.zero_keys.push_back(key_row(id).get(s_, 0));
   return count;
 }
 
@@ -165,7 +165,7 @@ void Searcher::replay(const ShapeCount& count) {
   for (const auto& [rejection, times] : count.rejections) rejection->count += times;
   s_.recompute = count.recompute;
   for (size_t i = 0; i < zero_keys_.size(); ++i) {
-    strategy_key(zero_keys_[i]).set(s_, 0, count.zero_keys[i]);
+    key_row(zero_keys_[i]).set(s_, 0, count.zero_keys[i]);
   }
 }
 
