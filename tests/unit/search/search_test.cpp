@@ -615,6 +615,7 @@ TEST_CASE("progress reports carry the ranking so far, by the clock, only when it
   // by the clock comes soon after kFirstProgressS, then one every kProgressIntervalS.
   REQUIRE(reports.size() >= 3);
   CHECK(reports[0].best_iteration_time_s > 0);
+  CHECK_FALSE(reports[0].rows.empty());
   CHECK(reports[0].elapsed_s < kFirstProgressS);
   CHECK(reports[1].elapsed_s >= kFirstProgressS);
   CHECK(reports[1].elapsed_s < kFirstProgressS + kProgressIntervalS);
