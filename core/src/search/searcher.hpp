@@ -211,7 +211,7 @@ class Searcher {
   void tick();
   void report_progress(double elapsed_s);
   // Whether to report now because the search holds its first feasible strategy.
-  bool first_best_due(double elapsed_s) const;
+  bool first_best_due() const;
   // The listed strategies with the public estimate's reports, in the final order; `provisional`
   // (a progress report's rows): only the first `options_.progress_rows`, their reports kept
   // between reports, and no count of the rejected.
