@@ -85,6 +85,15 @@ struct HostIssueCost {
   // was measured, so every GPU takes these unless its preset says otherwise.
   double sequential_mlp_expert_forward_s = 187e-6;
   double sequential_mlp_expert_backward_s = 320e-6;
+  // What a host sync costs the GPU beyond the wait itself (core/src/model/host_time.hpp): the
+  // host blocks until the GPU has drained its queue, copies the counts, wakes and issues the next
+  // kernel, and the GPU idles in between. A preset's host.sync_gap_us, else this default.
+  // Source: measured on a lent H200 behind a queue of matmuls: 57.07 us between the kernels
+  // around a `.tolist()` of 256 per-expert counts, the median of 50
+  // (scripts/calibration/measured/h200-head-dims-moe-2026-11-28.json, samples.host_sync
+  // gap_after_sync_us; scripts/calibration/measure_gpu.py measure_host_sync). Charged only where
+  // the host's issue cost (torch_op_s) is priced.
+  double sync_gap_s = 57.07e-6;
 };
 
 struct GpuSpec {

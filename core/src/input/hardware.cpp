@@ -183,6 +183,8 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
     if (const auto us = h.optional_number("sequential_mlp_expert_backward_us", 0, 1e6)) {
       issue.sequential_mlp_expert_backward_s = *us * 1e-6;
     }
+    // The GPU's idle gap at a host sync (default in hardware.hpp, with its source).
+    if (const auto us = h.optional_number("sync_gap_us", 0, 1e6)) issue.sync_gap_s = *us * 1e-6;
     h.reject_unknown_keys();
   }
 

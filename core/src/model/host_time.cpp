@@ -129,7 +129,7 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
   // keeps cuda_sync_point "no_sync"); the others sync.
   host.syncs = moe && !(strategy.drop_and_pad() &&
                         strategy.moe_token_dispatcher_type == MoeDispatcher::alltoall);
-  if (host.syncs && gpu.host_issue.torch_op_s > 0) host.sync_gap_s = kHostSyncGapS;
+  if (host.syncs && gpu.host_issue.torch_op_s > 0) host.sync_gap_s = gpu.host_issue.sync_gap_s;
   const auto price = [&](HostRegion region) {
     const HostOps ops = host_ops(region, model, strategy);
     host[region] = ops.te_modules * module_s + ops.torch_ops * gpu.host_issue.torch_op_s;
