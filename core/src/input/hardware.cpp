@@ -181,6 +181,8 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
   gpu.kernel_overhead_s = object.number("kernel_overhead_us", 0, 1e4) * kMicro;
   gpu.overlap_slowdown = object.number("overlap_slowdown", 0, 1);
   gpu.compute_capability = object.optional_number("compute_capability", 0, 100).value_or(0);
+  gpu.scatter_add_over_copy =
+      object.optional_number("scatter_add_over_copy", 0.01, 1).value_or(gpu.scatter_add_over_copy);
   const std::optional<int64_t> gpus_per_host = object.optional_integer("gpus_per_host", 1, 1 << 20);
 
   ObjectReader efficiency(object.required("efficiency"), object.path_of("efficiency"));
