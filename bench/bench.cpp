@@ -18,6 +18,8 @@
 #include <string>
 
 #include "paraplan/estimate.hpp"
+#include "paraplan/presets.hpp"
+#include "paraplan/request.hpp"
 #include "paraplan/search.hpp"
 
 using namespace paraplan;
@@ -127,6 +129,58 @@ void bench_estimate(const Scenario& scenario) {
               "estimate llama2-70b, 256 a800", 1e9 * seconds / count, count, sink);
 }
 
+// The page's default job (web/src/state/page-state.ts: 256 A800, batch 512, 4096 tokens, bf16)
+// as the page's worker sends it, for `model`: tests/wasm/bench.mjs --first-rows sends the same.
+std::string first_rows_request(const std::string& model) {
+  return nlohmann::json{
+      {"scenario",
+       {{"model", model},
+        {"training", {{"global_batch_size", 512}, {"seq_length", 4096}, {"precision", "bf16"}}},
+        {"cluster", {{"gpus", {{{"type", "a800"}, {"count", 256}}}}, {"num_gpus", 256}}}}},
+      {"options", {{"top", 10}, {"time_budget_s", 30}}}}
+      .dump();
+}
+
+// Time from the request's text to the first progress report that carries rows, as the page's
+// worker runs a search (wasm/bindings.cpp: progress_rows = top, each row as to_table_json),
+// cancelled there; the minimum of kRuns. Issue 30 item 8: first rows within 1 s in the page.
+void bench_first_rows(const std::string& model) {
+  const std::string text = first_rows_request(model);
+  double parse_s = std::numeric_limits<double>::infinity(), rows_s = parse_s, search_s = parse_s;
+  int64_t evaluated = 0;  // evaluations before the report
+  for (int run = 0; run < kRuns; ++run) {
+    const auto start = Clock::now();
+    SearchRequest request = parse_search_request(parse_json_text(text, "input"));
+    const auto parsed = Clock::now();
+    double first_s = 0, reported_s = 0;
+    request.options.progress_rows = request.options.top;
+    request.options.on_progress = [&](const SearchProgress& p) {
+      if (p.rows.empty()) return true;
+      nlohmann::json rows = nlohmann::json::array();
+      for (size_t i = 0; i < p.rows.size(); ++i) {
+        rows.push_back(to_table_json(p.rows[i], i + 1, request.scenario));
+      }
+      first_s = std::chrono::duration<double>(Clock::now() - start).count();
+      reported_s = p.elapsed_s;
+      evaluated = p.evaluated;
+      return false;
+    };
+    search(request.scenario, request.options);
+    parse_s = std::min(parse_s, std::chrono::duration<double>(parsed - start).count());
+    if (first_s > 0) rows_s = std::min(rows_s, first_s);
+    if (reported_s > 0) search_s = std::min(search_s, reported_s);
+  }
+  if (rows_s == std::numeric_limits<double>::infinity()) {
+    std::printf("first rows %-35s        - (no report with rows: the search ended first)\n",
+                model.c_str());
+    return;
+  }
+  std::printf(
+      "first rows %-35s %8.4f s (parse %.4f s, search clock at the report %.4f s, %lld "
+      "evaluated)\n",
+      model.c_str(), rows_s, parse_s, search_s, static_cast<long long>(evaluated));
+}
+
 }  // namespace
 
 int main() {
@@ -178,6 +232,11 @@ int main() {
   };
   // PARAPLAN_BENCH_ONLY=text: only the searches whose name contains it (no estimate bench).
   const char* only = std::getenv("PARAPLAN_BENCH_ONLY");
+  // PARAPLAN_BENCH_FIRST_ROWS=1: only the first rows of every preset model on the page's job.
+  if (std::getenv("PARAPLAN_BENCH_FIRST_ROWS") != nullptr) {
+    for (const std::string& model : preset_ids(PresetKind::model)) bench_first_rows(model);
+    return 0;
+  }
   std::printf("Paraplan benchmarks (single thread; minimum of %d runs)\n", kRuns);
   if (only == nullptr) bench_estimate(scenario_of(jobs[0]));
   for (const Job& job : jobs) {

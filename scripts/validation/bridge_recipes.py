@@ -136,6 +136,10 @@ def strategy_of(family, c, dtype):
             "moe_token_dispatcher_type": "flex" if c.moe_flex_dispatcher_backend else "alltoall",
             "expert_tensor_parallel_size": 1,
         })
+        # the base config's moe_flex_dispatcher_backend (deepep or hybridep), as
+        # apply_flex_dispatcher_backend passes it to the model
+        if c.moe_flex_dispatcher_backend:
+            s["moe_flex_dispatcher_backend"] = c.moe_flex_dispatcher_backend
     elif c.tensor_model_parallel_size > 1:
         # recipes/llama/llama3.py: CommOverlapConfig(tp_comm_overlap=True)
         s["tp_comm_overlap"] = True

@@ -77,6 +77,8 @@ def scenario(env, flags, gpu, per_node, num_layers):
         "moe_token_dispatcher_type": "alltoall" if dispatcher == "alltoall" else "flex",
         "moe_router_force_load_balancing": "moe-router-force-load-balancing" in flags,
     }
+    if dispatcher in ("deepep", "hybridep"):  # sbatch_benchmarking.sh: --moe-flex-dispatcher-backend
+        s["moe_flex_dispatcher_backend"] = dispatcher
     if env.get("A2A_OVERLAP") == "1":  # --delay-wgrad-compute --overlap-moe-expert-parallel-comm
         s["overlap_moe_expert_parallel_comm"] = True
     if env.get("OPTIMIZER_OFFLOAD") == "1":  # --optimizer-cpu-offload --overlap-cpu-optimizer-d2h-h2d

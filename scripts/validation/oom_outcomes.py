@@ -98,6 +98,7 @@ DEEPSEEK_V3_GB200_BF16 = {
         "cross_entropy_fusion_impl": "te", "expert_tensor_parallel_size": 1,
         "moe_router_force_load_balancing": True, "moe_grouped_gemm": True,
         "moe_permute_fusion": True, "moe_token_dispatcher_type": "flex",
+        "moe_flex_dispatcher_backend": "hybridep",
         "recompute_granularity": "selective", "recompute_modules": ["mla_up_proj"],
         "pipeline_stage_layers": [16, 16, 16, 13], "cuda_graph_impl": "transformer_engine",
         "cuda_graph_scope": ["attn", "moe_router", "moe_preprocess"],
@@ -147,7 +148,8 @@ QWEN3_30B_B300 = {
         "use_flash_attn": True, "grad_reduce_in_bf16": True, "cross_entropy_loss_fusion": True,
         "cross_entropy_fusion_impl": "te", "expert_tensor_parallel_size": 1,
         "moe_router_force_load_balancing": True, "moe_grouped_gemm": True,
-        "moe_permute_fusion": True, "moe_token_dispatcher_type": "flex", "moe_router_fusion": True,
+        "moe_permute_fusion": True, "moe_token_dispatcher_type": "flex",
+        "moe_flex_dispatcher_backend": "hybridep", "moe_router_fusion": True,
         "cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["moe_router", "moe_preprocess"],
     },
 }

@@ -380,11 +380,12 @@ TEST_CASE(
     }
   }
   // Most of those that ran are fits. The target of 90% is out of reach with these outcomes:
-  // launches that ran out of memory with the default allocator sit at 76.5% (OOM14, with a
-  // full-iteration CUDA graph), 81.6% (OOM01, OOM02, TE graphs) and 81.8% (SC21 Figure 17, no
-  // graphs) of capacity as the model prices them, and every out-of-memory launch with expandable
-  // segments is priced over capacity, so that mode takes the same margins; a quarter of the
-  // launches that ran sit above 81% (NVIDIA's tuned recipes up to 99%). The floor is today's
-  // share (docs/model.md, "The risk the default margin leaves").
-  CHECK(overall >= 0.75);
+  // launches that ran out of memory with the default allocator sit at 81.6% (OOM01, OOM02, TE
+  // graphs) and 81.8% (SC21 Figure 17, no graphs) of capacity as the model prices them (OOM14,
+  // a full-iteration graph, is over capacity once its capture's deferred frees are priced), and
+  // every out-of-memory launch with expandable segments is priced over capacity, so that mode
+  // takes the same margins; a quarter of the launches that ran sit above 81% (NVIDIA's tuned
+  // recipes up to 99%). The floor is today's share (docs/model.md, "The risk the default margin
+  // leaves").
+  CHECK(overall >= 0.763);
 }

@@ -33,12 +33,6 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
        "tensors nothing else keeps; only attention graphs take a mask); inside the default "
        "margin: verdict at_risk"},
       {"OOM02", "as OOM01 (layernorm recompute saves next to nothing, measured and priced)"},
-      {"OOM14",
-       "priced 205.4 GiB of 268.6 (76.5%, the graph's pool 143 GiB beside 62 GiB allocated); the "
-       "run failed with about 60.9 GB inactive in 268.9 GB reserved: what the default "
-       "allocator's fixed segments strand under full-iteration graph capture, not priced; the "
-       "same launch with expandable_segments ran (RAN15); inside the default allocator's margin "
-       "for CUDA graphs: verdict at_risk"},
   };
   std::printf("\n%s\n%-6s %-72s %5s %4s %9s %9s %9s %9s %7s %8s %s\n",
               outcomes["source"].get<std::string>().c_str(), "id", "case", "out", "exp", "peak GiB",
@@ -50,7 +44,11 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
     const std::string id = entry["id"];
     const bool ran_out = entry["outcome"] == "oom";
     out_of_memory += ran_out;
-    const Report r = estimate(parse_scenario(entry["scenario"]));
+    // The allocator mode the launch ran in, as the strategy key the model reads (the entry's
+    // field, from its script; memory_verdict_test.cpp does the same).
+    nlohmann::json scenario = entry["scenario"];
+    scenario["strategy"]["expandable_segments"] = entry["expandable_segments"];
+    const Report r = estimate(parse_scenario(scenario));
     REQUIRE(!r.stages.empty());
     const double capacity_bytes = smallest_capacity_bytes(r);
     const bool memory_only = out_of_memory_only(r);
@@ -84,5 +82,5 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
   std::printf("the model agrees on %d of %zu outcomes (%d out of memory, %zu ran)\n", agreements,
               cases.size(), out_of_memory, cases.size() - out_of_memory);
   CHECK(cases.size() == 16);
-  CHECK(agreements >= 13);
+  CHECK(agreements >= 14);
 }

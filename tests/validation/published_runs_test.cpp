@@ -311,7 +311,9 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   // per-step ring latency; the README does not state the NCCL version (2.23+ would run PAT).
   // -30.7% -> -31.4% when Transformer Engine's userbuffers took their 16 SMs from the GEMMs
   // beside them (tp_comm_overlap.hpp; the README's runs use TE's default configuration).
-  CHECK(first_summary.max <= 0.315);
+  // -31.3% -> -32.4% when the H100's overlap_slowdown was measured (0.16 -> 0.23, a lent H200):
+  // the reduce-scatter hidden under its backward costs that much more compute.
+  CHECK(first_summary.max <= 0.325);
   // Every published run ran, so every one must fit (issue 11), and the errors must not slip back
   // from where they are: dense median 7.3% and p90 21.2%, mixture-of-experts median 21.7% and
   // p90 26.1% (issue 11 asks for 6%, 15% and 15%; docs/model.md section 6 says what holds the
@@ -470,7 +472,10 @@ TEST_CASE("2025-26 published runs, each with the settings its recipe states") {
   // kernels are the same on Hopper and Blackwell (not sm8x), so Nemotron-4-340B's FlashAttention
   // on B200 and GB200 runs faster: H038 +18.7% -> +23.9%, H055 +14.9% -> +19.3% (what makes
   // those runs slower is still to be found); Hopper's R115 -8.2% -> -6.2%.
-  CHECK(dense.median <= 0.068);
+  // The median moved to 8.1% when the Hopper presets' overlap_slowdown was measured on a lent
+  // H200 (0.16 -> 0.23, scripts/calibration/measure_overlap.py): the Hopper rows that hide
+  // communication under compute slow by 0.5-1.9 points (NeMo long context H063-H068).
+  CHECK(dense.median <= 0.082);
   CHECK(dense.p90 <= 0.200);
   CHECK(moe.median <= 0.281);
   CHECK(moe.p90 <= 1.149);

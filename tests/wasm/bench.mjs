@@ -1,9 +1,10 @@
-// Speed of the WebAssembly module under node: the AIAK examples (as the native `bench`
-// target), the long three-type search, best of three runs each, and the 512-search scaling
-// series of llama3-70b on H100 (8 to 4096 GPUs in steps of 8) on one thread and on a pool of
-// worker threads, one per core, as the page runs it on Web Workers. Prints numbers; asserts
-// nothing. Run: cmake --build --preset wasm && node tests/wasm/bench.mjs [--scaling-only]
-// [--searches-only] (PARAPLAN_WASM_MODULE=PATH.cjs for another build of the module).
+// Speed of the WebAssembly module under node: the native `bench` target's searches (by the same
+// names, for the wasm/native ratio of issue 34 item 2), best of three runs each, and the
+// 512-search scaling series of llama3-70b on H100 (8 to 4096 GPUs in steps of 8) on one thread
+// and on a pool of worker threads, one per core, as the page runs it on Web Workers. Prints
+// numbers; asserts nothing. Run: cmake --build --preset wasm && node tests/wasm/bench.mjs
+// [--scaling-only] [--searches-only] [--first-rows] (PARAPLAN_BENCH_ONLY=TEXT: the searches
+// whose name holds it; PARAPLAN_WASM_MODULE=PATH.cjs for another build of the module).
 import { availableParallelism } from "node:os";
 import {
   Worker,
@@ -13,6 +14,61 @@ import {
 } from "node:worker_threads";
 import { LONG_SEARCH, SEARCHES } from "./scenarios.mjs";
 import { loadModule } from "./support.mjs";
+
+// A job of the native bench (bench/bench.cpp's Job): the scenario it searches.
+function benchJob(model, gpus, batch, seq, framework = "megatron") {
+  const numGpus = gpus.reduce((sum, pool) => sum + pool.count, 0);
+  return {
+    model,
+    framework,
+    training: { global_batch_size: batch, seq_length: seq },
+    cluster: { gpus, num_gpus: numGpus },
+  };
+}
+
+// The page's default job for `model`, as bench/bench.cpp's first_rows_request writes it.
+function firstRowsRequest(model) {
+  return JSON.stringify({
+    scenario: {
+      model,
+      training: { global_batch_size: 512, seq_length: 4096, precision: "bf16" },
+      cluster: { gpus: [{ type: "a800", count: 256 }], num_gpus: 256 },
+    },
+    options: { top: 10, time_budget_s: 30 },
+  });
+}
+
+// --first-rows: for every preset model on the page's default job, the time from the request's
+// text to the first progress report with rows (cancelled there), as the page's worker runs it;
+// the minimum of three (PARAPLAN_BENCH_FIRST_ROWS=1 build/native/bench/paraplan_bench prints
+// the same natively).
+function firstRows(paraplan) {
+  const models = JSON.parse(paraplan.presets()).models.map((m) => m.id);
+  for (const model of models.sort()) {
+    const request = firstRowsRequest(model);
+    let rowsS = Infinity;
+    let searchS = Infinity;
+    let evaluated = 0;
+    for (let run = 0; run < 3; run++) {
+      const started = performance.now();
+      let first = 0;
+      paraplan.search(request, (progress) => {
+        if (progress.rows === undefined) return true;
+        first = (performance.now() - started) / 1000;
+        searchS = Math.min(searchS, progress.elapsed_s);
+        evaluated = progress.evaluated;
+        return false;
+      });
+      if (first > 0) rowsS = Math.min(rowsS, first);
+    }
+    const name = model.padEnd(35);
+    console.log(
+      rowsS === Infinity
+        ? `first rows ${name}        - (no report with rows: the search ended first)`
+        : `first rows ${name} ${rowsS.toFixed(4).padStart(8)} s (search clock at the report ${searchS.toFixed(4)} s, ${evaluated} evaluated)`,
+    );
+  }
+}
 
 // The scaling benchmark's series (bench/scaling.sh runs the same one natively).
 const SCALING_REQUEST = JSON.stringify({
@@ -37,25 +93,64 @@ if (!isMainThread) {
   const paraplan = await loadModule();
   const scalingOnly = process.argv.includes("--scaling-only");
   console.log("Paraplan WebAssembly benchmarks (node)");
+  if (process.argv.includes("--first-rows")) {
+    firstRows(paraplan);
+    process.exit(0);
+  }
   if (!scalingOnly) {
+    // The native `bench` target's jobs (bench/bench.cpp), by the same names: "search" is the
+    // search's own clock (stats.seconds, as bench's in-process line), "call" the whole call
+    // (request parsed, result written as JSON).
     const BENCHMARKS = {
       "AIAK example 1: llama2-70b 256 a800":
         SEARCHES["AIAK example 1: a800:256"].scenario,
       "AIAK example 2: a800:128,h800:160":
         SEARCHES["AIAK example 2: a800:128,h800:160 on 256 GPUs"].scenario,
+      "GPT-3 175B on 512 A100 (gpt3-175b, GBS 1536)": benchJob(
+        "gpt3-175b",
+        [{ type: "a100", count: 512 }],
+        1536,
+        2048,
+      ),
       "llama3.1-405b, a800+h800+h100:512 each": LONG_SEARCH,
+      "DeepSeek-V3 on 1024 H100 (MoE, MLA, GBS 8192)": benchJob(
+        "deepseek-v3",
+        [{ type: "h100", count: 1024 }],
+        8192,
+        4096,
+      ),
+      "DeepSeek-V3 on 256 H100, torchtitan (GBS 1024)": benchJob(
+        "deepseek-v3",
+        [{ type: "h100", count: 256 }],
+        1024,
+        4096,
+        "torchtitan",
+      ),
     };
+    const only = process.env.PARAPLAN_BENCH_ONLY;
     for (const [name, scenario] of Object.entries(BENCHMARKS)) {
-      const request = JSON.stringify({ scenario, options: { top: 10 } });
+      if (only !== undefined && !name.includes(only)) continue;
+      const request = JSON.stringify({
+        scenario,
+        options: { top: 10, time_budget_s: 600 },
+      });
       let best = Infinity;
+      let searchS = Infinity;
+      let cpuS = Infinity;
       let stats;
       for (let run = 0; run < 3; run++) {
         const started = performance.now();
+        const cpu = process.cpuUsage();
         stats = JSON.parse(paraplan.search(request, null)).stats;
+        const used = process.cpuUsage(cpu);
         best = Math.min(best, (performance.now() - started) / 1000);
+        searchS = Math.min(searchS, stats.seconds);
+        cpuS = Math.min(cpuS, (used.user + used.system) / 1e6);
       }
+      // CPU: the process's, the call's (all threads: V8's background compiles included), as the
+      // native bench's "CPU" on a shared machine where the wall time includes waiting for a core.
       console.log(
-        `search ${name.padEnd(42)} ${best.toFixed(3)} s  space ${stats.space}  evaluated ${stats.evaluated}`,
+        `search ${name.padEnd(46)} search ${searchS.toFixed(4)} s wall  call ${best.toFixed(4)} s wall ${cpuS.toFixed(4)} s CPU  space ${stats.space}  evaluated ${stats.evaluated}`,
       );
     }
   }

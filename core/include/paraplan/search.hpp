@@ -82,7 +82,8 @@ struct SearchOptions {
   int64_t progress_every = 4096;                       // evaluations between progress reports
   // Called every `progress_every` evaluations, and also by the clock: first after
   // `first_progress_s` of search, then every kProgressIntervalS, and once more as soon as the
-  // search holds its first feasible strategy where no report had one; returning false cancels
+  // search holds its first feasible strategy where no report had one, whether before
+  // `first_progress_s` or between two reports (issue 30 item 8); returning false cancels
   // the search.
   std::function<bool(const SearchProgress&)> on_progress;
   double first_progress_s = kFirstProgressS;  // (tests: 0, a report before anything fits)

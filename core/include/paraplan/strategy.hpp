@@ -52,6 +52,10 @@ enum class MomentDtype { fp32, fp16, bf16, fp8 };
 // Megatron-LM --moe-token-dispatcher-type: all-gather over tensor x expert parallel, all-to-all
 // over expert parallel, or the fused node-aware all-to-all (DeepEP/HybridEP).
 enum class MoeDispatcher { allgather, alltoall, flex };
+// Megatron-LM --moe-flex-dispatcher-backend (transformer_config.py moe_flex_dispatcher_backend,
+// default deepep): the kernels of the flex dispatcher, DeepEP's normal kernels or NVIDIA's
+// HybridEP (DeepEP's hybrid-ep branch: TMA, fewer SMs, multi-node NVLink).
+enum class MoeFlexBackend { deepep, hybridep };
 // Megatron-LM --cp-comm-type (Transformer Engine's context-parallel attention): K and V around a
 // ring (p2p), all-to-all of the heads (a2a, as DeepSpeed Ulysses) or all-gathered K and V.
 enum class CpCommType { p2p, a2a, allgather };
@@ -72,6 +76,7 @@ std::string_view to_string(MainGradsDtype dtype);
 std::string_view to_string(MainParamsDtype dtype);
 std::string_view to_string(MomentDtype dtype);
 std::string_view to_string(MoeDispatcher dispatcher);
+std::string_view to_string(MoeFlexBackend backend);
 std::string_view to_string(CrossEntropyFusionImpl impl);
 std::string_view to_string(AttentionBackend backend);
 
@@ -100,6 +105,7 @@ struct Strategy {
   int64_t expert_model_parallel_size = 1;
   int64_t expert_tensor_parallel_size = 0;  // 0: Megatron-LM's None, equal to tensor parallel
   MoeDispatcher moe_token_dispatcher_type = MoeDispatcher::allgather;
+  MoeFlexBackend moe_flex_dispatcher_backend = MoeFlexBackend::deepep;
   bool moe_grouped_gemm = false;
   bool moe_permute_fusion = false;
   bool moe_router_fusion = false;
@@ -229,6 +235,7 @@ enum class StrategyKeyId : uint8_t {
   expert_model_parallel_size,
   expert_tensor_parallel_size,
   moe_token_dispatcher_type,
+  moe_flex_dispatcher_backend,
   moe_grouped_gemm,
   moe_permute_fusion,
   moe_router_fusion,

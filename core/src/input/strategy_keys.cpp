@@ -30,6 +30,9 @@ constexpr std::array<std::string_view, 2> kMainGradsDtypes = {"fp32", "bf16"};
 constexpr std::array<std::string_view, 2> kMainParamsDtypes = {"fp32", "fp16"};
 constexpr std::array<std::string_view, 4> kMomentDtypes = {"fp32", "fp16", "bf16", "fp8"};
 constexpr std::array<std::string_view, 3> kDispatchers = {"allgather", "alltoall", "flex"};
+// Megatron-LM --moe-flex-dispatcher-backend (transformer_config.py; ncclep, added later, is not
+// modelled).
+constexpr std::array<std::string_view, 2> kFlexBackends = {"deepep", "hybridep"};
 // Megatron-LM's --cp-comm-type choices Paraplan models (the hierarchical a2a+p2p is not).
 constexpr std::array<std::string_view, 3> kCpCommTypes = {"p2p", "a2a", "allgather"};
 constexpr std::array<std::string_view, 2> kCrossEntropyFusionImpls = {"native", "te"};
@@ -127,6 +130,14 @@ const StrategyKey kKeys[] = {
      "alltoall with expert parallelism, else allgather.",
      get_field<&Strategy::moe_token_dispatcher_type>,
      set_field<&Strategy::moe_token_dispatcher_type>},
+    {K::moe_flex_dispatcher_backend, "moe_flex_dispatcher_backend", KeyType::choice,
+     false, true, kFlexBackends, 0, 1, false,
+     MegatronFlag::value_unless_default, "--moe-flex-dispatcher-backend",
+     "The flex dispatcher's kernels: deepep (DeepEP's normal kernels, Megatron-LM's default) or "
+     "hybridep (NVIDIA's HybridEP: gathers the routing map over the expert group, fewer SMs, "
+     "multi-node NVLink). Acts with moe_token_dispatcher_type flex.",
+     get_field<&Strategy::moe_flex_dispatcher_backend>,
+     set_field<&Strategy::moe_flex_dispatcher_backend>},
     {K::moe_grouped_gemm, "moe_grouped_gemm", KeyType::boolean,
      false, true, {}, 0, 1, false,
      MegatronFlag::switch_on, "--moe-grouped-gemm",
@@ -427,6 +438,10 @@ std::string_view to_string(CrossEntropyFusionImpl impl) {
 
 std::string_view to_string(MoeDispatcher dispatcher) {
   return kDispatchers[static_cast<size_t>(dispatcher)];
+}
+
+std::string_view to_string(MoeFlexBackend backend) {
+  return kFlexBackends[static_cast<size_t>(backend)];
 }
 
 std::span<const StrategyKey> strategy_keys() { return kKeys; }

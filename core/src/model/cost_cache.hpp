@@ -4,10 +4,10 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "model/key_values_map.hpp"
 #include "model/layer_cost.hpp"
 
 namespace paraplan::detail {
@@ -20,12 +20,19 @@ namespace paraplan::detail {
 // switches, and only the rest of the MoE layer per layer shape (a test varies each of
 // these keys and fails naming one that changes them: cost_cache_test.cpp).
 inline constexpr KeySet kMoeLayerOnlyKeys = {
-    StrategyKeyId::expert_model_parallel_size, StrategyKeyId::expert_tensor_parallel_size,
-    StrategyKeyId::moe_token_dispatcher_type,  StrategyKeyId::moe_grouped_gemm,
-    StrategyKeyId::moe_permute_fusion,         StrategyKeyId::moe_router_fusion,
-    StrategyKeyId::moe_shared_expert_overlap,  StrategyKeyId::overlap_moe_expert_parallel_comm,
-    StrategyKeyId::delay_wgrad_compute,        StrategyKeyId::moe_router_force_load_balancing,
-    StrategyKeyId::moe_expert_capacity_factor, StrategyKeyId::moe_pad_expert_input_to_capacity,
+    StrategyKeyId::expert_model_parallel_size,
+    StrategyKeyId::expert_tensor_parallel_size,
+    StrategyKeyId::moe_token_dispatcher_type,
+    StrategyKeyId::moe_flex_dispatcher_backend,
+    StrategyKeyId::moe_grouped_gemm,
+    StrategyKeyId::moe_permute_fusion,
+    StrategyKeyId::moe_router_fusion,
+    StrategyKeyId::moe_shared_expert_overlap,
+    StrategyKeyId::overlap_moe_expert_parallel_comm,
+    StrategyKeyId::delay_wgrad_compute,
+    StrategyKeyId::moe_router_force_load_balancing,
+    StrategyKeyId::moe_expert_capacity_factor,
+    StrategyKeyId::moe_pad_expert_input_to_capacity,
 };
 
 // The values of the layer_cost keys of `s` as run by GPU type `pool`.
@@ -36,18 +43,6 @@ inline std::vector<int64_t> layer_shape(const Strategy& s, size_t pool) {
   }
   return shape;
 }
-
-// The hash of a sequence of key values (FNV-1a over the values, mixed).
-struct KeyValuesHash {
-  size_t operator()(const std::vector<int64_t>& values) const {
-    uint64_t h = 14695981039346656037ull;
-    for (const int64_t v : values) {
-      h ^= static_cast<uint64_t>(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-      h *= 1099511628211ull;
-    }
-    return static_cast<size_t>(h);
-  }
-};
 
 class CostCache {
  public:
@@ -66,12 +61,9 @@ class CostCache {
   // builds only its MoE layer where its other parts are known (by the keys they read).
   const ModelCosts& get(int pool, const Strategy& strategy) {
     fill_key(pool, strategy, layer_keys_, key_);
-    auto it = costs_.find(key_);
-    if (it == costs_.end()) {
-      ModelCosts built = build(pool, strategy);
-      it = costs_.emplace(key_, std::move(built)).first;
-    }
-    return it->second;
+    if (const ModelCosts* found = costs_.find(key_)) return *found;
+    ModelCosts built = build(pool, strategy);
+    return costs_.emplace(key_, std::move(built));
   }
 
  private:
@@ -92,15 +84,13 @@ class CostCache {
   ModelCosts build(int pool, const Strategy& strategy) {
     const GpuSpec& g = gpu(pool);
     fill_key(pool, strategy, shared_keys_, shared_key_);
-    auto shared = shared_.find(shared_key_);
-    if (shared == shared_.end()) {
-      shared =
-          shared_
-              .emplace(shared_key_, compute_shared_costs(model_, training_, g, g.nvlink_domain_gpus,
-                                                         strategy, framework_))
-              .first;
+    const SharedCosts* shared = shared_.find(shared_key_);
+    if (shared == nullptr) {
+      shared = &shared_.emplace(
+          shared_key_,
+          compute_shared_costs(model_, training_, g, g.nvlink_domain_gpus, strategy, framework_));
     }
-    const SharedCosts& parts = shared->second;
+    const SharedCosts& parts = *shared;
     ModelCosts costs;
     costs.dense = parts.dense;
     costs.moe = model_.moe ? compute_moe_layer_cost(model_, training_, g, g.nvlink_domain_gpus,
@@ -120,8 +110,8 @@ class CostCache {
   std::vector<const StrategyKey*> shared_keys_;  // those less kMoeLayerOnlyKeys
   std::vector<int64_t> key_;                     // scratch: the pool, then their values
   std::vector<int64_t> shared_key_;              // scratch: the pool, then shared_keys_' values
-  std::unordered_map<std::vector<int64_t>, ModelCosts, KeyValuesHash> costs_;
-  std::unordered_map<std::vector<int64_t>, SharedCosts, KeyValuesHash> shared_;
+  KeyValuesMap<ModelCosts> costs_;
+  KeyValuesMap<SharedCosts> shared_;
 };
 
 }  // namespace paraplan::detail

@@ -10,6 +10,9 @@
 
 #include <algorithm>
 
+#include "model/layer_cost.hpp"
+#include "model/moe_dispatch.hpp"
+
 namespace paraplan::detail {
 namespace {
 
@@ -100,6 +103,61 @@ double cuda_graph_pool_bytes(const PipelineInput& in, const StageGroup& group,
     bytes = in_flight * dense_layers * c.dense.unit(RecomputeModule::mlp).saved_bytes;
   }
   return std::min(bytes, held_bytes);
+}
+
+// PyTorch's caching allocator under capture (c10/cuda/CUDACachingAllocator.cpp, free): a freed
+// block that another stream used (recordStream) waits for that stream's event before it is found
+// again, and "it's forbidden to cudaEventQuery an event recorded during CUDA graph capture", so
+// the allocator defers it (`needs_events_deferred_until_no_capture`) until no capture is
+// underway; malloc skips process_events while one is ("Cross-stream memory use is uncommon, so
+// the deferral's effect on memory use during capture should be small"), unless
+// PYTORCH_CUDA_ALLOC_CONF sets graph_capture_record_stream_reuse, whose
+// free_safe_blocks_in_capture reuses them. Megatron-LM's A2A overlap
+// (--overlap-moe-expert-parallel-comm) makes exactly that use: its schedule nodes run on the
+// computation and communication streams in turn, and a node that frees its input records the
+// input on its own stream first (pipeline_parallel/utils.py ScheduleNode._forward:
+// `input.record_stream(self.stream)`, then `untyped_storage().resize_(0)`). Which nodes free
+// their input (models/common/utils.py should_free_input): `moe_combine` always (the experts'
+// output rows); `mlp` (the dispatched rows) with fp8, or with more than one local expert or a
+// dispatcher other than alltoall (Paraplan's flex dispatcher is DeepEP's); `moe_dispatch` (the
+// permuted rows) except with the flex dispatcher. Inside a full-iteration graph
+// (full_cuda_graph.py: one capture of forward_backward_func) none of those blocks is reused until
+// the capture ends: every MoE layer's and micro-batch's freed rows stay reserved. The forward's
+// alone are priced (the backward's output gradients, `g.record_stream(self.stream)`, are left out:
+// this is the least the capture holds). Megatron-Bridge issue #4587 (OOM14, Qwen3 30B-A3B in
+// mxfp8 with a full-iteration graph and the A2A overlap) ran out of memory when launched without
+// the performance launcher's "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,
+// graph_capture_record_stream_reuse:True"; with it the same launch ran (RAN15). Paraplan has no
+// key for graph_capture_record_stream_reuse: Megatron-Bridge's full-iteration recipes set it
+// with expandable_segments (perf_recipes qwen/gb200/qwen3_moe.py, deepseek/gb200/deepseek_v3.py),
+// so the strategy's `expandable_segments` stands for both.
+double cuda_graph_deferred_bytes(const PipelineInput& in, const StageGroup& group) {
+  const Strategy& s = *in.strategy;
+  if (!s.full_iteration_graph() || !s.overlap_moe_expert_parallel_comm || s.expandable_segments ||
+      group.moe_layers == 0 || !in.model->moe) {
+    return 0;
+  }
+  const MoeSpec& moe = *in.model->moe;
+  const double element = activation_element_bytes(in.training->precision);
+  const double tokens = static_cast<double>(s.micro_batch_size) *
+                        static_cast<double>(in.training->seq_length) /
+                        static_cast<double>(s.context_parallel_size);
+  const bool sp = s.sequence_parallel && s.tensor_model_parallel_size > 1;
+  const double local_tokens =
+      sp ? tokens / static_cast<double>(s.tensor_model_parallel_size) : tokens;
+  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  const MoeDispatch d =
+      moe_dispatch(gpu, *in.model, s, in.cluster->gpus_per_node, local_tokens, element);
+  const bool flex = s.moe_token_dispatcher_type == MoeDispatcher::flex;
+  const bool fp8 = in.training->precision == Precision::fp8;
+  const bool several_local = moe.num_experts > s.expert_model_parallel_size;
+  const bool free_mlp =
+      fp8 || several_local || s.moe_token_dispatcher_type != MoeDispatcher::alltoall;
+  double rows = d.expert_rows;  // moe_combine's input: the experts' output
+  if (free_mlp) rows += d.expert_rows;
+  if (!flex) rows += d.permuted_rows;
+  return rows * static_cast<double>(in.model->hidden_size) * element *
+         static_cast<double>(group.moe_layers) * static_cast<double>(in.micro_batches);
 }
 
 }  // namespace paraplan::detail

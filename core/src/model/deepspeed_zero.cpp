@@ -31,6 +31,32 @@ double zero3_fetches_per_layer(const ModelSpec& model, const Strategy& s, bool m
   return kAttentionFetches + 1 + kMlpFetches * local_experts + shared;
 }
 
+Zero3Regather zero3_recompute_regather(const ModelSpec& model, const Strategy& s, bool moe_layer) {
+  Zero3Regather out;
+  if (moe_layer && model.moe) return out;
+  const double h = static_cast<double>(model.hidden_size);
+  const double heads = static_cast<double>(model.num_attention_heads);
+  const double groups =
+      static_cast<double>(model.num_query_groups > 0 ? model.num_query_groups : heads);
+  const double head_dim =
+      model.kv_channels > 0 ? static_cast<double>(model.kv_channels) : h / std::max(1.0, heads);
+  const double ffn = static_cast<double>(model.ffn_hidden_size);
+  const double tp = static_cast<double>(std::max<int64_t>(1, s.tensor_model_parallel_size));
+  // Forward order: query_key_value, dense, dense_h_to_4h (two matrices when gated),
+  // dense_4h_to_h.
+  const double submodules[] = {h * (heads + 2 * groups) * head_dim / tp, heads * head_dim * h / tp,
+                               h * ffn * (is_gated(model.activation) ? 2 : 1) / tp, ffn * h / tp};
+  double after = 0;  // elements of the submodules after this one
+  for (int k = 3; k >= 0; --k) {
+    if (2 * after >= kDeepSpeed.max_reuse_distance_elements) {
+      out.fetches += 1;
+      out.parameters += submodules[k];
+    }
+    after += submodules[k];
+  }
+  return out;
+}
+
 Zero3UnitTraffic zero3_unit_traffic(double parameters, double fetches, double element_bytes,
                                     double stage_parameters) {
   Zero3UnitTraffic t;
@@ -49,14 +75,20 @@ Zero3UnitTraffic zero3_unit_traffic(double parameters, double fetches, double el
 
 double deepspeed_zero3_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double element_bytes,
                                    int64_t data_parallel_cp, double parameters, double fetches,
-                                   double stage_parameters, double forward_s, double backward_s) {
+                                   double stage_parameters, const Zero3UnitPasses& passes) {
   if (data_parallel_cp <= 1 || parameters <= 0) return 0;
   const Group dp = data_parallel_group(gpu, s, data_parallel_cp);
   const Zero3UnitTraffic t =
       zero3_unit_traffic(parameters, fetches, element_bytes, stage_parameters);
   const double gather = t.gathers * all_gather_s(gpu, dp, t.gather_bytes);
   const double scatter = t.reduce_scatters * reduce_scatter_s(gpu, dp, t.reduce_scatter_bytes);
-  return exposed_s(gpu, gather, forward_s) + exposed_s(gpu, gather + scatter, backward_s);
+  const Zero3Regather& again = passes.regather;
+  const double regather =
+      again.fetches > 0
+          ? again.fetches * all_gather_s(gpu, dp, element_bytes * again.parameters / again.fetches)
+          : 0.0;
+  return exposed_s(gpu, gather, passes.forward_s) +
+         exposed_s(gpu, gather + regather + scatter, passes.recompute_s + passes.backward_s);
 }
 
 double deepspeed_bucketed_all_reduce_s(const GpuSpec& gpu, const Group& group, double parameters,

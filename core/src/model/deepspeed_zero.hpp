@@ -27,6 +27,11 @@ struct DeepSpeedDefaults {
   double allreduce_bucket_elements = 5e8;
   // zero/config.py: stage3_max_live_parameters = Field(pp_int(1e9)): gathered parameters held.
   double max_live_parameters = 1e9;
+  // zero/config.py: stage3_max_reuse_distance = Field(pp_int(1e9)): "Do not release a parameter
+  // if it will be reused within this threshold of parameters" (partitioned_param_coordinator.py
+  // __params_to_release scans the recorded submodule trace from the next step on, counting the
+  // elements of every submodule it passes, until this many).
+  double max_reuse_distance_elements = 1e9;
 };
 inline constexpr DeepSpeedDefaults kDeepSpeed{};
 
@@ -49,6 +54,20 @@ bool deepspeed_zero_optimizer(Framework framework, Precision precision, const St
 // elements) stay whole and are not gathered.
 double zero3_fetches_per_layer(const ModelSpec& model, const Strategy& s, bool moe_layer);
 
+// What ZeRO-3 gathers again in the backward of a layer that recomputes its forward (full
+// recompute, every layer). The recomputed forward gathers each submodule (its pre-forward hook,
+// fetch_sub_module) and releases it after (release_sub_module) unless the trace reaches its
+// next use within max_reuse_distance elements: the submodule's own backward comes after the
+// recomputed forwards and the backwards of the submodules after it, 2 x their elements. Those
+// further off are gathered a second time for their backward. Dense layers only (query_key_value,
+// dense, dense_h_to_4h, dense_4h_to_h, this rank's tensor-parallel share); an MoE layer's
+// experts are not traced here (none).
+struct Zero3Regather {
+  double fetches = 0;     // submodules gathered again
+  double parameters = 0;  // their parameters (this rank's)
+};
+Zero3Regather zero3_recompute_regather(const ModelSpec& model, const Strategy& s, bool moe_layer);
+
 // ZeRO-3's collectives of one unit (a layer, the embedding, the LM head) per micro-batch.
 struct Zero3UnitTraffic {
   double gathers = 0;               // all-gathers per pass (forward, and again backward)
@@ -66,10 +85,18 @@ Zero3UnitTraffic zero3_unit_traffic(double parameters, double fetches, double el
 // submodules one prefetch ahead (stage3_prefetch_bucket_size 5e7: at least the next
 // submodule) under the unit's compute, and the backward reduce-scatters its gradients in
 // reduce_bucket_size buckets on a side stream (overlap_comm, True for stage 3:
-// config.py overlap_comm_valid) in the model dtype (engine.py communication_data_type).
+// config.py overlap_comm_valid) in the model dtype (engine.py communication_data_type). A
+// recomputed unit's backward pass is its recomputed forward (`recompute_s`, gathering like the
+// forward) and its backward, which gathers `regather` again.
+struct Zero3UnitPasses {
+  double forward_s = 0;
+  double backward_s = 0;
+  double recompute_s = 0;  // the forward run again inside the backward pass (0: none)
+  Zero3Regather regather;  // gathered again after the recomputed forward
+};
 double deepspeed_zero3_unit_comm_s(const GpuSpec& gpu, const Strategy& s, double element_bytes,
                                    int64_t data_parallel_cp, double parameters, double fetches,
-                                   double stage_parameters, double forward_s, double backward_s);
+                                   double stage_parameters, const Zero3UnitPasses& passes);
 
 // `parameters` gradients all-reduced in `element_bytes` in buckets of 5e8 elements, one after
 // the other: a bucket goes out once it holds more than that (engine.py allreduce_no_retain;

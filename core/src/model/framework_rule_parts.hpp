@@ -46,7 +46,8 @@ inline bool no_megatron_moe_extras(S s) {
   return !s.moe_grouped_gemm && !s.moe_permute_fusion && !s.moe_router_fusion &&
          !s.moe_shared_expert_overlap && !s.overlap_moe_expert_parallel_comm &&
          !s.moe_router_force_load_balancing && s.moe_expert_capacity_factor <= 0 &&
-         !s.moe_pad_expert_input_to_capacity;
+         !s.moe_pad_expert_input_to_capacity &&
+         s.moe_flex_dispatcher_backend == MoeFlexBackend::deepep;
 }
 inline bool default_optimizer_dtypes(S s) {
   const Strategy d;
@@ -77,7 +78,8 @@ inline constexpr KeySet kMoeExtras{K::moe_grouped_gemm,
                                    K::overlap_moe_expert_parallel_comm,
                                    K::moe_router_force_load_balancing,
                                    K::moe_expert_capacity_factor,
-                                   K::moe_pad_expert_input_to_capacity};
+                                   K::moe_pad_expert_input_to_capacity,
+                                   K::moe_flex_dispatcher_backend};
 inline constexpr KeySet kOptimizerDtypes{K::use_precision_aware_optimizer, K::main_grads_dtype,
                                          K::main_params_dtype, K::exp_avg_dtype,
                                          K::exp_avg_sq_dtype};

@@ -87,6 +87,11 @@ const FrameworkRule kMegatronFamilyRules[] = {
      "Megatron-LM core_v0.12.1, which MindSpeed-LLM patches, has no moe_router_fusion (added to "
      "transformer_config.py by c08d89bea0, first released in core_v0.14.0)",
      {K::moe_router_fusion}, [](C, S s) { return !s.moe_router_fusion; }},
+    {F::mindspeed_llm, "moe_flex_dispatcher_backend",
+     "Megatron-LM core_v0.12.1, which MindSpeed-LLM patches, has no --moe-flex-dispatcher-backend "
+     "(HybridEP added by 3df200905e, 2025-11-18, first released in core_v0.16.0)",
+     {K::moe_flex_dispatcher_backend},
+     [](C, S s) { return s.moe_flex_dispatcher_backend == MoeFlexBackend::deepep; }},
     {F::mindspeed_llm, "fp8_param_gather",
      "Megatron-LM core_v0.12.1's transformer_config.py: \"MXFP8 currently does not support "
      "fp8_param\"",

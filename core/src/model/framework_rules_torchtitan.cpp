@@ -85,6 +85,11 @@ const FrameworkRule kTorchtitanRules[] = {
               torchtitan_family(c.model) == TorchtitanFamily::deepseek_v3 &&
               s.expert_tensor_parallel() == 1;
      }},
+    {F::torchtitan, "moe_flex_dispatcher_backend",
+     "torchtitan v0.2.2's expert_parallel_comm_backend is \"standard\" or \"deepep\"; HybridEP "
+     "came later",
+     {K::moe_flex_dispatcher_backend},
+     [](C, S s) { return s.moe_flex_dispatcher_backend == MoeFlexBackend::deepep; }},
     {F::torchtitan, "moe_permute_fusion",
      "none of Megatron-Core's MoE switches (permute fusion, shared-expert overlap, EP comm "
      "overlap, token dropping, router fusion); forced balancing is [debug] "

@@ -126,9 +126,15 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
   host.backward_over_forward = moe ? kHostBackwardOverForwardMoe : kHostBackwardOverForwardDense;
   // The all-to-all dispatcher padding every expert's input to its capacity knows its splits
   // without a device-to-host copy (token_dispatcher.py MoEAlltoAllTokenDispatcher: drop_and_pad
-  // keeps cuda_sync_point "no_sync"); the others sync.
-  host.syncs = moe && !(strategy.drop_and_pad() &&
-                        strategy.moe_token_dispatcher_type == MoeDispatcher::alltoall);
+  // keeps cuda_sync_point "no_sync"), and so does HybridEP, which is then given
+  // num_permuted_tokens (_HybridEPManager.setup_metadata: capacity x group x local experts);
+  // without it HybridEP syncs to size its output (hybrid_ep_buffer.py: the stream's
+  // synchronize, tokens_per_expert through pinned memory), and DeepEP's normal kernels always
+  // wait on the host for the received counts (fused_a2a.py, Buffer.dispatch); the others sync.
+  const bool sync_free_padding = strategy.moe_token_dispatcher_type == MoeDispatcher::alltoall ||
+                                 (strategy.moe_token_dispatcher_type == MoeDispatcher::flex &&
+                                  strategy.moe_flex_dispatcher_backend == MoeFlexBackend::hybridep);
+  host.syncs = moe && !(strategy.drop_and_pad() && sync_free_padding);
   if (host.syncs && gpu.host_issue.torch_op_s > 0) host.sync_gap_s = gpu.host_issue.sync_gap_s;
   const auto price = [&](HostRegion region) {
     const HostOps ops = host_ops(region, model, strategy);

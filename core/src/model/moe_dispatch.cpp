@@ -152,6 +152,16 @@ MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strat
       d.dispatch_s = deduplicated_all_to_all_s(gpu, tp_ep, local_tokens * imbalance * row_bytes,
                                                rank_copies, node_copies);
       d.combine_s = d.dispatch_s;
+      // HybridEP's metadata preprocessing gathers every member's boolean routing map (tokens x
+      // experts, one byte each) before it routes (DeepEP hybrid-ep branch, csrc/hybrid_ep/
+      // hybrid_ep.cu HybridEPBuffer::metadata_preprocessing: executor.allgather_routing_map over
+      // the group; Megatron-LM token_dispatcher.py _HybridEPManager.dispatch passes routing_map
+      // each forward, and the combine and the backward reuse the handle). DeepEP's normal kernels
+      // exchange per-rank and per-expert counts instead (Buffer.get_dispatch_layout, notify).
+      if (s.moe_flex_dispatcher_backend == MoeFlexBackend::hybridep) {
+        d.routing_map_gather_s =
+            all_gather_s(gpu, tp_ep, local_tokens * static_cast<double>(tp_ep.size) * experts);
+      }
       break;
     }
   }

@@ -31,6 +31,9 @@ struct MoeDispatch {
   double unpermute_out_rows = 0;  // token rows the unpermute sums them into
   double dispatch_s = 0;          // forward dispatch collectives (the combine's backward mirrors)
   double combine_s = 0;           // forward combine collectives (the dispatch's backward mirrors)
+  // Forward only, before the dispatch: HybridEP's all-gather of the routing map over the
+  // expert group (its metadata preprocessing; the backward reuses the handle).
+  double routing_map_gather_s = 0;
 };
 
 MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strategy& strategy,
@@ -39,5 +42,13 @@ MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strat
 // DeepEP's SMs per dispatch or combine kernel: deep_ep/buffer.py Buffer.num_sms = 20 (set by
 // Megatron-LM's --moe-deepep-num-sms, default 20).
 inline constexpr double kDeepEpSms = 20;
+// HybridEP's SMs per dispatch or combine kernel: Megatron-LM --moe-hybridep-num-sms, default 16
+// ("In pure NVL scenarios, 16 SMs can generally achieve good bandwidth"; transformer_config.py
+// at 92c8482e6d and 23265d2db3, the Megatron-LM of Megatron-Bridge 25.11 and 26.04).
+inline constexpr double kHybridEpSms = 16;
+// The SMs the flex dispatcher's kernels take from the GEMMs beside them.
+inline double flex_dispatcher_sms(const Strategy& s) {
+  return s.moe_flex_dispatcher_backend == MoeFlexBackend::hybridep ? kHybridEpSms : kDeepEpSms;
+}
 
 }  // namespace paraplan::detail

@@ -52,12 +52,13 @@ double a2a_overlap_exposed_s(double attention_forward_s, double attention_backwa
 // tp_comm_overlap.hpp). NCCL's all-to-all takes one CTA per channel (the communicator's
 // channels, the preset's memory_reserve nccl_channels_*); DeepEP's kernels take
 // Buffer.num_sms, 20 by default (deep_ep/buffer.py; Megatron-LM --moe-deepep-num-sms, default
-// 20). A GPU of unknown SM count: the preset's overlap_slowdown.
+// 20), HybridEP's 16 (--moe-hybridep-num-sms; moe_dispatch.hpp). A GPU of unknown SM count: the
+// preset's overlap_slowdown.
 double a2a_overlap_slowdown(const GpuSpec& gpu, const Strategy& s, const Group& ep_group) {
   const double sms = sm_count(gpu);
   const double taken =
       s.moe_token_dispatcher_type == MoeDispatcher::flex
-          ? kDeepEpSms
+          ? flex_dispatcher_sms(s)
           : static_cast<double>(ep_group.spans_nodes ? gpu.memory_reserve.nccl_channels_inter_node
                                                      : gpu.memory_reserve.nccl_channels_intra_node);
   if (sms <= taken) return gpu.overlap_slowdown;
@@ -195,6 +196,8 @@ void CostBuilder::moe_block(LayerCost& cost) {
     pair.pre_dispatch_forward_s += shared.forward.compute_s;
     pair.pre_dispatch_backward_s += shared.backward.compute_s;
   }
+  // HybridEP's routing-map all-gather runs before its dispatch, with nothing beside it.
+  comm_forward += d.routing_map_gather_s;
   block.activation_bytes += shared.activation_bytes;
   // The pre-MLP norm and the residual add: counted with pre_dispatch_computation.
   const double before_elementwise_forward_s = block.forward.compute_s;

@@ -107,6 +107,21 @@ const Rule kTensorExpertRules[] = {
        return std::string(
            "moe_token_dispatcher_type flex needs expert tensor x expert parallel > 1");
      }},
+    {"DeepEP pads no expert input to capacity",
+     "megatron/core/transformer/transformer_config.py: Flex token dispatcher with deepep backend "
+     "does not support moe_pad_expert_input_to_capacity",
+     {K::moe_token_dispatcher_type, K::moe_flex_dispatcher_backend,
+      K::moe_pad_expert_input_to_capacity},
+     [](C c, S s) {
+       return !c.model.moe || s.moe_token_dispatcher_type != MoeDispatcher::flex ||
+              s.moe_flex_dispatcher_backend != MoeFlexBackend::deepep ||
+              !s.moe_pad_expert_input_to_capacity;
+     },
+     [](C, S) {
+       return std::string(
+           "moe_pad_expert_input_to_capacity with moe_token_dispatcher_type flex needs "
+           "moe_flex_dispatcher_backend hybridep (DeepEP does not pad expert inputs)");
+     }},
     {"shared-expert overlap needs an all-to-all dispatcher",
      "megatron/core/transformer/transformer_config.py: moe_shared_expert_overlap only works with "
      "alltoall or flex token dispatcher",

@@ -169,6 +169,10 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
       cuda_graph_pool_bytes(in, group, work, memory.activations_bytes, in_flight);
   memory.reserve = memory_reserve(in, group, memory.activations_bytes,
                                   side_stream_cache_bytes(in, s, bytes, unit, sharded, zero));
+  // The MoE rows a full-iteration graph's capture frees but cannot reuse (cuda_graph_memory.cpp):
+  // reserved by the caching allocator, not allocated, so counted with what it holds beyond the
+  // live tensors.
+  memory.reserve.fragmentation_bytes += cuda_graph_deferred_bytes(in, group);
   // PyTorch pipelining's buffers: allocated once per step's shapes, not fragmented.
   memory.activations_bytes += pipelining_bytes(in, group, in_flight);
   // CUDA graphs' static buffers (cuda_graph_memory.cpp): allocated once, not fragmented.

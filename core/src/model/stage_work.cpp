@@ -93,25 +93,29 @@ double deepspeed_zero3_stage_s(const PipelineInput& in, const StageGroup& group,
   const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
   const double dense_layers = stage.dense_layers, moe_layers = stage.moe_layers;
   const double element = parameter_bytes(in.training->precision, s, gpu).edge_weight;
-  const auto unit = [&](double parameters, double fetches, const PassTime& forward,
-                        const PassTime& backward) {
+  const auto unit = [&](double parameters, double fetches, const Zero3UnitPasses& passes) {
     return deepspeed_zero3_unit_comm_s(gpu, s, element, dp_cp, parameters, fetches,
-                                       work.parameters + work.expert_parameters, forward.total_s(),
-                                       backward.total_s());
+                                       work.parameters + work.expert_parameters, passes);
   };
-  const double dense_fetches = zero3_fetches_per_layer(*in.model, s, false);
-  const double moe_fetches = zero3_fetches_per_layer(*in.model, s, true);
-  const auto layer = [&](const LayerCost& l, double fetches) {
-    return unit(l.parameters + l.expert_parameters, fetches, l.forward, l.backward);
+  const auto edge = [&](const EdgeCost& e) {
+    return unit(e.parameters, 1, {e.forward.total_s(), e.backward.total_s(), 0, {}});
   };
-  double comm_s =
-      layer(c.dense, dense_fetches) * dense_layers + layer(c.moe, moe_fetches) * moe_layers;
-  if (is_first(group)) {
-    comm_s += unit(c.embedding.parameters, 1, c.embedding.forward, c.embedding.backward);
-  }
-  if (is_last(group, in.stages)) {
-    comm_s += unit(c.head.parameters, 1, c.head.forward, c.head.backward);
-  }
+  // Full recompute of every layer: the backward pass runs the forward again, gathering anew.
+  const Recompute& recompute = s.recompute[static_cast<size_t>(group.pool)];
+  const bool recomputed = recompute.granularity == RecomputeGranularity::full &&
+                          recompute.method == RecomputeMethod::uniform;
+  const auto layer = [&](const LayerCost& l, bool moe_layer) {
+    Zero3UnitPasses passes{l.forward.total_s(), l.backward.total_s(), 0, {}};
+    if (recomputed) {
+      passes.recompute_s = l.forward.total_s();
+      passes.regather = zero3_recompute_regather(*in.model, s, moe_layer);
+    }
+    return unit(l.parameters + l.expert_parameters,
+                zero3_fetches_per_layer(*in.model, s, moe_layer), passes);
+  };
+  double comm_s = layer(c.dense, false) * dense_layers + layer(c.moe, true) * moe_layers;
+  if (is_first(group)) comm_s += edge(c.embedding);
+  if (is_last(group, in.stages)) comm_s += edge(c.head);
   return comm_s;
 }
 

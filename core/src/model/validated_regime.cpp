@@ -31,7 +31,7 @@ constexpr ValidatedFramework kValidatedFrameworks[] = {
     {Framework::deepspeed, 1, ""},  // Megatron-DeepSpeed's bf16 optimizer: BLOOM-176B
     // SC21 Table 2 (R017-R019): docs/model.md section 6.
     {Framework::deepspeed, 3,
-     "its only published runs, DeepSpeed ZeRO-3 of 2021 (SC21 Table 2), ran 1.4 to 3.2 times "
+     "its only published runs, DeepSpeed ZeRO-3 of 2021 (SC21 Table 2), ran 1.4 to 3.1 times "
      "slower than predicted: its per-parameter host work is not modelled"},
 };
 

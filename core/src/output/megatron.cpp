@@ -291,6 +291,7 @@ void write_composite_flags(MegatronArgs& out, const StrategyKey& key, int64_t ke
     case StrategyKeyId::cp_comm_type:
     case StrategyKeyId::expert_model_parallel_size:
     case StrategyKeyId::expert_tensor_parallel_size:
+    case StrategyKeyId::moe_flex_dispatcher_backend:
     case StrategyKeyId::moe_grouped_gemm:
     case StrategyKeyId::moe_permute_fusion:
     case StrategyKeyId::moe_router_fusion:

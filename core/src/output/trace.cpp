@@ -184,7 +184,9 @@ Simulation simulate_passes(const Report& report, const std::vector<std::vector<d
                                 shares[static_cast<size_t>(i)][static_cast<size_t>(op.chunk)];
         op.start_s = std::max(free_s[i], ready);
         op.end_s = op.start_s + duration;
-        free_s[i] = op.end_s;
+        // The stage waits for its exposed send (pp_comm_s: blocking in 1F1B, the part not
+        // hidden under the next chunk when interleaved), as the estimate charges it in series.
+        free_s[i] = op.end_s + send_s(i);
         done[i][index(op.backward, op.chunk, op.micro_batch)] = op.end_s;
         ++next[i];
         progressed = true;
@@ -227,7 +229,7 @@ void emit_stage(nlohmann::json& events, const Report& report, const std::vector<
     if (op.start_s > previous_end + 1e-12) {
       elided_bubble_s += push_outside(events, window, "bubble", i, 0, previous_end, op.start_s);
     }
-    previous_end = op.end_s;
+    previous_end = op.end_s + send_s(i);  // the stage waits for its send (simulate_passes)
     if (window.from_s <= op.start_s && op.end_s <= window.to_s) {
       ++elided_passes;
       if (i == 0 && !op.backward && op.chunk == 0) ++elided_micro_batches;

@@ -238,12 +238,15 @@ double Searcher::micro_batch_bound_s() {
     }
   }
   fill_key(shape_floor_reads_, shape_floor_key_);
-  auto found = shape_work_floors_.find(shape_floor_key_);
-  if (found == shape_work_floors_.end()) {
-    found = shape_work_floors_.emplace(shape_floor_key_, least_shape_work_s()).first;
+  double least_work_s = 0;
+  if (const double* found = shape_work_floors_.find(shape_floor_key_)) {
+    least_work_s = *found;
+  } else {
+    least_work_s = least_shape_work_s();
+    shape_work_floors_.emplace(shape_floor_key_, least_work_s);
   }
-  if (size_floors_usable_) size_floors_.emplace_back(s_.micro_batch_size, found->second);
-  return bound_s(found->second);
+  if (size_floors_usable_) size_floors_.emplace_back(s_.micro_batch_size, least_work_s);
+  return bound_s(least_work_s);
 }
 
 // Whether no layer shape of this micro-batch size can beat the N-th best.

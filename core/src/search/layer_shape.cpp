@@ -51,6 +51,9 @@ void Searcher::for_each_layer_shape(Visit visit) {
   // The fused router only saves kernels (Megatron-LM router.py: the same top-k and aux loss).
   const bool router_fusion = pins_.flag(K::moe_router_fusion).value_or(moe);
   const std::optional<bool> shared_expert_overlap = pins_.flag(K::moe_shared_expert_overlap);
+  // The flex dispatcher's kernels as pinned, else Megatron-LM's default (DeepEP).
+  const auto flex_backend =
+      static_cast<MoeFlexBackend>(pins_.get(K::moe_flex_dispatcher_backend).value_or(0));
   // Delayed weight gradients only let the dispatch's backward start earlier in the overlap's
   // schedule (model_chunk_schedule_plan.py): with the overlap unless pinned.
   const std::optional<bool> delay_wgrad = pins_.flag(K::delay_wgrad_compute);
@@ -72,6 +75,7 @@ void Searcher::for_each_layer_shape(Visit visit) {
         s_.moe_grouped_gemm = grouped_gemm;
         s_.moe_permute_fusion = permute_fusion;
         s_.moe_router_fusion = router_fusion;
+        s_.moe_flex_dispatcher_backend = flex_backend;
         s_.overlap_moe_expert_parallel_comm = overlap != 0;
         s_.delay_wgrad_compute = delay_wgrad.value_or(overlap != 0);
         s_.moe_shared_expert_overlap =
@@ -156,8 +160,8 @@ bool Searcher::layer_shape_level(Walk walk) {
 // rejections it tallied (each already has its example) and the keys it left in `s_`.
 bool Searcher::count_layer_shapes() {
   fill_key(loop_reads_, loop_key_);
-  auto found = loop_counts_.find(loop_key_);
-  if (found == loop_counts_.end()) {
+  const LoopCount* found = loop_counts_.find(loop_key_);
+  if (found == nullptr) {
     // The tallies before the walk, in the map's order (kept capacity: no allocation per walk).
     rejection_counts_.clear();
     for (auto& [why, rejection] : rejections_)
@@ -173,7 +177,7 @@ bool Searcher::count_layer_shapes() {
     if (stopped_) return count.kept;  // cut short: nothing to keep
     count.leaves = stats_.pruned - pruned;
     added_rejections(rejection_counts_, count.rejections);
-    for (const K id : loop_writes_) count.keys.push_back(strategy_key(id).get(s_, 0));
+    for (const K id : loop_writes_) count.keys.push_back(key_row(id).get(s_, 0));
     for (const Recompute& recompute : s_.recompute) {
       count.keys.insert(
           count.keys.end(),
@@ -184,7 +188,7 @@ bool Searcher::count_layer_shapes() {
     loop_counts_.emplace(loop_key_, std::move(count));
     return kept;
   }
-  const LoopCount& count = found->second;
+  const LoopCount& count = *found;
   stats_.pruned += count.leaves;
   for (const auto& [rejection, times] : count.rejections) rejection->count += times;
   restore_loop_keys(count);
@@ -206,7 +210,7 @@ void Searcher::added_rejections(const std::vector<std::pair<Rejection*, int64_t>
 // The keys a counted shape loop left in `s_`, as it left them.
 void Searcher::restore_loop_keys(const LoopCount& count) {
   size_t at = 0;
-  for (const K id : loop_writes_) strategy_key(id).set(s_, 0, count.keys[at++]);
+  for (const K id : loop_writes_) key_row(id).set(s_, 0, count.keys[at++]);
   for (Recompute& recompute : s_.recompute) {
     recompute.granularity = static_cast<RecomputeGranularity>(count.keys[at++]);
     recompute.method = static_cast<RecomputeMethod>(count.keys[at++]);

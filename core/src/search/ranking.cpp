@@ -14,7 +14,8 @@ void Searcher::tick() {
   // Every `progress_every` units of work: the time budget, and a progress report. Where there
   // is a progress callback the clock is also read every kClockEvery units (a unit is
   // microseconds, a clock read tens of nanoseconds), so that the first report comes after
-  // kFirstProgressS, not after `progress_every` units.
+  // kFirstProgressS, not after `progress_every` units, and the first feasible strategy is
+  // reported within kClockEvery units of its evaluation.
   constexpr int64_t kClockEvery = 64;
   ++work_;
   const bool counted = work_ % std::max<int64_t>(1, options_.progress_every) == 0;
@@ -26,21 +27,25 @@ void Searcher::tick() {
     std::snprintf(text, sizeof text, "time budget of %g s reached", options_.time_budget_s);
     stats_.stopped = text;
     stopped_ = true;
-  } else if (options_.on_progress &&
-             (counted || elapsed_s >= next_report_s_ || first_best_due(elapsed_s))) {
+  } else if (options_.on_progress && (counted || elapsed_s >= next_report_s_ || first_best_due())) {
     report_progress(elapsed_s);
   }
 }
 
-bool Searcher::first_best_due(double elapsed_s) const {
-  // Past the first report's mark, the first feasible strategy (with the rows so far) is
-  // reported as soon as the search has one, not a whole kProgressIntervalS later: a report
-  // carried a best once progress_best_s_ is set, so this adds at most one report per search.
-  return progress_best_s_ == 0 && top_.best_s() > 0 && elapsed_s >= options_.first_progress_s;
+bool Searcher::first_best_due() const {
+  // The first feasible strategy (with the rows so far) is reported as soon as the search has
+  // one, not at the first report's mark nor a whole kProgressIntervalS later: the page shows a
+  // row as soon as one exists (issue 30 item 8). A report carried a best once
+  // progress_best_s_ is set, so this adds at most one report per search.
+  return progress_best_s_ == 0 && top_.best_s() > 0;
 }
 
 void Searcher::report_progress(double elapsed_s) {
-  next_report_s_ = elapsed_s + kProgressIntervalS;
+  // A report before the first report's mark (the first feasible strategy's, or one by count)
+  // leaves that mark: the rows found by then are reported at it, then every kProgressIntervalS.
+  if (elapsed_s >= next_report_s_ || next_report_s_ > options_.first_progress_s) {
+    next_report_s_ = elapsed_s + kProgressIntervalS;
+  }
   // The best so far, labelled again only when it changed.
   if (top_.best_s() != progress_best_s_) {
     progress_best_s_ = top_.best_s();

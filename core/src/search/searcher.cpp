@@ -60,6 +60,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::moe_grouped_gemm,
               K::moe_permute_fusion,
               K::moe_router_fusion,
+              K::moe_flex_dispatcher_backend,
               K::moe_shared_expert_overlap,
               K::overlap_moe_expert_parallel_comm,
               K::delay_wgrad_compute,
@@ -233,7 +234,7 @@ bool Searcher::rules_hold(Level level) {
 
 // As detail::fit_switch_to_framework, over the rules that read the key (hot: every layer shape).
 void Searcher::fit_switch_to_framework(StrategyKeyId key) {
-  const StrategyKey& row = strategy_key(key);
+  const StrategyKey& row = key_row(key);
   const auto id = static_cast<size_t>(key);
   if (row.get(s_, 0) == 0 || switch_pinned_[id]) return;  // off or pinned: nothing to fit
   for (const FrameworkRule* rule : framework_rules_reading_[id]) {
@@ -491,9 +492,8 @@ bool Searcher::every_size_bounded(const std::vector<int64_t>& sizes) {
 // rejections it tallied (each already has its example) and the keys it left in `s_`.
 void Searcher::count_micro_batch_sizes(const std::vector<int64_t>& sizes) {
   fill_key(sizes_reads_, sizes_key_);
-  const auto found = sizes_counts_.find(sizes_key_);
-  if (found != sizes_counts_.end()) {
-    const SizesCount& count = found->second;
+  if (const SizesCount* found = sizes_counts_.find(sizes_key_)) {
+    const SizesCount& count = *found;
     stats_.pruned += count.leaves;
     for (const auto& [rejection, times] : count.rejections) rejection->count += times;
     s_.micro_batch_size = count.last_size;
@@ -531,9 +531,8 @@ bool Searcher::walk_micro_batch_sizes(const std::vector<int64_t>& sizes, const L
       continue;
     }
     count_layer_shapes();
-    const auto found = loop_counts_.find(loop_key_);
-    if (found == loop_counts_.end()) return false;
-    shapes = &found->second;
+    shapes = loop_counts_.find(loop_key_);
+    if (shapes == nullptr) return false;
   }
   if (shapes == nullptr) return true;
   stats_.pruned += repeats * shapes->leaves;
@@ -547,7 +546,7 @@ bool Searcher::bound_prunes(bool recompute) const {
   return !options_.exhaustive && top_.full() && lower_bound_s(recompute) >= top_.worst_s();
 }
 
-std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
+RecomputeOptions Searcher::recompute_options(size_t pool) const {
   const std::optional<int64_t> granularity = pins_.get(K::recompute_granularity, pool);
   const std::optional<int64_t> method = pins_.get(K::recompute_method, pool);
   const std::optional<int64_t> num_layers = pins_.get(K::recompute_num_layers, pool);
@@ -555,7 +554,7 @@ std::vector<RecomputeOption> Searcher::recompute_options(size_t pool) const {
   // Pinned method, layer count and modules are kept even where they do not act.
   const auto pinned_method = static_cast<RecomputeMethod>(method.value_or(0));
   const uint32_t default_modules = Recompute{}.modules;
-  std::vector<RecomputeOption> options;
+  RecomputeOptions options;
   const auto add = [&](RecomputeGranularity g, RecomputeMethod m, bool fit_block,
                        uint32_t chosen_modules = Recompute{}.modules) {
     if (granularity && *granularity != static_cast<int64_t>(g)) return;

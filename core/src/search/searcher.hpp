@@ -84,6 +84,15 @@ struct RecomputeOption {
   Recompute recompute;
   bool fit_block = false;
 };
+// A GPU type's recompute options (Searcher::recompute_options: at most none, selective, lean
+// selective, full uniform and full block), held in place: asked once per layer shape and type.
+struct RecomputeOptions {
+  std::array<RecomputeOption, 5> items;
+  size_t size = 0;
+  void push_back(const RecomputeOption& option) { items.at(size++) = option; }
+  const RecomputeOption* begin() const { return items.data(); }
+  const RecomputeOption* end() const { return items.data() + size; }
+};
 
 // Why candidates were dropped: per rule (or search-space limit), how many and one example.
 struct Rejection {
@@ -186,9 +195,12 @@ class Searcher {
   // Read at every level below the pipeline's (hot): set where their keys are decided.
   int64_t data_parallel() const { return data_parallel_; }
   int64_t micro_batches() const { return micro_batches_; }
+  // strategy_key(id) without a call into strategy_keys.cpp (hot: the count caches' keys).
+  const StrategyKey& key_row(StrategyKeyId id) const { return key_rows_[static_cast<size_t>(id)]; }
+  const StrategyKey* key_rows_ = strategy_keys().data();
 
   // Candidates and rules.
-  std::vector<RecomputeOption> recompute_options(size_t pool) const;
+  RecomputeOptions recompute_options(size_t pool) const;
   bool rules_hold(Level level);
   // Turns off a switch the search turns on by default where it is not pinned and the scenario's
   // framework cannot express it on (model/framework_rules.cpp).
@@ -199,7 +211,7 @@ class Searcher {
   void tick();
   void report_progress(double elapsed_s);
   // Whether to report now because the search holds its first feasible strategy.
-  bool first_best_due(double elapsed_s) const;
+  bool first_best_due() const;
   // The listed strategies with the public estimate's reports, in the final order; `provisional`
   // (a progress report's rows): only the first `options_.progress_rows`, their reports kept
   // between reports, and no count of the rejected.
@@ -342,7 +354,7 @@ class Searcher {
   std::vector<StrategyKeyId> count_reads_;
   std::vector<StrategyKeyId> zero_keys_;
   std::vector<int64_t> count_key_;  // scratch: the values of count_reads_ in s_
-  std::unordered_map<std::vector<int64_t>, ShapeCount, KeyValuesHash> shape_counts_;
+  KeyValuesMap<ShapeCount> shape_counts_;
   // The same for a micro-batch size's whole shape loop in counting mode (count_layer_shapes):
   // whether some shape kept the rules, its leaves, its rejections and the keys it left in `s_`.
   struct LoopCount {
@@ -353,7 +365,7 @@ class Searcher {
   };
   std::vector<StrategyKeyId> loop_reads_, loop_writes_;
   std::vector<int64_t> loop_key_;  // scratch: the values of loop_reads_ in s_
-  std::unordered_map<std::vector<int64_t>, LoopCount, KeyValuesHash> loop_counts_;
+  KeyValuesMap<LoopCount> loop_counts_;
   std::vector<std::pair<Rejection*, int64_t>> rejection_counts_;  // scratch (count_layer_shapes)
   bool count_layer_shapes();
   void restore_loop_keys(const LoopCount& count);
@@ -366,12 +378,12 @@ class Searcher {
     int64_t leaves = 0;
     std::vector<std::pair<Rejection*, int64_t>> rejections;
     int64_t last_size = 0, last_micro_batches = 0;
-    const LoopCount* shapes = nullptr;  // into loop_counts_ (stable nodes); none: no size kept
+    const LoopCount* shapes = nullptr;  // into loop_counts_ (values never move); none: no size kept
   };
   std::vector<StrategyKeyId> sizes_reads_;
   std::vector<int64_t> sizes_key_;                              // scratch
   std::vector<std::pair<Rejection*, int64_t>> sizes_snapshot_;  // scratch
-  std::unordered_map<std::vector<int64_t>, SizesCount, KeyValuesHash> sizes_counts_;
+  KeyValuesMap<SizesCount> sizes_counts_;
   bool walk_micro_batch_sizes(const std::vector<int64_t>& sizes, const LoopCount*& shapes);
   void init_shape_counts();
   void fill_count_key() { fill_key(count_reads_, count_key_); }
@@ -385,7 +397,7 @@ class Searcher {
   std::vector<const Rule*> shape_floor_rules_;
   std::vector<const FrameworkRule*> shape_floor_framework_rules_;
   std::vector<int64_t> shape_floor_key_;  // scratch
-  std::unordered_map<std::vector<int64_t>, double, KeyValuesHash> shape_work_floors_;
+  KeyValuesMap<double> shape_work_floors_;
   // The same floors by micro-batch size for one layout (begin_size_floors): the keys they read
   // other than the size (`size_floor_reads_`) are decided above the micro-batch level or fixed
   // for the search (size_floors_usable_), and stay while the sizes are walked.

@@ -111,7 +111,7 @@ void Searcher::fill_key(const std::vector<StrategyKeyId>& reads, std::vector<int
       key.push_back(static_cast<int64_t>(s_.pipeline_stage_layers.size()));
       key.insert(key.end(), s_.pipeline_stage_layers.begin(), s_.pipeline_stage_layers.end());
     } else {
-      const StrategyKey& row = strategy_key(id);
+      const StrategyKey& row = key_row(id);
       const size_t pools = row.per_gpu ? s_.recompute.size() : 1;
       for (size_t pool = 0; pool < pools; ++pool) key.push_back(row.get(s_, pool));
     }
@@ -125,15 +125,15 @@ void Searcher::count_shape() {
     return;
   }
   fill_count_key();
-  const auto found = shape_counts_.find(count_key_);
-  if (found != shape_counts_.end()) {
-    if (audit_ != nullptr) audit_replay(found->second);
-    replay(found->second);
+  if (const ShapeCount* found = shape_counts_.find(count_key_)) {
+    if (audit_ != nullptr) audit_replay(*found);
+    replay(*found);
     return;
   }
   std::optional<Strategy> walked_from;
   if (audit_ != nullptr) walked_from = s_;
-  ShapeCount& count = shape_counts_.emplace(count_key_, walk_shape_count()).first->second;
+  ShapeCount walked = walk_shape_count();
+  ShapeCount& count = shape_counts_.emplace(count_key_, std::move(walked));
   count.walked_from = std::move(walked_from);
 }
 
@@ -154,7 +154,7 @@ Searcher::ShapeCount Searcher::walk_shape_count() {
     ++count.rejections.back().second;
   }
   count.recompute = s_.recompute;
-  for (const K id : zero_keys_) count.zero_keys.push_back(strategy_key(id).get(s_, 0));
+  for (const K id : zero_keys_) count.zero_keys.push_back(key_row(id).get(s_, 0));
   return count;
 }
 
@@ -165,7 +165,7 @@ void Searcher::replay(const ShapeCount& count) {
   for (const auto& [rejection, times] : count.rejections) rejection->count += times;
   s_.recompute = count.recompute;
   for (size_t i = 0; i < zero_keys_.size(); ++i) {
-    strategy_key(zero_keys_[i]).set(s_, 0, count.zero_keys[i]);
+    key_row(zero_keys_[i]).set(s_, 0, count.zero_keys[i]);
   }
 }
 

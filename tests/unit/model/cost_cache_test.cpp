@@ -62,6 +62,7 @@ Strategy random_shape(std::mt19937& random, const ModelSpec& model) {
   s.expert_model_parallel_size = pick({1, 2, 4, 8});
   s.expert_tensor_parallel_size = pick({0, 1, s.tensor_model_parallel_size});
   s.moe_token_dispatcher_type = static_cast<MoeDispatcher>(pick({0, 1, 2}));
+  s.moe_flex_dispatcher_backend = static_cast<MoeFlexBackend>(pick({0, 1}));
   s.moe_grouped_gemm = pick({0, 1}) != 0;
   s.moe_permute_fusion = pick({0, 1}) != 0;
   s.moe_router_fusion = pick({0, 1}) != 0;

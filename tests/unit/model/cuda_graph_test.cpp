@@ -127,6 +127,56 @@ TEST_CASE("the graphs' own saved tensors stay in their pool: reserved, left out 
   }
 }
 
+TEST_CASE(
+    "a full-iteration capture with the A2A overlap keeps every MoE row its nodes free on another "
+    "stream; none with expandable segments and graph_capture_record_stream_reuse") {
+  // 8 MoE layers of 8 experts (top-2) at EP 8 on 8 H100, alltoall, micro-batch 1 of 4096
+  // tokens, 8 micro-batches, balanced routing.
+  const auto run = [](const std::string& extra, const std::string& precision = "bf16") {
+    return estimate(test::scenario(R"({"model": {"name": "moe", "num_layers": 8,
+        "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
+        "num_query_groups": 8, "vocab_size": 32000, "activation": "swiglu",
+        "moe": {"num_experts": 8, "top_k": 2, "moe_ffn_hidden_size": 1024}},
+        "training": {"global_batch_size": 64, "seq_length": 4096, "precision": ")" +
+                                   precision + R"("},
+        "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 8}]},
+        "strategy": {"expert_model_parallel_size": 8, "moe_token_dispatcher_type": "alltoall",
+        "moe_router_force_load_balancing": true, "use_flash_attn": true,
+        "cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"])" +
+                                   extra + "}}"));
+  };
+  const Report fixed = run(R"(, "overlap_moe_expert_parallel_comm": true)");
+  const Report expandable =
+      run(R"(, "overlap_moe_expert_parallel_comm": true, "expandable_segments": true)");
+  const Report serial = run("");
+  const Report serial_expandable = run(R"(, "expandable_segments": true)");
+  REQUIRE(fixed.feasible);
+  REQUIRE(expandable.feasible);
+  const StageMemory& m = fixed.stages[0].memory;
+  const StageMemory& e = expandable.stages[0].memory;
+  // Per layer and micro-batch: moe_combine's input (the experts' 8192 output rows) and
+  // moe_dispatch's (the 8192 permuted rows; alltoall), of 1024 bf16; not mlp's input (one local
+  // expert, alltoall, bf16: kept for the grouped GEMM's backward). 8 layers x 8 micro-batches.
+  const double deferred = 2 * 8192.0 * 1024 * 2 * 8 * 8;
+  CHECK(m.reserve.fragmentation_bytes - e.reserve.fragmentation_bytes == doctest::Approx(deferred));
+  // Reserved, not allocated: max_memory_reserved() and what the GPU holds grow, not allocated.
+  CHECK(m.peak_allocated_bytes() == doctest::Approx(e.peak_allocated_bytes()));
+  CHECK(m.peak_reserved_bytes() - e.peak_reserved_bytes() == doctest::Approx(deferred));
+  CHECK(m.peak_bytes() - e.peak_bytes() == doctest::Approx(deferred));
+  // In fp8 the mlp node frees its input too (the grouped GEMM saves its fp8 cast): three sets of
+  // rows, not two (should_free_input: free_mlp with fp8).
+  const Report fp8 = run(R"(, "overlap_moe_expert_parallel_comm": true)", "fp8");
+  const Report fp8_expandable =
+      run(R"(, "overlap_moe_expert_parallel_comm": true, "expandable_segments": true)", "fp8");
+  REQUIRE(fp8.feasible);
+  CHECK(fp8.stages[0].memory.reserve.fragmentation_bytes -
+            fp8_expandable.stages[0].memory.reserve.fragmentation_bytes ==
+        doctest::Approx(1.5 * deferred));
+  // Without the overlap no node records a tensor on another stream: nothing deferred.
+  CHECK(serial.stages[0].memory.reserve.fragmentation_bytes ==
+        doctest::Approx(serial_expandable.stages[0].memory.reserve.fragmentation_bytes));
+}
+
 TEST_CASE("CUDA graph keys: Megatron-LM's names, off by default, refused where unsupported") {
   const Report plain = with_graphs("");
   CHECK(plain.feasible);

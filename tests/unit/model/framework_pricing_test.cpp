@@ -69,6 +69,38 @@ TEST_CASE("DeepSpeed ZeRO-3 traffic of one unit: a gather per submodule, 5e8-ele
   CHECK(zero3_fetches_per_layer(moe, s, false) == 4);
 }
 
+TEST_CASE("DeepSpeed ZeRO-3 with full recompute gathers again what lies past the reuse distance") {
+  // GPT-3 175B's layer (h 12288): query_key_value 4.5e8, dense 1.5e8, dense_h_to_4h and
+  // dense_4h_to_h 6.0e8 elements each. After the recomputed forward, dense_4h_to_h's backward
+  // comes next (kept); dense_h_to_4h's lies 2 x 6.0e8 = 1.2e9 >= 1e9 elements on, and the two
+  // before further: three gathered again.
+  ModelSpec gpt3;
+  gpt3.hidden_size = 12288;
+  gpt3.ffn_hidden_size = 4 * 12288;
+  gpt3.num_attention_heads = 96;
+  gpt3.num_query_groups = 96;
+  Strategy s;
+  const double h2 = 12288.0 * 12288.0;
+  const Zero3Regather big = zero3_recompute_regather(gpt3, s, false);
+  CHECK(big.fetches == 3);
+  CHECK(big.parameters == doctest::Approx((3 + 1 + 4) * h2));
+  // Tensor parallelism 4 shrinks each rank's submodules: 2 x 1.5e8 = 3e8 from dense_h_to_4h's
+  // backward keeps it; dense's (2 x 3e8) too; query_key_value's, 2 x 3.4e8 = 6.8e8, as well.
+  s.tensor_model_parallel_size = 4;
+  CHECK(zero3_recompute_regather(gpt3, s, false).fetches == 0);
+  // A 4096-wide layer (about 2e8 elements) keeps everything.
+  ModelSpec small = gpt3;
+  small.hidden_size = 4096;
+  small.ffn_hidden_size = 4 * 4096;
+  small.num_attention_heads = 32;
+  small.num_query_groups = 32;
+  s.tensor_model_parallel_size = 1;
+  CHECK(zero3_recompute_regather(small, s, false).fetches == 0);
+  ModelSpec moe = gpt3;
+  moe.moe = MoeSpec{};
+  CHECK(zero3_recompute_regather(moe, s, true).fetches == 0);
+}
+
 TEST_CASE("DeepSpeed ZeRO-3 unit time: the gathers under each pass, the buckets under backward") {
   const GpuSpec gpu = a100();
   Strategy s;
@@ -77,10 +109,20 @@ TEST_CASE("DeepSpeed ZeRO-3 unit time: the gathers under each pass, the buckets 
   const double forward_s = 0.04, backward_s = 0.08;
   const double gather = 4 * all_gather_s(gpu, dp, 9e8);
   const double scatter = 3.6 * reduce_scatter_s(gpu, dp, 1e9);
-  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1536, 1.8e9, 4, 174.6e9, forward_s, backward_s) ==
+  const Zero3UnitPasses passes{forward_s, backward_s, 0, {}};
+  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1536, 1.8e9, 4, 174.6e9, passes) ==
         doctest::Approx(exposed_s(gpu, gather, forward_s) +
                         exposed_s(gpu, gather + scatter, backward_s)));
-  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1, 1.8e9, 4, 174.6e9, forward_s, backward_s) == 0);
+  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1, 1.8e9, 4, 174.6e9, passes) == 0);
+  // Recomputed: the backward pass is the forward again and the backward, gathering the layer
+  // and, again, what was released after the recomputed forward.
+  Zero3UnitPasses recomputed = passes;
+  recomputed.recompute_s = forward_s;
+  recomputed.regather = {3, 1.2e9};
+  const double regather = 3 * all_gather_s(gpu, dp, 2 * 1.2e9 / 3);
+  CHECK(deepspeed_zero3_unit_comm_s(gpu, s, 2, 1536, 1.8e9, 4, 174.6e9, recomputed) ==
+        doctest::Approx(exposed_s(gpu, gather, forward_s) +
+                        exposed_s(gpu, gather + regather + scatter, forward_s + backward_s)));
   // Four gathers of a quarter each pay four ring latencies: more than one of the whole layer.
   CHECK(gather > all_gather_s(gpu, dp, 3.6e9));
 }

@@ -257,9 +257,10 @@ TEST_CASE(
     REQUIRE_FALSE(
         wide.cluster.pools.front().gpu.attention_forward_flash_efficiency.points().empty());
     // Head dim 192 on sm_100: Transformer Engine's cuDNN backend refuses it for training, so auto
-    // runs FlashAttention-2, priced as attention_backend flash and slower than cuDNN's.
+    // runs FlashAttention-2, priced as attention_backend flash and slower than cuDNN's (at about
+    // H100's absolute speed, against cuDNN's sustained Blackwell rate: 1.8-1.9x at this shape).
     CHECK(core_s(wide, AttentionBackend::automatic) == core_s(wide, AttentionBackend::flash));
-    CHECK(core_s(wide, AttentionBackend::automatic) > 2 * core_s(wide, AttentionBackend::fused));
+    CHECK(core_s(wide, AttentionBackend::automatic) > 1.5 * core_s(wide, AttentionBackend::fused));
     // Head dim 128: cuDNN's.
     const Scenario narrow = job(gpu, 1024);
     CHECK(core_s(narrow, AttentionBackend::automatic) == core_s(narrow, AttentionBackend::fused));

@@ -385,6 +385,47 @@ TEST_CASE("flex deduplicates per node: cheaper than the all-to-all across nodes"
   CHECK(flex.forward.ep_comm_s < alltoall.forward.ep_comm_s);
 }
 
+TEST_CASE("HybridEP gathers the routing map over the expert group before each forward dispatch") {
+  // 64 experts top-8 over EP 32 spanning four nodes of 8.
+  const Scenario sc = job(moe_model(64, 8), 32);
+  Strategy s = base();
+  s.expert_model_parallel_size = 32;
+  s.moe_token_dispatcher_type = MoeDispatcher::flex;
+  const detail::LayerCost deepep = costs(sc, s).moe;
+  s.moe_flex_dispatcher_backend = MoeFlexBackend::hybridep;
+  const detail::LayerCost hybridep = costs(sc, s).moe;
+  // n tokens x 64 experts of one byte from each of the 32 members, forward only.
+  const GpuSpec& gpu = sc.cluster.pools[0].gpu;
+  const double tokens = 4096;  // micro-batch 1, no tensor or context parallelism
+  const double gather_s =
+      detail::all_gather_s(gpu, detail::place_group(32, 1, 8), tokens * 32 * 64);
+  CHECK(gather_s > 0);
+  CHECK(hybridep.forward.ep_comm_s == doctest::Approx(deepep.forward.ep_comm_s + gather_s));
+  CHECK(hybridep.backward.ep_comm_s == doctest::Approx(deepep.backward.ep_comm_s));
+}
+
+TEST_CASE("padded to capacity, HybridEP knows its token budget and does not sync; DeepEP does") {
+  const Scenario sc = job(moe_model());
+  Strategy s = base();
+  s.expert_model_parallel_size = 8;
+  s.moe_token_dispatcher_type = MoeDispatcher::flex;
+  s.moe_expert_capacity_factor = 1.0;
+  s.moe_pad_expert_input_to_capacity = true;
+  CHECK(costs(sc, s).moe.host.syncs);  // DeepEP waits for the received counts
+  s.moe_flex_dispatcher_backend = MoeFlexBackend::hybridep;
+  CHECK_FALSE(costs(sc, s).moe.host.syncs);
+  s.moe_pad_expert_input_to_capacity = false;
+  CHECK(costs(sc, s).moe.host.syncs);  // no num_permuted_tokens: it sizes its output by a sync
+}
+
+TEST_CASE("the flex dispatcher's SMs beside the overlapped compute: DeepEP 20, HybridEP 16") {
+  Strategy s;
+  s.moe_token_dispatcher_type = MoeDispatcher::flex;
+  CHECK(detail::flex_dispatcher_sms(s) == 20);
+  s.moe_flex_dispatcher_backend = MoeFlexBackend::hybridep;
+  CHECK(detail::flex_dispatcher_sms(s) == 16);
+}
+
 TEST_CASE("MTP depths run on the last stage: time, weights and model FLOPs grow with them") {
   const Scenario without = job(moe_model(8, 2, 0, 0), 8);
   const Scenario with = job(moe_model(8, 2, 0, 1), 8);

@@ -97,6 +97,13 @@ std::vector<Case> cases() {
        }},
       {"the flex dispatcher needs tokens to leave the GPU", job(custom(16, 16, 1024, 1024), 8),
        [](Strategy& s) { s.moe_token_dispatcher_type = MoeDispatcher::flex; }},
+      {"DeepEP pads no expert input to capacity", job(custom(16, 16, 1024, 1024), 8),
+       [](Strategy& s) {
+         s.expert_model_parallel_size = 2;
+         s.moe_token_dispatcher_type = MoeDispatcher::flex;
+         s.moe_expert_capacity_factor = 1.0;
+         s.moe_pad_expert_input_to_capacity = true;
+       }},
       {"shared-expert overlap needs an all-to-all dispatcher", job(kSharedMoe, 8),
        [](Strategy& s) {
          s.expert_model_parallel_size = 2;

@@ -852,6 +852,24 @@ TEST_CASE("MindSpeed-LLM refuses what core_v0.12.1 and MindSpeed's features refu
         std::string::npos);
   CHECK(refuses(launch_on(Framework::mindspeed_llm, job("mixtral-8x7b", 64, delayed)),
                 "overlap_moe_expert_parallel_comm"));
+  // --moe-flex-dispatcher-backend (Megatron-LM 3df200905e, core_v0.16.0): Megatron-LM writes
+  // hybridep (deepep is its default), Megatron-Bridge writes the backend of a flex dispatcher;
+  // MindSpeed-LLM's core_v0.12.1 and torchtitan v0.2.2 have no HybridEP.
+  nlohmann::json hybridep = kDeepSeekUneven;
+  hybridep["moe_token_dispatcher_type"] = "flex";
+  hybridep["moe_flex_dispatcher_backend"] = "hybridep";
+  const Launch megatron_hybridep =
+      launch_on(Framework::megatron, job("deepseek-v3", 256, hybridep));
+  REQUIRE(megatron_hybridep.unsupported.empty());
+  CHECK(megatron_hybridep.command.find("--moe-flex-dispatcher-backend hybridep") !=
+        std::string::npos);
+  const Launch bridge_hybridep =
+      launch_on(Framework::megatron_bridge, job("deepseek-v3", 256, hybridep));
+  REQUIRE(bridge_hybridep.unsupported.empty());
+  CHECK(bridge_hybridep.files.at("pretrain_paraplan.py")
+            .find("m.moe_flex_dispatcher_backend = \"hybridep\"\n") != std::string::npos);
+  CHECK(refuses(launch_on(Framework::mindspeed_llm, job("deepseek-v3", 256, hybridep)),
+                "moe_flex_dispatcher_backend"));
   nlohmann::json mxfp8 = reference({{"fp8_recipe", "mxfp8"}, {"fp8_param_gather", true}});
   mxfp8["training"]["precision"] = "fp8";
   CHECK(refuses(launch_on(Framework::mindspeed_llm, mxfp8), "fp8_param_gather"));
@@ -1427,6 +1445,28 @@ TEST_CASE("expandable_segments: written as the allocator variable, left out the 
   CHECK(command(Framework::megatron, unset).find("ALLOC_CONF") == std::string::npos);
   unset["framework"] = "torchtitan";
   CHECK(command(Framework::torchtitan, unset).find(cuda) != std::string::npos);
+  // With CUDA graphs: NCCL's graph registration off (Megatron-LM asserts it with expandable
+  // segments), and a full-iteration graph's capture reusing blocks other streams used
+  // (graph_capture_record_stream_reuse, which the model assumes with expandable_segments).
+  const nlohmann::json full =
+      job("llama3-8b", 8,
+          {{"expandable_segments", true},
+           {"cuda_graph_impl", "local"},
+           {"cuda_graph_scope", nlohmann::json::array({"full_iteration"})}});
+  const nlohmann::json layers =
+      job("llama3-8b", 8, {{"expandable_segments", true}, {"cuda_graph_impl", "local"}});
+  for (const Framework framework : {Framework::megatron, Framework::megatron_bridge}) {
+    CAPTURE(to_string(framework));
+    REQUIRE(launch_on(framework, full).unsupported.empty());
+    REQUIRE(launch_on(framework, layers).unsupported.empty());
+    CHECK(command(framework, full).find(cuda + ",graph_capture_record_stream_reuse:True") !=
+          std::string::npos);
+    CHECK(command(framework, full).find("export NCCL_GRAPH_REGISTER=0") != std::string::npos);
+    CHECK(command(framework, layers).find("graph_capture_record_stream_reuse") ==
+          std::string::npos);
+    CHECK(command(framework, layers).find("export NCCL_GRAPH_REGISTER=0") != std::string::npos);
+    CHECK(command(framework, on).find("NCCL_GRAPH_REGISTER") == std::string::npos);
+  }
 }
 
 // --- Every strategy key on every launch target (issue 34 item 3): each key, set to a value
@@ -1508,6 +1548,8 @@ nlohmann::json key_prerequisites(StrategyKeyId id) {
       return {{"model", "deepseek-v3"}};
     case K::moe_pad_expert_input_to_capacity:
       return strategy({{"moe_expert_capacity_factor", 1.0}});
+    case K::moe_flex_dispatcher_backend:
+      return strategy({{"moe_token_dispatcher_type", "flex"}});
     default:
       return nlohmann::json::object();
   }

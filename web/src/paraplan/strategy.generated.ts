@@ -25,6 +25,10 @@ export interface Strategy {
   // expert parallel) or flex (fused, node-aware all-to-all: DeepEP/HybridEP). Left out: alltoall
   // with expert parallelism, else allgather.
   moe_token_dispatcher_type: "allgather" | "alltoall" | "flex";
+  // The flex dispatcher's kernels: deepep (DeepEP's normal kernels, Megatron-LM's default) or
+  // hybridep (NVIDIA's HybridEP: gathers the routing map over the expert group, fewer SMs,
+  // multi-node NVLink). Acts with moe_token_dispatcher_type flex.
+  moe_flex_dispatcher_backend: "deepep" | "hybridep";
   // Run a GPU's local experts as one grouped GEMM (TEGroupedMLP) instead of one GEMM each. Left
   // out: on for a MoE model where the framework has it.
   moe_grouped_gemm: boolean;
@@ -158,6 +162,7 @@ export const STRATEGY_DEFAULTS: Strategy = {
   expert_model_parallel_size: 1,
   expert_tensor_parallel_size: 0,
   moe_token_dispatcher_type: "allgather",
+  moe_flex_dispatcher_backend: "deepep",
   moe_grouped_gemm: false,
   moe_permute_fusion: false,
   moe_router_fusion: false,

@@ -178,6 +178,9 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
   set("m.sequence_parallel", py_bool(s.sequence_parallel && s.tensor_model_parallel_size > 1));
   if (in.scenario.model.moe) {
     set("m.moe_token_dispatcher_type", py_string(to_string(s.moe_token_dispatcher_type)));
+    if (s.moe_token_dispatcher_type == MoeDispatcher::flex) {
+      set("m.moe_flex_dispatcher_backend", py_string(to_string(s.moe_flex_dispatcher_backend)));
+    }
     set("m.moe_grouped_gemm", py_bool(s.moe_grouped_gemm));
     set("m.moe_permute_fusion", py_bool(s.moe_permute_fusion));
     set("m.moe_router_fusion", py_bool(s.moe_router_fusion));
