@@ -3,17 +3,11 @@
 // the Pareto view, estimate mode, the phone layout and keyboard focus, in English and Chinese.
 // Screenshots (desktop and 390 px) go to screenshots/ with a "d" prefix.
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { launchChromium } from "./launch.mjs";
-import { serveDirectory } from "./static-server.mjs";
+import { join } from "node:path";
+import { before, describe, it } from "node:test";
+import { useSite } from "./lib/use-site.mjs";
+import { SCREENSHOTS } from "./site.mjs";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const DIST = join(HERE, "..", "..", "web", "dist");
-const SCREENSHOTS = join(HERE, "screenshots");
 const TIMEOUT_MS = 180_000;
 const byTestId = (id) => `[data-testid="${id}"]`;
 // The default job (llama2-70b on 256 A800s), searched when the page opens.
@@ -21,8 +15,8 @@ const JOB =
   "lang=en&model=llama2-70b&gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16&top=20&run=1";
 
 describe("web page decision aids (production build)", () => {
-  let site, server, origin, browser, context, page;
-  const consoleErrors = [];
+  const site = useSite();
+  let page;
 
   const screenshot = (name, target = page) =>
     target.screenshot({
@@ -32,7 +26,7 @@ describe("web page decision aids (production build)", () => {
   const urlOf = (target) => target.evaluate(() => window.location.href);
 
   async function open(target, query) {
-    await target.goto(`${origin}/paraplan/?${query}`);
+    await target.goto(`${site.origin}/paraplan/?${query}`);
     await target.waitForSelector(byTestId("result-row"), {
       timeout: TIMEOUT_MS,
     });
@@ -53,31 +47,7 @@ describe("web page decision aids (production build)", () => {
   }
 
   before(async () => {
-    assert.ok(
-      existsSync(join(DIST, "index.html")),
-      `${DIST} is missing: run npm run build in web/`,
-    );
-    site = mkdtempSync(join(tmpdir(), "paraplan-site-"));
-    cpSync(DIST, join(site, "paraplan"), { recursive: true });
-    ({ server, origin } = await serveDirectory(site));
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    browser = await launchChromium();
-    context = await browser.newContext({
-      viewport: { width: 1440, height: 900 },
-    });
-    context.on("page", (opened) => {
-      opened.on("console", (message) => {
-        if (message.type() === "error") consoleErrors.push(message.text());
-      });
-      opened.on("pageerror", (error) => consoleErrors.push(error.message));
-    });
-    page = await context.newPage();
-  });
-
-  after(async () => {
-    await browser?.close();
-    server?.close();
-    if (site) rmSync(site, { recursive: true, force: true });
+    page = await site.context.newPage();
   });
 
   it("says why the open strategy: runner-up, families, binding constraint, sensitivities", async () => {
@@ -133,7 +103,7 @@ describe("web page decision aids (production build)", () => {
     assert.equal(new URL(await urlOf(page)).searchParams.get("compare"), "2,1");
     assert.ok((await table.locator("tbody tr").count()) > 10);
     await screenshot("d02-compare");
-    const reopened = await context.newPage();
+    const reopened = await site.context.newPage();
     await reopened.goto(await urlOf(page));
     await reopened.waitForSelector(byTestId("compare-table"), {
       timeout: TIMEOUT_MS,
@@ -221,9 +191,9 @@ describe("web page decision aids (production build)", () => {
   });
 
   it("reports a fixed strategy without a search, feasible or not (estimate mode)", async () => {
-    const fixed = await context.newPage();
+    const fixed = await site.context.newPage();
     await fixed.goto(
-      `${origin}/paraplan/?lang=en&model=llama2-70b&gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16&tp=8&pp=4&vp=1&cp=1&ep=1&mbs=1&sp=on&recompute=selective&zero=1&flash=on&estimate=1`,
+      `${site.origin}/paraplan/?lang=en&model=llama2-70b&gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16&tp=8&pp=4&vp=1&cp=1&ep=1&mbs=1&sp=on&recompute=selective&zero=1&flash=on&estimate=1`,
     );
     await fixed.waitForSelector(byTestId("estimate-summary"), {
       timeout: TIMEOUT_MS,
@@ -294,7 +264,7 @@ describe("web page decision aids (production build)", () => {
   });
 
   it("fits a phone: parallel sizes visible without sideways scrolling, in Chinese", async () => {
-    const phone = await browser.newContext({
+    const phone = await site.browser.newContext({
       viewport: { width: 390, height: 844 },
       deviceScaleFactor: 1,
     });
@@ -341,6 +311,6 @@ describe("web page decision aids (production build)", () => {
   });
 
   it("logged no error", () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(site.consoleErrors, []);
   });
 });

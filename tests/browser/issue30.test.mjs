@@ -4,35 +4,28 @@
 // polish (phone columns, Escape, the core's reasons in Chinese, errors at the right field).
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
-import { SCREENSHOTS, startSite } from "./site.mjs";
+import { describe, it } from "node:test";
+import { waitForScalingRows } from "./lib/scaling.mjs";
+import { useSite } from "./lib/use-site.mjs";
+import { SCREENSHOTS } from "./site.mjs";
 
 const TIMEOUT_MS = 300_000;
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
 describe("issue 30: scaling, schedule and polish (production build)", () => {
-  let site, origin, browser, context, consoleErrors;
+  const site = useSite();
 
   const screenshot = (name, target, fullPage = true) =>
     target.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 
   async function open(target, query, selector = byTestId("result-row")) {
-    await target.goto(`${origin}/paraplan/?${query}`);
+    await target.goto(`${site.origin}/paraplan/?${query}`);
     await target.waitForSelector(selector, { timeout: TIMEOUT_MS });
   }
 
-  before(async () => {
-    site = await startSite();
-    ({ origin, browser, context, consoleErrors } = site);
-  });
-
-  after(async () => {
-    await site?.close();
-  });
-
   it("scaling: an awkward size is a dip with its cause, not a cliff; efficiency above 100% says why", async () => {
-    const page = await context.newPage();
+    const page = await site.context.newPage();
     await open(
       page,
       "lang=en&model=llama3-70b&gpu-infos=h100&num-gpus=64&global-batch-size=1024&seq-length=8192&scale-from=8&scale-to=320&scale-step=8&scale-budget=10",
@@ -40,22 +33,7 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
     );
     await page.click(byTestId("tab-scaling"));
     await page.click(byTestId("scaling-button"));
-    await page.waitForFunction(
-      () => {
-        const cells = document.querySelectorAll(
-          '[data-testid="scaling-row"] td:nth-child(3)',
-        );
-        return (
-          cells.length === 40 &&
-          [...cells].every(
-            (cell) =>
-              cell.textContent.trim() !== "" && cell.textContent !== "…",
-          )
-        );
-      },
-      null,
-      { timeout: TIMEOUT_MS },
-    );
+    await waitForScalingRows(page, 40, TIMEOUT_MS);
     const rows = await page
       .locator(byTestId("scaling-row"))
       .evaluateAll((all) =>
@@ -109,7 +87,7 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
   });
 
   it("schedule: a 57 s iteration is drawn whole, its steady state squeezed into a marked break", async () => {
-    const page = await context.newPage();
+    const page = await site.context.newPage();
     await open(
       page,
       "lang=en&model=llama3.1-405b&gpu-infos=h100:1024&num-gpus=1024&global-batch-size=1536&seq-length=8192&run=1&selected=1",
@@ -137,12 +115,12 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
   });
 
   it("phone: the results keep MFU and free memory with its ⚠; Escape closes the detail", async () => {
-    const phone = await browser.newContext({
+    const phone = await site.browser.newContext({
       viewport: { width: 390, height: 844 },
       deviceScaleFactor: 1,
     });
     phone.on("page", (opened) =>
-      opened.on("pageerror", (error) => consoleErrors.push(error.message)),
+      opened.on("pageerror", (error) => site.consoleErrors.push(error.message)),
     );
     const small = await phone.newPage();
     await open(
@@ -185,7 +163,7 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
   });
 
   it("中文: the core's reasons are translated by their id", async () => {
-    const page = await context.newPage();
+    const page = await site.context.newPage();
     await open(
       page,
       "lang=zh&model=llama2-70b&gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16&tp=3&pp=4&vp=1&cp=1&ep=1&mbs=1&sp=on&recompute=selective&zero=1&flash=on&estimate=1",
@@ -204,7 +182,7 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
   });
 
   it("errors: a bad cap under its cap box; a margin of 200% reads a percentage error", async () => {
-    const page = await context.newPage();
+    const page = await site.context.newPage();
     await open(
       page,
       "lang=en&model=llama2-7b&gpu-infos=a800:64&num-gpus=64",
@@ -235,6 +213,6 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
   });
 
   it("logged no error", () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(site.consoleErrors, []);
   });
 });

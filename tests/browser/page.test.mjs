@@ -2,31 +2,22 @@
 // static server: a search, its details, the URL round trip, errors, the scaling view,
 // languages, embedding, exports. No console error and no request to another host.
 import assert from "node:assert/strict";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { launchChromium } from "./launch.mjs";
-import { serveDirectory } from "./static-server.mjs";
+import { waitForScalingRows } from "./lib/scaling.mjs";
+import { useSite } from "./lib/use-site.mjs";
+import { SCREENSHOTS } from "./site.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const DIST = join(HERE, "..", "..", "web", "dist");
-const SCREENSHOTS = join(HERE, "screenshots");
 const SEARCH_TIMEOUT_MS = 180_000;
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
 describe("web page (production build)", () => {
-  let site, server, origin, browser, context, page;
-  const consoleErrors = [];
+  const site = useSite({ contextOptions: { acceptDownloads: true } });
+  let page;
   const requests = [];
 
   const screenshot = (name, target = page) =>
@@ -65,37 +56,12 @@ describe("web page (production build)", () => {
   }
 
   before(async () => {
-    assert.ok(
-      existsSync(join(DIST, "index.html")),
-      `${DIST} is missing: run npm run build in web/`,
-    );
-    site = mkdtempSync(join(tmpdir(), "paraplan-site-"));
-    cpSync(DIST, join(site, "paraplan"), { recursive: true });
-    ({ server, origin } = await serveDirectory(site));
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    browser = await launchChromium();
-    context = await browser.newContext({
-      viewport: { width: 1440, height: 900 },
-      acceptDownloads: true,
-    });
-    context.on("request", (request) => requests.push(request.url()));
-    context.on("page", (opened) => {
-      opened.on("console", (message) => {
-        if (message.type() === "error") consoleErrors.push(message.text());
-      });
-      opened.on("pageerror", (error) => consoleErrors.push(error.message));
-    });
-    page = await context.newPage();
-  });
-
-  after(async () => {
-    await browser?.close();
-    server?.close();
-    if (site) rmSync(site, { recursive: true, force: true });
+    site.context.on("request", (request) => requests.push(request.url()));
+    page = await site.context.newPage();
   });
 
   it("opens with AIAK example 1 filled in", async () => {
-    await page.goto(`${origin}/paraplan/`);
+    await page.goto(`${site.origin}/paraplan/`);
     await page.waitForSelector(byTestId("search-button"));
     assert.equal(await page.inputValue(byTestId("model-select")), "llama2-70b");
     assert.equal(await page.inputValue(byTestId("cluster-input")), "a800:256");
@@ -245,9 +211,9 @@ describe("web page (production build)", () => {
   });
 
   it("restricts the search to what the chosen framework can launch", async () => {
-    const titan = await context.newPage();
+    const titan = await site.context.newPage();
     await titan.goto(
-      `${origin}/paraplan/?model=llama2-7b&gpu-infos=h100:16&num-gpus=16&global-batch-size=64&seq-length=4096&framework=torchtitan`,
+      `${site.origin}/paraplan/?model=llama2-7b&gpu-infos=h100:16&num-gpus=16&global-batch-size=64&seq-length=4096&framework=torchtitan`,
     );
     await titan.waitForSelector(byTestId("search-button"));
     assert.equal(
@@ -294,7 +260,7 @@ describe("web page (production build)", () => {
   it("round-trips the page state through the URL", async () => {
     const url = await urlOf(page);
     const rows = await rowTexts(page);
-    const copy = await context.newPage();
+    const copy = await site.context.newPage();
     await copy.goto(url);
     await copy.waitForFunction(
       (selector) => document.querySelectorAll(selector).length === 10,
@@ -426,8 +392,8 @@ describe("web page (production build)", () => {
 
   it("imports a Hugging Face config.json, with a live parameter count", async () => {
     const HF = join(HERE, "..", "unit", "data", "hf");
-    const imported = await context.newPage();
-    await imported.goto(`${origin}/paraplan/`);
+    const imported = await site.context.newPage();
+    await imported.goto(`${site.origin}/paraplan/`);
     await imported.waitForSelector(byTestId("search-button"));
     const parameters = async (target) => {
       const line = target.locator(byTestId("custom-parameters"));
@@ -490,7 +456,7 @@ describe("web page (production build)", () => {
     assert.ok(half < 0.55 * total && half > 0.45 * total, `${half}`);
 
     // The imported model survives the URL, and the count with it.
-    const reopened = await context.newPage();
+    const reopened = await site.context.newPage();
     await reopened.goto(await urlOf(imported));
     await reopened.waitForSelector(byTestId("custom-parameters"));
     assert.equal(
@@ -604,22 +570,7 @@ describe("web page (production build)", () => {
       "scale-budget": "2",
     });
     await page.click(byTestId("scaling-button"));
-    await page.waitForFunction(
-      () => {
-        const cells = document.querySelectorAll(
-          '[data-testid="scaling-row"] td:nth-child(3)',
-        );
-        return (
-          cells.length === 16 &&
-          [...cells].every(
-            (cell) =>
-              cell.textContent.trim() !== "" && cell.textContent !== "…",
-          )
-        );
-      },
-      null,
-      { timeout: SEARCH_TIMEOUT_MS },
-    );
+    await waitForScalingRows(page, 16, SEARCH_TIMEOUT_MS);
     const gpus = await page
       .locator(`${byTestId("scaling-row")} td:first-child`)
       .allInnerTexts();
@@ -690,7 +641,7 @@ describe("web page (production build)", () => {
     );
     await page.keyboard.press("Escape");
     const src = snippet.match(/src="([^"]+)"/)[1].replace(/&amp;/g, "&");
-    const embedded = await context.newPage();
+    const embedded = await site.context.newPage();
     await embedded.setViewportSize({ width: 900, height: 700 });
     await embedded.goto(src);
     await embedded.waitForSelector(byTestId("result-row"), {
@@ -719,8 +670,8 @@ describe("web page (production build)", () => {
       "gpu.a800.hbm_gib": "lots",
       run: "1",
     });
-    const odd = await context.newPage();
-    await odd.goto(`${origin}/paraplan/?${hostile}`);
+    const odd = await site.context.newPage();
+    await odd.goto(`${site.origin}/paraplan/?${hostile}`);
     await odd.locator(byTestId("error-message")).first().waitFor();
     assert.equal(await odd.evaluate(() => window.pwned), undefined);
     assert.equal(await odd.locator("img[src=x]").count(), 0);
@@ -745,13 +696,13 @@ describe("web page (production build)", () => {
   it("made no request to another host and logged no error", () => {
     assert.ok(requests.length > 5);
     const elsewhere = requests.filter(
-      (url) => !url.startsWith(`${origin}/`) && !url.startsWith("blob:"),
+      (url) => !url.startsWith(`${site.origin}/`) && !url.startsWith("blob:"),
     );
     assert.deepEqual(elsewhere, []);
     assert.ok(
       requests.some((url) => url.endsWith(".wasm")),
       "the module came from the site",
     );
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(site.consoleErrors, []);
   });
 });

@@ -3,8 +3,9 @@
 // them when the search ends; cancelling takes them away.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
-import { SCREENSHOTS, startSite } from "./site.mjs";
+import { describe, it } from "node:test";
+import { useSite } from "./lib/use-site.mjs";
+import { SCREENSHOTS } from "./site.mjs";
 
 const TIMEOUT_MS = 300_000;
 // DeepSeek-V3 on 512 H800 (the audit's job, shared/reference/web-audit-2.md): seconds of search.
@@ -49,21 +50,12 @@ function observeRows() {
 }
 
 describe("issue 30: the best so far while the search runs (production build)", () => {
-  let site, origin, context, consoleErrors;
-
-  before(async () => {
-    site = await startSite();
-    ({ origin, context, consoleErrors } = site);
-  });
-
-  after(async () => {
-    await site?.close();
-  });
+  const site = useSite();
 
   it("shows provisional rows before the final result, then the exact ranking replaces them", async () => {
-    const page = await context.newPage();
+    const page = await site.context.newPage();
     await page.addInitScript(observeRows);
-    await page.goto(`${origin}/paraplan/?lang=en&${SLOW_JOB}&run=1`);
+    await page.goto(`${site.origin}/paraplan/?lang=en&${SLOW_JOB}&run=1`);
     await page.waitForSelector(byTestId("provisional-row"), {
       timeout: TIMEOUT_MS,
     });
@@ -124,8 +116,8 @@ describe("issue 30: the best so far while the search runs (production build)", (
   });
 
   it("says so in Chinese, and cancelling takes the provisional rows away", async () => {
-    const page = await context.newPage();
-    await page.goto(`${origin}/paraplan/?lang=zh&${SLOW_JOB}&run=1`);
+    const page = await site.context.newPage();
+    await page.goto(`${site.origin}/paraplan/?lang=zh&${SLOW_JOB}&run=1`);
     await page.waitForSelector(byTestId("provisional-row"), {
       timeout: TIMEOUT_MS,
     });
@@ -149,6 +141,6 @@ describe("issue 30: the best so far while the search runs (production build)", (
       /搜索已取消/,
     );
     await page.close();
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(site.consoleErrors, []);
   });
 });

@@ -12,7 +12,8 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const DIST = join(HERE, "..", "..", "web", "dist");
 export const SCREENSHOTS = join(HERE, "screenshots");
 
-export async function startSite() {
+// contextOptions: more options for the browser context (e.g. acceptDownloads).
+export async function startSite({ contextOptions = {} } = {}) {
   assert.ok(
     existsSync(join(DIST, "index.html")),
     `${DIST} is missing: run npm run build in web/`,
@@ -24,6 +25,7 @@ export async function startSite() {
   const browser = await launchChromium();
   const context = await browser.newContext({
     viewport: { width: 1440, height: 900 },
+    ...contextOptions,
   });
   const consoleErrors = [];
   context.on("page", (opened) => {

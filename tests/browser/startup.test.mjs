@@ -5,8 +5,9 @@
 // resource timing.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
-import { SCREENSHOTS, startSite } from "./site.mjs";
+import { describe, it } from "node:test";
+import { useSite } from "./lib/use-site.mjs";
+import { SCREENSHOTS } from "./site.mjs";
 
 const TIMEOUT_MS = 120_000;
 const JOB =
@@ -47,20 +48,11 @@ async function startup(page) {
 }
 
 describe("issue 30: the module starts before the form is drawn (production build)", () => {
-  let site, origin, context, consoleErrors;
-
-  before(async () => {
-    site = await startSite();
-    ({ origin, context, consoleErrors } = site);
-  });
-
-  after(async () => {
-    await site?.close();
-  });
+  const site = useSite();
 
   it("a link with run=1 sends its search before the form is drawn, and it is searched once", async () => {
-    const page = await context.newPage();
-    await page.goto(`${origin}/paraplan/?lang=en&${JOB}&run=1`);
+    const page = await site.context.newPage();
+    await page.goto(`${site.origin}/paraplan/?lang=en&${JOB}&run=1`);
     await page.waitForSelector(
       `${byTestId("provisional-row")}, ${byTestId("result-row")}`,
       { timeout: TIMEOUT_MS },
@@ -113,8 +105,8 @@ describe("issue 30: the module starts before the form is drawn (production build
   });
 
   it("a link without run=1 starts the worker and the module's fetch before the form, and searches nothing", async () => {
-    const page = await context.newPage();
-    await page.goto(`${origin}/paraplan/?lang=en&${JOB}`);
+    const page = await site.context.newPage();
+    await page.goto(`${site.origin}/paraplan/?lang=en&${JOB}`);
     await page.waitForSelector(byTestId("search-button"), {
       timeout: TIMEOUT_MS,
     });
@@ -133,6 +125,6 @@ describe("issue 30: the module starts before the form is drawn (production build
   });
 
   it("logs no console errors", () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(site.consoleErrors, []);
   });
 });

@@ -5,8 +5,9 @@
 // defined, shared and named. Screenshots go to screenshots/ with a "t" prefix.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { after, before, describe, it } from "node:test";
-import { SCREENSHOTS, startSite } from "./site.mjs";
+import { before, describe, it } from "node:test";
+import { useSite } from "./lib/use-site.mjs";
+import { SCREENSHOTS } from "./site.mjs";
 
 const TIMEOUT_MS = 180_000;
 const byTestId = (id) => `[data-testid="${id}"]`;
@@ -32,13 +33,14 @@ const X200 = [
 ].join("&");
 
 describe("web page trust (production build)", () => {
-  let site, origin, page;
+  const site = useSite();
+  let page;
 
   const screenshot = (name) =>
     page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
   async function open(query) {
-    await page.goto(`${origin}/paraplan/?${query}`);
+    await page.goto(`${site.origin}/paraplan/?${query}`);
     await page.waitForSelector(byTestId("result-row"), { timeout: TIMEOUT_MS });
   }
 
@@ -51,13 +53,7 @@ describe("web page trust (production build)", () => {
       );
 
   before(async () => {
-    site = await startSite();
-    ({ origin } = site);
     page = await site.context.newPage();
-  });
-
-  after(async () => {
-    await site?.close();
   });
 
   it("opens a shared torchtitan strategy with its schedule, and the tab stays responsive", async () => {
@@ -154,7 +150,7 @@ describe("web page trust (production build)", () => {
     await screenshot("t05-x200-defined");
     // Missing a field: one error that names what is missing, at that field.
     await page.goto(
-      `${origin}/paraplan/?${X200.replace("&gpu.x200.hbm_gib=192", "")}`,
+      `${site.origin}/paraplan/?${X200.replace("&gpu.x200.hbm_gib=192", "")}`,
     );
     const error = page.locator(byTestId("error-message")).first();
     await error.waitFor({ timeout: TIMEOUT_MS });

@@ -326,7 +326,8 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   // biases 0.1-0.6 points faster.
   CHECK(dense.p90 <= 0.214);
   // MoE 20.9% / 25.3% -> 14.7% / 18.5% when the unfused unpermute's scatter-add ran at its
-  // measured rate (kernels.hpp kScatterAddOverCopy): MegaScale-MoE's Megatron-LM runs R069-R073.
+  // measured rate (the GPU preset's scatter_add_over_copy, hardware.hpp): MegaScale-MoE's
+  // Megatron-LM runs R069-R073.
   CHECK(moe.median <= 0.148);
   CHECK(moe.p90 <= 0.186);
   // As given, every MoE entry fits (the MoE defaults, docs/model.md section 5), and every dense

@@ -85,6 +85,15 @@ struct HostIssueCost {
   // was measured, so every GPU takes these unless its preset says otherwise.
   double sequential_mlp_expert_forward_s = 187e-6;
   double sequential_mlp_expert_backward_s = 320e-6;
+  // What a host sync costs the GPU beyond the wait itself (core/src/model/host_time.hpp): the
+  // host blocks until the GPU has drained its queue, copies the counts, wakes and issues the next
+  // kernel, and the GPU idles in between. A preset's host.sync_gap_us, else this default.
+  // Source: measured on a lent H200 behind a queue of matmuls: 57.07 us between the kernels
+  // around a `.tolist()` of 256 per-expert counts, the median of 50
+  // (scripts/calibration/measured/h200-head-dims-moe-2026-11-28.json, samples.host_sync
+  // gap_after_sync_us; scripts/calibration/measure_gpu.py measure_host_sync). Charged only where
+  // the host's issue cost (torch_op_s) is priced.
+  double sync_gap_s = 57.07e-6;
 };
 
 struct GpuSpec {
@@ -113,6 +122,17 @@ struct GpuSpec {
   double kernel_overhead_s = 0;       // fixed cost of each kernel
   double overlap_slowdown = 0;        // compute lost per second of communication hidden under it
   double compute_capability = 0;      // CUDA's major.minor (sm_90: 9.0); 0 where not an NVIDIA GPU
+  // A scatter-add's rate over a copy's (core/src/model/kernels.hpp scatter_add_s): Megatron-LM's
+  // unfused unpermute (moe_utils.py unpermute: zeros, then scatter_add_ of the
+  // probability-weighted bf16 rows; the permute's backward, index_select's derivative index_add_,
+  // alike) adds with atomics. A preset's scatter_add_over_copy, else this default. Source: on a
+  // lent H200 it moves the bytes kernels count at 0.212 of the HBM peak over 0.4-11.7 GB (18
+  // shapes, 4,096-32,768 tokens, hidden 2,048-7,168, top-8 of 64 and 256 experts;
+  // scripts/calibration/measured/h200-head-dims-moe-2026-11-28.json, moe_permute), where the same
+  // GPU's copies reach 0.867-0.884 (h200-2026-11-26.json, memory) and the permute's index_select
+  // 0.79-0.87: 0.212 / 0.88 of the copy's rate. No other GPU was measured, so every GPU takes it
+  // unless its preset says otherwise.
+  double scatter_add_over_copy = 0.24;
   MemoryReserveSpec memory_reserve;
   HostMemory host;  // for activation offloading
   HostIssueCost host_issue;

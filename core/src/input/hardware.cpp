@@ -71,32 +71,8 @@ void merge_into(nlohmann::json& base, const nlohmann::json& overrides) {
   }
 }
 
-GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
-  ObjectReader object(value, path);
-  GpuSpec gpu;
-  gpu.id = object.string("id");
-  if (gpu.id.empty() || gpu.id.size() > 64) {
-    throw InputError(object.path_of("id"), "expected 1 to 64 characters");
-  }
-  gpu.name = object.optional_string("name").value_or(gpu.id);
-
-  ObjectReader tensor(object.required("tensor_tflops"), object.path_of("tensor_tflops"));
-  for (size_t i = 0; i < kPrecisions.size(); ++i) {
-    gpu.tensor_flops_per_s[i] = tensor.optional_number(kPrecisions[i], 0, 1e6).value_or(0) * kTera;
-  }
-  tensor.reject_unknown_keys();
-  if (gpu.tensor_flops(Precision::bf16) <= 0 && gpu.tensor_flops(Precision::fp16) <= 0) {
-    throw InputError(tensor.path(), "needs a bf16 or fp16 peak above 0");
-  }
-  gpu.vector_flops_per_s = object.number("vector_tflops", 1e-3, 1e6) * kTera;
-  gpu.hbm_bytes = object.number("hbm_gib", 1e-3, 1e6) * kGiB;
-  gpu.hbm_bytes_per_s = object.number("hbm_gb_per_s", 1e-3, 1e7) * kGiga;
-  gpu.kernel_overhead_s = object.number("kernel_overhead_us", 0, 1e4) * kMicro;
-  gpu.overlap_slowdown = object.number("overlap_slowdown", 0, 1);
-  gpu.compute_capability = object.optional_number("compute_capability", 0, 100).value_or(0);
-  const std::optional<int64_t> gpus_per_host = object.optional_integer("gpus_per_host", 1, 1 << 20);
-
-  ObjectReader efficiency(object.required("efficiency"), object.path_of("efficiency"));
+// The efficiency curves of GEMMs, attention (FlashAttention-2's optional) and memory copies.
+void parse_kernel_curves(ObjectReader& efficiency, GpuSpec& gpu) {
   gpu.gemm_efficiency = parse_curve(efficiency.required("gemm"), efficiency.path_of("gemm"), kGiga);
   const nlohmann::json* fp8_curve = efficiency.find("gemm_fp8");
   gpu.gemm_fp8_efficiency = fp8_curve
@@ -127,20 +103,10 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
   }
   gpu.memory_efficiency =
       parse_curve(efficiency.required("memory"), efficiency.path_of("memory"), kMega);
+}
 
-  ObjectReader intra(object.required("intra_node"), object.path_of("intra_node"));
-  gpu.intra_node =
-      parse_tier(intra, efficiency.required("intra_node"), efficiency.path_of("intra_node"));
-  gpu.nvlink_domain_gpus = intra.integer("gpus", 1, 1 << 20);
-  // Optional for inline GPUs: by default one host holds the whole NVLink domain (HGX boards).
-  gpu.gpus_per_host = gpus_per_host.value_or(gpu.nvlink_domain_gpus);
-  intra.reject_unknown_keys();
-  ObjectReader inter(object.required("inter_node"), object.path_of("inter_node"));
-  gpu.inter_node =
-      parse_tier(inter, efficiency.required("inter_node"), efficiency.path_of("inter_node"));
-  inter.reject_unknown_keys();
-  efficiency.reject_unknown_keys();
-
+// The optional memory reserve's fields (defaults in MemoryReserveSpec).
+void parse_memory_reserve(ObjectReader& object, GpuSpec& gpu) {
   if (const nlohmann::json* reserve = object.find("memory_reserve")) {
     ObjectReader r(*reserve, object.path_of("memory_reserve"));
     MemoryReserveSpec& m = gpu.memory_reserve;
@@ -157,7 +123,10 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
     m.nvls_channels = r.optional_integer("nvls_channels", 0, 1024).value_or(m.nvls_channels);
     r.reject_unknown_keys();
   }
+}
 
+// The host: its memory for offloading, the link to it and its issue costs.
+void parse_host(ObjectReader& object, GpuSpec& gpu) {
   // Host memory for offloading; a GPU without "host" gets a PCIe Gen5 server's 256 GB per GPU at
   // 55 GB/s, with 76.8 GB/s of its DDR5 (h100.json's values).
   gpu.host = {256 * kGiga, 55 * kGiga, 76.8 * kGiga};
@@ -183,8 +152,57 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
     if (const auto us = h.optional_number("sequential_mlp_expert_backward_us", 0, 1e6)) {
       issue.sequential_mlp_expert_backward_s = *us * 1e-6;
     }
+    // The GPU's idle gap at a host sync (default in hardware.hpp, with its source).
+    if (const auto us = h.optional_number("sync_gap_us", 0, 1e6)) issue.sync_gap_s = *us * 1e-6;
     h.reject_unknown_keys();
   }
+}
+
+GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
+  ObjectReader object(value, path);
+  GpuSpec gpu;
+  gpu.id = object.string("id");
+  if (gpu.id.empty() || gpu.id.size() > 64) {
+    throw InputError(object.path_of("id"), "expected 1 to 64 characters");
+  }
+  gpu.name = object.optional_string("name").value_or(gpu.id);
+
+  ObjectReader tensor(object.required("tensor_tflops"), object.path_of("tensor_tflops"));
+  for (size_t i = 0; i < kPrecisions.size(); ++i) {
+    gpu.tensor_flops_per_s[i] = tensor.optional_number(kPrecisions[i], 0, 1e6).value_or(0) * kTera;
+  }
+  tensor.reject_unknown_keys();
+  if (gpu.tensor_flops(Precision::bf16) <= 0 && gpu.tensor_flops(Precision::fp16) <= 0) {
+    throw InputError(tensor.path(), "needs a bf16 or fp16 peak above 0");
+  }
+  gpu.vector_flops_per_s = object.number("vector_tflops", 1e-3, 1e6) * kTera;
+  gpu.hbm_bytes = object.number("hbm_gib", 1e-3, 1e6) * kGiB;
+  gpu.hbm_bytes_per_s = object.number("hbm_gb_per_s", 1e-3, 1e7) * kGiga;
+  gpu.kernel_overhead_s = object.number("kernel_overhead_us", 0, 1e4) * kMicro;
+  gpu.overlap_slowdown = object.number("overlap_slowdown", 0, 1);
+  gpu.compute_capability = object.optional_number("compute_capability", 0, 100).value_or(0);
+  gpu.scatter_add_over_copy =
+      object.optional_number("scatter_add_over_copy", 0.01, 1).value_or(gpu.scatter_add_over_copy);
+  const std::optional<int64_t> gpus_per_host = object.optional_integer("gpus_per_host", 1, 1 << 20);
+
+  ObjectReader efficiency(object.required("efficiency"), object.path_of("efficiency"));
+  parse_kernel_curves(efficiency, gpu);
+
+  ObjectReader intra(object.required("intra_node"), object.path_of("intra_node"));
+  gpu.intra_node =
+      parse_tier(intra, efficiency.required("intra_node"), efficiency.path_of("intra_node"));
+  gpu.nvlink_domain_gpus = intra.integer("gpus", 1, 1 << 20);
+  // Optional for inline GPUs: by default one host holds the whole NVLink domain (HGX boards).
+  gpu.gpus_per_host = gpus_per_host.value_or(gpu.nvlink_domain_gpus);
+  intra.reject_unknown_keys();
+  ObjectReader inter(object.required("inter_node"), object.path_of("inter_node"));
+  gpu.inter_node =
+      parse_tier(inter, efficiency.required("inter_node"), efficiency.path_of("inter_node"));
+  inter.reject_unknown_keys();
+  efficiency.reject_unknown_keys();
+
+  parse_memory_reserve(object, gpu);
+  parse_host(object, gpu);
 
   // Documentation fields, checked by the preset tests.
   object.find("aliases");

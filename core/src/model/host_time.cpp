@@ -135,7 +135,7 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
                                  (strategy.moe_token_dispatcher_type == MoeDispatcher::flex &&
                                   strategy.moe_flex_dispatcher_backend == MoeFlexBackend::hybridep);
   host.syncs = moe && !(strategy.drop_and_pad() && sync_free_padding);
-  if (host.syncs && gpu.host_issue.torch_op_s > 0) host.sync_gap_s = kHostSyncGapS;
+  if (host.syncs && gpu.host_issue.torch_op_s > 0) host.sync_gap_s = gpu.host_issue.sync_gap_s;
   const auto price = [&](HostRegion region) {
     const HostOps ops = host_ops(region, model, strategy);
     host[region] = ops.te_modules * module_s + ops.torch_ops * gpu.host_issue.torch_op_s;

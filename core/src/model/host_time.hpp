@@ -35,15 +35,6 @@ struct HostOps {
 inline constexpr double kHostBackwardOverForwardDense = 1.02;
 inline constexpr double kHostBackwardOverForwardMoe = 1.35;
 
-// What a host sync costs the GPU beyond the wait itself: the host blocks until the GPU has
-// drained its queue, copies the counts, wakes and issues the next kernel, and the GPU idles in
-// between. Measured on a lent H200 behind a queue of matmuls: 57.07 us between the kernels
-// around a `.tolist()` of 256 per-expert counts, the median of 50
-// (scripts/calibration/measured/h200-head-dims-moe-2026-11-28.json, host_sync
-// gap_after_sync_us; scripts/calibration/measure_gpu.py measure_host_sync). Charged where the
-// GPU's host has a measured issue cost (the Xeon hosts' figure, not scaled to Grace).
-inline constexpr double kHostSyncGapS = 57.07e-6;
-
 // The host time of one layer's forward per region, in seconds (zero where the GPU's host has
 // no measured issue cost, GpuSpec::host_issue).
 struct LayerHostTime {
@@ -53,8 +44,8 @@ struct LayerHostTime {
   // dispatcher's device-to-host copy of the token counts): the regions from moe_experts on are
   // issued only after the GPU has finished everything before.
   bool syncs = false;
-  // The GPU's idle time at that sync (kHostSyncGapS), zero where the host's issue cost is not
-  // priced.
+  // The GPU's idle time at that sync (the GPU preset's host.sync_gap_us, HostIssueCost), zero
+  // where the host's issue cost is not priced.
   double sync_gap_s = 0;
   // Transformer Engine's GroupedLinear issues each local expert's GEMM (and in fp8 its input's
   // quantisation) on its own, after the sync: the routed experts' per-expert host time of a

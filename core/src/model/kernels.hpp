@@ -118,15 +118,6 @@ inline double head_dim_efficiency(double qk_head_dim, double v_head_dim, bool ba
   return value(lower) + fraction * (value(*upper) - value(lower));
 }
 
-// Megatron-LM's unfused unpermute (moe_utils.py unpermute: zeros, then scatter_add_ of the
-// probability-weighted bf16 rows; the permute's backward, index_select's derivative index_add_,
-// alike) adds with atomics: on a lent H200 it moves the bytes kernels count at 0.212 of the HBM
-// peak over 0.4-11.7 GB (18 shapes, 4,096-32,768 tokens, hidden 2,048-7,168, top-8 of 64 and 256
-// experts; scripts/calibration/measured/h200-head-dims-moe-2026-11-28.json, moe_permute), where
-// the same GPU's copies reach 0.867-0.884 (h200-2026-11-26.json, memory) and the permute's
-// index_select 0.79-0.87: 0.212 / 0.88 of the copy's rate.
-constexpr double kScatterAddOverCopy = 0.24;
-
 // How a grouped GEMM's fp8 input is quantised: not at all (the weight gradient's operands are the
 // column-wise copies the other two GEMMs' quantisation made), in one pass over every group (one
 // kernel over the grouped tensor), or as Transformer Engine's GroupedLinear does it
@@ -192,8 +183,8 @@ class Kernels {
   // A memory-bound kernel moving `bytes` through HBM.
   double memory_s(double bytes) const { return memory_bound_s(gpu_, bytes); }
   // PyTorch's scatter_add_ / index_add_ into bf16 rows (atomic adds), at the copy's rate times
-  // kScatterAddOverCopy.
-  double scatter_add_s(double bytes) const { return memory_s(bytes) / kScatterAddOverCopy; }
+  // GpuSpec::scatter_add_over_copy (the GPU preset's, hardware.hpp).
+  double scatter_add_s(double bytes) const { return memory_s(bytes) / gpu_.scatter_add_over_copy; }
 
   // A fused attention kernel (FlashAttention, cuDNN) executing `flops` in `calls` launches of
   // equal size (context parallelism: one per ring step), each at its own size's efficiency

@@ -109,8 +109,8 @@ void CostBuilder::moe_block(LayerCost& cost) {
   const double unpermute_bytes = s_.moe_permute_fusion
                                      ? row * (d.unpermute_in_rows + d.unpermute_out_rows)
                                      : row * (3 * d.unpermute_in_rows + d.unpermute_out_rows);
-  // Unfused, the unpermute's scatter-add runs with atomics (kScatterAddOverCopy), and so does
-  // the permute's backward (index_add_, over as many rows), while the unpermute's backward
+  // Unfused, the unpermute's scatter-add runs with atomics (GpuSpec::scatter_add_over_copy), and so
+  // does the permute's backward (index_add_, over as many rows), while the unpermute's backward
   // gathers: each direction has one gather and one scatter-add. Transformer Engine's fused
   // kernels (moe_permute_fusion) gather both ways.
   const double gather_s = kernels_.memory_s(permute_bytes);

@@ -34,7 +34,8 @@ struct Rule {
   std::string (*reason)(const RuleContext& context, const Strategy& strategy);
 };
 
-// Every rule: rules.cpp's and the CUDA graph rules (cuda_graph_rules.cpp).
+// Every rule: the rulebook's parts (rule_parts.hpp, rules_<responsibility>.cpp) and the CUDA
+// graph rules (cuda_graph_rules.cpp), joined in that order (rules.cpp).
 std::span<const Rule> rules();
 std::span<const Rule> cuda_graph_rules();
 

@@ -15,7 +15,7 @@ namespace {
 // A layer's forward and backward as the host lets the GPU run them: a pass takes at least the
 // host's time to issue what no CUDA graph captured (host_time.hpp); a MoE layer's forward
 // issues what follows its sync only after the GPU finished what came before, and the GPU idles
-// at the sync itself (kHostSyncGapS). The wait is
+// at the sync itself (HostIssueCost::sync_gap_s). The wait is
 // charged as compute (the GPU idles within the pass).
 struct LayerPasses {
   PassTime forward, backward;

@@ -151,6 +151,22 @@ TEST_CASE("a GPU's host time per SequentialMLP expert is a number of microsecond
   }
 }
 
+TEST_CASE("a GPU's host.sync_gap_us is a number of microseconds, default 57.07") {
+  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                    R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",
+                        "host": {"sync_gap_us": "fast"}}, "count": 16}]}})") ==
+        "cluster.gpus[0].type.host.sync_gap_us: expected a number from 0 to 1000000, got the "
+        "string \"fast\"");
+  CHECK(paraplan::HostIssueCost{}.sync_gap_s == 57.07e-6);
+}
+
+TEST_CASE("a GPU's scatter_add_over_copy is a share of a copy's rate") {
+  CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                    R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",
+                        "scatter_add_over_copy": 0}, "count": 16}]}})") ==
+        "cluster.gpus[0].type.scatter_add_over_copy: expected a number from 0.01 to 1, got 0");
+}
+
 TEST_CASE("a GPU's host.cpu_stream_efficiency is a share of the DRAM peak") {
   CHECK(input_error(std::string(R"({"model": "llama2-7b", )") + kTraining +
                     R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",

@@ -161,7 +161,9 @@ TEST_CASE("the router's kernels cost the GPU their gaps: 72 unfused, 31 with the
         doctest::Approx(41 * 2e-6 * 4 * 8).epsilon(0.01));
 }
 
-TEST_CASE("a syncing MoE layer idles the GPU at its sync; a graph of its experts removes it") {
+TEST_CASE(
+    "a syncing MoE layer idles the GPU at its sync (host.sync_gap_us); a graph of its experts "
+    "removes it") {
   // Large layers on one H100, so the GPU's time exceeds the host's everywhere: the eager host
   // differs from the host-free preset only by the sync's gap, once per MoE layer forward (4
   // layers, 8 micro-batches). The allgather dispatcher syncs too (token_dispatcher.py:
@@ -183,7 +185,13 @@ TEST_CASE("a syncing MoE layer idles the GPU at its sync; a graph of its experts
   REQUIRE(eager.feasible);
   REQUIRE(no_host.feasible);
   CHECK(eager.iteration_time_s - no_host.iteration_time_s ==
-        doctest::Approx(paraplan::detail::kHostSyncGapS * 4 * 8).epsilon(0.01));
+        doctest::Approx(57.07e-6 * 4 * 8).epsilon(0.01));
+  // The gap is the GPU preset's host.sync_gap_us: twice it, twice the idle time.
+  const Report slow_sync =
+      run(R"({"id": "h100-slow-sync", "base": "h100", "host": {"sync_gap_us": 114.14}})", "");
+  REQUIRE(slow_sync.feasible);
+  CHECK(slow_sync.iteration_time_s - no_host.iteration_time_s ==
+        doctest::Approx(2 * 57.07e-6 * 4 * 8).epsilon(0.01));
   // A whole-iteration graph has no sync to wait at.
   const std::string full =
       R"(, "cuda_graph_impl": "local", "cuda_graph_scope": ["full_iteration"])";

@@ -456,3 +456,19 @@ TEST_CASE("fp8 grouped GEMM: Transformer Engine quantises each expert's input on
   // The weight gradient quantises nothing: its operands are the other GEMMs' column-wise copies.
   CHECK(extra(Fp8Recipe::tensorwise, Q::none) == 0);
 }
+
+TEST_CASE("a scatter-add runs at the GPU preset's scatter_add_over_copy of a copy's rate") {
+  const GpuSpec h200 = parse_gpu("h200", "gpu");
+  const GpuSpec h100 = parse_gpu("h100", "gpu");
+  const GpuSpec slow =
+      parse_gpu(nlohmann::json::parse(R"({"id": "h200-slow-atomics", "base": "h200",
+                                "scatter_add_over_copy": 0.12})"),
+                "gpu");
+  CHECK(h200.scatter_add_over_copy == 0.24);  // measured there, stated in h200.json
+  CHECK(h100.scatter_add_over_copy == 0.24);  // the default: no other GPU measured
+  const double bytes = 4e9;
+  const detail::Kernels at_h200(h200, Precision::bf16);
+  const detail::Kernels at_slow(slow, Precision::bf16);
+  CHECK(at_h200.scatter_add_s(bytes) == doctest::Approx(at_h200.memory_s(bytes) / 0.24));
+  CHECK(at_slow.scatter_add_s(bytes) == doctest::Approx(2 * at_h200.scatter_add_s(bytes)));
+}

@@ -42,13 +42,11 @@ std::string precision(Precision p) {
   }
 }
 
-}  // namespace
-
-Launch colossalai_launch(const LaunchInput& in) {
+// The plugin, HybridParallelPlugin or MoeHybridParallelPlugin, with the strategy's arguments.
+std::string plugin_call(const LaunchInput& in) {
   const Strategy& s = in.strategy;
   const ModelSpec& model = in.scenario.model;
   const Training& training = in.scenario.training;
-  Launch launch;
   const int64_t pp = s.pipeline_model_parallel_size;
   const int64_t v = s.virtual_pipeline_model_parallel_size;
   const bool moe = model.moe.has_value();
@@ -109,6 +107,41 @@ Launch colossalai_launch(const LaunchInput& in) {
   plugin += "    # pipeline stages on the slowest rank axis, as the host order assumes\n";
   arg(moe ? "moe_dp_outside" : "dp_outside", "False");
   plugin += ")\n";
+  return plugin;
+}
+
+// One training step: the pipeline's schedule, or the micro-batches accumulated by hand.
+std::string train_step(const LaunchInput& in, int64_t dp_batch) {
+  const Strategy& s = in.strategy;
+  const int64_t pp = s.pipeline_model_parallel_size;
+  std::string script;
+  if (pp > 1) {
+    script +=
+        "    booster.execute_pipeline(data_iter, model, criterion=lambda outputs, inputs: "
+        "outputs[0], optimizer=optimizer, return_loss=True)\n";
+  } else {
+    const int64_t accumulation = dp_batch / std::max<int64_t>(1, s.micro_batch_size);
+    script += "    for _ in range(" + std::to_string(accumulation) + "):  # micro-batches of " +
+              std::to_string(s.micro_batch_size) +
+              "\n        batch = next(data_iter)\n"
+              "        loss = model(**batch).loss / " +
+              std::to_string(accumulation) + "\n        booster.backward(loss, optimizer)\n";
+  }
+  script += "    optimizer.step()\n    optimizer.zero_grad()\n";
+  return script;
+}
+
+}  // namespace
+
+Launch colossalai_launch(const LaunchInput& in) {
+  const Strategy& s = in.strategy;
+  const ModelSpec& model = in.scenario.model;
+  const Training& training = in.scenario.training;
+  Launch launch;
+  const int64_t pp = s.pipeline_model_parallel_size;
+  const bool moe = model.moe.has_value();
+  const std::string plugin = plugin_call(in);
+  const Recompute& r = stage_recompute(in);
   const int64_t dp_batch = training.global_batch_size / std::max<int64_t>(1, in.data_parallel_size);
   std::string script =
       "# Colossal-AI 0.5.0 (4f9953be335e): train " + model.name +
@@ -165,19 +198,7 @@ Launch colossalai_launch(const LaunchInput& in) {
       "model, optimizer, _, loader, _ = booster.boost(model, optimizer, dataloader=loader)\n"
       "data_iter = iter(loader)\n"
       "for step in range(STEPS):\n";
-  if (pp > 1) {
-    script +=
-        "    booster.execute_pipeline(data_iter, model, criterion=lambda outputs, inputs: "
-        "outputs[0], optimizer=optimizer, return_loss=True)\n";
-  } else {
-    const int64_t accumulation = dp_batch / std::max<int64_t>(1, s.micro_batch_size);
-    script += "    for _ in range(" + std::to_string(accumulation) + "):  # micro-batches of " +
-              std::to_string(s.micro_batch_size) +
-              "\n        batch = next(data_iter)\n"
-              "        loss = model(**batch).loss / " +
-              std::to_string(accumulation) + "\n        booster.backward(loss, optimizer)\n";
-  }
-  script += "    optimizer.step()\n    optimizer.zero_grad()\n";
+  script += train_step(in, dp_batch);
   launch.files["train.py"] = script;
   std::string text = "# Colossal-AI 0.5.0 (4f9953be335e), with train.py beside it.\n";
   text += allocator_environment(in.strategy, Framework::colossalai);

@@ -52,12 +52,10 @@ std::vector<std::string> model_arguments(const ModelSpec& model, const Training&
   return args;
 }
 
-}  // namespace
-
-Launch deepspeed_launch(const LaunchInput& in) {
+// ds_config.json: the batch as DeepSpeed checks it, ZeRO, the precision, checkpointing.
+std::string ds_config(const LaunchInput& in) {
   const Strategy& s = in.strategy;
   const Training& training = in.scenario.training;
-  Launch launch;
   // DeepSpeed's data-parallel world: the GPUs over TP x PP x Ulysses (runtime/config.py
   // _batch_assertion; Ulysses is Paraplan's context parallelism of type a2a).
   const int64_t world = in.hosts.num_gpus;
@@ -82,8 +80,14 @@ Launch deepspeed_launch(const LaunchInput& in) {
     config["activation_checkpointing"] = {{"partition_activations", false},
                                           {"contiguous_memory_optimization", false}};
   }
-  launch.files["ds_config.json"] = config.dump(2) + "\n";
+  return config.dump(2) + "\n";
+}
 
+// pretrain_gpt.py's arguments: the model's, the parallel layout, recompute, precision, data.
+std::vector<std::string> pretrain_arguments(const LaunchInput& in) {
+  const Strategy& s = in.strategy;
+  const Training& training = in.scenario.training;
+  const Recompute& r = stage_recompute(in);
   std::vector<std::string> args = model_arguments(in.scenario.model, training);
   const auto num = [&](const char* name, int64_t value) {
     args.emplace_back(name);
@@ -138,6 +142,16 @@ Launch deepspeed_launch(const LaunchInput& in) {
     args.emplace_back(word);
   }
   num("--zero-stage", s.zero_stage);
+  return args;
+}
+
+}  // namespace
+
+Launch deepspeed_launch(const LaunchInput& in) {
+  const Strategy& s = in.strategy;
+  Launch launch;
+  launch.files["ds_config.json"] = ds_config(in);
+  const std::vector<std::string> args = pretrain_arguments(in);
   std::string text =
       "# DeepSpeed 0.19.6 with Megatron-DeepSpeed 4efb479d5317, run from its repository root "
       "with ds_config.json beside it.\n";

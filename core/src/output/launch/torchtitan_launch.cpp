@@ -193,33 +193,11 @@ std::string module_fqns(const Strategy& s, int64_t num_layers) {
   return text + "]";
 }
 
-}  // namespace
-
-Launch torchtitan_launch(const LaunchInput& in) {
+// The [training] section: the batch as torchtitan counts it, the data, the mixed precision.
+std::string training_section(const LaunchInput& in) {
   const Strategy& s = in.strategy;
-  const ModelSpec& model = in.scenario.model;
   const Training& training = in.scenario.training;
-  Launch launch;
-  // framework_rules.cpp: only models one of torchtitan's families holds reach here.
-  const TorchtitanFamily family = torchtitan_family(model);
-  const bool llama3 = family == TorchtitanFamily::llama3;
-  const Llama3Flavor* flavor = llama3 ? builtin_flavor(model) : nullptr;
-  std::string t = "# torchtitan v0.2.2 (73a0e6979dd1) job file for " + model.name +
-                  ", with the strategy Paraplan found.\n";
-  t += "[job]\ndump_folder = \"./outputs\"\n\n[model]\nname = \"" +
-       std::string(llama3 ? "llama3" : to_string(family)) + "\"\n";
-  t += flavor != nullptr
-           ? "flavor = \"" + std::string(flavor->name) + "\"  # built in: the model's dimensions\n"
-           : std::string("flavor = \"paraplan\"  # registered by paraplan_flavor.py\n");
-  t +=
-      "# INPUT: the tokenizer's directory (tokenizer.json, tokenizer_config.json). The default is\n"
-      "# torchtitan's test tokenizer, shipped in its repository, so the job runs offline.\n"
-      "hf_assets_path = \"./tests/assets/tokenizer\"\n";
-  if (training.precision == Precision::fp8) {
-    t += std::string("converters = [\"") +
-         (s.fp8_recipe == Fp8Recipe::mxfp8 ? "quantize.linear.mx" : "quantize.linear.float8") +
-         "\"]\n";
-  }
+  std::string t;
   // local_batch_size is what one data-parallel rank runs at once: with a pipeline, all its
   // micro-batches (split by pipeline_parallel_microbatch_size); without one, one micro-batch,
   // and global_batch_size / (local x DP) of them accumulate (v0.2.2 train.py).
@@ -240,7 +218,15 @@ Launch torchtitan_launch(const LaunchInput& in) {
        (training.precision == Precision::fp32 ? "float32" : "bfloat16") +
        "\"\nmixed_precision_reduce = \"" + (s.grad_reduce_in_bf16 ? "bfloat16" : "float32") +
        "\"  # as priced (grad_reduce_in_bf16)\n";
+  return t;
+}
 
+// The [parallelism] section: data (replicated or sharded), tensor, pipeline, context and expert
+// parallelism.
+std::string parallelism_section(const LaunchInput& in) {
+  const Strategy& s = in.strategy;
+  const ModelSpec& model = in.scenario.model;
+  std::string t;
   t += "\n[parallelism]\n";
   const int64_t dp = in.data_parallel_size;
   const bool fsdp = s.zero_stage >= 2;
@@ -288,6 +274,39 @@ Launch torchtitan_launch(const LaunchInput& in) {
     t += std::string("context_parallel_rotate_method = \"") +
          (s.cp_comm_type == CpCommType::allgather ? "allgather" : "alltoall") + "\"\n";
   }
+  return t;
+}
+
+}  // namespace
+
+Launch torchtitan_launch(const LaunchInput& in) {
+  const Strategy& s = in.strategy;
+  const ModelSpec& model = in.scenario.model;
+  const Training& training = in.scenario.training;
+  Launch launch;
+  // framework_rules.cpp: only models one of torchtitan's families holds reach here.
+  const TorchtitanFamily family = torchtitan_family(model);
+  const bool llama3 = family == TorchtitanFamily::llama3;
+  const Llama3Flavor* flavor = llama3 ? builtin_flavor(model) : nullptr;
+  std::string t = "# torchtitan v0.2.2 (73a0e6979dd1) job file for " + model.name +
+                  ", with the strategy Paraplan found.\n";
+  t += "[job]\ndump_folder = \"./outputs\"\n\n[model]\nname = \"" +
+       std::string(llama3 ? "llama3" : to_string(family)) + "\"\n";
+  t += flavor != nullptr
+           ? "flavor = \"" + std::string(flavor->name) + "\"  # built in: the model's dimensions\n"
+           : std::string("flavor = \"paraplan\"  # registered by paraplan_flavor.py\n");
+  t +=
+      "# INPUT: the tokenizer's directory (tokenizer.json, tokenizer_config.json). The default is\n"
+      "# torchtitan's test tokenizer, shipped in its repository, so the job runs offline.\n"
+      "hf_assets_path = \"./tests/assets/tokenizer\"\n";
+  if (training.precision == Precision::fp8) {
+    t += std::string("converters = [\"") +
+         (s.fp8_recipe == Fp8Recipe::mxfp8 ? "quantize.linear.mx" : "quantize.linear.float8") +
+         "\"]\n";
+  }
+  t += training_section(in);
+
+  t += parallelism_section(in);
   const Recompute& r = stage_recompute(in);
   t += "\n[activation_checkpoint]\nmode = \"" + std::string(to_string(r.granularity)) + "\"\n";
   if (r.granularity == RecomputeGranularity::selective) t += "selective_ac_option = \"op\"\n";
