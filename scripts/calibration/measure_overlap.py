@@ -15,8 +15,10 @@ copy, the compute lost per second of overlap, 1 - alone / beside (what overlap_s
 and the copy's achieved rate.
 
 Usage: python3 measure_overlap.py --out overlap.json
-The copy kernel is compiled with NVRTC through torch.cuda._compile_kernel (PyTorch >= 2.8; the
-libnvrtc of PyTorch's CUDA wheels is looked up where pip put it).
+The copy kernel is compiled by NVRTC (the libnvrtc of PyTorch's CUDA wheels, looked up where pip
+put it) and loaded with torch.cuda._utils._cuda_load_module (PyTorch >= 2.8): no CUDA toolkit.
+--poll all makes every thread of a block poll the clock (NCCL's LL and LL128 protocols poll in
+every thread) instead of one thread behind a barrier (Simple).
 """
 import argparse
 import ctypes
@@ -32,7 +34,8 @@ import torch.cuda._utils as cuda_utils
 
 KERNEL = r"""
 extern "C" __global__ void paced_copy(const int4* __restrict__ src, int4* __restrict__ dst,
-                                      int slots, int chunk_vec, int chunks, int ns_per_chunk) {
+                                      int slots, int chunk_vec, int chunks, int ns_per_chunk,
+                                      int poll_all) {
   unsigned long long start;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   for (int i = 0; i < chunks; ++i) {
@@ -40,7 +43,7 @@ extern "C" __global__ void paced_copy(const int4* __restrict__ src, int4* __rest
     for (int j = threadIdx.x; j < chunk_vec; j += blockDim.x) dst[base + j] = src[base + j];
     if (ns_per_chunk > 0) {
       __syncthreads();
-      if (threadIdx.x == 0) {
+      if (poll_all || threadIdx.x == 0) {
         unsigned long long now;
         do {
           asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
@@ -96,49 +99,12 @@ def nvrtc_ptx(source, name):
     return ptx.value
 
 
-def triton_copy_kernel():
-    """The same paced copy in Triton, where NVRTC cannot be found (%globaltimer by inline PTX)."""
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def globaltimer():
-        return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64,
-                                         is_pure=False, pack=1)
-
-    @triton.jit
-    def paced_copy(src, dst, slots, chunk_vec, chunks, ns_per_chunk, BLOCK: tl.constexpr):
-        pid = tl.program_id(0).to(tl.int64)
-        programs = tl.num_programs(0).to(tl.int64)
-        start = globaltimer()
-        for i in range(chunks):
-            base = ((i * programs + pid) % slots) * chunk_vec * 4  # int4 -> float32 elements
-            for j in range(0, chunk_vec * 4, BLOCK):
-                offsets = base + j + tl.arange(0, BLOCK)
-                tl.store(dst + offsets, tl.load(src + offsets))
-            if ns_per_chunk > 0:
-                target = start + (i + 1) * ns_per_chunk.to(tl.int64)
-                now = globaltimer()
-                while now < target:
-                    now = globaltimer()
-
-    def launch(blocks, args, stream):
-        with torch.cuda.stream(stream):
-            paced_copy[(blocks,)](*args, BLOCK=4 * THREADS, num_warps=THREADS // 32)
-    return launch, f"triton {triton.__version__}"
-
-
 def copy_kernel():
-    """(launch(blocks, args, stream), how it was compiled): NVRTC first, then Triton."""
-    try:
-        ptx = nvrtc_ptx(KERNEL, "paced_copy")
-        kernel = cuda_utils._cuda_load_module(ptx, ["paced_copy"])["paced_copy"]
-        launch = lambda blocks, args, stream: kernel(grid=(blocks, 1, 1), block=(THREADS, 1, 1),
-                                                     args=args, stream=stream)
-        return launch, "nvrtc"
-    except (RuntimeError, OSError, AttributeError) as error:
-        print(f"NVRTC path failed ({str(error)[:300]}); trying Triton", flush=True)
-        return triton_copy_kernel()
+    """launch(blocks, args, stream) of the paced copy, compiled by NVRTC."""
+    ptx = nvrtc_ptx(KERNEL, "paced_copy")
+    kernel = cuda_utils._cuda_load_module(ptx, ["paced_copy"])["paced_copy"]
+    return lambda blocks, args, stream: kernel(grid=(blocks, 1, 1), block=(THREADS, 1, 1),
+                                               args=args, stream=stream)
 
 
 def events():
@@ -149,8 +115,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--poll", choices=("one", "all"), default="one",
+                        help="one thread of a block waits for the pace while the rest wait at a "
+                        "barrier (NCCL's Simple protocol), or every thread polls (LL, LL128)")
+    parser.add_argument("--blocks", type=int, nargs="*", default=BLOCKS)
+    parser.add_argument("--paces", type=int, nargs="*", default=PACES_GB_PER_S)
     args = parser.parse_args()
-    launch, compiled_by = copy_kernel()
+    launch = copy_kernel()
+    poll_all = 1 if args.poll == "all" else 0
     src = torch.ones(BUFFER_BYTES // 4, device="cuda", dtype=torch.float32)
     dst = torch.zeros_like(src)
     chunk_vec = CHUNK_BYTES // 16
@@ -160,7 +132,7 @@ def main():
     def launch_copy(blocks, chunks, ns_per_chunk):
         start, end = events()
         start.record(side)
-        launch(blocks, [src, dst, slots, chunk_vec, chunks, ns_per_chunk], side)
+        launch(blocks, [src, dst, slots, chunk_vec, chunks, ns_per_chunk, poll_all], side)
         end.record(side)
         return start, end
 
@@ -174,7 +146,7 @@ def main():
 
     result = {"device": torch.cuda.get_device_name(0),
               "multiprocessors": torch.cuda.get_device_properties(0).multi_processor_count,
-              "torch": torch.__version__, "copy_kernel": compiled_by,
+              "torch": torch.__version__, "poll": args.poll,
               "command": " ".join(sys.argv), "threads_per_block": THREADS,
               "chunk_bytes": CHUNK_BYTES, "copy_alone": [], "samples": []}
     try:
@@ -186,7 +158,7 @@ def main():
 
     # Each block count's unpaced rate, alone (bytes copied per second; HBM moves twice that).
     unpaced_gb_per_s = {}
-    for blocks in BLOCKS:
+    for blocks in args.blocks:
         launch_copy(blocks, 64, 0)
         torch.cuda.synchronize()
         chunks = 4096
@@ -216,8 +188,8 @@ def main():
         flops = 2.0 * m * n * k
         print(f"gemm {m}x{n}x{k}: {alone_s * 1e6:.1f} us alone, "
               f"{flops / alone_s / 1e12:.0f} TFLOP/s", flush=True)
-        for blocks in BLOCKS:
-            for pace in PACES_GB_PER_S:
+        for blocks in args.blocks:
+            for pace in args.paces:
                 rate = pace if pace else unpaced_gb_per_s[blocks]
                 # The copy outlasts the GEMMs: twice their time alone, plus 5 ms.
                 copy_s = 2 * reps * alone_s + 0.005
