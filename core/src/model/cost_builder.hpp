@@ -117,8 +117,15 @@ class CostBuilder {
   PassTime core_attention(LayerCost& cost, const AttentionShape& a, double score_flops,
                           bool moe) const;
 
-  // moe_layer_cost.cpp
+  // moe_layer_cost.cpp: the block and its parts, in the order they run.
   void moe_block(LayerCost& cost);
+  struct MoeBlock;
+  void moe_router(LayerCost& cost, MoeBlock& m) const;
+  void moe_permutation(MoeBlock& m) const;
+  void moe_routed_experts(LayerCost& cost, MoeBlock& m);
+  void moe_shared_experts_and_dispatch(LayerCost& cost, MoeBlock& m);
+  void moe_elementwise(MoeBlock& m);
+  void moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const;
 
   // torchtitan_sac.cpp: sets cost.per_op_checkpoint from the finished layer.
   void per_op_checkpoint(LayerCost& cost, bool moe) const;

@@ -65,50 +65,50 @@ double a2a_overlap_slowdown(const GpuSpec& gpu, const Strategy& s, const Group& 
   return taken / (sms - taken);
 }
 
-// Router, token dispatch, routed and shared experts (Megatron-LM MoELayer: router.py,
-// token_dispatcher.py, experts.py, shared_experts.py).
-void CostBuilder::moe_block(LayerCost& cost) {
-  const MoeSpec& moe = *model_.moe;
-  const double experts = static_cast<double>(moe.num_experts);
-  const double top_k = static_cast<double>(moe.top_k);
-  const double local_experts = experts / static_cast<double>(s_.expert_model_parallel_size);
-  const double expert_ffn = static_cast<double>(moe.moe_ffn_hidden_size);
-  const double et = static_cast<double>(s_.expert_tensor_parallel());
-  const double n = norm_tokens_;  // this GPU's tokens at the MoE input
-  const MoeDispatch d = moe_dispatch(gpu_, model_, s_, gpus_per_node_, n, e_);
-  add_norm_recompute(cost);  // the pre-MLP norm stands alone before the router
-  LayerCost block;           // the block's own forward and backward, for the overlaps below
-  const double flops_before = cost.forward_flops;
+// What the parts of the MoE block share: the dispatch's rows and times, the block's own forward
+// and backward (for the overlaps), and the all-to-all overlap's pair.
+struct CostBuilder::MoeBlock {
+  MoeDispatch d;
+  double n = 0;        // this GPU's tokens at the MoE input
+  double experts = 0;  // routed experts
+  LayerCost block;     // the block's own forward and backward, for the overlaps below
+  A2aOverlapPair pair;
+  double permutation_s = 0;  // the permute and unpermute, each direction
+};
 
+void CostBuilder::moe_router(LayerCost& cost, MoeBlock& m) const {
   // Router on this GPU's tokens: gating GEMM, fp32 softmax and top-k over the experts. Its
   // forward launches the router region's kernels (host_time.cpp: 72, or 31 with
   // --moe-router-fusion, per Megatron-LM's DeepSeek-V3 GB200 guide, section 2.1.4), each at
   // least the GPU's gap between dependent kernels: two are priced here (the GEMM, one memory
   // pass), the rest add their kernel overhead. The backward's kernel count is not published.
-  const Gemm router{n, experts, h_};
+  const Gemm router{m.n, m.experts, h_};
   const double router_kernels = host_ops(HostRegion::moe_router, model_, s_).torch_ops;
-  block.forward.compute_s += kernels_.gemm_s(router) + kernels_.memory_s(3 * 4 * n * experts) +
-                             std::max(0.0, router_kernels - 2) * gpu_.kernel_overhead_s;
-  block.backward.compute_s +=
-      kernels_.dgrad_s(router) + kernels_.wgrad_s(router) + kernels_.memory_s(3 * 4 * n * experts);
+  m.block.forward.compute_s += kernels_.gemm_s(router) +
+                               kernels_.memory_s(3 * 4 * m.n * m.experts) +
+                               std::max(0.0, router_kernels - 2) * gpu_.kernel_overhead_s;
+  m.block.backward.compute_s += kernels_.dgrad_s(router) + kernels_.wgrad_s(router) +
+                                kernels_.memory_s(3 * 4 * m.n * m.experts);
   // What the overlap's schedule runs before the dispatch (pre_dispatch_computation, below).
-  A2aOverlapPair pair{.pre_dispatch_forward_s = block.forward.compute_s,
-                      .pre_dispatch_backward_s = block.backward.compute_s};
-  cost.parameters += h_ * experts;
+  m.pair = {.pre_dispatch_forward_s = m.block.forward.compute_s,
+            .pre_dispatch_backward_s = m.block.backward.compute_s};
+  cost.parameters += h_ * m.experts;
   cost.forward_flops += router.flops();
   // The dispatcher syncs the host after the router (host_time.hpp): what the GPU runs before.
-  cost.pre_sync_forward_s = cost.forward.total_s() + block.forward.total_s();
+  cost.pre_sync_forward_s = cost.forward.total_s() + m.block.forward.total_s();
+}
 
+void CostBuilder::moe_permutation(MoeBlock& m) const {
   // Permutation into expert order and the unpermute (moe_utils.py permute/unpermute): a row
   // gather (read and write), then reading the expert rows into the token rows. Unfused, the
   // unpermute zero-fills its output and scatter-adds (read, and read-modify-write of the sum
   // per row added). The probs weight the rows inside the experts' activation (experts.py
   // weighted_bias_swiglu_impl; since Megatron-Core 0.12, before it in the unpermute).
   const double row = e_ * h_;
-  const double permute_bytes = 2 * row * d.permuted_rows;
+  const double permute_bytes = 2 * row * m.d.permuted_rows;
   const double unpermute_bytes = s_.moe_permute_fusion
-                                     ? row * (d.unpermute_in_rows + d.unpermute_out_rows)
-                                     : row * (3 * d.unpermute_in_rows + d.unpermute_out_rows);
+                                     ? row * (m.d.unpermute_in_rows + m.d.unpermute_out_rows)
+                                     : row * (3 * m.d.unpermute_in_rows + m.d.unpermute_out_rows);
   // Unfused, the unpermute's scatter-add runs with atomics (GpuSpec::scatter_add_over_copy), and so
   // does the permute's backward (index_add_, over as many rows), while the unpermute's backward
   // gathers: each direction has one gather and one scatter-add. Transformer Engine's fused
@@ -116,9 +116,9 @@ void CostBuilder::moe_block(LayerCost& cost) {
   const double gather_s = kernels_.memory_s(permute_bytes);
   const double scatter_s = s_.moe_permute_fusion ? kernels_.memory_s(unpermute_bytes)
                                                  : kernels_.scatter_add_s(unpermute_bytes);
-  const double permutation_s = gather_s + scatter_s;
-  block.forward.compute_s += permutation_s;
-  block.backward.compute_s += permutation_s;
+  m.permutation_s = gather_s + scatter_s;
+  m.block.forward.compute_s += m.permutation_s;
+  m.block.backward.compute_s += m.permutation_s;
   // The all-to-all dispatcher permutes before its dispatch and unpermutes after its combine
   // (token_dispatcher.py MoEAlltoAllTokenDispatcher dispatch_preprocess, combine_postprocess):
   // in the overlap's schedule the permute runs in pre_dispatch_computation and the unpermute in
@@ -126,23 +126,23 @@ void CostBuilder::moe_block(LayerCost& cost) {
   // submodule_combine_forward). The flex dispatcher does both between dispatch and combine
   // (dispatch_postprocess, combine_preprocess), in the mlp node.
   if (s_.moe_token_dispatcher_type == MoeDispatcher::alltoall) {
-    pair.pre_dispatch_forward_s += gather_s;
-    pair.pre_dispatch_backward_s += scatter_s;
-    pair.combine_compute_forward_s = scatter_s;
-    pair.combine_compute_backward_s = gather_s;
+    m.pair.pre_dispatch_forward_s += gather_s;
+    m.pair.pre_dispatch_backward_s += scatter_s;
+    m.pair.combine_compute_forward_s = scatter_s;
+    m.pair.combine_compute_backward_s = gather_s;
   }
+}
 
-  // Dispatch and combine collectives; their backward mirrors them.
-  const double dispatch_s = d.dispatch_s + d.combine_s;
-  double& comm_forward =
-      s_.expert_model_parallel_size > 1 ? block.forward.ep_comm_s : block.forward.tp_comm_s;
-  double& comm_backward =
-      s_.expert_model_parallel_size > 1 ? block.backward.ep_comm_s : block.backward.tp_comm_s;
-
+void CostBuilder::moe_routed_experts(LayerCost& cost, MoeBlock& m) {
+  const MoeSpec& moe = *model_.moe;
+  const double top_k = static_cast<double>(moe.top_k);
+  const double local_experts = m.experts / static_cast<double>(s_.expert_model_parallel_size);
+  const double expert_ffn = static_cast<double>(moe.moe_ffn_hidden_size);
+  const double et = static_cast<double>(s_.expert_tensor_parallel());
   // Routed experts on the rows the busiest GPU receives, width split by expert tensor parallel.
-  const double before_experts_s = block.forward.compute_s;
+  const double before_experts_s = m.block.forward.compute_s;
   const MlpTime routed =
-      mlp(block, d.expert_rows, expert_ffn, local_experts, et, s_.moe_grouped_gemm);
+      mlp(m.block, m.d.expert_rows, expert_ffn, local_experts, et, s_.moe_grouped_gemm);
   // SequentialMLP's loop starts behind `tokens_per_expert.tolist()`, a host sync that empties
   // the GPU's queue (experts.py), so the GPU runs its experts no faster than the host issues
   // them. DeepSpeed's and Colossal-AI's experts loop the same way (deepspeed/moe/experts.py;
@@ -150,19 +150,30 @@ void CostBuilder::moe_block(LayerCost& cost) {
   // no sync: the host catches up behind the rest of the stage's backward (pipeline_model.cpp).
   // The host's time per expert: the GPU preset's (hardware.hpp HostIssueCost).
   if (!s_.moe_grouped_gemm && local_experts > 1) {
-    const double experts_forward_s = block.forward.compute_s - before_experts_s;
+    const double experts_forward_s = m.block.forward.compute_s - before_experts_s;
     const HostIssueCost& host = gpu_.host_issue;
-    block.forward.compute_s +=
+    m.block.forward.compute_s +=
         std::max(0.0, local_experts * host.sequential_mlp_expert_forward_s - experts_forward_s);
     cost.expert_loop_host_backward_s = local_experts * host.sequential_mlp_expert_backward_s;
   }
   cost.unit(RecomputeModule::moe_act) = routed.activation;
   // experts.py: expert_fc1's region saves the permuted rows (fc1's input), moe_act's the fc1
   // output (the activation's input).
-  cost.offload(OffloadModule::expert_fc1) += saved_input_bytes_ * h_ * d.expert_rows;
+  cost.offload(OffloadModule::expert_fc1) += saved_input_bytes_ * h_ * m.d.expert_rows;
   cost.offload(OffloadModule::moe_act) += routed.fc1_output_bytes;
   cost.expert_parameters += local_experts * mlp_weights(expert_ffn) / et;
-  cost.forward_flops += 2 * n * top_k * et * mlp_weights(expert_ffn) / et;
+  cost.forward_flops += 2 * m.n * top_k * et * mlp_weights(expert_ffn) / et;
+}
+
+void CostBuilder::moe_shared_experts_and_dispatch(LayerCost& cost, MoeBlock& m) {
+  const MoeSpec& moe = *model_.moe;
+  const double expert_ffn = static_cast<double>(moe.moe_ffn_hidden_size);
+  // Dispatch and combine collectives; their backward mirrors them.
+  const double dispatch_s = m.d.dispatch_s + m.d.combine_s;
+  double& comm_forward =
+      s_.expert_model_parallel_size > 1 ? m.block.forward.ep_comm_s : m.block.forward.tp_comm_s;
+  double& comm_backward =
+      s_.expert_model_parallel_size > 1 ? m.block.backward.ep_comm_s : m.block.backward.tp_comm_s;
 
   // Shared experts: a dense MLP over tensor parallel with its own sequence-parallel
   // collectives; with --moe-shared-expert-overlap on a side stream, its compute under the
@@ -182,68 +193,93 @@ void CostBuilder::moe_block(LayerCost& cost) {
   if (shared_overlap) {
     comm_forward += exposed_s(gpu_, dispatch_s, shared.forward.compute_s);
     comm_backward += exposed_s(gpu_, dispatch_s, shared.backward.compute_s);
-    block.forward.compute_s += shared.forward.compute_s;
-    block.backward.compute_s += shared.backward.compute_s;
-    block.forward.tp_comm_s += exposed_s(gpu_, shared.forward.tp_comm_s, permutation_s);
-    block.backward.tp_comm_s += exposed_s(gpu_, shared.backward.tp_comm_s, permutation_s);
+    m.block.forward.compute_s += shared.forward.compute_s;
+    m.block.backward.compute_s += shared.backward.compute_s;
+    m.block.forward.tp_comm_s += exposed_s(gpu_, shared.forward.tp_comm_s, m.permutation_s);
+    m.block.backward.tp_comm_s += exposed_s(gpu_, shared.backward.tp_comm_s, m.permutation_s);
   } else {
     comm_forward += dispatch_s;
     comm_backward += dispatch_s;
-    block.forward += shared.forward;
-    block.backward += shared.backward;
+    m.block.forward += shared.forward;
+    m.block.backward += shared.backward;
     // pre_dispatch_computation runs the shared experts before the router
     // (fine_grained_callables.py submodule_pre_dispatch_forward: shared_experts_compute).
-    pair.pre_dispatch_forward_s += shared.forward.compute_s;
-    pair.pre_dispatch_backward_s += shared.backward.compute_s;
+    m.pair.pre_dispatch_forward_s += shared.forward.compute_s;
+    m.pair.pre_dispatch_backward_s += shared.backward.compute_s;
   }
   // HybridEP's routing-map all-gather runs before its dispatch, with nothing beside it.
-  comm_forward += d.routing_map_gather_s;
-  block.activation_bytes += shared.activation_bytes;
-  // The pre-MLP norm and the residual add: counted with pre_dispatch_computation.
-  const double before_elementwise_forward_s = block.forward.compute_s;
-  const double before_elementwise_backward_s = block.backward.compute_s;
-  block_elementwise(block);
-  pair.pre_dispatch_forward_s += block.forward.compute_s - before_elementwise_forward_s;
-  pair.pre_dispatch_backward_s += block.backward.compute_s - before_elementwise_backward_s;
+  comm_forward += m.d.routing_map_gather_s;
+  m.block.activation_bytes += shared.activation_bytes;
+}
 
+void CostBuilder::moe_elementwise(MoeBlock& m) {
+  // The pre-MLP norm and the residual add: counted with pre_dispatch_computation.
+  const double before_elementwise_forward_s = m.block.forward.compute_s;
+  const double before_elementwise_backward_s = m.block.backward.compute_s;
+  block_elementwise(m.block);
+  m.pair.pre_dispatch_forward_s += m.block.forward.compute_s - before_elementwise_forward_s;
+  m.pair.pre_dispatch_backward_s += m.block.backward.compute_s - before_elementwise_backward_s;
+}
+
+void CostBuilder::moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const {
   if (s_.overlap_moe_expert_parallel_comm) {
-    const double comm = block.forward.ep_comm_s + block.backward.ep_comm_s;
+    const double comm = m.block.forward.ep_comm_s + m.block.backward.ep_comm_s;
     // The attention block before the MoE block runs in pre_dispatch_computation too; the mlp
     // node is the rest of the MoE block's compute.
-    pair.mlp_forward_s =
-        block.forward.compute_s - pair.pre_dispatch_forward_s - pair.combine_compute_forward_s;
-    pair.mlp_backward_s =
-        block.backward.compute_s - pair.pre_dispatch_backward_s - pair.combine_compute_backward_s;
-    pair.pre_dispatch_forward_s += cost.forward.compute_s;
-    pair.pre_dispatch_backward_s += cost.backward.compute_s;
-    pair.dispatch_s = d.dispatch_s;
-    pair.combine_s = d.combine_s;
-    pair.delay_wgrad_compute = s_.delay_wgrad_compute;
-    const double exposed = a2a_overlap_exposed_s(pair);
+    m.pair.mlp_forward_s = m.block.forward.compute_s - m.pair.pre_dispatch_forward_s -
+                           m.pair.combine_compute_forward_s;
+    m.pair.mlp_backward_s = m.block.backward.compute_s - m.pair.pre_dispatch_backward_s -
+                            m.pair.combine_compute_backward_s;
+    m.pair.pre_dispatch_forward_s += cost.forward.compute_s;
+    m.pair.pre_dispatch_backward_s += cost.backward.compute_s;
+    m.pair.dispatch_s = m.d.dispatch_s;
+    m.pair.combine_s = m.d.combine_s;
+    m.pair.delay_wgrad_compute = s_.delay_wgrad_compute;
+    const double exposed = a2a_overlap_exposed_s(m.pair);
     const Group ep_group =
         place_group(s_.expert_model_parallel_size, s_.expert_tensor_parallel(), gpus_per_node_);
     const double charged =
         exposed + a2a_overlap_slowdown(gpu_, s_, ep_group) * std::max(0.0, comm - exposed);
-    const double forward_s = block.forward.ep_comm_s, backward_s = block.backward.ep_comm_s;
-    block.forward.ep_comm_s = comm > 0 ? charged * forward_s / comm : 0;
-    block.backward.ep_comm_s = comm > 0 ? charged * backward_s / comm : 0;
-    cost.a2a_unpaired_forward_s = forward_s - block.forward.ep_comm_s;
-    cost.a2a_unpaired_backward_s = backward_s - block.backward.ep_comm_s;
+    const double forward_s = m.block.forward.ep_comm_s, backward_s = m.block.backward.ep_comm_s;
+    m.block.forward.ep_comm_s = comm > 0 ? charged * forward_s / comm : 0;
+    m.block.backward.ep_comm_s = comm > 0 ? charged * backward_s / comm : 0;
+    cost.a2a_unpaired_forward_s = forward_s - m.block.forward.ep_comm_s;
+    cost.a2a_unpaired_backward_s = backward_s - m.block.backward.ep_comm_s;
   }
-  cost.forward += block.forward;
-  cost.backward += block.backward;
+}
+
+// Router, token dispatch, routed and shared experts (Megatron-LM MoELayer: router.py,
+// token_dispatcher.py, experts.py, shared_experts.py).
+void CostBuilder::moe_block(LayerCost& cost) {
+  const MoeSpec& moe = *model_.moe;
+  MoeBlock m;
+  m.experts = static_cast<double>(moe.num_experts);
+  m.n = norm_tokens_;  // this GPU's tokens at the MoE input
+  m.d = moe_dispatch(gpu_, model_, s_, gpus_per_node_, m.n, e_);
+  add_norm_recompute(cost);  // the pre-MLP norm stands alone before the router
+  const double flops_before = cost.forward_flops;
+
+  moe_router(cost, m);
+  moe_permutation(m);
+  moe_routed_experts(cost, m);
+  moe_shared_experts_and_dispatch(cost, m);
+  moe_elementwise(m);
+  moe_a2a_overlap(cost, m);
+  cost.forward += m.block.forward;
+  cost.backward += m.block.backward;
 
   // Kept for backward: the experts' own (in mlp: the activation's input serves the gradient of
   // the probs too) and their fc1 input; the router's fp32 scores and its routing map. The
   // unpermute keeps only its row map (moe_utils.py; Transformer Engine's moe_unpermute saves
   // its input only when it merges probs, which Megatron-Core leaves to the experts).
-  const double kept =
-      block.activation_bytes + saved_input_bytes_ * h_ * d.expert_rows + (4 + 1) * n * experts;
+  const double kept = m.block.activation_bytes + saved_input_bytes_ * h_ * m.d.expert_rows +
+                      (4 + 1) * m.n * m.experts;
   cost.activation_bytes += kept;
   // The dispatcher's rows and the attention's buffers are never held at once.
-  cost.transient_bytes = std::max(cost.transient_bytes, moe_transient_bytes(d, h_, n, experts, e_));
+  cost.transient_bytes =
+      std::max(cost.transient_bytes, moe_transient_bytes(m.d, h_, m.n, m.experts, e_));
   // --recompute-modules moe: the whole layer, dispatch included, again from its input.
-  cost.unit(RecomputeModule::moe) = {kept, block.forward, cost.forward_flops - flops_before};
+  cost.unit(RecomputeModule::moe) = {kept, m.block.forward, cost.forward_flops - flops_before};
 }
 
 }  // namespace paraplan::detail
