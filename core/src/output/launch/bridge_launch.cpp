@@ -134,13 +134,23 @@ std::string python_names(StrategyKeyId id, int64_t bits) {
   return "[" + names + "]";
 }
 
-std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
-  const Strategy& s = in.strategy;
-  std::string t;
-  const auto set = [&](const std::string& name, const std::string& value) {
+// Python assignment lines: `name = value`.
+struct Assign {
+  std::string& t;
+  void operator()(const std::string& name, const std::string& value) const {
     t += name + " = " + value + "\n";
-  };
-  const auto num = [&](const std::string& name, int64_t v) { set(name, std::to_string(v)); };
+  }
+};
+struct AssignInt {
+  const Assign& set;
+  void operator()(const std::string& name, int64_t v) const { set(name, std::to_string(v)); }
+};
+
+// Parallel sizes and the pipeline's layer split.
+void parallel_layout_lines(const LaunchInput& in, std::string& t) {
+  const Strategy& s = in.strategy;
+  const Assign set{t};
+  const AssignInt num{set};
   num("m.tensor_model_parallel_size", s.tensor_model_parallel_size);
   num("m.pipeline_model_parallel_size", s.pipeline_model_parallel_size);
   // The layer split as Megatron-LM's flags spell it, under Megatron-Core's attribute names
@@ -176,6 +186,12 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
   set("m.expert_tensor_parallel_size",
       s.expert_tensor_parallel_size > 0 ? std::to_string(s.expert_tensor_parallel_size) : "None");
   set("m.sequence_parallel", py_bool(s.sequence_parallel && s.tensor_model_parallel_size > 1));
+}
+
+// The MoE layer's dispatcher, fusions and overlaps.
+void moe_strategy_lines(const LaunchInput& in, std::string& t) {
+  const Strategy& s = in.strategy;
+  const Assign set{t};
   if (in.scenario.model.moe) {
     set("m.moe_token_dispatcher_type", py_string(to_string(s.moe_token_dispatcher_type)));
     if (s.moe_token_dispatcher_type == MoeDispatcher::flex) {
@@ -192,6 +208,13 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
       set("m.moe_pad_expert_input_to_capacity", py_bool(s.moe_pad_expert_input_to_capacity));
     }
   }
+}
+
+// Recomputation and activation offloading.
+void memory_lines(const LaunchInput& in, const Recompute& r, std::string& t) {
+  const Strategy& s = in.strategy;
+  const Assign set{t};
+  const AssignInt num{set};
   if (r.granularity == RecomputeGranularity::none) {
     set("m.recompute_granularity", "None");
   } else {
@@ -212,6 +235,12 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     set("m.fine_grained_activation_offloading", "True");
     set("m.offload_modules", python_names(StrategyKeyId::offload_modules, s.offload_modules));
   }
+}
+
+// CUDA graphs, the attention backend and the cross-entropy fusion.
+void kernel_lines(const LaunchInput& in, std::string& t) {
+  const Strategy& s = in.strategy;
+  const Assign set{t};
   // CUDA graphs through Megatron-Bridge's helpers (src/megatron/bridge/utils/cuda_graph.py
   // set_cuda_graph_modules, set_full_iteration_cuda_graph), as its performance overrides set
   // them (scripts/performance/utils/overrides.py _set_cuda_graph_overrides: the TE RNG tracker,
@@ -238,6 +267,13 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
   if (s.cross_entropy_fusion_impl == CrossEntropyFusionImpl::te) {
     set("m.cross_entropy_fusion_impl", "\"te\"");  // model_parallel_config.py: 'native' default
   }
+}
+
+// Batch, data-parallel sharding, gradient reduction and the optimizer.
+void batch_and_optimizer_lines(const LaunchInput& in, std::string& t) {
+  const Strategy& s = in.strategy;
+  const Assign set{t};
+  const AssignInt num{set};
   num("cfg.train.micro_batch_size", s.micro_batch_size);
   num("cfg.train.global_batch_size", in.scenario.training.global_batch_size);
   num("cfg.dataset.seq_length", in.scenario.training.seq_length);
@@ -280,6 +316,12 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     set("cfg.optimizer.optimizer_offload_fraction", number(s.optimizer_offload_fraction));
     set("cfg.optimizer.overlap_cpu_optimizer_d2h_h2d", py_bool(s.overlap_cpu_optimizer_d2h_h2d));
   }
+}
+
+// Tensor-parallel communication overlap and the mixed precision.
+void comm_overlap_and_precision_lines(const LaunchInput& in, std::string& t) {
+  const Strategy& s = in.strategy;
+  const Assign set{t};
   if (s.tp_comm_overlap) {
     set("cfg.comm_overlap", "CommOverlapConfig(tp_comm_overlap=True)");
   }
@@ -288,6 +330,16 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
     set("cfg.mixed_precision", "get_mixed_precision_config(cfg.mixed_precision)");
     set("cfg.mixed_precision.fp8_param_gather", "True");
   }
+}
+
+std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
+  std::string t;
+  parallel_layout_lines(in, t);
+  moe_strategy_lines(in, t);
+  memory_lines(in, r, t);
+  kernel_lines(in, t);
+  batch_and_optimizer_lines(in, t);
+  comm_overlap_and_precision_lines(in, t);
   return t;
 }
 
