@@ -96,6 +96,51 @@ void set_memory_verdict(Report& report, const Strategy& s) {
   report.memory_verdict_reason = text;
 }
 
+// A stage's memory against its GPU's and its host's: infeasible above capacity, a warning inside
+// the default margin.
+void check_stage_memory(Report& report, const StageReport& stage, const GpuSpec& gpu,
+                        const Strategy& s, int64_t i) {
+  const std::string where = "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
+                            std::to_string(stage.layers) + " layers)";
+  const double margin =
+      default_margin_bytes(stage.capacity_bytes, s.expandable_segments, captures_cuda_graphs(s));
+  const double headroom = stage.capacity_bytes - stage.memory.peak_bytes();
+  // Tight: inside the default margin, the memory verdict at_risk (docs/model.md, "Memory
+  // verdict").
+  if (headroom >= 0 && headroom < margin) report.memory_tight = true;
+  if (stage.memory.peak_bytes() > stage.capacity_bytes) {
+    report.feasible = false;
+    report.infeasible_reason_ids.emplace_back(kStageMemoryReason);
+    report.infeasible_reasons.push_back(where + " needs " + gib(stage.memory.peak_bytes()) +
+                                        " per GPU, more than the " + gib(stage.capacity_bytes) +
+                                        " it has");
+  } else if (headroom < margin) {
+    // Fits, but within the default margin: where published launches went either way.
+    report.memory_warnings.push_back(
+        where + " leaves " + gib(stage.capacity_bytes - stage.memory.peak_bytes()) + " of its " +
+        gib(stage.capacity_bytes) + " free, less than the default " + gib(margin) +
+        " memory margin: at_risk, it may run out of memory");
+  }
+  if (stage.memory.host_bytes > gpu.host.bytes) {
+    report.feasible = false;
+    report.infeasible_reason_ids.emplace_back(kHostMemoryReason);
+    report.infeasible_reasons.push_back(where + " offloads " + gib(stage.memory.host_bytes) +
+                                        " of activations per GPU, more than the " +
+                                        gib(gpu.host.bytes) + " of host memory per GPU");
+  }
+}
+
+// The report of sizes that overflow double precision.
+Report overflow_report() {
+  Report overflow;
+  overflow.feasible = false;
+  overflow.infeasible_reason_ids.emplace_back(kOverflowReason);
+  overflow.infeasible_reasons.push_back(
+      "the sizes are too large to estimate in double precision (a time or memory overflowed)");
+  overflow.memory_verdict_reason = "memory not estimated: the sizes overflow double precision";
+  return overflow;
+}
+
 }  // namespace
 
 const char* to_string(MemoryVerdict verdict) {
@@ -139,6 +184,12 @@ struct Estimator::Impl {
   detail::RatioBand band;  // the regime's, from every published run (model/uncertainty.hpp)
 
   Report estimate(const Strategy& s);
+  void add_stage_reports(Report& report, const Strategy& s, const detail::PipelineInput& input,
+                         const std::vector<detail::StageGroup>& groups,
+                         const std::vector<detail::GroupResult>& results) const;
+  void set_throughput(Report& report, const detail::Layout& layout,
+                      const detail::PipelineResult& pipeline) const;
+  void set_validation(Report& report, const Strategy& s) const;
 };
 
 Report Estimator::Impl::estimate(const Strategy& s) {
@@ -190,6 +241,19 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.iteration_time_s = pipeline.iteration_time_s;
   report.time_breakdown = pipeline.breakdown;
   report.bottleneck_stage = static_cast<int>(groups[pipeline.bottleneck_group].first);
+  add_stage_reports(report, s, input, groups, results);
+  set_memory_verdict(report, s);
+  set_throughput(report, *layout, pipeline);
+  set_validation(report, s);
+  if (!all_finite(report)) return overflow_report();
+  return report;
+}
+
+// One StageReport per pipeline stage, with its memory checked.
+void Estimator::Impl::add_stage_reports(Report& report, const Strategy& s,
+                                        const detail::PipelineInput& input,
+                                        const std::vector<detail::StageGroup>& groups,
+                                        const std::vector<detail::GroupResult>& results) const {
   for (size_t g = 0; g < groups.size(); ++g) {
     const detail::StageGroup& group = groups[g];
     const detail::GroupResult& r = results[g];
@@ -210,43 +274,17 @@ Report Estimator::Impl::estimate(const Strategy& s) {
                                 static_cast<double>(input.micro_batches) * r.work.zero3_comm_s;
       stage.optimizer_s = r.optimizer_s;
       stage.host_copy_bytes = r.host_copy_bytes;
-      const std::string where = "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
-                                std::to_string(stage.layers) + " layers)";
-      const double margin = default_margin_bytes(stage.capacity_bytes, s.expandable_segments,
-                                                 captures_cuda_graphs(s));
-      const double headroom = stage.capacity_bytes - stage.memory.peak_bytes();
-      // Tight: inside the default margin, the memory verdict at_risk (docs/model.md, "Memory
-      // verdict").
-      if (headroom >= 0 && headroom < margin) report.memory_tight = true;
-      if (stage.memory.peak_bytes() > stage.capacity_bytes) {
-        report.feasible = false;
-        report.infeasible_reason_ids.emplace_back(kStageMemoryReason);
-        report.infeasible_reasons.push_back(where + " needs " + gib(stage.memory.peak_bytes()) +
-                                            " per GPU, more than the " + gib(stage.capacity_bytes) +
-                                            " it has");
-      } else if (headroom < margin) {
-        // Fits, but within the default margin: where published launches went either way.
-        report.memory_warnings.push_back(
-            where + " leaves " + gib(stage.capacity_bytes - stage.memory.peak_bytes()) +
-            " of its " + gib(stage.capacity_bytes) + " free, less than the default " + gib(margin) +
-            " memory margin: at_risk, it may run out of memory");
-      }
-      if (stage.memory.host_bytes > gpu.host.bytes) {
-        report.feasible = false;
-        report.infeasible_reason_ids.emplace_back(kHostMemoryReason);
-        report.infeasible_reasons.push_back(where + " offloads " + gib(stage.memory.host_bytes) +
-                                            " of activations per GPU, more than the " +
-                                            gib(gpu.host.bytes) + " of host memory per GPU");
-      }
+      check_stage_memory(report, stage, gpu, s, i);
       report.stages.push_back(std::move(stage));
     }
   }
+}
 
-  set_memory_verdict(report, s);
-
-  // Throughput and utilisation (MFU counts model FLOPs only; HFU adds recompute).
+// Throughput and utilisation (MFU counts model FLOPs only; HFU adds recompute).
+void Estimator::Impl::set_throughput(Report& report, const detail::Layout& layout,
+                                     const detail::PipelineResult& pipeline) const {
   const double tokens = static_cast<double>(training.global_batch_size) * training.seq_length;
-  const double gpus = static_cast<double>(layout->num_gpus);
+  const double gpus = static_cast<double>(layout.num_gpus);
   double peak_flops = 0;
   for (const GpuPool& pool : cluster.pools) {
     peak_flops += static_cast<double>(pool.count) * pool.gpu.tensor_flops(training.precision);
@@ -261,6 +299,10 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   const double causal_flops = report.model_flops_per_token_causal * tokens;
   report.model_tflops_per_gpu_causal = causal_flops / report.iteration_time_s / gpus / 1e12;
   report.mfu_causal = causal_flops / report.iteration_time_s / peak_flops;
+}
+
+// The band and the notes on how far the validation covers this strategy.
+void Estimator::Impl::set_validation(Report& report, const Strategy& s) const {
   report.uncertainty = detail::uncertainty_of(band, report.tokens_per_s_per_gpu);
   report.validation.notes =
       detail::regime_notes(model, training, cluster, framework, s, report.mfu_causal);
@@ -269,16 +311,6 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   }
   if (!model_note.empty()) report.validation.notes.push_back(model_note);
   report.validation.validated = report.validation.notes.empty();
-  if (!all_finite(report)) {
-    Report overflow;
-    overflow.feasible = false;
-    overflow.infeasible_reason_ids.emplace_back(kOverflowReason);
-    overflow.infeasible_reasons.push_back(
-        "the sizes are too large to estimate in double precision (a time or memory overflowed)");
-    overflow.memory_verdict_reason = "memory not estimated: the sizes overflow double precision";
-    return overflow;
-  }
-  return report;
 }
 
 Estimator::Estimator(ModelSpec model, Training training, Cluster cluster, Framework framework)
