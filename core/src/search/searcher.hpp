@@ -127,7 +127,7 @@ class Searcher {
   SearchResult run();
 
  private:
-  // The levels, in call order (searcher.cpp).
+  // The levels, in call order (walk_layouts.cpp, layer_shape.cpp, walk_leaf.cpp).
   void tensor_level();
   void context_level();
   void expert_level();
