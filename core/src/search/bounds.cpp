@@ -40,107 +40,138 @@ std::pair<double, double> Searcher::one_type_split_bound_s(double dense_s, doubl
   return {pace, work};
 }
 
+// The time of a pass's forward and backward.
+double Searcher::forward_backward_s(const PassTime& forward, const PassTime& backward) {
+  return forward.total_s() + backward.total_s();
+}
+
+// One layer of a kind (`moe`) on stage `i`'s GPU type, recompute included where asked.
+// Each layer's passes at least the host's time to issue them (stage_work's host bound: the
+// CUDA graph keys it reads are the ZeRO level's fixed ones, set in s_ from the start).
+double Searcher::bound_layer_s(size_t i, bool moe, bool recompute) const {
+  const Strategy& s = s_;
+  const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
+  const LayerCost& l = moe ? pool_costs_[pool]->moe : pool_costs_[pool]->dense;
+  return layer_passes_s(l, s) +
+         (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
+}
+
+// The embedding's passes on the first stage `i`, the LM head's on the last.
+double Searcher::bound_edges_s(size_t i) const {
+  const Strategy& s = s_;
+  const size_t stages = s.pipeline_stage_gpus.size();
+  const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus[i])];
+  return (i == 0 ? forward_backward_s(c.embedding.forward, c.embedding.backward) : 0.0) +
+         (i + 1 == stages ? forward_backward_s(c.head.forward, c.head.backward) : 0.0);
+}
+
+// Block recompute redoes the first num_layers layers of each of a stage's v chunks:
+// min(num_layers x v, layers) layers' forwards (stage_work), at the stage's mean forward, so at
+// least the cheapest kind's forward each (block_forward_s); the recompute level's num_layers is
+// the least the leaf fits (1) or the pinned count. Uniform and selective are per layer
+// (bound_layer_s).
+double Searcher::block_layers(size_t i, int64_t layers) const {
+  const Strategy& s = s_;
+  const Recompute& r = s.recompute[static_cast<size_t>(s.pipeline_stage_gpus[i])];
+  return static_cast<double>(
+      std::min(r.num_layers * s.virtual_pipeline_model_parallel_size, layers));
+}
+
+double Searcher::block_forward_s(size_t i, bool recompute) const {
+  const Strategy& s = s_;
+  const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
+  const Recompute& r = s.recompute[pool];
+  if (!recompute || r.granularity != RecomputeGranularity::full ||
+      r.method != RecomputeMethod::block) {
+    return 0.0;
+  }
+  // Multi-token-prediction depths run on the last stage as layers of either kind.
+  const ModelCosts& c = *pool_costs_[pool];
+  const int64_t moe_layers = model_.num_moe_layers();
+  const bool any_kind = model_.mtp_num_layers > 0;
+  double forward_s = std::numeric_limits<double>::infinity();
+  if (any_kind || model_.num_layers > moe_layers) forward_s = c.dense.forward.total_s();
+  if (any_kind || moe_layers > 0) forward_s = std::min(forward_s, c.moe.forward.total_s());
+  return forward_s;
+}
+
+// Pace (slowest stage) and total work of all stages per micro-batch of a fixed split: each
+// stage's dense and MoE layers as estimated.
+std::pair<double, double> Searcher::fixed_split_bound_s(bool recompute) const {
+  const Strategy& s = s_;
+  const size_t stages = s.pipeline_stage_gpus.size();
+  double pace = 0, work = 0;
+  int64_t first_layer = 0;
+  for (size_t i = 0; i < stages; ++i) {
+    const int64_t layers = s.pipeline_stage_layers[i];
+    const int64_t moe_layers = moe_layers_in(model_, first_layer, layers);
+    first_layer += layers;
+    const double stage =
+        static_cast<double>(layers - moe_layers) * bound_layer_s(i, false, recompute) +
+        static_cast<double>(moe_layers) * bound_layer_s(i, true, recompute) + bound_edges_s(i) +
+        block_layers(i, layers) * block_forward_s(i, recompute);
+    pace = std::max(pace, stage);
+    work += stage;
+  }
+  return {pace, work};
+}
+
+// The same for a split still to choose on one GPU type (one_type_split_bound_s).
+std::pair<double, double> Searcher::one_type_leaf_split_bound_s(bool recompute) const {
+  const Strategy& s = s_;
+  const size_t stages = s.pipeline_stage_gpus.size();
+  const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus.front())];
+  const auto [pace_s, work_s] = one_type_split_bound_s(
+      bound_layer_s(0, false, recompute), bound_layer_s(0, true, recompute),
+      forward_backward_s(c.embedding.forward, c.embedding.backward),
+      forward_backward_s(c.head.forward, c.head.backward), static_cast<int64_t>(stages));
+  double pace = pace_s;
+  double work = work_s;
+  // Every stage holds a layer (balanced_split): block recompute redoes at least
+  // min(num_layers x v, layers - stages + 1) layers on one stage and one on each other.
+  const int64_t layers = model_.num_layers;
+  if (layers >= static_cast<int64_t>(stages)) {
+    work += (block_layers(0, layers - static_cast<int64_t>(stages) + 1) +
+             static_cast<double>(stages - 1)) *
+            block_forward_s(0, recompute);
+    pace = std::max(pace, work / static_cast<double>(stages));
+  }
+  return {pace, work};
+}
+
+// The same for a split still to choose on mixed GPU types: a perfectly balanced continuous
+// split, least work.
+std::pair<double, double> Searcher::mixed_split_bound_s(bool recompute) const {
+  const size_t stages = s_.pipeline_stage_gpus.size();
+  const auto layer_s = [&](size_t i) {
+    return std::min(bound_layer_s(i, false, recompute), bound_layer_s(i, true, recompute));
+  };
+  double pace = 0, work = 0;
+  double rate = 0, fixed = 0, fastest_layer = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < stages; ++i) {
+    rate += 1 / layer_s(i);
+    fixed += bound_edges_s(i) / layer_s(i);
+    fastest_layer = std::min(fastest_layer, layer_s(i));
+    work += bound_edges_s(i);
+  }
+  pace = (static_cast<double>(model_.num_layers) + fixed) / rate;
+  work = std::max(pace, work + static_cast<double>(model_.num_layers) * fastest_layer);
+  return {pace, work};
+}
+
 // A lower bound on the iteration time for every recompute and ZeRO choice of a layer shape:
 // the pipeline with each layer's compute and in-layer communication (tensor, context, expert
 // parallel), which neither choice removes, and none of point-to-point, data parallel or
 // optimizer time. With `recompute` (the recompute settings decided), each layer's backward also
 // redoes at least what its recompute setting redoes (layer_recompute_floor_s).
 double Searcher::lower_bound_s(bool recompute) const {
-  const Strategy& s = s_;
-  const auto pass_s = [](const PassTime& forward, const PassTime& backward) {
-    return forward.total_s() + backward.total_s();
-  };
-  // One layer of each kind on stage `i`'s GPU type, recompute included where asked.
-  // Each layer's passes at least the host's time to issue them (stage_work's host bound: the
-  // CUDA graph keys it reads are the ZeRO level's fixed ones, set in s_ from the start).
-  const auto dense_s = [&](size_t i) {
-    const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
-    const LayerCost& l = pool_costs_[pool]->dense;
-    return layer_passes_s(l, s) +
-           (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
-  };
-  const auto moe_s = [&](size_t i) {
-    const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
-    const LayerCost& l = pool_costs_[pool]->moe;
-    return layer_passes_s(l, s) +
-           (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
-  };
-  const size_t stages = s.pipeline_stage_gpus.size();
-  const auto edges_s = [&](size_t i) {
-    const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus[i])];
-    return (i == 0 ? pass_s(c.embedding.forward, c.embedding.backward) : 0.0) +
-           (i + 1 == stages ? pass_s(c.head.forward, c.head.backward) : 0.0);
-  };
-  const auto layer_s = [&](size_t i) { return std::min(dense_s(i), moe_s(i)); };
-  // Block recompute redoes the first num_layers layers of each of a stage's v chunks:
-  // min(num_layers x v, layers) layers' forwards (stage_work), at the stage's mean forward, so at
-  // least the cheapest kind's forward each (block_forward_s); the recompute level's num_layers is
-  // the least the leaf fits (1) or the pinned count. Uniform and selective are per layer (above).
-  const auto block_layers = [&](size_t i, int64_t layers) {
-    const Recompute& r = s.recompute[static_cast<size_t>(s.pipeline_stage_gpus[i])];
-    return static_cast<double>(
-        std::min(r.num_layers * s.virtual_pipeline_model_parallel_size, layers));
-  };
-  const auto block_forward_s = [&](size_t i) {
-    const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
-    const Recompute& r = s.recompute[pool];
-    if (!recompute || r.granularity != RecomputeGranularity::full ||
-        r.method != RecomputeMethod::block) {
-      return 0.0;
-    }
-    // Multi-token-prediction depths run on the last stage as layers of either kind.
-    const ModelCosts& c = *pool_costs_[pool];
-    const int64_t moe_layers = model_.num_moe_layers();
-    const bool any_kind = model_.mtp_num_layers > 0;
-    double forward_s = std::numeric_limits<double>::infinity();
-    if (any_kind || model_.num_layers > moe_layers) forward_s = c.dense.forward.total_s();
-    if (any_kind || moe_layers > 0) forward_s = std::min(forward_s, c.moe.forward.total_s());
-    return forward_s;
-  };
   // Pace (slowest stage) and total work of all stages per micro-batch.
-  double pace = 0, work = 0;
-  if (!split_at_leaf_) {  // a fixed split: each stage's dense and MoE layers as estimated
-    int64_t first_layer = 0;
-    for (size_t i = 0; i < stages; ++i) {
-      const int64_t layers = s.pipeline_stage_layers[i];
-      const int64_t moe_layers = moe_layers_in(model_, first_layer, layers);
-      first_layer += layers;
-      const double stage = static_cast<double>(layers - moe_layers) * dense_s(i) +
-                           static_cast<double>(moe_layers) * moe_s(i) + edges_s(i) +
-                           block_layers(i, layers) * block_forward_s(i);
-      pace = std::max(pace, stage);
-      work += stage;
-    }
-  } else if (!mixed_) {  // a split still to choose on one GPU type
-    const ModelCosts& c = *pool_costs_[static_cast<size_t>(s.pipeline_stage_gpus.front())];
-    const auto [pace_s, work_s] = one_type_split_bound_s(
-        dense_s(0), moe_s(0), pass_s(c.embedding.forward, c.embedding.backward),
-        pass_s(c.head.forward, c.head.backward), static_cast<int64_t>(stages));
-    pace = pace_s;
-    work = work_s;
-    // Every stage holds a layer (balanced_split): block recompute redoes at least
-    // min(num_layers x v, layers - stages + 1) layers on one stage and one on each other.
-    const int64_t layers = model_.num_layers;
-    if (layers >= static_cast<int64_t>(stages)) {
-      work += (block_layers(0, layers - static_cast<int64_t>(stages) + 1) +
-               static_cast<double>(stages - 1)) *
-              block_forward_s(0);
-      pace = std::max(pace, work / static_cast<double>(stages));
-    }
-  } else {  // a split still to choose: a perfectly balanced continuous split, least work
-    double rate = 0, fixed = 0, fastest_layer = std::numeric_limits<double>::infinity();
-    for (size_t i = 0; i < stages; ++i) {
-      rate += 1 / layer_s(i);
-      fixed += edges_s(i) / layer_s(i);
-      fastest_layer = std::min(fastest_layer, layer_s(i));
-      work += edges_s(i);
-    }
-    pace = (static_cast<double>(model_.num_layers) + fixed) / rate;
-    work = std::max(pace, work + static_cast<double>(model_.num_layers) * fastest_layer);
-  }
+  const auto [pace, work] = !split_at_leaf_ ? fixed_split_bound_s(recompute)
+                            : !mixed_       ? one_type_leaf_split_bound_s(recompute)
+                                            : mixed_split_bound_s(recompute);
   // m paces, plus filling and draining the other stages' work (as evaluate_pipeline).
   return static_cast<double>(micro_batches()) * pace +
-         (work - pace) / static_cast<double>(s.virtual_pipeline_model_parallel_size);
+         (work - pace) / static_cast<double>(s_.virtual_pipeline_model_parallel_size);
 }
 
 // What the least shape work reads above the layer shape level: the per-layer costs' keys and the
@@ -283,41 +314,52 @@ bool Searcher::activations_overflow(int fit_pool) {
   s_.zero_stage = 0;
   if (s_.cpu_offloading_num_layers > 0) return false;
   PipelineInput input = margined_input(s_);
+  if (!split_at_leaf_) return group_activations_overflow(input, fit_pool, offloads_layers);
+  return split_activations_overflow(input, offloads_layers);
+}
+
+// activations_overflow where the layers are split: each group's activations as the estimate
+// computes them, the least of either end of the fitted block recompute's range (group_floors_).
+bool Searcher::group_activations_overflow(PipelineInput& input, int fit_pool,
+                                          bool offloads_layers) {
   const auto usable = [&](int pool) {
     return input.usable_bytes(cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes);
   };
-  if (!split_at_leaf_) {
-    group_stages(s_.pipeline_stage_gpus, s_.pipeline_stage_layers, model_, groups_);
-    input.groups = groups_;
-    // fit_block_layers' range of block-recomputed layers: 1 to a chunk less one.
-    Recompute* block = fit_pool >= 0 ? &s_.recompute[static_cast<size_t>(fit_pool)] : nullptr;
-    const int64_t kept = block ? block->num_layers : 0;
-    const int64_t most = std::max<int64_t>(
-        1, *std::min_element(s_.pipeline_stage_layers.begin(), s_.pipeline_stage_layers.end()) /
-                   s_.virtual_pipeline_model_parallel_size -
-               1);
-    bool overflow = false;
-    group_floors_.clear();
-    for (const StageGroup& group : groups_) {
-      if (block) block->num_layers = 1;
-      // The group's parameters do not depend on recompute: one work serves the floor.
-      StageWork work = stage_work(input, group);
-      double bytes = offloads_layers ? 0.0 : group_activation_bytes(input, group, work);
-      if (block && !offloads_layers) {
-        block->num_layers = most;
-        bytes = std::min(bytes, group_activation_bytes(input, group, stage_work(input, group)));
-      }
-      group_floors_.push_back({group, bytes, std::move(work)});
-      if (bytes > usable(group.pool)) {
-        overflow = true;
-        break;
-      }
+  group_stages(s_.pipeline_stage_gpus, s_.pipeline_stage_layers, model_, groups_);
+  input.groups = groups_;
+  // fit_block_layers' range of block-recomputed layers: 1 to a chunk less one.
+  Recompute* block = fit_pool >= 0 ? &s_.recompute[static_cast<size_t>(fit_pool)] : nullptr;
+  const int64_t kept = block ? block->num_layers : 0;
+  const int64_t most = std::max<int64_t>(
+      1, *std::min_element(s_.pipeline_stage_layers.begin(), s_.pipeline_stage_layers.end()) /
+                 s_.virtual_pipeline_model_parallel_size -
+             1);
+  bool overflow = false;
+  group_floors_.clear();
+  for (const StageGroup& group : groups_) {
+    if (block) block->num_layers = 1;
+    // The group's parameters do not depend on recompute: one work serves the floor.
+    StageWork work = stage_work(input, group);
+    double bytes = offloads_layers ? 0.0 : group_activation_bytes(input, group, work);
+    if (block && !offloads_layers) {
+      block->num_layers = most;
+      bytes = std::min(bytes, group_activation_bytes(input, group, stage_work(input, group)));
     }
-    if (block) block->num_layers = kept;
-    group_floors_valid_ = !overflow;
-    return overflow;
+    group_floors_.push_back({group, bytes, std::move(work)});
+    if (bytes > usable(group.pool)) {
+      overflow = true;
+      break;
+    }
   }
-  // The least a layer stores per micro-batch on each GPU type: one layer more in a middle stage.
+  if (block) block->num_layers = kept;
+  group_floors_valid_ = !overflow;
+  return overflow;
+}
+
+// activations_overflow where the leaf splits the layers: the least a layer stores per
+// micro-batch on each GPU type, one layer more in a middle stage (split_floors_), against the
+// room of the stages (split_room_short).
+bool Searcher::split_activations_overflow(const PipelineInput& input, bool offloads_layers) {
   const int64_t stages = s_.pipeline_model_parallel_size;
   if (offloads_layers) return false;
   if (model_.num_layers < stages) return false;  // the leaf rejects the split
@@ -328,33 +370,40 @@ bool Searcher::activations_overflow(int fit_pool) {
                   static_cast<int>(pool)) == s_.pipeline_stage_gpus.end()) {
       continue;
     }
-    // Full recompute stores each layer's input where it recomputes one layer at a time (uniform,
-    // one layer: linear in the layers), not by blocks of layers.
-    const Recompute& recompute = s_.recompute[pool];
-    if (recompute.granularity == RecomputeGranularity::full &&
-        (recompute.method != RecomputeMethod::uniform || recompute.num_layers != 1)) {
-      return false;
-    }
-    SplitFloor& floor = split_floors_[pool];
-    floor.activation_bytes = std::numeric_limits<double>::infinity();
-    for (const int64_t moe : {int64_t{0}, int64_t{1}}) {
-      if (moe == 1 ? model_.num_moe_layers() == 0 : model_.num_moe_layers() == model_.num_layers) {
-        continue;
-      }
-      const int p = static_cast<int>(pool);
-      SplitFloor::Kind& kind = floor.kinds[static_cast<size_t>(moe)];
-      kind.used = true;
-      kind.one_group = {p, middle, 1, 1, moe};
-      kind.two_group = {p, middle, 1, 2, 2 * moe};
-      kind.one = stage_work(input, kind.one_group);
-      kind.two = stage_work(input, kind.two_group);
-      kind.activation_bytes = kind.two.stored_activation_bytes - kind.one.stored_activation_bytes;
-      floor.activation_bytes = std::min(floor.activation_bytes, kind.activation_bytes);
-    }
-    if (!(floor.activation_bytes > 0)) return false;
+    if (!set_split_floor(input, pool, middle)) return false;
   }
   split_floors_valid_ = true;
   return split_room_short(input, nullptr);
+}
+
+// GPU type `pool`'s split floor: the works of a middle stage of one and two layers of each kind
+// and the least one more layer stores. False where there is none (full recompute by blocks, or
+// a layer that stores nothing more).
+bool Searcher::set_split_floor(const PipelineInput& input, size_t pool, int64_t middle) {
+  // Full recompute stores each layer's input where it recomputes one layer at a time (uniform,
+  // one layer: linear in the layers), not by blocks of layers.
+  const Recompute& recompute = s_.recompute[pool];
+  if (recompute.granularity == RecomputeGranularity::full &&
+      (recompute.method != RecomputeMethod::uniform || recompute.num_layers != 1)) {
+    return false;
+  }
+  SplitFloor& floor = split_floors_[pool];
+  floor.activation_bytes = std::numeric_limits<double>::infinity();
+  for (const int64_t moe : {int64_t{0}, int64_t{1}}) {
+    if (moe == 1 ? model_.num_moe_layers() == 0 : model_.num_moe_layers() == model_.num_layers) {
+      continue;
+    }
+    const int p = static_cast<int>(pool);
+    SplitFloor::Kind& kind = floor.kinds[static_cast<size_t>(moe)];
+    kind.used = true;
+    kind.one_group = {p, middle, 1, 1, moe};
+    kind.two_group = {p, middle, 1, 2, 2 * moe};
+    kind.one = stage_work(input, kind.one_group);
+    kind.two = stage_work(input, kind.two_group);
+    kind.activation_bytes = kind.two.stored_activation_bytes - kind.one.stored_activation_bytes;
+    floor.activation_bytes = std::min(floor.activation_bytes, kind.activation_bytes);
+  }
+  return floor.activation_bytes > 0;
 }
 
 // Whether the stages cannot hold the model's layers between them, each layer storing at least
