@@ -224,6 +224,11 @@ void Searcher::init_shape_floors() {
   }
   size_count_shared_ =
       std::find(loop_reads_.begin(), loop_reads_.end(), K::micro_batch_size) == loop_reads_.end();
+  init_sizes_reads();
+}
+
+// What a layout's counted micro-batch loop reads (count_micro_batch_sizes).
+void Searcher::init_sizes_reads() {
   // A layout's counted micro-batch loop reads, besides the shape loop's keys, those of the
   // micro-batch rules and the data parallel size its candidates and micro-batches follow (tensor,
   // context, pipeline); it writes the size.

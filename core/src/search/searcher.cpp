@@ -116,6 +116,17 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
       top_(static_cast<size_t>(std::max(1, options.top)), options.distinct_layouts),
       start_(std::chrono::steady_clock::now()),
       audit_(audit) {
+  place_rules();
+  s_.recompute.assign(cluster_.pools.size(), Recompute{});
+  init_shape_counts();
+  init_zero_pins();
+  init_shape_floors();  // after the fixed keys, which it may read
+  init_leaf_facts();
+}
+
+// Each rule at the level that checks it, with its rejection counter; per key, the framework rules
+// that read it and whether it is pinned.
+void Searcher::place_rules() {
   // Each rule is checked once, at the first level where every key it reads is decided; a rule
   // that reads no key (only the model or the job) at the first level.
   KeySet decided;
@@ -146,8 +157,10 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
       if (rule->reads.contains(row.id)) framework_rules_reading_[id].push_back(rule);
     }
   }
-  s_.recompute.assign(cluster_.pools.size(), Recompute{});
-  init_shape_counts();
+}
+
+// The ZeRO level's pins, read once, and the keys it fixes, set in `s_`.
+void Searcher::init_zero_pins() {
   zero_pins_.stage = pins_.get(K::zero_stage);
   zero_pins_.overlap_grad_reduce = pins_.flag(K::overlap_grad_reduce);
   zero_pins_.overlap_param_gather = pins_.flag(K::overlap_param_gather);
@@ -165,7 +178,12 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
   // Those keys hold these values wherever a bound reads them (the CUDA graph keys, in the layers'
   // host time).
   for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
-  init_shape_floors();  // after the fixed keys, which it may read
+}
+
+// What the leaf's evaluation tries and its rules read: the offloading and parameter-copy reuse
+// variants the framework allows, and whether a memory bound keeps the walk's verdict exact.
+void Searcher::init_leaf_facts() {
+  const KeySet zero_keys = keys_decided_at(Level::zero, leaf_splits_layers_);
   // The framework's rules on parameter-copy reuse read that key alone.
   Strategy reusing;
   reusing.reuse_fp32_param = true;

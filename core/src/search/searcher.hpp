@@ -127,6 +127,10 @@ class Searcher {
   SearchResult run();
 
  private:
+  // The constructor's parts, in call order (searcher.cpp).
+  void place_rules();
+  void init_zero_pins();
+  void init_leaf_facts();
   // The levels, in call order (walk_layouts.cpp, layer_shape.cpp, walk_leaf.cpp).
   void tensor_level();
   void context_level();
@@ -427,6 +431,7 @@ class Searcher {
   enum class Bounded { unknown, no, yes } sizes_bounded_ = Bounded::unknown;
   bool floor_reads_above_layouts_ = false;  // the floors read no key of the layouts (virtual on)
   void init_shape_floors();
+  void init_sizes_reads();
   ShapeCount walk_shape_count();
   void replay(const ShapeCount& count);
   void audit_replay(const ShapeCount& count);
