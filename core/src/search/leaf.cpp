@@ -1,6 +1,6 @@
 // The search's leaf: estimating one strategy and its offloading variants, and the choices only
 // memory settles (a mixed cluster's layer split, block recompute depth). The bounds that skip
-// leaves are in bounds.cpp.
+// leaves are in bounds.cpp and memory_bounds.cpp.
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -127,7 +127,11 @@ class Searcher {
   SearchResult run();
 
  private:
-  // The levels, in call order (searcher.cpp).
+  // The constructor's parts, in call order (searcher.cpp).
+  void place_rules();
+  void init_zero_pins();
+  void init_leaf_facts();
+  // The levels, in call order (walk_layouts.cpp, layer_shape.cpp, walk_leaf.cpp).
   void tensor_level();
   void context_level();
   void expert_level();
@@ -157,6 +161,16 @@ class Searcher {
   void fit_block_layers(size_t pool);
   bool split_layers();
   double lower_bound_s(bool recompute = false) const;
+  // Its parts (bounds.cpp): per stage, a layer, the embedding and LM head, block recompute; the
+  // pace and work of a fixed split, of one still to choose on one GPU type and on mixed types.
+  static double forward_backward_s(const PassTime& forward, const PassTime& backward);
+  double bound_layer_s(size_t i, bool moe, bool recompute) const;
+  double bound_edges_s(size_t i) const;
+  double block_layers(size_t i, int64_t layers) const;
+  double block_forward_s(size_t i, bool recompute) const;
+  std::pair<double, double> fixed_split_bound_s(bool recompute) const;
+  std::pair<double, double> one_type_leaf_split_bound_s(bool recompute) const;
+  std::pair<double, double> mixed_split_bound_s(bool recompute) const;
   std::pair<double, double> one_type_split_bound_s(double dense_s, double moe_s, double embedding_s,
                                                    double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
@@ -167,6 +181,9 @@ class Searcher {
   void count_micro_batch_sizes(const std::vector<int64_t>& sizes);
   double least_shape_work_s();
   bool activations_overflow(int fit_pool);
+  bool group_activations_overflow(PipelineInput& input, int fit_pool, bool offloads_layers);
+  bool split_activations_overflow(const PipelineInput& input, bool offloads_layers);
+  bool set_split_floor(const PipelineInput& input, size_t pool, int64_t middle);
   bool static_memory_overflows(int fit_pool);
   double mean_static_bytes(const PipelineInput& input);
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group,
@@ -414,6 +431,7 @@ class Searcher {
   enum class Bounded { unknown, no, yes } sizes_bounded_ = Bounded::unknown;
   bool floor_reads_above_layouts_ = false;  // the floors read no key of the layouts (virtual on)
   void init_shape_floors();
+  void init_sizes_reads();
   ShapeCount walk_shape_count();
   void replay(const ShapeCount& count);
   void audit_replay(const ShapeCount& count);
