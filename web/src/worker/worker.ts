@@ -123,8 +123,11 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
   }
 }
 
-// Requests received and not yet answered: the warm-up runs only while there are none.
+// Requests received and not yet answered, and whether any asked the module for more than its
+// version or catalogue: the warm-up runs only while none waits and none has run (a search that
+// ran has compiled its code itself).
 let unanswered = 0;
+let worked = false;
 
 self.onmessage = async (event: MessageEvent<Request | ModuleMessage>) => {
   if ("wasmModule" in event.data) {
@@ -133,6 +136,7 @@ self.onmessage = async (event: MessageEvent<Request | ModuleMessage>) => {
   }
   const { id } = event.data;
   unanswered++;
+  worked ||= event.data.method !== "load" && event.data.method !== "info";
   try {
     const module = await paraplan;
     post({ id, type: "result", result: handle(module, event.data) });
@@ -148,7 +152,7 @@ self.onmessage = async (event: MessageEvent<Request | ModuleMessage>) => {
 paraplan.then(
   async (module) => {
     mark("warm-up-start");
-    if ((await warmUp(module, () => unanswered > 0)) > 0) mark("warm-up-end");
+    if ((await warmUp(module, () => unanswered > 0 || worked)) > 0) mark("warm-up-end");
   },
   () => undefined,
 );
