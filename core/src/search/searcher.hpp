@@ -167,6 +167,11 @@ class Searcher {
   void count_micro_batch_sizes(const std::vector<int64_t>& sizes);
   double least_shape_work_s();
   bool activations_overflow(int fit_pool);
+  bool floors_rule_out(int fit_pool);
+  // Added to what a stage may use by the memory floors (activations_overflow, floors_overflow,
+  // kind_room_short): the closest miss's overflow while nothing is ranked, else 0
+  // (floors_rule_out, closest_miss_bound.cpp).
+  double miss_slack_bytes_ = 0;
   bool static_memory_overflows(int fit_pool);
   double mean_static_bytes(const PipelineInput& input);
   double group_activation_bytes(const PipelineInput& input, const StageGroup& group,
