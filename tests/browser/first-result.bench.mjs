@@ -11,7 +11,10 @@
 // --startup prints each job's start-up timeline (the page's and the worker's marks and fetches);
 // --only=TEXT keeps the jobs whose name contains TEXT; --first ends each run at its first row
 // (the final rows' column then lists only the runs that ended with them); --compare=DIR also
-// measures the build in DIR, in turns with this one, and prints its rows marked [compared].
+// measures the build in DIR, in turns with this one, and prints its rows marked [compared];
+// --click=MS opens each link without run=1, waits MS after the form is drawn (a user reading
+// it) and clicks Search: its times are then ms since the click (the worker's warm-up,
+// web/src/worker/warm-up.ts, has had those MS).
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -27,6 +30,7 @@ const MODELS = ARGS.includes("--models");
 const STARTUP = ARGS.includes("--startup");
 // Each run ends at its first row (provisional or final) rather than at the final rows.
 const FIRST = ARGS.includes("--first");
+const CLICK = ARGS.find((arg) => arg.startsWith("--click="))?.slice(8);
 const DEFAULT_JOB =
   "gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16";
 const LINKS = {
@@ -155,7 +159,15 @@ async function measure(browser, origin, query, path = "app") {
   });
   const page = await context.newPage();
   await page.addInitScript(observe);
-  await page.goto(`${origin}/${path}/?${query}`);
+  if (CLICK === undefined) {
+    await page.goto(`${origin}/${path}/?${query}`);
+  } else {
+    await page.goto(`${origin}/${path}/?${query.replace(/&run=1$/, "")}`);
+    await page.waitForSelector('[data-testid="search-button"]');
+    await page.waitForTimeout(Number(CLICK));
+    await page.evaluate(() => (window.__marks.click = performance.now()));
+    await page.click('[data-testid="search-button"]');
+  }
   await page.waitForFunction(
     (first) =>
       window.__marks?.final !== undefined ||
@@ -164,6 +176,10 @@ async function measure(browser, origin, query, path = "app") {
     { timeout: 300_000, polling: 50 },
   );
   const marks = await page.evaluate(() => window.__marks);
+  if (marks.click !== undefined) {
+    for (const key of ["provisional", "final", "searching", "form"])
+      if (marks[key] !== undefined) marks[key] -= marks.click;
+  }
   marks.startup = await startup(page);
   marks.longTasks = await page.evaluate(() => window.__longTasks);
   await context.close();

@@ -177,6 +177,11 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
       /tensor_model_parallel_size（3）不能整除 num_attention_heads（64）/,
     );
     assert.doesNotMatch(text, /does not divide/);
+    // The header too (it was built before the language was set, and stayed English).
+    assert.equal(
+      await page.locator(".site-header .tagline").innerText(),
+      "大语言模型训练的并行策略计算器",
+    );
     await screenshot("i30-9-zh-reasons", page);
     await page.close();
   });

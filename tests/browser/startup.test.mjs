@@ -89,6 +89,9 @@ describe("issue 30: the module starts before the form is drawn (production build
     );
     assert.equal(searching.length, 1, order);
     assert.ok(searching[0]["module-received"] !== undefined, order);
+    // The search was waiting when the module became ready: the worker's warm-up
+    // (web/src/worker/warm-up.ts) did not run ahead of it.
+    assert.equal(searching[0]["warm-up-end"], undefined, order);
     await page.screenshot({
       path: join(SCREENSHOTS, "startup-first-rows.png"),
       fullPage: true,
@@ -121,6 +124,48 @@ describe("issue 30: the module starts before the form is drawn (production build
     assert.ok(wasm[0] < marks["form-drawn"], order);
     assert.equal(marks["search-requested"], undefined, order);
     assert.equal(await page.locator(byTestId("result-row")).count(), 0);
+    await page.close();
+  });
+
+  it("without run=1 the worker warms the search's code up while the form is read, then searches on the click", async () => {
+    const page = await site.context.newPage();
+    await page.goto(`${site.origin}/paraplan/?lang=en&${JOB}`);
+    await page.waitForSelector(byTestId("search-button"), {
+      timeout: TIMEOUT_MS,
+    });
+    // The warm-up's searches (the page's default job, dense and MoE, each stopped at its first
+    // rows) end with a mark in the worker.
+    const warmed = () =>
+      Promise.all(
+        page
+          .workers()
+          .map((worker) =>
+            worker.evaluate(
+              () =>
+                performance.getEntriesByName("paraplan:warm-up-end").length > 0,
+            ),
+          ),
+      ).then((done) => done.includes(true));
+    const deadline = Date.now() + TIMEOUT_MS;
+    while (!(await warmed())) {
+      assert.ok(Date.now() < deadline, "the worker's warm-up never ended");
+      await page.waitForTimeout(100);
+    }
+    await page.click(byTestId("search-button"));
+    await page.waitForSelector(
+      `${byTestId("provisional-row")}, ${byTestId("result-row")}`,
+      { timeout: TIMEOUT_MS },
+    );
+    const { workers } = await startup(page);
+    const searching = workers.filter(
+      (worker) => worker["search-start"] !== undefined,
+    );
+    const order = JSON.stringify(workers);
+    assert.equal(searching.length, 1, order);
+    assert.ok(
+      searching[0]["warm-up-end"] < searching[0]["search-start"],
+      order,
+    );
     await page.close();
   });
 

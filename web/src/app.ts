@@ -78,6 +78,9 @@ export class App {
     document.body.classList.toggle("embed", state.embed);
     const loading = h("p", { class: "loading", i18n: "app.loading" });
     this.root.replaceChildren(this.header, this.banner, loading);
+    // The header was built before the language was set (in the constructor): translate it now,
+    // or a link with lang=zh keeps an English tagline.
+    setLanguage(state.lang, this.root);
     let catalogue: Catalogue;
     try {
       // The form is drawn from the module's catalogue as the build wrote it beside the module

@@ -48,7 +48,8 @@ bool Searcher::activations_overflow(int fit_pool) {
 bool Searcher::group_activations_overflow(PipelineInput& input, int fit_pool,
                                           bool offloads_layers) {
   const auto usable = [&](int pool) {
-    return input.usable_bytes(cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes);
+    return input.usable_bytes(cluster_.pools[static_cast<size_t>(pool)].gpu.hbm_bytes) +
+           miss_slack_bytes_;
   };
   group_stages(s_.pipeline_stage_gpus, s_.pipeline_stage_layers, model_, groups_);
   input.groups = groups_;
@@ -170,8 +171,9 @@ bool Searcher::kind_room_short(const PipelineInput& input,
     }
     // The expert-parallel overlap holds one more layer's activations (held_activation_bytes).
     const double overlap_bytes = s_.overlap_moe_expert_parallel_comm ? floor.activation_bytes : 0.0;
-    const double held =
-        (input.usable_bytes(cluster_.pools[pool].gpu.hbm_bytes) - overlap_bytes) / layer_bytes;
+    const double held = (input.usable_bytes(cluster_.pools[pool].gpu.hbm_bytes) +
+                         miss_slack_bytes_ - overlap_bytes) /
+                        layer_bytes;
     if (held < 1) return true;  // not even one layer
     room += static_cast<int64_t>(std::min(std::floor(held), static_cast<double>(layers)));
   }
@@ -249,7 +251,9 @@ bool Searcher::floors_overflow(const Strategy& strategy) const {
   PipelineInput input = margined_input(strategy);
   for (size_t g = 0; g < group_floors_.size(); ++g) {
     const GpuSpec& gpu = cluster_.pools[static_cast<size_t>(group_floors_[g].group.pool)].gpu;
-    if (group_floor_bytes(input, g) > input.usable_bytes(gpu.hbm_bytes)) return true;
+    if (group_floor_bytes(input, g) > input.usable_bytes(gpu.hbm_bytes) + miss_slack_bytes_) {
+      return true;
+    }
   }
   return false;
 }

@@ -181,6 +181,11 @@ class Searcher {
   void count_micro_batch_sizes(const std::vector<int64_t>& sizes);
   double least_shape_work_s();
   bool activations_overflow(int fit_pool);
+  bool floors_rule_out(int fit_pool);
+  // Added to what a stage may use by the memory floors (activations_overflow, floors_overflow,
+  // kind_room_short): the closest miss's overflow while nothing is ranked, else 0
+  // (floors_rule_out, closest_miss_bound.cpp).
+  double miss_slack_bytes_ = 0;
   bool group_activations_overflow(PipelineInput& input, int fit_pool, bool offloads_layers);
   bool split_activations_overflow(const PipelineInput& input, bool offloads_layers);
   bool set_split_floor(const PipelineInput& input, size_t pool, int64_t middle);

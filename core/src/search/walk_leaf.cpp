@@ -61,9 +61,10 @@ bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
     // beat the N-th best is only counted. Only once this micro-batch size is known to fit (or
     // left unknown) elsewhere: whether it fits decides if larger sizes are walked (below).
     // Where some stage's activations alone exceed its memory, nothing below fits (once something
-    // is ranked: a search where nothing fits names its closest miss).
-    if (walk == Walk::evaluate && !options_.exhaustive && top_.best() != nullptr &&
-        memory_bound_exact(fit_pool) && activations_overflow(fit_pool)) {
+    // is ranked; before that, where they exceed it by more than the closest miss so far, which
+    // the answer where nothing fits names: floors_rule_out).
+    if (walk == Walk::evaluate && !options_.exhaustive && memory_bound_exact(fit_pool) &&
+        floors_rule_out(fit_pool)) {
       zero_level(Walk::count, fit_pool);
       return false;
     }

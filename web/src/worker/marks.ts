@@ -13,6 +13,8 @@ export type StartupMark =
   | "worker-start" // the worker's script began to run
   | "module-ready" // the WebAssembly module was compiled and instantiated
   | "module-warm" // the module parsed its built-in presets (wasm/bindings.cpp warm())
+  | "warm-up-start" // the module is ready: the worker's warm-up may begin (worker/warm-up.ts)
+  | "warm-up-end" // the warm-up ran at least one of its searches (none where a request waited)
   | "search-start" // the worker began the search (the module's call)
   | "search-first-report" // the search's first progress report
   | "search-first-rows" // its first report that carries rows (the best so far)

@@ -6,6 +6,7 @@ import type { ParaplanModule } from "../paraplan/module";
 import type { SearchProgress, SearchRequest, SearchResult } from "../paraplan/types";
 import { errorFields } from "./errors";
 import { mark } from "./marks";
+import { warmUp } from "./warm-up";
 import type { Methods, Method, ModuleMessage, Request, Response } from "./protocol";
 
 mark("worker-start");
@@ -122,16 +123,36 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
   }
 }
 
+// Requests received and not yet answered, and whether any asked the module for more than its
+// version or catalogue: the warm-up runs only while none waits and none has run (a search that
+// ran has compiled its code itself).
+let unanswered = 0;
+let worked = false;
+
 self.onmessage = async (event: MessageEvent<Request | ModuleMessage>) => {
   if ("wasmModule" in event.data) {
     receiveModule(event.data.wasmModule);
     return;
   }
   const { id } = event.data;
+  unanswered++;
+  worked ||= event.data.method !== "load" && event.data.method !== "info";
   try {
     const module = await paraplan;
     post({ id, type: "result", result: handle(module, event.data) });
   } catch (error) {
     post({ id, type: "error", ...errorFields(error) });
+  } finally {
+    unanswered--;
   }
 };
+
+// Once the module is ready and while nothing is asked of it: compile the search's code
+// (warm-up.ts), so that the user's first search does not pay for it.
+paraplan.then(
+  async (module) => {
+    mark("warm-up-start");
+    if ((await warmUp(module, () => unanswered > 0 || worked)) > 0) mark("warm-up-end");
+  },
+  () => undefined,
+);
