@@ -218,6 +218,12 @@ struct Strategy {
   // verdict keeps (input/memory_margin.cpp); left out, the framework's launcher's
   // (expandable_segments_by_default, complete_strategy).
   bool expandable_segments = false;
+  // PYTORCH_CUDA_ALLOC_CONF=graph_capture_record_stream_reuse:True: during a CUDA graph capture
+  // PyTorch's caching allocator reuses a block freed after another stream's use once the capture's
+  // dependencies make it safe (c10/cuda/CUDACachingAllocator.cpp free_safe_blocks_in_capture);
+  // without it such frees are deferred until no capture is underway
+  // (model/cuda_graph_memory.cpp cuda_graph_deferred_bytes). Off unless given (PyTorch's default).
+  bool graph_capture_record_stream_reuse = false;
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
@@ -277,6 +283,7 @@ enum class StrategyKeyId : uint8_t {
   cuda_graph_impl,
   cuda_graph_scope,
   expandable_segments,
+  graph_capture_record_stream_reuse,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count

@@ -387,6 +387,16 @@ const StrategyKey kKeys[] = {
      "Decides the memory verdict's default margin. Left out: the framework launcher's default "
      "(on for torchtitan, off for the others).",
      get_field<&Strategy::expandable_segments>, set_field<&Strategy::expandable_segments>},
+    {K::graph_capture_record_stream_reuse, "graph_capture_record_stream_reuse", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::composite, "",
+     "PyTorch's caching allocator reusing, during a CUDA graph capture, blocks freed after another "
+     "stream's use (PYTORCH_CUDA_ALLOC_CONF=graph_capture_record_stream_reuse:True; "
+     "Megatron-Bridge's full-iteration graph recipes set it). Without it a full-iteration graph "
+     "with the A2A overlap keeps every MoE layer's freed rows reserved until the capture ends. "
+     "Left out: off (PyTorch's default).",
+     get_field<&Strategy::graph_capture_record_stream_reuse>,
+     set_field<&Strategy::graph_capture_record_stream_reuse>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",

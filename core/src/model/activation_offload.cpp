@@ -19,10 +19,16 @@ double host_round_trip_s(const GpuSpec& gpu, double bytes, double forward_comput
 }  // namespace
 
 // Megatron-LM activation offloading (--cpu-offloading-num-layers, TransformerConfig
-// cpu_offloading, cpu_offload.py): the first N layers' saved activations go to host memory after
-// their forward and come back for their backward over the host link, each copy overlapped with
-// those layers' compute on a side stream; one layer's activations stay on the GPU while in transit
-// (no double buffering). Needs no pipeline parallelism and no recompute (rules.cpp).
+// cpu_offloading; extensions/transformer_engine.py get_cpu_offload_context, Transformer Engine's):
+// the first N layers' saved activations go to host memory after their forward and come back for
+// their backward over the host link, each copy overlapped with those layers' compute on a side
+// stream. Transformer Engine 2.10+ (the activation offloading refactor, TE #1762; Megatron-Bridge
+// v0.3.0 pins >= 2.10) schedules each offloaded layer's copy to finish before the forward of layer
+// num_layers - N + i and its reload to start after it, so that "activation memory usage is equal
+// to (num_layers - num_offloaded_layers) * T" (TE d0067d0 cpu_offload.py
+// _init_offload_synchronization_dicts, get_cpu_offload_context): no offloaded layer stays on the
+// GPU at the peak (TE 2.9's cpu_offload_v1.py path, which this term priced before, held one
+// layer more while in transit). Needs no pipeline parallelism and no recompute (rules.cpp).
 void offload_activations(const PipelineInput& in, const StageGroup& group, double activation,
                          StageWork& work) {
   const double layers = static_cast<double>(group.layers);
@@ -32,7 +38,7 @@ void offload_activations(const PipelineInput& in, const StageGroup& group, doubl
   const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
   const double fraction = offloaded / layers;
   work.offloaded_bytes = fraction * activation;
-  work.stored_activation_bytes -= work.offloaded_bytes - activation / layers;
+  work.stored_activation_bytes -= work.offloaded_bytes;
   work.offload_s = host_round_trip_s(gpu, work.offloaded_bytes, fraction * work.forward.compute_s,
                                      fraction * work.backward.compute_s);
 }

@@ -127,14 +127,15 @@ double cuda_graph_pool_bytes(const PipelineInput& in, const StageGroup& group,
 // this is the least the capture holds). Megatron-Bridge issue #4587 (OOM14, Qwen3 30B-A3B in
 // mxfp8 with a full-iteration graph and the A2A overlap) ran out of memory when launched without
 // the performance launcher's "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True,
-// graph_capture_record_stream_reuse:True"; with it the same launch ran (RAN15). Paraplan has no
-// key for graph_capture_record_stream_reuse: Megatron-Bridge's full-iteration recipes set it
-// with expandable_segments (perf_recipes qwen/gb200/qwen3_moe.py, deepseek/gb200/deepseek_v3.py),
-// so the strategy's `expandable_segments` stands for both.
+// graph_capture_record_stream_reuse:True"; with it the same launch ran (RAN15). The strategy key
+// graph_capture_record_stream_reuse is that setting; expandable_segments alone does not lift the
+// deferral (scripts/calibration/measured/h200-capture-reuse-2026-11-28.json: 16 captured steps
+// freeing 64 MiB after a side stream's use keep 1,090 MiB reserved by default, 1,122 MiB with
+// expandable_segments alone, 130 MiB with graph_capture_record_stream_reuse).
 double cuda_graph_deferred_bytes(const PipelineInput& in, const StageGroup& group) {
   const Strategy& s = *in.strategy;
-  if (!s.full_iteration_graph() || !s.overlap_moe_expert_parallel_comm || s.expandable_segments ||
-      group.moe_layers == 0 || !in.model->moe) {
+  if (!s.full_iteration_graph() || !s.overlap_moe_expert_parallel_comm ||
+      s.graph_capture_record_stream_reuse || group.moe_layers == 0 || !in.model->moe) {
     return 0;
   }
   const MoeSpec& moe = *in.model->moe;

@@ -26,8 +26,8 @@ double cuda_graph_pool_bytes(const PipelineInput& input, const StageGroup& group
 // What a full-iteration graph's capture keeps reserved beyond the live tensors with Megatron-LM's
 // A2A overlap: the MoE rows its schedule nodes free after another stream used them, which PyTorch's
 // caching allocator does not reuse while a capture is underway (cuda_graph_memory.cpp). Zero
-// without that overlap, without MoE layers, and with expandable_segments (standing for
-// graph_capture_record_stream_reuse, which Megatron-Bridge's full-iteration recipes set with it).
+// without that overlap, without MoE layers, and with graph_capture_record_stream_reuse (the
+// allocator setting Megatron-Bridge's full-iteration recipes launch with).
 double cuda_graph_deferred_bytes(const PipelineInput& input, const StageGroup& group);
 
 }  // namespace paraplan::detail

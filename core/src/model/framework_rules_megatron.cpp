@@ -62,6 +62,12 @@ const FrameworkRule kMegatronFamilyRules[] = {
      "CUDA graphs are CUDA-only; MindSpeed-LLM runs on Ascend NPUs (its feature list registers no "
      "graph capture)",
      {K::cuda_graph_impl, K::cuda_graph_scope}, no_cuda_graphs},
+    {F::mindspeed_llm, "graph_capture_record_stream_reuse",
+     "graph_capture_record_stream_reuse is an option of PyTorch's CUDA caching allocator, for CUDA "
+     "graph capture (c10/cuda/CUDACachingAllocator.cpp free_safe_blocks_in_capture); "
+     "MindSpeed-LLM runs on Ascend NPUs (PYTORCH_NPU_ALLOC_CONF) and captures no CUDA graphs",
+     {K::graph_capture_record_stream_reuse},
+     [](C, S s) { return !s.graph_capture_record_stream_reuse; }},
 
     {F::mindspeed_llm, "cross_entropy_fusion_impl",
      "Transformer Engine's Triton loss kernel is CUDA-only; MindSpeed-LLM runs on Ascend",

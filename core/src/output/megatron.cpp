@@ -281,6 +281,7 @@ void write_composite_flags(MegatronArgs& out, const StrategyKey& key, int64_t ke
     case StrategyKeyId::pipeline_stage_gpus:  // the GPUs a process runs on, not a flag
       break;
     case StrategyKeyId::expandable_segments:
+    case StrategyKeyId::graph_capture_record_stream_reuse:
       // An environment variable, not a flag: the launch writes it (launch.cpp).
       break;
     // Written by their table row's MegatronFlag (write_table_flag); a key whose row says

@@ -89,7 +89,8 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::reuse_fp32_param,
               K::cuda_graph_impl,
               K::cuda_graph_scope,
-              K::expandable_segments};
+              K::expandable_segments,
+              K::graph_capture_record_stream_reuse};
     case Level::leaf:
     case Level::count:
       break;

@@ -1446,27 +1446,43 @@ TEST_CASE("expandable_segments: written as the allocator variable, left out the 
   unset["framework"] = "torchtitan";
   CHECK(command(Framework::torchtitan, unset).find(cuda) != std::string::npos);
   // With CUDA graphs: NCCL's graph registration off (Megatron-LM asserts it with expandable
-  // segments), and a full-iteration graph's capture reusing blocks other streams used
-  // (graph_capture_record_stream_reuse, which the model assumes with expandable_segments).
+  // segments); graph_capture_record_stream_reuse written as given, never implied by
+  // expandable_segments (the H200 showed expandable_segments alone does not lift the deferral).
   const nlohmann::json full =
       job("llama3-8b", 8,
           {{"expandable_segments", true},
            {"cuda_graph_impl", "local"},
            {"cuda_graph_scope", nlohmann::json::array({"full_iteration"})}});
+  nlohmann::json reuse = full;
+  reuse["strategy"]["graph_capture_record_stream_reuse"] = true;
+  nlohmann::json reuse_only = reuse;
+  reuse_only["strategy"]["expandable_segments"] = false;
   const nlohmann::json layers =
       job("llama3-8b", 8, {{"expandable_segments", true}, {"cuda_graph_impl", "local"}});
   for (const Framework framework : {Framework::megatron, Framework::megatron_bridge}) {
     CAPTURE(to_string(framework));
     REQUIRE(launch_on(framework, full).unsupported.empty());
+    REQUIRE(launch_on(framework, reuse).unsupported.empty());
     REQUIRE(launch_on(framework, layers).unsupported.empty());
-    CHECK(command(framework, full).find(cuda + ",graph_capture_record_stream_reuse:True") !=
+    CHECK(command(framework, full).find("graph_capture_record_stream_reuse") == std::string::npos);
+    CHECK(command(framework, reuse).find(cuda + ",graph_capture_record_stream_reuse:True") !=
           std::string::npos);
+    CHECK(command(framework, reuse_only)
+              .find("export PYTORCH_CUDA_ALLOC_CONF=graph_capture_record_stream_reuse:True") !=
+          std::string::npos);
+    CHECK(command(framework, reuse_only).find("NCCL_GRAPH_REGISTER") == std::string::npos);
     CHECK(command(framework, full).find("export NCCL_GRAPH_REGISTER=0") != std::string::npos);
     CHECK(command(framework, layers).find("graph_capture_record_stream_reuse") ==
           std::string::npos);
     CHECK(command(framework, layers).find("export NCCL_GRAPH_REGISTER=0") != std::string::npos);
     CHECK(command(framework, on).find("NCCL_GRAPH_REGISTER") == std::string::npos);
   }
+  // MindSpeed-LLM runs on Ascend: it refuses the CUDA allocator's capture setting, naming it.
+  nlohmann::json npu_reuse = on;
+  npu_reuse["strategy"]["graph_capture_record_stream_reuse"] = true;
+  const Launch refused = launch_on(Framework::mindspeed_llm, npu_reuse);
+  REQUIRE_FALSE(refused.unsupported.empty());
+  CHECK(refused.unsupported.front().find("graph_capture_record_stream_reuse") != std::string::npos);
 }
 
 // --- Every strategy key on every launch target (issue 34 item 3): each key, set to a value

@@ -146,6 +146,12 @@ export interface Strategy {
   // the memory verdict's default margin. Left out: the framework launcher's default (on for
   // torchtitan, off for the others).
   expandable_segments: boolean;
+  // PyTorch's caching allocator reusing, during a CUDA graph capture, blocks freed after another
+  // stream's use (PYTORCH_CUDA_ALLOC_CONF=graph_capture_record_stream_reuse:True; Megatron-Bridge's
+  // full-iteration graph recipes set it). Without it a full-iteration graph with the A2A overlap
+  // keeps every MoE layer's freed rows reserved until the capture ends. Left out: off (PyTorch's
+  // default).
+  graph_capture_record_stream_reuse: boolean;
   // GPU type of each pipeline stage (mixed clusters).
   pipeline_stage_gpus?: string[];
   // Transformer layers of each pipeline stage, summing to num_layers.
@@ -204,4 +210,5 @@ export const STRATEGY_DEFAULTS: Strategy = {
   cuda_graph_impl: "none",
   cuda_graph_scope: [],
   expandable_segments: false,
+  graph_capture_record_stream_reuse: false,
 };

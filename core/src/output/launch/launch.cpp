@@ -11,21 +11,31 @@ namespace paraplan {
 namespace detail {
 
 std::string allocator_environment(const Strategy& strategy, Framework framework) {
-  if (!strategy.expandable_segments) return "";
+  // The caching allocator's settings the strategy names, as PYTORCH_CUDA_ALLOC_CONF's
+  // comma-separated key:value options (PyTorch's CUDAAllocatorConfig reads each); MindSpeed-LLM
+  // refuses graph_capture_record_stream_reuse (framework_rules_megatron.cpp).
+  std::string options, keys;
+  const auto add = [&](bool on, const char* key) {
+    if (!on) return;
+    if (!options.empty()) {
+      options += ',';
+      keys += ", ";
+    }
+    options.append(key).append(":True");
+    keys.append(key);
+  };
+  add(strategy.expandable_segments, "expandable_segments");
+  add(strategy.graph_capture_record_stream_reuse, "graph_capture_record_stream_reuse");
+  if (options.empty()) return "";
   const char* variable =
       framework == Framework::mindspeed_llm ? "PYTORCH_NPU_ALLOC_CONF" : "PYTORCH_CUDA_ALLOC_CONF";
-  // A full-iteration graph's capture reuses blocks freed after another stream's use only with
-  // graph_capture_record_stream_reuse, which the model assumes with expandable_segments
-  // (model/cuda_graph_memory.cpp cuda_graph_deferred_bytes), as Megatron-Bridge's full-iteration
-  // recipes set both (perf_recipes/qwen/gb200/qwen3_moe.py at 4ab94dfad).
-  const std::string reuse =
-      strategy.full_iteration_graph() ? ",graph_capture_record_stream_reuse:True" : "";
-  std::string text = std::string("export ") + variable + "=expandable_segments:True" + reuse +
-                     "  # expandable_segments\n";
+  std::string text = std::string("export ") + variable + "=" + options + "  # " + keys + "\n";
   // Megatron-LM refuses CUDA graphs with expandable segments unless NCCL's graph registration is
   // off ("to avoid illegal memory access": transformer/cuda_graphs.py TECudaGraphHelper asserts
   // NCCL_GRAPH_REGISTER=0; Megatron-Bridge's graph recipes set it).
-  if (strategy.cuda_graph_impl != CudaGraphImpl::none) text += "export NCCL_GRAPH_REGISTER=0\n";
+  if (strategy.expandable_segments && strategy.cuda_graph_impl != CudaGraphImpl::none) {
+    text += "export NCCL_GRAPH_REGISTER=0\n";
+  }
   return text;
 }
 

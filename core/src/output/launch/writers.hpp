@@ -32,9 +32,10 @@ inline const Recompute& stage_recompute(const LaunchInput& in) {
   return in.strategy.recompute.at(static_cast<size_t>(in.hosts.groups.front().pool));
 }
 
-// The caching allocator's mode (Strategy::expandable_segments) as the variable the framework's
-// PyTorch reads: PYTORCH_CUDA_ALLOC_CONF, or torch_npu's PYTORCH_NPU_ALLOC_CONF for MindSpeed-LLM
-// (its examples/mcore scripts export that one). Off: nothing, PyTorch's default fixed segments.
+// The caching allocator's settings (Strategy::expandable_segments,
+// Strategy::graph_capture_record_stream_reuse) as the variable the framework's PyTorch reads:
+// PYTORCH_CUDA_ALLOC_CONF, or torch_npu's PYTORCH_NPU_ALLOC_CONF for MindSpeed-LLM (its
+// examples/mcore scripts export that one). Both off: nothing, PyTorch's defaults.
 std::string allocator_environment(const Strategy& strategy, Framework framework);
 
 // Megatron-LM's arguments for GPU type `pool`: the model's, the strategy's, and mock data.
