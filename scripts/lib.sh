@@ -4,13 +4,21 @@ set -euo pipefail
 
 repo_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
 
-# Runs a command and prints how long it took ("-- NAME: N s"), for the CI log's time budget.
+# Runs a command and prints how long it took ("== SCRIPT: NAME: N s", SCRIPT the script that
+# runs it), for the CI log's time budget: bench/setup.sh prints these lines of a fresh clone's
+# .ci/run, so that every minute of it is attributed (issue 34: within 20 minutes on 2 cores).
 timed() {
   local name="$1" start=$SECONDS
   shift
   "$@"
-  echo "-- $name: $((SECONDS - start)) s"
+  echo "== $(basename "$0"): $name: $((SECONDS - start)) s"
 }
+
+# Runs a command in DIR (a subshell): in_dir DIR COMMAND...
+in_dir() { (cd "$1" && shift && "$@"); }
+
+# Runs a command with its standard output discarded (a step whose log says nothing new).
+quietly() { "$@" >/dev/null; }
 
 # Installs the Debian packages given that are not installed yet.
 ensure_packages() {
@@ -36,8 +44,8 @@ ensure_native_deps() {
 build_native() {
   local root
   root=$(repo_root)
-  cmake --preset native -S "$root" -DPARAPLAN_UNITY_BUILD=ON >/dev/null
-  cmake --build --preset native -j "$(nproc)"
+  timed "native configure" quietly cmake --preset native -S "$root" -DPARAPLAN_UNITY_BUILD=ON
+  timed "native build" cmake --build --preset native -j "$(nproc)"
 }
 
 # Node.js and npm: Debian's packages unless some Node.js (18 or later) is already there.
@@ -62,8 +70,9 @@ build_wasm() {
   local root
   root=$(repo_root)
   # Debian's Emscripten finds its JavaScript libraries through NODE_PATH.
-  NODE_PATH=/usr/share/nodejs cmake --preset wasm -S "$root" -DPARAPLAN_UNITY_BUILD=ON >/dev/null
-  NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)"
+  timed "wasm configure" quietly env NODE_PATH=/usr/share/nodejs \
+    cmake --preset wasm -S "$root" -DPARAPLAN_UNITY_BUILD=ON
+  timed "wasm build" env NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)"
 }
 
 # `npm ci` in DIR when its node_modules is missing or older than its package-lock.json.
@@ -80,6 +89,6 @@ npm_install() {
 build_web() {
   local root
   root=$(repo_root)
-  npm_install "$root/web"
-  (cd "$root/web" && npm run build)
+  timed "npm ci (web)" npm_install "$root/web"
+  timed "site build" in_dir "$root/web" npm run build
 }

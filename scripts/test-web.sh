@@ -6,14 +6,14 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$(repo_root)"
 
-ensure_native_deps
-ensure_web_deps
+timed packages ensure_native_deps
+timed "packages (web)" ensure_web_deps
 # Chromium for the browser test (never downloaded by npm), and a CJK font for the
 # Chinese screenshots.
-ensure_packages chromium fonts-wqy-microhei
-timed build_native build_native
-timed build_wasm build_wasm
-timed build_web build_web
+timed "packages (browser)" ensure_packages chromium fonts-wqy-microhei
+build_native
+build_wasm
+build_web
 timed "npm ci (tests)" npm_install tests
 
 timed "prettier (web)" bash -c 'cd web && npm run format:check'
