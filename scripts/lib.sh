@@ -7,11 +7,27 @@ repo_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
 # Runs a command and prints how long it took ("== SCRIPT: NAME: N s", SCRIPT the script that
 # runs it), for the CI log's time budget: bench/setup.sh prints these lines of a fresh clone's
 # .ci/run, so that every minute of it is attributed (issue 34: within 20 minutes on 2 cores).
+# The CPU time of the step too (user and system seconds of the processes it ran and waited for),
+# which a shared machine's load does not inflate.
 timed() {
-  local name="$1" start=$SECONDS
+  local name="$1" start=$SECONDS cpu_start
   shift
+  children_cpu_s
+  cpu_start=$REPLY
   "$@"
-  echo "== $(basename "$0"): $name: $((SECONDS - start)) s"
+  children_cpu_s
+  echo "== $(basename "$0"): $name: $((SECONDS - start)) s ($((REPLY - cpu_start)) s CPU)"
+}
+
+# Sets REPLY to the CPU seconds (user and system) of this shell's finished children so far:
+# `times` runs in this shell, not in a command substitution (which would report its own).
+children_cpu_s() {
+  local file
+  file=$(mktemp)
+  times >"$file"
+  REPLY=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] }
+                         printf "%d", s }' "$file")
+  rm -f "$file"
 }
 
 # Runs a command in DIR (a subshell): in_dir DIR COMMAND...
