@@ -4,11 +4,14 @@
 # (2) .ci/run with CI=true (the whole test suite), on a second fresh clone.
 # Targets (issue 34): the page within 10 minutes, .ci/run within 20, on 2 cores. System
 # packages already installed are not timed; the npm cache is whatever this machine has.
+# Prints the time of each part and step of the run (the set-up scripts' "== " lines), and the
+# load average at the start and the end (the machine may be shared).
 #
 #   bench/setup.sh [--serve-only|--ci-only]
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-all}"
+echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 work="$(mktemp -d)"
 server=""
 cleanup() {
@@ -37,6 +40,7 @@ if [ "$mode" != "--ci-only" ]; then
     fi
     sleep 2
   done
+  grep '^== ' "$work/serve.log" || true
   echo "page served from a fresh clone: $(($(date +%s) - start)) s (target 600 s)"
   kill -- "-$server" 2>/dev/null || true
   server=""
@@ -46,8 +50,12 @@ if [ "$mode" != "--serve-only" ]; then
   clone="$(fresh_clone ci)"
   start=$(date +%s)
   if (cd "$clone" && CI=true .ci/run >"$work/ci.log" 2>&1); then
+    # Each part's time and its steps' (the test scripts' "== " lines, and each ctest test's),
+    # then the whole.
+    grep -E '^== |Test +#[0-9]+: ' "$work/ci.log"
     echo ".ci/run on a fresh clone: $(($(date +%s) - start)) s (target 1200 s)"
   else
+    grep '^== ' "$work/ci.log" || true
     tail -30 "$work/ci.log"
     echo ".ci/run failed after $(($(date +%s) - start)) s" >&2
     exit 1

@@ -4,13 +4,37 @@ set -euo pipefail
 
 repo_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
 
-# Runs a command and prints how long it took ("-- NAME: N s"), for the CI log's time budget.
+# Runs a command and prints how long it took ("== SCRIPT: NAME: N s", SCRIPT the script that
+# runs it), for the CI log's time budget: bench/setup.sh prints these lines of a fresh clone's
+# .ci/run, so that every minute of it is attributed (issue 34: within 20 minutes on 2 cores).
+# The CPU time of the step too (user and system seconds of the processes it ran and waited for),
+# which a shared machine's load does not inflate.
 timed() {
-  local name="$1" start=$SECONDS
+  local name="$1" start=$SECONDS cpu_start
   shift
+  children_cpu_s
+  cpu_start=$REPLY
   "$@"
-  echo "-- $name: $((SECONDS - start)) s"
+  children_cpu_s
+  echo "== $(basename "$0"): $name: $((SECONDS - start)) s ($((REPLY - cpu_start)) s CPU)"
 }
+
+# Sets REPLY to the CPU seconds (user and system) of this shell's finished children so far:
+# `times` runs in this shell, not in a command substitution (which would report its own).
+children_cpu_s() {
+  local file
+  file=$(mktemp)
+  times >"$file"
+  REPLY=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] }
+                         printf "%d", s }' "$file")
+  rm -f "$file"
+}
+
+# Runs a command in DIR (a subshell): in_dir DIR COMMAND...
+in_dir() { (cd "$1" && shift && "$@"); }
+
+# Runs a command with its standard output discarded (a step whose log says nothing new).
+quietly() { "$@" >/dev/null; }
 
 # Installs the Debian packages given that are not installed yet.
 ensure_packages() {
@@ -36,8 +60,8 @@ ensure_native_deps() {
 build_native() {
   local root
   root=$(repo_root)
-  cmake --preset native -S "$root" -DPARAPLAN_UNITY_BUILD=ON >/dev/null
-  cmake --build --preset native -j "$(nproc)"
+  timed "native configure" quietly cmake --preset native -S "$root" -DPARAPLAN_UNITY_BUILD=ON
+  timed "native build" cmake --build --preset native -j "$(nproc)"
 }
 
 # Node.js and npm: Debian's packages unless some Node.js (18 or later) is already there.
@@ -62,8 +86,9 @@ build_wasm() {
   local root
   root=$(repo_root)
   # Debian's Emscripten finds its JavaScript libraries through NODE_PATH.
-  NODE_PATH=/usr/share/nodejs cmake --preset wasm -S "$root" -DPARAPLAN_UNITY_BUILD=ON >/dev/null
-  NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)"
+  timed "wasm configure" quietly env NODE_PATH=/usr/share/nodejs \
+    cmake --preset wasm -S "$root" -DPARAPLAN_UNITY_BUILD=ON
+  timed "wasm build" env NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)"
 }
 
 # `npm ci` in DIR when its node_modules is missing or older than its package-lock.json.
@@ -80,6 +105,6 @@ npm_install() {
 build_web() {
   local root
   root=$(repo_root)
-  npm_install "$root/web"
-  (cd "$root/web" && npm run build)
+  timed "npm ci (web)" npm_install "$root/web"
+  timed "site build" in_dir "$root/web" npm run build
 }

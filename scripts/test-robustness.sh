@@ -6,10 +6,10 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$(repo_root)"
 
-ensure_native_deps
-ensure_packages clang-16 libclang-rt-16-dev
+timed packages ensure_native_deps
+timed "packages (clang)" ensure_packages clang-16 libclang-rt-16-dev
 
-cmake --preset fuzz -DPARAPLAN_UNITY_BUILD=ON >/dev/null
+timed "sanitized configure" quietly cmake --preset fuzz -DPARAPLAN_UNITY_BUILD=ON
 timed "sanitized build" cmake --build --preset fuzz -j "$(nproc)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -27,11 +27,13 @@ fuzz_target() {
 }
 
 # The two targets side by side (one core each), each log printed whole when both are done.
+fuzz_start=$SECONDS
 for target in estimate search; do
   fuzz_target "$target" >"$work/$target.log" 2>&1 &
 done
 status=0
 for job in $(jobs -p); do wait "$job" || status=1; done
+echo "== $(basename "$0"): fuzzing (both targets side by side): $((SECONDS - fuzz_start)) s"
 cat "$work/estimate.log" "$work/search.log"
 if [ "$status" -ne 0 ] || ls "$work"/*crash-* "$work"/*timeout-* "$work"/*oom-* "$work"/*leak-* >/dev/null 2>&1; then
   echo "The fuzzers found a problem; the inputs are kept in tests/fuzz/findings/"

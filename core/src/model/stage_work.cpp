@@ -249,28 +249,29 @@ double add_recompute(const PipelineInput& in, const StageGroup& group, const Sta
   return recompute_working;
 }
 
-}  // namespace
-
-StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
-  const Strategy& s = *in.strategy;
+// A stage's layers with its multi-token-prediction depths: they run on the last stage, each a
+// layer like the last one (multi_token_prediction.py: MTP layers on the last pipeline stage).
+struct StageShape {
+  StageLayers stage;
+  double mtp, layers;  // the MTP depths, and every layer with them
+};
+StageShape stage_shape(const PipelineInput& in, const StageGroup& group) {
   const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
-  // Multi-token-prediction depths run on the last stage, each a layer like the last one
-  // (multi_token_prediction.py: MTP layers on the last pipeline stage).
   const double mtp = is_last(group, in.stages) ? static_cast<double>(in.model->mtp_num_layers) : 0;
   const bool mtp_moe = in.model->is_moe_layer(in.model->num_layers - 1);
   const double moe_layers = static_cast<double>(group.moe_layers) + (mtp_moe ? mtp : 0);
   const double dense_layers =
       static_cast<double>(group.layers - group.moe_layers) + (mtp_moe ? 0 : mtp);
-  const double layers = static_cast<double>(group.layers) + mtp;
-  const auto sum = [&](auto field) {
-    return field(c.dense) * dense_layers + field(c.moe) * moe_layers;
-  };
+  return {{c, dense_layers, moe_layers}, mtp, static_cast<double>(group.layers) + mtp};
+}
 
-  StageWork work;
-  // The loss's transient and a recomputed layer's working set are never held together: the
-  // loss's backward ends before the first layer's recompute begins (Megatron-LM schedules.py
-  // backward_step from the loss; torchtitan train.py deletes the logits before backward).
-  double edge_transient = 0;
+// The layers' passes, each at least the host's time to issue it (host_bound), into `work`;
+// returns their forward without the all-to-all that the combined 1F1B leaves unpaired.
+PassTime add_layer_passes(const PipelineInput& in, const StageGroup& group,
+                          const StageLayers& stage, StageWork& work) {
+  const Strategy& s = *in.strategy;
+  const ModelCosts& c = stage.c;
+  const double dense_layers = stage.dense_layers, moe_layers = stage.moe_layers;
   const LayerPasses dense_bound = host_bound(c.dense, s), moe_bound = host_bound(c.moe, s);
   PassTime layers_forward = dense_bound.forward * dense_layers;
   layers_forward += moe_bound.forward * moe_layers;
@@ -291,19 +292,30 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     work.forward.ep_comm_s += unpaired * c.moe.a2a_unpaired_forward_s;
     work.backward.ep_comm_s += unpaired * c.moe.a2a_unpaired_backward_s;
   }
-  work.parameters = sum([](const LayerCost& l) { return l.parameters; });
-  work.expert_parameters = sum([](const LayerCost& l) { return l.expert_parameters; });
-  double edge_stored = 0;
+  return layers_forward;
+}
+
+// What the stage's edges hold: their stored activations, and the loss's transient.
+struct EdgeBytes {
+  double stored = 0, transient = 0;
+};
+
+// The edges: the embedding on the first stage, the LM head and the MTP depths on the last (their
+// passes and parameters into `work`).
+EdgeBytes add_edges(const PipelineInput& in, const StageGroup& group, const ModelCosts& c,
+                    double mtp, StageWork& work) {
+  const Strategy& s = *in.strategy;
+  EdgeBytes edge_bytes;
   const auto add_edge = [&](const EdgeCost& edge, double parameters) {
     work.forward += edge.forward;
     work.backward += edge.backward;
     work.parameters += parameters;
     work.edge_parameters += parameters;
     work.stored_activation_bytes += edge.activation_bytes;
-    edge_stored += edge.activation_bytes;
-    edge_transient += in.framework == Framework::torchtitan
-                          ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
-                          : edge.transient_bytes;
+    edge_bytes.stored += edge.activation_bytes;
+    edge_bytes.transient += in.framework == Framework::torchtitan
+                                ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
+                                : edge.transient_bytes;
   };
   if (is_first(group)) add_edge(c.embedding, c.embedding.parameters);
   if (is_last(group, in.stages)) {
@@ -312,7 +324,7 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     const bool shared_table = in.stages == 1 && !in.model->untie_embeddings_and_output_weights;
     add_edge(c.head, shared_table ? c.head.parameters - c.embedding.parameters : c.head.parameters);
     if (in.framework == Framework::torchtitan) {
-      edge_transient += torchtitan_head_gathered_input_bytes(*in.model, *in.training, s);
+      edge_bytes.transient += torchtitan_head_gathered_input_bytes(*in.model, *in.training, s);
     }
   }
   for (double depth = 0; depth < mtp; ++depth) add_edge(c.mtp, c.mtp.parameters);
@@ -321,15 +333,28 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
     work.parameters += c.embedding.parameters;
     work.edge_parameters += c.embedding.parameters;
   }
+  return edge_bytes;
+}
 
-  const double activation = sum([](const LayerCost& l) { return l.activation_bytes; });
-  const double recompute_working =
-      add_recompute(in, group, {c, dense_layers, moe_layers}, layers, layers_forward, work);
+// Activation memory: recompute (add_recompute), the working set held once, the host's wait on
+// the experts' backward loops, activation offloading, and one layer's stored bytes.
+void add_activations(const PipelineInput& in, const StageGroup& group, const StageShape& shape,
+                     const PassTime& layers_forward, const EdgeBytes& edge_bytes, StageWork& work) {
+  const Strategy& s = *in.strategy;
+  const StageLayers& stage = shape.stage;
+  const ModelCosts& c = stage.c;
+  const double dense_layers = stage.dense_layers, moe_layers = stage.moe_layers;
+  const double layers = shape.layers;
+  const double activation = stage.sum([](const LayerCost& l) { return l.activation_bytes; });
+  const double recompute_working = add_recompute(in, group, stage, layers, layers_forward, work);
+  // The loss's transient and a recomputed layer's working set are never held together: the
+  // loss's backward ends before the first layer's recompute begins (Megatron-LM schedules.py
+  // backward_step from the loss; torchtitan train.py deletes the logits before backward).
   // A layer's own transients (the MoE dispatcher's buffers) join the recomputed layers' working
   // set, or the stored activations at the peak without recompute; never the loss's.
   const double layer_transient = std::max(dense_layers > 0 ? c.dense.transient_bytes : 0.0,
                                           moe_layers > 0 ? c.moe.transient_bytes : 0.0);
-  work.working_bytes = std::max(edge_transient, recompute_working + layer_transient);
+  work.working_bytes = std::max(edge_bytes.transient, recompute_working + layer_transient);
   // The experts' loops in the backward have no host sync (moe_layer_cost.cpp): the GPU waits for
   // the host only when issuing them takes longer than the stage's whole backward and recompute.
   work.backward.compute_s += std::max(0.0, c.moe.expert_loop_host_backward_s * moe_layers -
@@ -337,15 +362,35 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   if (s.cpu_offloading_num_layers > 0) offload_activations(in, group, activation, work);
   if (s.offload_modules != 0) offload_module_activations(in, group, dense_layers, moe_layers, work);
   work.layer_stored_bytes =
-      layers > 0 ? std::max(0.0, work.stored_activation_bytes - edge_stored) / layers : 0;
+      layers > 0 ? std::max(0.0, work.stored_activation_bytes - edge_bytes.stored) / layers : 0;
+}
 
-  work.zero3_comm_s = sharded_data_parallel_s(in, group, {c, dense_layers, moe_layers}, work);
+// Data parallelism's per-micro-batch time: sharded (ZeRO-2/3) traffic, and DeepSpeed's
+// BF16_Optimizer accumulating the bf16 gradients into fp32 copies.
+void add_data_parallel(const PipelineInput& in, const StageGroup& group, const StageLayers& stage,
+                       StageWork& work) {
+  const Strategy& s = *in.strategy;
+  work.zero3_comm_s = sharded_data_parallel_s(in, group, stage, work);
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
   const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
   if (deepspeed_bf16_optimizer(in.framework, in.training->precision, s) && dp_cp > 1) {
     work.grad_accumulate_s =
         deepspeed_bf16_accumulate_s(gpu, work.parameters + work.expert_parameters);
   }
+}
+
+}  // namespace
+
+StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
+  const StageShape shape = stage_shape(in, group);
+  const StageLayers& stage = shape.stage;
+  StageWork work;
+  const PassTime layers_forward = add_layer_passes(in, group, stage, work);
+  work.parameters = stage.sum([](const LayerCost& l) { return l.parameters; });
+  work.expert_parameters = stage.sum([](const LayerCost& l) { return l.expert_parameters; });
+  const EdgeBytes edge_bytes = add_edges(in, group, stage.c, shape.mtp, work);
+  add_activations(in, group, shape, layers_forward, edge_bytes, work);
+  add_data_parallel(in, group, stage, work);
   return work;
 }
 
