@@ -42,8 +42,25 @@ double pipeline_comm_s(const PipelineInput& in, const StageGroup& group, const S
   if (v == 1) return send_forward + send_backward;  // blocking in 1F1B
   // Interleaved 1F1B overlaps each chunk's transfers with the next chunk's compute
   // (Megatron-LM overlap_p2p_comm).
-  return v * (exposed_s(gpu, send_forward, work.forward.total_s() / v) +
-              exposed_s(gpu, send_backward, work.backward.total_s() / v));
+  const double overlapped = v * (exposed_s(gpu, send_forward, work.forward.total_s() / v) +
+                                 exposed_s(gpu, send_backward, work.backward.total_s() / v));
+  if (!s.overlap_moe_expert_parallel_comm) return overlapped;
+  // The combined 1F1B runs a chunk's forward and another's backward as one step and sends
+  // both chunks' outputs after it: the activations on the communication stream, the gradients
+  // on the compute stream, behind the step's last layers (model_chunk_schedule_plan.py
+  // TransformerModelChunkSchedulePlan.run: post_forward, post_backward); the next step's
+  // forward and backward each wait for what they receive before their first node (schedules.py
+  // pp_pre_forward, pp_pre_backward: recv_prev / recv_next wait, then record_current_stream).
+  // Only the first layer's delayed attention weight gradients run between (not credited). With
+  // two stages the previous and next stage are one peer, whose sends and receives share one
+  // NCCL communicator and run one after the other (ProcessGroupNCCL's send/recv communicator
+  // per pair of ranks); with more, the two directions run side by side. The warm-up and
+  // cool-down chunks run unpaired, as interleaved 1F1B.
+  const double step_s =
+      in.stages == 2 ? send_forward + send_backward : std::max(send_forward, send_backward);
+  const double unpaired = unpaired_pass_share(
+      group.first, in.stages, s.virtual_pipeline_model_parallel_size, in.micro_batches);
+  return unpaired * overlapped + (1 - unpaired) * v * step_s;
 }
 
 }  // namespace

@@ -406,6 +406,24 @@ TEST_CASE(
   CHECK(detail::a2a_overlap_exposed_s(pair) == doctest::Approx(unblocked + 1));
 }
 
+TEST_CASE(
+    "expert-parallel overlap with interleaving: a step's pipeline sends wait for the next step") {
+  // Two stages of two chunks over two nodes of 8: with the combined 1F1B each paired step sends
+  // its activations and gradients after its layers, and the next step waits for them.
+  const Scenario sc = job(moe_model(8, 2), 16);
+  Strategy s = base();
+  s.expert_model_parallel_size = 8;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  s.pipeline_model_parallel_size = 2;
+  s.virtual_pipeline_model_parallel_size = 2;
+  const Report a = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
+  s.overlap_moe_expert_parallel_comm = true;
+  const Report b = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
+  REQUIRE(a.feasible);
+  REQUIRE(b.feasible);
+  CHECK(b.time_breakdown.pp_comm_s > 2 * a.time_breakdown.pp_comm_s);
+}
+
 TEST_CASE("flex deduplicates per node: cheaper than the all-to-all across nodes") {
   // 64 experts top-8 over EP 32 spanning four nodes of 8.
   const Scenario sc = job(moe_model(64, 8), 32);
