@@ -65,6 +65,10 @@ struct LayerCost {
   // schedule's warm-up (cool-down), pays on top of its paired share of the all-to-all.
   double a2a_unpaired_forward_s = 0;
   double a2a_unpaired_backward_s = 0;
+  // --overlap-moe-expert-parallel-comm: how long the paired layer's attention backward runs past
+  // its forward combine, which a chunk's last pair ends with: the window its pipeline send of
+  // activations has on the communication stream (pipeline_model.cpp pipeline_comm_s).
+  double a2a_send_window_s = 0;
   // A per-expert loop's backward (SequentialMLP): the host's time to issue it, which has no sync
   // to wait behind (the stage's floor, stage_work.cpp).
   double expert_loop_host_backward_s = 0;

@@ -243,6 +243,8 @@ void CostBuilder::moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const {
     m.block.backward.ep_comm_s = comm > 0 ? charged * backward_s / comm : 0;
     cost.a2a_unpaired_forward_s = forward_s - m.block.forward.ep_comm_s;
     cost.a2a_unpaired_backward_s = backward_s - m.block.backward.ep_comm_s;
+    cost.a2a_send_window_s = std::max(
+        0.0, m.pair.pre_dispatch_backward_s - m.pair.combine_s - m.pair.combine_compute_forward_s);
   }
 }
 

@@ -409,7 +409,8 @@ TEST_CASE(
 TEST_CASE(
     "expert-parallel overlap with interleaving: a step's pipeline sends wait for the next step") {
   // Two stages of two chunks over two nodes of 8: with the combined 1F1B each paired step sends
-  // its activations and gradients after its layers, and the next step waits for them.
+  // its gradients after its layers and the next step waits for them (the activations leave
+  // beside the last attention backward); interleaved 1F1B hides both under the next chunk.
   const Scenario sc = job(moe_model(8, 2), 16);
   Strategy s = base();
   s.expert_model_parallel_size = 8;
@@ -421,7 +422,7 @@ TEST_CASE(
   const Report b = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
   REQUIRE(a.feasible);
   REQUIRE(b.feasible);
-  CHECK(b.time_breakdown.pp_comm_s > 2 * a.time_breakdown.pp_comm_s);
+  CHECK(b.time_breakdown.pp_comm_s > 1.5 * a.time_breakdown.pp_comm_s);
 }
 
 TEST_CASE("flex deduplicates per node: cheaper than the all-to-all across nodes") {
