@@ -77,6 +77,10 @@ struct ModelSpec {
   // with 0 every layer is windowed.
   int64_t window_size = 0;
   int64_t window_attn_skip_freq = 0;
+  // Clamped gated activation (Megatron-Core TransformerConfig activation_func_clamp_value,
+  // GPT-OSS: 7.0): before the gated activation the gate half is clamped from above and the
+  // linear half to [-v, v]; 0 means no clamp.
+  double activation_func_clamp_value = 0;
 
   int64_t num_moe_layers() const { return moe ? num_layers - moe->first_k_dense_layers : 0; }
   bool is_moe_layer(int64_t layer_index) const {

@@ -73,7 +73,6 @@ const std::map<std::string, std::string, std::less<>>& ignored_keys() {
       {"router_aux_loss_coef", "weight of the load-balancing loss: no effect on sizes or time"},
       {"scoring_func", "the router's score function: no effect on sizes or time"},
       {"seq_aux", "how the load-balancing loss is averaged"},
-      {"swiglu_limit", "clamps the SwiGLU's inputs: the same weights and GEMMs as a plain SwiGLU"},
       {"transformers_version", "the library version that wrote the file"},
       {"use_cache", "an inference option (key/value cache)"},
       {"use_mrope", "multimodal RoPE positions: no weight shape or FLOP count"},
@@ -604,6 +603,12 @@ void hf_family_layers(ConfigReader& reader, Family family, const HfDimensions& d
     }
     case Family::gpt_oss:
       model["moe"] = gpt_oss_moe(reader, d.ffn);
+      // GptOssExperts clamps the gate half from above and the linear half to
+      // [-swiglu_limit, swiglu_limit] (modeling_gpt_oss.py); Megatron-Bridge's gpt_oss_bridge.py
+      // sets activation_func_clamp_value from it (7.0).
+      if (const json* limit = reader.value("swiglu_limit")) {
+        model["activation_func_clamp_value"] = detail::read_number(*limit, "swiglu_limit", 0, 1e6);
+      }
       break;
     case Family::deepseek:
       model["moe"] = deepseek_moe(reader, d.num_layers);

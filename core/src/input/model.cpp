@@ -114,6 +114,13 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
                      "needs window_size (a sliding window of at least 1 token): without one "
                      "every layer has full attention");
   }
+  model.activation_func_clamp_value =
+      object.optional_number("activation_func_clamp_value", 0, 1e6).value_or(0);
+  if (model.activation_func_clamp_value > 0 && !is_gated(model.activation)) {
+    throw InputError(object.path_of("activation_func_clamp_value"),
+                     "needs a gated activation (swiglu or geglu): Megatron-Core clamps the gate "
+                     "and linear halves of a gated unit");
+  }
   object.reject_unknown_keys();
   return model;
 }

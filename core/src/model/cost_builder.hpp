@@ -92,6 +92,12 @@ class CostBuilder {
   };
   MlpTime mlp(LayerCost& cost, double rows, double ffn, double groups, double tp,
               bool grouped_gemm = false);
+  // The eager clamp before a clamped gated activation (layer_cost.cpp clamped_activation).
+  struct ClampTime {
+    double forward_s = 0, backward_s = 0;
+    double saved_bytes = 0;  // the clamped copy the activation keeps beside the fc1 output
+  };
+  ClampTime clamped_activation(double fc1_output_elements, bool grouped_gemm) const;
   void dense_mlp_block(LayerCost& cost, double ffn);
 
   // attention_cost.cpp: the block, its input projections, and the core attention with its

@@ -5,6 +5,7 @@
 
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
+#include "model/host_time.hpp"
 #include "model/kernels.hpp"
 #include "model/tp_comm_overlap.hpp"
 
@@ -212,17 +213,64 @@ CostBuilder::MlpTime CostBuilder::mlp(LayerCost& cost, double rows, double ffn, 
   add_linear(cost, fc1);
   add_linear(cost, fc2);
   const double activation_elements = rows * ffn / tp;
-  const double activation_s = kernels_.memory_s(e_ * (gate + 1) * activation_elements);
+  const ClampTime clamp = clamped_activation(gate * activation_elements, grouped_gemm);
+  const double activation_s =
+      kernels_.memory_s(e_ * (gate + 1) * activation_elements) + clamp.forward_s;
   cost.forward.compute_s += activation_s;
-  cost.backward.compute_s += kernels_.memory_s(e_ * (2 * gate + 1) * activation_elements);
+  cost.backward.compute_s +=
+      kernels_.memory_s(e_ * (2 * gate + 1) * activation_elements) + clamp.backward_s;
   // FC1 output (the activation's input) and the activation's output (FC2's input), which
   // recomputing the activation does not keep.
-  cost.activation_bytes += (e_ * gate + saved_input_bytes_) * activation_elements;
+  cost.activation_bytes +=
+      (e_ * gate + saved_input_bytes_) * activation_elements + clamp.saved_bytes;
   MlpTime time{fc1, fc2, {}};
-  time.activation.saved_bytes = saved_input_bytes_ * activation_elements;
+  time.activation.saved_bytes = saved_input_bytes_ * activation_elements + clamp.saved_bytes;
   time.fc1_output_bytes = e_ * gate * activation_elements;
   time.activation.forward.compute_s = activation_s;
   return time;
+}
+
+// A clamped gated activation (ModelSpec::activation_func_clamp_value, GPT-OSS) in the routed
+// experts as Megatron-Core's TEGroupedMLP runs it with bias_activation_fusion (Megatron-Bridge
+// gpt_oss_bridge.py; experts.py bias_act_func -> fused_bias_geglu.py
+// weighted_bias_quick_geglu_impl, Megatron-LM 2e29a5e1e3 of 2025-09-09, unchanged at the
+// recipes' 4415119 (Megatron-Bridge 21d102f5e, 26.04.01) and 24bad8e (4ab94dfad, 26.08)). Before
+// the jit-fused activation it runs eagerly, outside the fusion:
+//   forward   input.chunk (views); x_glu.clamp(max=v) and x_linear.clamp(-v, v), each reading and
+//             writing half the fc1 output; torch.cat of the two, reading and writing all of it;
+//             torch.tensor(linear_offset, device=cuda), a pageable host-to-device copy that
+//             PyTorch makes with memcpy_and_sync (ATen native/cuda/Copy.cu, non_blocking
+//             false): the host waits for the GPU's queue, which idles the GPU for the preset's
+//             host.sync_gap_us where the host's issue cost is priced;
+//   backward  PyTorch's clamp_backward (FunctionsManual.cpp): where(self <= v, grad, 0) for the
+//             gate half (le, where) and where((self >= -v).logical_and_(self <= v), grad, 0) for
+//             the linear half (ge, le, logical_and_, where), boolean masks of one byte; the
+//             chunk's backward (split_backward) concatenates the two halves' gradients.
+// Autograd keeps the clamp's input (the fc1 output) and the activation its clamped copy: one more
+// copy of the fc1 output. A CUDA graph that captures the routed experts cannot hold the
+// synchronising copy, so a launch that captures them runs another path (the GPT-OSS full-iteration
+// recipes set Transformer Engine's op fuser, Megatron-Bridge 4ab94dfad perf_recipes/gpt_oss
+// common.py): nothing is added there, nor for other frameworks' experts.
+CostBuilder::ClampTime CostBuilder::clamped_activation(double fc1_output_elements,
+                                                       bool grouped_gemm) const {
+  ClampTime clamp;
+  if (model_.activation_func_clamp_value <= 0 || !grouped_gemm || !framework_.transformer_engine ||
+      !model_.moe || graph_captures(s_, HostRegion::moe_experts)) {
+    return clamp;
+  }
+  constexpr double kMaskBytes = 1;  // torch.bool
+  const double half = fc1_output_elements / 2;
+  const double clamp_half_bytes = 2 * e_ * half;            // read, write
+  const double cat_bytes = 2 * e_ * fc1_output_elements;    // read, write
+  const double compare_bytes = (e_ + kMaskBytes) * half;    // ge or le
+  const double and_bytes = 3 * kMaskBytes * half;           // logical_and_
+  const double where_bytes = (kMaskBytes + 2 * e_) * half;  // mask and grad in, grad out
+  const double sync_s = gpu_.host_issue.torch_op_s > 0 ? gpu_.host_issue.sync_gap_s : 0;
+  clamp.forward_s = 2 * kernels_.memory_s(clamp_half_bytes) + kernels_.memory_s(cat_bytes) + sync_s;
+  clamp.backward_s = 3 * kernels_.memory_s(compare_bytes) + kernels_.memory_s(and_bytes) +
+                     2 * kernels_.memory_s(where_bytes) + kernels_.memory_s(cat_bytes);
+  clamp.saved_bytes = e_ * fc1_output_elements;
+  return clamp;
 }
 
 // A dense MLP on all tokens, with its TP communication.

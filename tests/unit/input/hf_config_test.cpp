@@ -172,7 +172,9 @@ TEST_CASE("HF import: the family-specific fields") {
   CHECK(status(oss, "sliding_window") == "mapped");
   CHECK(status(oss, "layer_types") == "mapped");
   CHECK(status(oss, "architectures") == "unsupported");  // attention sinks
-  CHECK(status(oss, "swiglu_limit") == "ignored");
+  // swiglu_limit 7.0: Megatron-Bridge's activation_func_clamp_value.
+  CHECK(oss.model["activation_func_clamp_value"] == 7.0);
+  CHECK(status(oss, "swiglu_limit") == "mapped");
 
   const HfImport llama = imported("Meta-Llama-3-8B.json");
   CHECK(status(llama, "rope_scaling") == "ignored");

@@ -555,3 +555,34 @@ TEST_CASE("expert-parallel overlap pairs only the steady state: the warm-up runs
   // Too few micro-batches: all of them.
   CHECK(unpaired_pass_share(0, 8, 4, 2) == doctest::Approx(1));
 }
+
+TEST_CASE(
+    "a clamped activation (GPT-OSS) adds Megatron-Core's eager clamp, cat and sync to the "
+    "routed experts, and nothing where a graph captures them") {
+  // moe_model's experts with activation_func_clamp_value 7 (weighted_bias_quick_geglu_impl).
+  std::string clamped = moe_model(64, 2);
+  clamped.insert(clamped.size() - 1, R"(, "activation_func_clamp_value": 7.0)");
+  const Scenario plain_sc = job(moe_model(64, 2));
+  const Scenario clamped_sc = job(clamped);
+  REQUIRE(clamped_sc.model.activation_func_clamp_value == 7.0);
+  Strategy s = base();
+  s.moe_grouped_gemm = true;
+  s.expert_model_parallel_size = 8;
+  const detail::LayerCost plain = costs(plain_sc, s).moe;
+  const detail::LayerCost with_clamp = costs(clamped_sc, s).moe;
+  // The h100 preset prices its host: the forward adds the sync's gap besides the passes.
+  const double sync_gap_s = clamped_sc.cluster.pools[0].gpu.host_issue.sync_gap_s;
+  REQUIRE(sync_gap_s > 0);
+  CHECK(with_clamp.forward.compute_s > plain.forward.compute_s + sync_gap_s);
+  CHECK(with_clamp.backward.compute_s > plain.backward.compute_s);
+  // One more copy of the fc1 output kept, dropped with the activation's recompute.
+  CHECK(with_clamp.activation_bytes > plain.activation_bytes);
+  const auto act = RecomputeModule::moe_act;
+  CHECK(with_clamp.unit(act).forward.compute_s > plain.unit(act).forward.compute_s);
+  CHECK(with_clamp.unit(act).saved_bytes > plain.unit(act).saved_bytes);
+  // A full-iteration graph cannot hold the sync: that launch runs another path, priced as plain.
+  s.cuda_graph_impl = CudaGraphImpl::local;
+  s.cuda_graph_scope = 1u << static_cast<unsigned>(CudaGraphScope::full_iteration);
+  CHECK(costs(clamped_sc, s).moe.forward.compute_s ==
+        doctest::Approx(costs(plain_sc, s).moe.forward.compute_s));
+}
