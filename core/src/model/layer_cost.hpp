@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 
+#include "model/a2a_pair_schedule.hpp"
 #include "model/host_time.hpp"
 #include "paraplan/framework.hpp"
 #include "paraplan/hardware.hpp"
@@ -64,6 +65,10 @@ struct LayerCost {
   // schedule's warm-up (cool-down), pays on top of its paired share of the all-to-all.
   double a2a_unpaired_forward_s = 0;
   double a2a_unpaired_backward_s = 0;
+  // --overlap-moe-expert-parallel-comm: how long the paired layer's attention backward runs past
+  // its forward combine, which a chunk's last pair ends with: the window its pipeline send of
+  // activations has on the communication stream (pipeline_model.cpp pipeline_comm_s).
+  double a2a_send_window_s = 0;
   // A per-expert loop's backward (SequentialMLP): the host's time to issue it, which has no sync
   // to wait behind (the stage's floor, stage_work.cpp).
   double expert_loop_host_backward_s = 0;
@@ -156,6 +161,17 @@ struct A2aOverlapPair {
   // unpermute, combine_postprocess), serial with the combine.
   double combine_compute_forward_s = 0, combine_compute_backward_s = 0;
   bool delay_wgrad_compute = false;
+  // The host's time to issue each compute node (HostPassTime; zero where the GPU's host cost is
+  // not priced or a graph captures the region): the forward's before its dispatcher sync (the
+  // attention block, router and preprocess), after it (the experts and the combine), and the
+  // backward's, split the same way.
+  double host_pre_dispatch_forward_s = 0, host_mlp_forward_s = 0;
+  double host_pre_dispatch_backward_s = 0, host_mlp_backward_s = 0;
+  // Where the forward's dispatch node blocks the host (a2a_pair_schedule.hpp A2aHostSync), and
+  // the compute pre_dispatch_forward runs after the all-to-all dispatcher's device-to-host copy
+  // (its permute, token_dispatcher.py dispatch_preprocess: the copy precedes permutation 1).
+  A2aHostSync host_sync = A2aHostSync::none;
+  double pre_dispatch_forward_after_copy_s = 0;
 };
 double a2a_overlap_exposed_s(const A2aOverlapPair& pair);
 // The same with no compute on the communication stream.

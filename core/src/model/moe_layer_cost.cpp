@@ -1,6 +1,7 @@
 // The MoE block of one layer: router, permutation, token dispatch, routed and shared experts.
 #include <algorithm>
 
+#include "model/a2a_pair_schedule.hpp"
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
 #include "model/host_time.hpp"
@@ -12,26 +13,11 @@
 namespace paraplan::detail {
 
 double a2a_overlap_exposed_s(const A2aOverlapPair& p) {
-  // The backward of the combine sends what the dispatch sent, the other way, and the backward
-  // of the dispatch what the combine sent. The experts' backward is its input-gradient GEMMs,
-  // then its weight-gradient GEMMs, about as long. The dispatch's backward sends the input
-  // gradients: it waits for the whole backward unless --delay-wgrad-compute moves the weight
-  // gradients behind it (TransformerLayerSchedulePlan.run: mlp.backward, then
-  // mlp.backward_dw, then moe_dispatch.backward; transformer_config.py delay_wgrad_compute).
-  const double combine_backward_s = p.dispatch_s, dispatch_backward_s = p.combine_s;
-  const double mlp_dgrad_s = p.delay_wgrad_compute ? p.mlp_backward_s / 2 : p.mlp_backward_s;
-  const double first =
-      std::max(p.pre_dispatch_forward_s, combine_backward_s + p.combine_compute_backward_s);
-  // The backward's dispatch waits for its input gradients; the forward's experts for its
-  // dispatch.
-  const double second = std::max(std::max(p.dispatch_s, mlp_dgrad_s) + dispatch_backward_s,
-                                 std::max(p.mlp_backward_s, p.dispatch_s) + p.mlp_forward_s);
-  const double third =
-      std::max(p.combine_s + p.combine_compute_forward_s, p.pre_dispatch_backward_s);
+  // The pair's time on the two streams (a2a_pair_schedule.hpp) over its compute alone.
   const double compute_s = p.pre_dispatch_forward_s + p.pre_dispatch_backward_s + p.mlp_forward_s +
                            p.mlp_backward_s + p.combine_compute_forward_s +
                            p.combine_compute_backward_s;
-  return std::max(0.0, first + second + third - compute_s);
+  return std::max(0.0, a2a_pair_period_s(p) - compute_s);
 }
 
 double a2a_overlap_exposed_s(double attention_forward_s, double attention_backward_s,
@@ -235,16 +221,30 @@ void CostBuilder::moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const {
     m.pair.dispatch_s = m.d.dispatch_s;
     m.pair.combine_s = m.d.combine_s;
     m.pair.delay_wgrad_compute = s_.delay_wgrad_compute;
+    // The all-to-all the streams alone leave exposed, and what the host adds: it issues both
+    // micro-batches' nodes in one order and waits at the forward's dispatcher sync
+    // (a2a_pair_schedule.hpp); that wait is charged with the exposed all-to-all.
     const double exposed = a2a_overlap_exposed_s(m.pair);
+    const LayerHostTime host =
+        layer_host_time(model_, s_, gpu_, true, framework_.transformer_engine,
+                        training_.precision == Precision::fp8);
+    set_a2a_pair_host_s(host, s_, m.pair);
+    m.pair.host_sync = a2a_host_sync(s_, host);
+    // The all-to-all dispatcher's permute runs after its count copy (its gather, which the
+    // combine's backward repeats: moe_permutation).
+    m.pair.pre_dispatch_forward_after_copy_s = m.pair.combine_compute_backward_s;
+    const double host_exposed = a2a_overlap_exposed_s(m.pair);
     const Group ep_group =
         place_group(s_.expert_model_parallel_size, s_.expert_tensor_parallel(), gpus_per_node_);
-    const double charged =
-        exposed + a2a_overlap_slowdown(gpu_, s_, ep_group) * std::max(0.0, comm - exposed);
+    const double charged = std::max(exposed, host_exposed) +
+                           a2a_overlap_slowdown(gpu_, s_, ep_group) * std::max(0.0, comm - exposed);
     const double forward_s = m.block.forward.ep_comm_s, backward_s = m.block.backward.ep_comm_s;
     m.block.forward.ep_comm_s = comm > 0 ? charged * forward_s / comm : 0;
     m.block.backward.ep_comm_s = comm > 0 ? charged * backward_s / comm : 0;
     cost.a2a_unpaired_forward_s = forward_s - m.block.forward.ep_comm_s;
     cost.a2a_unpaired_backward_s = backward_s - m.block.backward.ep_comm_s;
+    cost.a2a_send_window_s = std::max(
+        0.0, m.pair.pre_dispatch_backward_s - m.pair.combine_s - m.pair.combine_compute_forward_s);
   }
 }
 

@@ -42,8 +42,28 @@ double pipeline_comm_s(const PipelineInput& in, const StageGroup& group, const S
   if (v == 1) return send_forward + send_backward;  // blocking in 1F1B
   // Interleaved 1F1B overlaps each chunk's transfers with the next chunk's compute
   // (Megatron-LM overlap_p2p_comm).
-  return v * (exposed_s(gpu, send_forward, work.forward.total_s() / v) +
-              exposed_s(gpu, send_backward, work.backward.total_s() / v));
+  const double overlapped = v * (exposed_s(gpu, send_forward, work.forward.total_s() / v) +
+                                 exposed_s(gpu, send_backward, work.backward.total_s() / v));
+  if (!s.overlap_moe_expert_parallel_comm) return overlapped;
+  // The combined 1F1B runs a chunk's forward and another's backward as one step and sends
+  // both chunks' outputs after it (model_chunk_schedule_plan.py
+  // TransformerModelChunkSchedulePlan.run): the activations on the communication stream once
+  // the forward's last combine is done (post_forward after wait_current_stream), beside the
+  // rest of the backward's last attention block (the layer's a2a_send_window_s); the gradients
+  // on the compute stream after that block (post_backward). The next step's compute waits for
+  // both receives before its first node (schedules.py pp_pre_forward, pp_pre_backward: the
+  // recv wait handles make the current stream wait, then record_current_stream). Only the
+  // first layer's delayed attention weight gradients run between (not credited). With two
+  // stages both directions go to one peer over one NCCL send/recv communicator, the gradients
+  // after the activations; with more, side by side. Warm-up and cool-down chunks run
+  // unpaired, as interleaved 1F1B.
+  const double window_s = in.costs[static_cast<size_t>(group.pool)]->moe.a2a_send_window_s;
+  const double forward_past_s = std::max(0.0, send_forward - window_s);
+  const double step_s =
+      in.stages == 2 ? forward_past_s + send_backward : std::max(forward_past_s, send_backward);
+  const double unpaired = unpaired_pass_share(
+      group.first, in.stages, s.virtual_pipeline_model_parallel_size, in.micro_batches);
+  return unpaired * overlapped + (1 - unpaired) * v * step_s;
 }
 
 }  // namespace

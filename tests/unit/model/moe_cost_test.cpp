@@ -373,6 +373,58 @@ TEST_CASE(
   CHECK(a2a_overlap_exposed_s(1, 2, 1, 6, 1, 4, false) == doctest::Approx(5));
 }
 
+TEST_CASE(
+    "expert-parallel overlap: the dispatcher's host sync holds the experts' forward to the "
+    "host's issue after it") {
+  using detail::A2aHostSync;
+  // Attention 1 forward and 6 backward, experts 3 and 2, short messages, delayed weight
+  // gradients: the streams alone take the 12 of compute. The host issues the experts' forward
+  // in 6 (nothing else costs it): unblocked, it runs ahead and the GPU never waits.
+  detail::A2aOverlapPair pair{.pre_dispatch_forward_s = 1,
+                              .pre_dispatch_backward_s = 6,
+                              .mlp_forward_s = 3,
+                              .mlp_backward_s = 2,
+                              .dispatch_s = 0.1,
+                              .combine_s = 0.1,
+                              .delay_wgrad_compute = true};
+  pair.host_mlp_forward_s = 6;
+  CHECK(detail::a2a_overlap_exposed_s(pair) == doctest::Approx(0));
+  // Blocked until the attention's router has its counts (end of the forward's attention, 1),
+  // the host issues the experts' forward until 7, where the GPU had it done at 1 + 2 + 3.
+  pair.host_sync = A2aHostSync::compute_stream;
+  CHECK(detail::a2a_overlap_exposed_s(pair) == doctest::Approx(1));
+  // The copy precedes the permute: released half a unit earlier.
+  pair.pre_dispatch_forward_after_copy_s = 0.5;
+  CHECK(detail::a2a_overlap_exposed_s(pair) == doctest::Approx(0.5));
+  // A flex dispatcher waits on the communication stream: behind a combine backward of 2.
+  pair.pre_dispatch_forward_after_copy_s = 0;
+  pair.dispatch_s = 2;
+  pair.combine_s = 2;
+  pair.host_sync = A2aHostSync::none;
+  const double unblocked = detail::a2a_overlap_exposed_s(pair);
+  pair.host_sync = A2aHostSync::communication_stream;
+  CHECK(detail::a2a_overlap_exposed_s(pair) == doctest::Approx(unblocked + 1));
+}
+
+TEST_CASE(
+    "expert-parallel overlap with interleaving: a step's pipeline sends wait for the next step") {
+  // Two stages of two chunks over two nodes of 8: with the combined 1F1B each paired step sends
+  // its gradients after its layers and the next step waits for them (the activations leave
+  // beside the last attention backward); interleaved 1F1B hides both under the next chunk.
+  const Scenario sc = job(moe_model(8, 2), 16);
+  Strategy s = base();
+  s.expert_model_parallel_size = 8;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  s.pipeline_model_parallel_size = 2;
+  s.virtual_pipeline_model_parallel_size = 2;
+  const Report a = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
+  s.overlap_moe_expert_parallel_comm = true;
+  const Report b = Estimator(sc.model, sc.training, sc.cluster).estimate(s);
+  REQUIRE(a.feasible);
+  REQUIRE(b.feasible);
+  CHECK(b.time_breakdown.pp_comm_s > 1.5 * a.time_breakdown.pp_comm_s);
+}
+
 TEST_CASE("flex deduplicates per node: cheaper than the all-to-all across nodes") {
   // 64 experts top-8 over EP 32 spanning four nodes of 8.
   const Scenario sc = job(moe_model(64, 8), 32);
