@@ -58,6 +58,7 @@ if [ "$mode" != "--serve-only" ]; then
     grep '^== ' "$work/ci.log" || true
     tail -30 "$work/ci.log"
     echo ".ci/run failed after $(($(date +%s) - start)) s" >&2
+    echo "on $(nproc) cores; load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
     exit 1
   fi
 fi
