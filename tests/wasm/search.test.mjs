@@ -204,11 +204,12 @@ describe("search: module and CLI agree", () => {
     const started = Date.now();
     const result = JSON.parse(
       paraplan.search(
-        JSON.stringify({ scenario, options: { top: 3, time_budget_s: 0.2 } }),
+        // 1.5 s: on a loaded 2-core machine 0.2 s of wall time found no row yet.
+        JSON.stringify({ scenario, options: { top: 3, time_budget_s: 1.5 } }),
         null,
       ),
     );
-    assert.ok(Date.now() - started < 5000);
+    assert.ok(Date.now() - started < 10000);
     assert.equal(result.stats.complete, false);
     assert.match(result.stats.stopped, /time budget/);
     assert.ok(result.strategies.length > 0);
