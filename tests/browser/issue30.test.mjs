@@ -13,6 +13,28 @@ const TIMEOUT_MS = 300_000;
 
 const byTestId = (id) => `[data-testid="${id}"]`;
 
+// An element's text as the lines it is drawn on (soft wraps included), run in the page.
+function renderedLines(element) {
+  const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const lines = [];
+  let top = null;
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const rect = range.getBoundingClientRect();
+      if (rect.height === 0) continue;
+      if (top === null || rect.top > top + rect.height / 2) {
+        lines.push("");
+        top = rect.top;
+      }
+      lines[lines.length - 1] += node.data[i];
+    }
+  }
+  return lines.map((line) => line.trim());
+}
+
 describe("issue 30: scaling, schedule and polish (production build)", () => {
   const site = useSite();
 
@@ -144,6 +166,16 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
       headroom.some((text) => text.includes("⚠")),
       headroom.join(" | "),
     );
+    // The long headers wrap after a slash ("Free/" over "GPU"), never inside a word (they once
+    // read "Fre", "e/G", "PU").
+    for (const column of ["tokens", "headroom"]) {
+      const lines = await small
+        .locator(`${byTestId("results-table")} th.col-${column} button.sort`)
+        .evaluate(renderedLines);
+      assert.ok(lines.length >= 1, column);
+      for (const line of lines.slice(0, -1))
+        assert.match(line, /\/$/, `${column}: ${lines.join(" | ")}`);
+    }
     const overflow = await small.evaluate(
       () => document.documentElement.scrollWidth - innerWidth,
     );
@@ -162,7 +194,7 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
     await phone.close();
   });
 
-  it("中文: the core's reasons are translated by their id", async () => {
+  it("中文: the core's reasons are translated by their id; a refused strategy shows no empty memory table", async () => {
     const page = await site.context.newPage();
     await open(
       page,
@@ -177,12 +209,88 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
       /tensor_model_parallel_size（3）不能整除 num_attention_heads（64）/,
     );
     assert.doesNotMatch(text, /does not divide/);
+    // The rules refused it before any stage was priced: no memory table of headers alone.
+    assert.equal(await page.locator(byTestId("memory-table")).count(), 0);
     // The header too (it was built before the language was set, and stayed English).
     assert.equal(
       await page.locator(".site-header .tagline").innerText(),
       "大语言模型训练的并行策略计算器",
     );
     await screenshot("i30-9-zh-reasons", page);
+    await page.close();
+  });
+
+  it("results at 1440 px: a row's ≈ and ◇ marks sit on its rank's line", async () => {
+    const page = await site.context.newPage();
+    await open(
+      page,
+      "lang=en&model=llama3-8b&gpu-infos=a100-40g:8&num-gpus=8&global-batch-size=128&seq-length=8192&run=1",
+    );
+    const rows = await page.locator(byTestId("result-row")).evaluateAll((all) =>
+      all.map((row) => {
+        const tokens = row.querySelector("td.col-tokens");
+        const range = document.createRange();
+        range.selectNodeContents(tokens);
+        return {
+          text: row.innerText.replace(/\s+/g, " "),
+          height: row.getBoundingClientRect().height,
+          line: range.getBoundingClientRect().height,
+          marks: row.querySelectorAll(".col-rank .badge").length,
+          // ZeRO's and recompute's second lines (an offload) are lines of their own.
+          secondLine: ["zero", "recompute"].some((column) =>
+            row.querySelector(`td.col-${column}`).textContent.includes("\n"),
+          ),
+        };
+      }),
+    );
+    const marked = rows.filter((row) => row.marks > 0 && !row.secondLine);
+    assert.ok(marked.length >= 3, JSON.stringify(rows));
+    for (const row of marked)
+      assert.ok(
+        row.height < 12 + 1.5 * row.line,
+        `${row.height} px tall for ${row.line} px lines: ${row.text}`,
+      );
+    const overflow = await page
+      .locator(byTestId("results-table"))
+      .evaluate((table) => table.scrollWidth - table.parentElement.clientWidth);
+    assert.ok(overflow <= 0, `the table is ${overflow} px wider than its card`);
+    await page
+      .locator(byTestId("results-table"))
+      .screenshot({ path: join(SCREENSHOTS, "i30-3-rows-1440.png") });
+    await page.close();
+  });
+
+  it("GPU editor: what the model assumes, the base's hint and a long error take the panel's width", async () => {
+    const page = await site.context.newPage();
+    // x200 is no preset and lacks most fields: the editor is open, with the error at a field.
+    await open(
+      page,
+      "lang=en&model=llama3-8b&gpu-infos=x200:64&num-gpus=64&global-batch-size=256&seq-length=8192&gpu.x200.base=h100&gpu.x200.bf16_tflops=1500",
+      byTestId("gpu-assumptions"),
+    );
+    const widths = await page.locator(".gpu-overrides").evaluate((panel) => {
+      const style = getComputedStyle(panel);
+      const inner =
+        panel.clientWidth -
+        parseFloat(style.paddingLeft) -
+        parseFloat(style.paddingRight);
+      const width = (selector) =>
+        panel.querySelector(selector)?.getBoundingClientRect().width ?? 0;
+      return {
+        inner,
+        assumptions: width(".gpu-assumptions"),
+        baseHint: width(".gpu-base .hint"),
+        error: width(".field:has(> .field-error)"),
+      };
+    });
+    for (const part of ["assumptions", "baseHint", "error"])
+      assert.ok(
+        widths[part] >= 0.95 * widths.inner,
+        `${part}: ${widths[part]} px of ${widths.inner}`,
+      );
+    await page
+      .locator(".gpu-overrides")
+      .screenshot({ path: join(SCREENSHOTS, "i30-5-gpu-editor.png") });
     await page.close();
   });
 

@@ -77,7 +77,12 @@ export function gpuEditor(context: FormContext, catalogue: Catalogue): HTMLEleme
     const label = h("label", { text: t("cluster.base"), attrs: { for: select.id } });
     const wrapper = h("div", { class: "field" }, label, select);
     context.errors.register(`gpu.${id}.base`, wrapper, select);
-    return h("div", {}, wrapper, h("p", { class: "hint", text: t("cluster.baseHint") }));
+    return h(
+      "div",
+      { class: "gpu-base" },
+      wrapper,
+      h("p", { class: "hint", text: t("cluster.baseHint") }),
+    );
   };
 
   const overridePanel = (state: PageState, id: string): HTMLElement => {

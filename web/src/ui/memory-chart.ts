@@ -86,7 +86,10 @@ export function drawMemoryChart(
 }
 
 // Each stage's memory by kind, its peak, capacity and what is left free, in GiB.
-export function memoryTable(report: Report): HTMLElement {
+// Null when no stage was priced (a strategy the framework's rules refuse): a table of headers
+// alone said nothing.
+export function memoryTable(report: Report): HTMLElement | null {
+  if (report.memory.per_stage.length === 0) return null;
   const headers = [
     t("detail.stageColumn"),
     ...MEMORY_PARTS.map((part) => t(`memory.${part}` as MessageKey)),

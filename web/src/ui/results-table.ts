@@ -93,17 +93,20 @@ export class ResultsTable {
             class: `col-${column.id}${column.numeric ? " numeric" : ""}`,
             attrs: { scope: "col" },
           },
-          h("button", {
-            class: "sort",
-            text: t(column.label) + arrow,
-            attrs: {
-              type: "button",
-              title: t("col.sortHint", { column: t(column.label) }),
+          h(
+            "button",
+            {
+              class: "sort",
+              attrs: {
+                type: "button",
+                title: t("col.sortHint", { column: t(column.label) }),
+              },
+              on: {
+                click: () => this.store.update((state) => (state.sort = this.nextSort(column))),
+              },
             },
-            on: {
-              click: () => this.store.update((state) => (state.sort = this.nextSort(column))),
-            },
-          }),
+            ...breakAfterSlashes(t(column.label) + arrow),
+          ),
         );
         if (active) th.setAttribute("aria-sort", sort.descending ? "descending" : "ascending");
         return th;
@@ -223,4 +226,12 @@ export class ResultsTable {
     this.table.replaceChildren(h("thead", {}, this.header()), h("tbody", {}, ...rows));
     this.element.hidden = this.held || rows.length === 0;
   }
+}
+
+// A label split after each "/" with <wbr>: at phone widths "Free/GPU" wraps as "Free/" and
+// "GPU", never inside a word ("Fre", "e/G", "PU" under overflow-wrap: anywhere).
+export function breakAfterSlashes(label: string): (string | HTMLElement)[] {
+  return label
+    .split("/")
+    .flatMap((part, i, parts) => (i < parts.length - 1 ? [`${part}/`, h("wbr")] : [part]));
 }
