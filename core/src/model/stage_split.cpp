@@ -100,8 +100,34 @@ std::vector<int64_t> balanced_split(int64_t layers, std::span<const double> laye
   return split;
 }
 
+namespace {
+
+// Whether `pool` runs some stage of `stage_pools`.
+bool runs_stage(std::span<const int> stage_pools, size_t pool) {
+  return std::find(stage_pools.begin(), stage_pools.end(), static_cast<int>(pool)) !=
+         stage_pools.end();
+}
+
+// The one- and two-layer middle stages' work before data parallelism, per pool that runs a stage.
+void split_works(const PipelineInput& input, std::span<const int> stage_pools, SplitWorks& works) {
+  const size_t pools = input.cluster->pools.size();
+  works.one.assign(pools, StageWork{});
+  works.two.assign(pools, StageWork{});
+  const int64_t middle = stage_pools.size() > 2 ? 1 : 0;
+  const int64_t moe = input.model->num_moe_layers() > 0 ? 1 : 0;
+  for (size_t pool = 0; pool < pools; ++pool) {
+    if (!runs_stage(stage_pools, pool)) continue;
+    const int p = static_cast<int>(pool);
+    works.one[pool] = stage_work_before_data_parallel(input, {p, middle, 1, 1, moe});
+    works.two[pool] = stage_work_before_data_parallel(input, {p, middle, 1, 2, 2 * moe});
+  }
+  works.valid = true;
+}
+
+}  // namespace
+
 std::vector<int64_t> balanced_stage_layers(const PipelineInput& input,
-                                           std::span<const int> stage_pools) {
+                                           std::span<const int> stage_pools, SplitWorks* reuse) {
   const ModelSpec& model = *input.model;
   const Cluster& cluster = *input.cluster;
   const Strategy& s = *input.strategy;
@@ -115,14 +141,16 @@ std::vector<int64_t> balanced_stage_layers(const PipelineInput& input,
   const int64_t middle = stages > 2 ? 1 : 0;
   const int64_t moe = model.num_moe_layers() > 0 ? 1 : 0;
   const int64_t v = s.virtual_pipeline_model_parallel_size;
+  SplitWorks fresh;
+  SplitWorks& works = reuse != nullptr ? *reuse : fresh;
+  if (!works.valid) split_works(input, stage_pools, works);
   for (size_t pool = 0; pool < per_pool.size(); ++pool) {
-    if (std::find(stage_pools.begin(), stage_pools.end(), static_cast<int>(pool)) ==
-        stage_pools.end()) {
-      continue;
-    }
+    if (!runs_stage(stage_pools, pool)) continue;
     const int p = static_cast<int>(pool);
     const StageGroup one{p, middle, 1, 1, moe}, two{p, middle, 1, 2, 2 * moe};
-    const StageWork w1 = stage_work(input, one), w2 = stage_work(input, two);
+    StageWork w1 = works.one[pool], w2 = works.two[pool];
+    add_data_parallel(input, one, w1);
+    add_data_parallel(input, two, w2);
     const StageMemory m1 = stage_memory(input, one, w1, middle);
     const StageMemory m2 = stage_memory(input, two, w2, middle);
     PerLayer& l = per_pool[pool];

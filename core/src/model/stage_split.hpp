@@ -35,7 +35,24 @@ std::vector<int64_t> balanced_split(int64_t layers, std::span<const double> laye
 // stages' times under their memory: per-layer and fixed time and memory of each GPU type from
 // a middle stage of one and of two layers, the embedding's and LM head's time on the first and
 // last stage. `input` needs its costs, not its groups. Empty when layers < stages.
+// stage_work in two parts: what no key the search's ZeRO level sets reads (the layers' and the
+// edges' passes, parameters, recompute and activations: zero_stage, overlap_grad_reduce,
+// overlap_param_gather and fp8_param_gather are not read), and data parallelism's
+// per-micro-batch time on top of it (sharded traffic, DeepSpeed's gradient accumulation), which
+// those keys change. stage_work is the one then the other (stage_work.cpp).
+StageWork stage_work_before_data_parallel(const PipelineInput& input, const StageGroup& group);
+void add_data_parallel(const PipelineInput& input, const StageGroup& group, StageWork& work);
+
+// `reuse`, where given, keeps the one- and two-layer stages' work before data parallelism
+// (stage_work_before_data_parallel) per GPU type: computed where it is not `valid`, read where it
+// is. The caller keeps it valid only across strategies that differ in the ZeRO level's keys
+// alone (the search's leaves under one recompute setting), which that work does not read.
+struct SplitWorks {
+  bool valid = false;
+  std::vector<StageWork> one, two;  // per pool
+};
 std::vector<int64_t> balanced_stage_layers(const PipelineInput& input,
-                                           std::span<const int> stage_pools);
+                                           std::span<const int> stage_pools,
+                                           SplitWorks* reuse = nullptr);
 
 }  // namespace paraplan::detail

@@ -6,6 +6,7 @@
 #include "model/host_time.hpp"
 #include "model/parameter_bytes.hpp"
 #include "model/pipeline_model.hpp"
+#include "model/stage_split.hpp"
 #include "model/torchtitan_fsdp.hpp"
 
 namespace paraplan::detail {
@@ -367,8 +368,8 @@ void add_activations(const PipelineInput& in, const StageGroup& group, const Sta
 
 // Data parallelism's per-micro-batch time: sharded (ZeRO-2/3) traffic, and DeepSpeed's
 // BF16_Optimizer accumulating the bf16 gradients into fp32 copies.
-void add_data_parallel(const PipelineInput& in, const StageGroup& group, const StageLayers& stage,
-                       StageWork& work) {
+void add_stage_data_parallel(const PipelineInput& in, const StageGroup& group,
+                             const StageLayers& stage, StageWork& work) {
   const Strategy& s = *in.strategy;
   work.zero3_comm_s = sharded_data_parallel_s(in, group, stage, work);
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
@@ -381,7 +382,7 @@ void add_data_parallel(const PipelineInput& in, const StageGroup& group, const S
 
 }  // namespace
 
-StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
+StageWork stage_work_before_data_parallel(const PipelineInput& in, const StageGroup& group) {
   const StageShape shape = stage_shape(in, group);
   const StageLayers& stage = shape.stage;
   StageWork work;
@@ -390,7 +391,16 @@ StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
   work.expert_parameters = stage.sum([](const LayerCost& l) { return l.expert_parameters; });
   const EdgeBytes edge_bytes = add_edges(in, group, stage.c, shape.mtp, work);
   add_activations(in, group, shape, layers_forward, edge_bytes, work);
-  add_data_parallel(in, group, stage, work);
+  return work;
+}
+
+void add_data_parallel(const PipelineInput& in, const StageGroup& group, StageWork& work) {
+  add_stage_data_parallel(in, group, stage_shape(in, group).stage, work);
+}
+
+StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
+  StageWork work = stage_work_before_data_parallel(in, group);
+  add_data_parallel(in, group, work);
   return work;
 }
 

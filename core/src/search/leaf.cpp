@@ -3,13 +3,26 @@
 // leaves are in bounds.cpp and memory_bounds.cpp.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 #include "model/stage_split.hpp"
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
+
+namespace {
+
+// Whether two lists of works hold the same bits (StageWork is doubles only: no padding).
+bool same_bits(const std::vector<StageWork>& a, const std::vector<StageWork>& b) {
+  static_assert(std::is_trivially_copyable_v<StageWork>);
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(StageWork)) == 0);
+}
+
+}  // namespace
 
 // The strategy's iteration time, and whether it fits; a strategy that does not fit is timed only
 // where `time_unfit` asks (else its time is infinite).
@@ -119,8 +132,10 @@ bool Searcher::offer(double time_s) {
 }
 
 // Layers per stage where the leaf decides them (a mixed cluster, or layers that do not split
-// evenly): balance the stages' times under their memory.
-bool Searcher::split_layers() {
+// evenly): balance the stages' times under their memory. With `reuse`, the split's stage works
+// before data parallelism are those of the last leaf of this ZeRO level (split_works_); the audit
+// recomputes them and counts a violation where they differ.
+bool Searcher::split_layers(bool reuse) {
   PipelineInput input =
       pipeline_input(model_, training_, cluster_, s_, data_parallel(), micro_batches(),
                      static_cast<int64_t>(s_.pipeline_stage_gpus.size()));
@@ -128,8 +143,25 @@ bool Searcher::split_layers() {
   input.framework = framework_;
   // The estimate's split (under capacity, not the margin), so a strategy ranked here is the one
   // an estimate without pinned layers gives.
-  s_.pipeline_stage_layers = balanced_stage_layers(input, s_.pipeline_stage_gpus);
+  if (reuse && audit_ != nullptr && split_works_.valid) audit_split_reuse(input);
+  s_.pipeline_stage_layers =
+      balanced_stage_layers(input, s_.pipeline_stage_gpus, reuse ? &split_works_ : nullptr);
   return !s_.pipeline_stage_layers.empty();
+}
+
+// The audit of split_works_: the works recomputed for this leaf, and its split, as reused.
+void Searcher::audit_split_reuse(const PipelineInput& input) {
+  SplitWorks fresh;
+  const std::vector<int64_t> recomputed =
+      balanced_stage_layers(input, s_.pipeline_stage_gpus, &fresh);
+  SplitWorks kept = split_works_;
+  const std::vector<int64_t> reused = balanced_stage_layers(input, s_.pipeline_stage_gpus, &kept);
+  ++audit_->split_reuse_checked;
+  if ((!same_bits(fresh.one, split_works_.one) || !same_bits(fresh.two, split_works_.two) ||
+       recomputed != reused) &&
+      audit_->violations++ == 0) {
+    audit_->example = layout_label(s_) + ": the reused layer split's works differ";
+  }
 }
 
 // The fewest block-recomputed layers per virtual chunk that fit (memory falls as they grow);

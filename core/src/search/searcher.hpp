@@ -44,6 +44,7 @@
 #include "model/framework_rules.hpp"
 #include "model/pipeline_model.hpp"
 #include "model/rules.hpp"
+#include "model/stage_split.hpp"
 #include "paraplan/search.hpp"
 #include "search/top_strategies.hpp"
 
@@ -108,7 +109,8 @@ struct MemoryBoundAudit {
   int64_t split_checked = 0;  // estimated leaves whose layers the split floor said cannot fit
   int64_t time_checked = 0;   // estimated leaves timed against the recompute level's time bound
   int64_t memo_checked = 0;   // replayed shape counts walked again and compared (shape_count.cpp)
-  int64_t violations = 0;     // a floor above the estimated peak, or such a leaf that fits
+  int64_t split_reuse_checked = 0;  // reused layer-split works recomputed and compared (leaf.cpp)
+  int64_t violations = 0;           // a floor above the estimated peak, or such a leaf that fits
   std::string example;
 };
 
@@ -159,7 +161,8 @@ class Searcher {
   bool evaluate();
   double evaluate_time(bool& fits, bool time_unfit = false);
   void fit_block_layers(size_t pool);
-  bool split_layers();
+  bool split_layers(bool reuse = false);
+  void audit_split_reuse(const PipelineInput& input);
   double lower_bound_s(bool recompute = false) const;
   // Its parts (bounds.cpp): per stage, a layer, the embedding and LM head, block recompute; the
   // pace and work of a fixed split, of one still to choose on one GPU type and on mixed types.
@@ -355,6 +358,9 @@ class Searcher {
   mutable std::array<std::array<std::vector<KindBytes>, 2>, 4> shape_split_static_bytes_;
   bool all_layers_work_valid_ = false;
   bool split_floors_valid_ = false;
+  // The leaf's layer split's stage works before data parallelism (balanced_stage_layers), kept
+  // across the leaves of one ZeRO level, which differ only in its keys (zero_level invalidates).
+  SplitWorks split_works_;
   MemoryBoundAudit* audit_ = nullptr;
   double audit_time_floor_s_ = 0;         // the time bound of the leaves below (audit)
   double audit_micro_batch_floor_s_ = 0;  // and that of their micro-batch size

@@ -103,6 +103,7 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
       zero_pins_.stage ? std::span<const int64_t>(&*zero_pins_.stage, 1)
                        : std::span<const int64_t>(kStages, sharded ? 4 : 1);  // nothing to shard
   bool any_fit_or_unknown = false;
+  split_works_.valid = false;  // its leaves differ only in this level's keys
   for (const int64_t zero : stages) {
     if (stopped_) break;
     s_.zero_stage = zero;
@@ -157,7 +158,7 @@ bool Searcher::leaf(Walk walk, int fit_pool) {
 // A leaf's last keys (its layer split where the leaf chooses it, its block recompute depth), then
 // its estimate.
 bool Searcher::split_and_evaluate(int fit_pool) {
-  if (split_at_leaf_ && !split_layers()) {
+  if (split_at_leaf_ && !split_layers(true)) {
     ++stats_.evaluated;
     reject("the layers do not spread over the stages",
            "num_layers (" + std::to_string(model_.num_layers) + ") is below the " +

@@ -25,9 +25,11 @@ SearchOptions golden_options() {
 }
 
 // How many groups, split leaves, timed leaves, replayed shape counts and ranked strategies the
-// audits checked.
+// audits checked (split reuses: leaves whose layer split reused the works before data
+// parallelism of an earlier leaf of the same ZeRO level, recomputed and compared bit for bit).
 struct AuditCounts {
   int64_t checked = 0, split_checked = 0, time_checked = 0, replays_checked = 0, ranked = 0;
+  int64_t split_reuses_checked = 0;
 };
 
 // `scenario` searched with the bounds audited: no group of an estimated leaf peaks below its
@@ -35,7 +37,8 @@ struct AuditCounts {
 // than the time bound of its recompute settings (host issue time included), no replayed shape
 // count differs from a walk of the same shape (a key the count walk reads missing from its memo
 // key, shape_count.cpp init_shape_counts: the audit's example names it), and the search (where
-// the memory floors prune nothing) ranks as the pruned one.
+// the memory floors prune nothing) ranks as the pruned one; no reused layer split differs
+// from its recomputation (Searcher::audit_split_reuse).
 void check_bounds(const Scenario& scenario, AuditCounts& counts) {
   detail::MemoryBoundAudit audit;
   const SearchResult audited = detail::search_audited(scenario, golden_options(), audit);
@@ -45,6 +48,7 @@ void check_bounds(const Scenario& scenario, AuditCounts& counts) {
   counts.split_checked += audit.split_checked;
   counts.time_checked += audit.time_checked;
   counts.replays_checked += audit.memo_checked;
+  counts.split_reuses_checked += audit.split_reuse_checked;
   const SearchResult pruned = search(scenario, golden_options());
   REQUIRE(audited.strategies.size() == pruned.strategies.size());
   counts.ranked += static_cast<int64_t>(pruned.strategies.size());
@@ -72,6 +76,7 @@ AuditCounts check_memory_floor(const std::string& file) {
 TEST_CASE("the bounds of a leaf are at most its estimated peak and time: AIAK examples") {
   const AuditCounts counts = check_memory_floor("search-golden.json");
   CHECK(counts.checked > 0);
+  CHECK(counts.split_reuses_checked > 0);
   CHECK(counts.split_checked > 0);
   CHECK(counts.time_checked > 0);
 }
@@ -80,6 +85,7 @@ TEST_CASE("the bounds of a leaf are at most its estimated peak and time: preset 
           doctest::skip(test::kSanitizedBuild)) {
   const AuditCounts counts = check_memory_floor("search-golden-jobs.json");
   CHECK(counts.checked > 0);
+  CHECK(counts.split_reuses_checked > 0);
   CHECK(counts.split_checked > 0);
   CHECK(counts.time_checked > 0);
 }
