@@ -1,6 +1,7 @@
 // The result of estimating one strategy (docs/contract.md section 4).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -58,16 +59,38 @@ struct StageMemory {
 
   // The reserve: CUDA context, workspaces, communication buffers, fragmentation.
   double other_bytes() const { return reserve.total_bytes(); }
-  // Live tensors at the peak, as torch.cuda.max_memory_allocated() reports them.
-  double peak_allocated_bytes() const {
+  // Live tensors in a training step once the graphs are captured: the graphs' saved tensors
+  // sit in their pool, freed in the allocator's account.
+  double step_allocated_bytes() const {
     return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes -
            graph_pool_bytes + reserve.workspaces_bytes;
   }
+  // Live tensors while the graphs are captured: PyTorch's caching allocator counts a capture's
+  // allocations from the private pool in its statistics like any other
+  // (c10/cuda/CUDACachingAllocator.cpp malloc/free update stats.allocated_bytes whatever the
+  // block's pool), so the saved tensors of every layer and micro-batch the capture holds between
+  // its forward and backward graphs (the in-flight ones, captured in the schedule's order) are
+  // allocated then; and Megatron-LM/Bridge capture after cuda_graph_warmup_steps steps
+  // (training.py, Bridge train.py: `create_cudagraphs()` at that step), when weights, gradients
+  // and the optimizer's state exist. The eager activations are not live then (the capture runs
+  // the graphed modules on their sample arguments), and the sample arguments are left out: this
+  // is the least the capture holds.
+  double capture_allocated_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + graph_pool_bytes +
+           reserve.workspaces_bytes;
+  }
+  // The most live tensors at any time, as torch.cuda.max_memory_allocated() reports it (never
+  // reset by Megatron-LM's logs): the step's or the capture's, whichever is larger (with TE
+  // graphs of the MLP the capture's: Megatron-Bridge PR #3107's logged peaks, OOM01-RAN06).
+  double peak_allocated_bytes() const {
+    return std::max(step_allocated_bytes(), capture_allocated_bytes());
+  }
   // What PyTorch's caching allocator reserves at the peak, as torch.cuda.max_memory_reserved()
-  // reports it: live tensors, the CUDA graphs' pool and the allocator's fragmentation (the CUDA
-  // context, NCCL's buffers and Transformer Engine's userbuffers are allocated outside it).
+  // reports it: a step's live tensors, the CUDA graphs' pool and the allocator's fragmentation
+  // (the CUDA context, NCCL's buffers and Transformer Engine's userbuffers are allocated outside
+  // it).
   double peak_reserved_bytes() const {
-    return peak_allocated_bytes() + graph_pool_bytes + reserve.fragmentation_bytes;
+    return step_allocated_bytes() + graph_pool_bytes + reserve.fragmentation_bytes;
   }
   // What the GPU must hold: decides out-of-memory.
   double peak_bytes() const {
