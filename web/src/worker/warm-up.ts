@@ -11,22 +11,30 @@
 // compilation it would have paid itself).
 import type { ParaplanModule } from "../paraplan/module";
 import type { SearchProgress, SearchRequest } from "../paraplan/types";
+import { parseGpuInfos } from "../state/gpu-infos";
+import { defaultState } from "../state/page-state";
 
-// The page's default job (state/page-state.ts defaultState: 256 A800, global batch 512, 4096
-// tokens, bf16, top 10) with `model`; a one-second budget bounds it on any machine.
+// The page's default job (state/page-state.ts defaultState) with `model`; a one-second budget
+// bounds it on any machine.
 function warmUpRequest(model: string): SearchRequest {
+  const job = defaultState();
+  const gpus = parseGpuInfos(job.cluster).map(({ type, cap }) => ({ type, count: Number(cap) }));
   return {
     scenario: {
       model,
-      training: { global_batch_size: 512, seq_length: 4096, precision: "bf16" },
-      cluster: { gpus: [{ type: "a800", count: 256 }], num_gpus: 256 },
+      training: {
+        global_batch_size: Number(job.globalBatchSize),
+        seq_length: Number(job.seqLength),
+        precision: job.precision,
+      },
+      cluster: { gpus, num_gpus: Number(job.numGpus) },
     },
-    options: { top: 10, time_budget_s: 1, tp_across_nodes: false },
+    options: { top: Number(job.top), time_budget_s: 1, tp_across_nodes: job.tpAcrossNodes },
   };
 }
 
 // The page's default model (dense), then a MoE model of the catalogue (its experts' code).
-export const WARM_UP_MODELS = ["llama2-70b", "qwen3-30b-a3b"] as const;
+export const WARM_UP_MODELS = [defaultState().model, "qwen3-30b-a3b"] as const;
 
 // Yields to the worker's event loop, so that a request that has arrived is counted first.
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
