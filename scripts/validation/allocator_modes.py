@@ -69,8 +69,12 @@ MINDSPEED_EXPANDABLE = {
     "examples/mcore/qwen3_moe/pretrain_qwen3_30b_a3b_4K_ptd.sh",
 }
 
-# oom-outcomes.json: OOM01-RAN06 ran Megatron-Bridge's SFT launcher without the setting (PR #3107's
-# skill: "the actual OOM fix was PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"); OOM07/RAN08
+# oom-outcomes.json: OOM01-RAN05 ran Megatron-Bridge's SFT launcher without the setting (PR #3107's
+# skill: "the actual OOM fix was PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"); RAN06 (VPP 10)
+# and RAN17 (OOM01's configuration) with it (the memory-tuning skill, "A Note on VPP": "The VPP=10
+# run actually used slightly more peak memory (60.2 GB vs 58.8 GB) but did not OOM because
+# expandable segments prevented fragmentation"; "Baseline + expandable_segments ... Passed");
+# OOM07/RAN08
 # DeepSeek-V3 pretraining on GB200 (perf_plugins.py:270-276 at 02b574d2, PR #3067's commit, sets
 # it for deepseek_v3 pretraining on h100 and gb200); OOM09-RAN12 MindSpeed-LLM scripts export PYTORCH_NPU_ALLOC_CONF=
 # expandable_segments:True (af8fab41^ and aec316b9^/aec316b9, line 3); OOM13 a Megatron-LM user
@@ -78,15 +82,21 @@ MINDSPEED_EXPANDABLE = {
 # without the perf executor's environment, RAN15 is the maintainer's reference run with it (issue
 # #4587).
 OUTCOMES_SOURCE = (
-    "OOM01-RAN06: Megatron-Bridge PR #3107 and its memory-tuning skill (the fix of the baseline "
-    "was PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; the rows ran without it); OOM07/RAN08: "
+    "OOM01-RAN05: Megatron-Bridge PR #3107 and its memory-tuning skill (the fix of the baseline "
+    "was PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True; the rows ran without it); RAN06 and "
+    "RAN17: the same skill, 'A Note on VPP' (skills/nemo-mbridge-perf-memory-tuning/SKILL.md:150-154"
+    " at 067f987d; skills/perf-techniques/memory-tuning/SKILL.md:100-104 at 8225f968): 'The VPP=10 "
+    "run actually used slightly more peak memory (60.2 GB vs 58.8 GB) but did not OOM because "
+    "expandable segments prevented fragmentation', and its row 'Baseline + expandable_segments', "
+    "which ran with it; OOM07/RAN08: "
     "Megatron-Bridge 02b574d2 (PR #3067) scripts/performance/perf_plugins.py:270-276 "
     "(expandable_segments:True for deepseek_v3 pretraining on h100 and gb200); OOM09-RAN12: MindSpeed-LLM af8fab41^/af8fab41/aec316b9^/"
     "aec316b9 scripts, line 3: export PYTORCH_NPU_ALLOC_CONF=expandable_segments:True; OOM13: "
     "Megatron-LM issue #606's script (unset); OOM14/RAN16: Megatron-Bridge issue #4587, "
     "run_script.py launched directly, which bypasses PerfEnvPlugin's PYTORCH_CUDA_ALLOC_CONF "
     "(unset); RAN15: the same issue's reference run with expandable_segments:True)")
-OUTCOMES_EXPANDABLE = {"OOM07", "RAN08", "OOM09", "RAN10", "OOM11", "RAN12", "RAN15"}
+OUTCOMES_EXPANDABLE = {"RAN06", "OOM07", "RAN08", "OOM09", "RAN10", "OOM11", "RAN12", "RAN15",
+                       "RAN17"}
 
 
 def annotate(file, source, expandable, key="recipes", name="name"):

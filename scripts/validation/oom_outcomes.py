@@ -380,6 +380,12 @@ def main():
             "can run successfully', launched the same way (run_script.py without the perf "
             "executor's environment)",
             False),
+        llama3_70b_sft(
+            "RAN17", "Llama 3 70B SFT, 32 H100, fp8-cs, TP4 PP4 VPP5 DP2, recompute core_attn, "
+            "expandable segments", "ran",
+            "memory-tuning skill: 'Baseline + expandable_segments | 4 | 4 | 5 | 2 | ~704 | -0.8% "
+            "| ~59 | **Passed**' (OOM01's configuration; the skill gives the peak as ~59 GB)",
+            59.0),
     ]
     document = {
         "source": "Real out-of-memory outcomes and the fixes that ran, from public threads and "

@@ -386,6 +386,7 @@ TEST_CASE(
   // every out-of-memory launch with expandable segments is priced over capacity, so that mode
   // takes the same margins; a quarter of the launches that ran sit above 81% (NVIDIA's tuned
   // recipes up to 99%). The floor is today's share (docs/model.md, "The risk the default margin
-  // leaves").
-  CHECK(overall >= 0.763);
+  // leaves"): 76.1% of 360 since RAN17 (OOM01's launch with expandable segments, which ran at
+  // 81.6% as priced) joined the outcomes; 76.3% of 359 before.
+  CHECK(overall >= 0.761);
 }

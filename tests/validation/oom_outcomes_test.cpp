@@ -31,7 +31,7 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
        "~11 GiB that the default allocator's fixed segments strand (expandable_segments ran the "
        "same launch), not priced; the mlp graphs' static buffers add 16 MiB (their inputs "
        "replace eager tensors nothing else keeps; only attention graphs take a mask); inside the "
-       "default margin: verdict at_risk"},
+       "default margin: verdict at_risk; the same launch with expandable_segments ran (RAN17)"},
       {"OOM02", "as OOM01 (layernorm recompute saves next to nothing, measured and priced)"},
   };
   std::printf("\n%s\n%-6s %-72s %5s %4s %9s %9s %9s %9s %7s %8s %s\n",
@@ -81,12 +81,13 @@ TEST_CASE("real out-of-memory outcomes: the model rejects what ran out of memory
   }
   std::printf("the model agrees on %d of %zu outcomes (%d out of memory, %zu ran)\n", agreements,
               cases.size(), out_of_memory, cases.size() - out_of_memory);
-  CHECK(cases.size() == 16);
-  CHECK(agreements >= 14);
+  CHECK(cases.size() == 17);
+  CHECK(agreements >= 15);
 }
 
 // Megatron-LM's logged max allocated of the launches that give one (Megatron-Bridge PR #3107's
-// Llama 3 70B SFT and its neighbours, rank 0: the first stage) against the priced peak. With TE
+// Llama 3 70B SFT and its neighbours, rank 0: the first stage; RAN17's "~59" GB is the skill's
+// rounding) against the priced peak. With TE
 // graphs of the MLP the peak is the capture's, when the graphs' saved tensors are allocated beside
 // weights, gradients and optimizer state (report.hpp capture_allocated_bytes); pricing only the
 // step's live tensors left these peaks 9-26% under the logged ones.
@@ -111,8 +112,8 @@ TEST_CASE("real out-of-memory outcomes: the logged max allocated peaks") {
                 m.peak_allocated_bytes() / kGiB, 100 * error);
   }
   std::sort(errors.begin(), errors.end());
-  REQUIRE(errors.size() == 6);
-  const double median_error = (errors[2] + errors[3]) / 2;
+  REQUIRE(errors.size() == 7);
+  const double median_error = errors[3];
   std::printf("median |error| of max allocated: %.1f%% over %zu points\n", 100 * median_error,
               errors.size());
   CHECK(median_error <= 0.08);
