@@ -6,6 +6,7 @@
 #include "model/attention_memory.hpp"
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
+#include "model/device_connections.hpp"
 #include "model/kernels.hpp"
 
 namespace paraplan::detail {
@@ -63,7 +64,6 @@ constexpr double kTeRingGradAccumulateBytes = 4.5;
 // 9.23); Hopper's take any up to 256. Equal head dims between 128 and 256 (Nemotron-4's 192)
 // therefore run FlashAttention-2 on Blackwell (flash-attn 2.7.3 and later,
 // dot_product_attention/utils.py version_required_blackwell).
-constexpr double kBlackwellComputeCapability = 10.0;
 constexpr double kBlackwellCudnnHeadDim = 128;
 
 bool cudnn_trains_head_dims(double compute_capability, double qk_head_dim, double v_head_dim) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "model/collectives.hpp"
+#include "model/device_connections.hpp"
 #include "model/framework_rules.hpp"
 #include "model/kernels.hpp"
 #include "model/layer_cost.hpp"
@@ -81,6 +82,12 @@ class CostBuilder {
   void block_elementwise(LayerCost& cost) const;
   void block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
                      double column_bytes = -1) const;
+  // A tensor-parallel collective of `comm_s` issued ahead of a GEMM: `overlapped_s` of it stays
+  // exposed where it runs beside the GEMM, all of it where it waits for the GEMM's end
+  // (device_connections.hpp tp_collectives_overlap_gemms).
+  double tp_overlap_exposed_s(double comm_s, double overlapped_s) const {
+    return tp_collectives_overlap_gemms(s_, gpu_) ? overlapped_s : comm_s;
+  }
   double mlp_weights(double ffn) const {
     return (is_gated(model_.activation) ? 3.0 : 2.0) * h_ * ffn;
   }

@@ -14,25 +14,20 @@ namespace paraplan::detail {
 
 // The layer_cost keys that only a MoE layer's costs read: the MoE block (moe_layer_cost.cpp,
 // moe_dispatch.cpp), the MoE regions of the host's time (host_time.cpp) and the routed experts of
-// torchtitan's per-op checkpoint (torchtitan_sac.cpp). The dense layer, the embedding, the LM head,
+// torchtitan's per-op checkpoint (torchtitan_sac.cpp); not overlap_moe_expert_parallel_comm, whose
+// device connections decide whether every layer's tensor-parallel collectives overlap their GEMMs
+// (device_connections.hpp). The dense layer, the embedding, the LM head,
 // the multi-token-prediction depth and a MoE layer's attention block read none of them, so
 // CostCache builds those once per value of the other keys, across expert parallelism and the MoE
 // switches, and only the rest of the MoE layer per layer shape (a test varies each of
 // these keys and fails naming one that changes them: cost_cache_test.cpp).
 inline constexpr KeySet kMoeLayerOnlyKeys = {
-    StrategyKeyId::expert_model_parallel_size,
-    StrategyKeyId::expert_tensor_parallel_size,
-    StrategyKeyId::moe_token_dispatcher_type,
-    StrategyKeyId::moe_flex_dispatcher_backend,
-    StrategyKeyId::moe_grouped_gemm,
-    StrategyKeyId::moe_permute_fusion,
-    StrategyKeyId::moe_router_fusion,
-    StrategyKeyId::moe_shared_expert_overlap,
-    StrategyKeyId::overlap_moe_expert_parallel_comm,
-    StrategyKeyId::delay_wgrad_compute,
-    StrategyKeyId::moe_router_force_load_balancing,
-    StrategyKeyId::moe_expert_capacity_factor,
-    StrategyKeyId::moe_pad_expert_input_to_capacity,
+    StrategyKeyId::expert_model_parallel_size, StrategyKeyId::expert_tensor_parallel_size,
+    StrategyKeyId::moe_token_dispatcher_type,  StrategyKeyId::moe_flex_dispatcher_backend,
+    StrategyKeyId::moe_grouped_gemm,           StrategyKeyId::moe_permute_fusion,
+    StrategyKeyId::moe_router_fusion,          StrategyKeyId::moe_shared_expert_overlap,
+    StrategyKeyId::delay_wgrad_compute,        StrategyKeyId::moe_router_force_load_balancing,
+    StrategyKeyId::moe_expert_capacity_factor, StrategyKeyId::moe_pad_expert_input_to_capacity,
 };
 
 // The values of the layer_cost keys of `s` as run by GPU type `pool`.

@@ -80,12 +80,12 @@ EdgeCost CostBuilder::head() const {
     edge.forward.tp_comm_s = 3 * all_reduce_s(gpu_, tp_group_, 4 * tokens_);
     if (sequence_parallel_) {
       edge.forward.tp_comm_s += all_gather_s(gpu_, tp_group_, hidden_bytes());
-      edge.backward.tp_comm_s =
-          exposed_s(gpu_, reduce_scatter_s(gpu_, tp_group_, hidden_bytes()), wgrad_s);
-    } else {
-      edge.backward.tp_comm_s =
-          exposed_s(gpu_, all_reduce_s(gpu_, tp_group_, hidden_bytes()), wgrad_s);
     }
+    const double input_grad_s = sequence_parallel_
+                                    ? reduce_scatter_s(gpu_, tp_group_, hidden_bytes())
+                                    : all_reduce_s(gpu_, tp_group_, hidden_bytes());
+    edge.backward.tp_comm_s =
+        tp_overlap_exposed_s(input_grad_s, exposed_s(gpu_, input_grad_s, wgrad_s));
   }
   edge.activation_bytes = 2 * e_ * norm_elements;  // norm input, LM-head input
   // Megatron-LM's vocab-parallel cross-entropy casts the 16-bit logits to fp32

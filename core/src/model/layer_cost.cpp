@@ -173,8 +173,9 @@ void CostBuilder::block_tp_comm(LayerCost& cost, const LinearTime& column, const
     // Forward all-reduce after the row-parallel GEMM; backward all-reduce of the column
     // GEMM's input gradient overlaps its weight-gradient GEMM (async all-reduce).
     cost.forward.tp_comm_s += all_reduce_s(gpu_, tp_group_, row_bytes);
+    const double column_reduce = all_reduce_s(gpu_, tp_group_, column_bytes);
     cost.backward.tp_comm_s +=
-        exposed_s(gpu_, all_reduce_s(gpu_, tp_group_, column_bytes), column.wgrad_s);
+        tp_overlap_exposed_s(column_reduce, exposed_s(gpu_, column_reduce, column.wgrad_s));
     return;
   }
   const double column_gather = all_gather_s(gpu_, tp_group_, column_bytes);
@@ -183,19 +184,25 @@ void CostBuilder::block_tp_comm(LayerCost& cost, const LinearTime& column, const
   const double row_scatter = reduce_scatter_s(gpu_, tp_group_, row_bytes);
   if (s_.tp_comm_overlap) {
     // Transformer Engine's userbuffers with their default methods (tp_comm_overlap.hpp).
-    cost.forward.tp_comm_s += ring_exchange_exposed_s(gpu_, column_gather, column.forward_s, t_) +
-                              pipelined_exposed_s(gpu_, row_scatter, row.forward_s);
-    cost.backward.tp_comm_s += ring_exchange_exposed_s(gpu_, row_gather, row.dgrad_s, t_) +
-                               bulk_exposed_s(gpu_, column_gather, column.dgrad_s) +
-                               bulk_exposed_s(gpu_, column_scatter, column.wgrad_s);
+    cost.forward.tp_comm_s +=
+        tp_overlap_exposed_s(column_gather,
+                             ring_exchange_exposed_s(gpu_, column_gather, column.forward_s, t_)) +
+        tp_overlap_exposed_s(row_scatter, pipelined_exposed_s(gpu_, row_scatter, row.forward_s));
+    cost.backward.tp_comm_s +=
+        tp_overlap_exposed_s(row_gather,
+                             ring_exchange_exposed_s(gpu_, row_gather, row.dgrad_s, t_)) +
+        tp_overlap_exposed_s(column_gather, bulk_exposed_s(gpu_, column_gather, column.dgrad_s)) +
+        tp_overlap_exposed_s(column_scatter, bulk_exposed_s(gpu_, column_scatter, column.wgrad_s));
     return;
   }
   cost.forward.tp_comm_s += column_gather + row_scatter;
   // Backward: the output-gradient all-gather before the row GEMM is exposed; the input
   // re-gather for the column weight gradient overlaps its input-gradient GEMM, and the
   // input-gradient reduce-scatter overlaps the weight-gradient GEMM.
-  cost.backward.tp_comm_s += row_gather + exposed_s(gpu_, column_gather, column.dgrad_s) +
-                             exposed_s(gpu_, column_scatter, column.wgrad_s);
+  cost.backward.tp_comm_s +=
+      row_gather +
+      tp_overlap_exposed_s(column_gather, exposed_s(gpu_, column_gather, column.dgrad_s)) +
+      tp_overlap_exposed_s(column_scatter, exposed_s(gpu_, column_scatter, column.wgrad_s));
 }
 
 // FC1, activation, FC2 of width `ffn` split over `tp` GPUs, on `rows` token rows spread evenly

@@ -516,6 +516,38 @@ TEST_CASE("multi-latent attention gathers its latents, not the hidden state, ove
   CHECK(layer.forward.tp_comm_s == doctest::Approx(attention_forward + mlp_forward));
 }
 
+TEST_CASE("the all-to-all overlap's device connections expose TP collectives before Blackwell") {
+  // With overlap_moe_expert_parallel_comm the run keeps more than one CUDA device connection
+  // (device_connections.hpp): on Hopper the backward's input all-gather and input-gradient
+  // reduce-scatter then wait for the GEMMs they were issued ahead of; on Blackwell they still
+  // overlap them.
+  for (const char* gpu_type : {"h100", "b200"}) {
+    CAPTURE(gpu_type);
+    const Scenario sc = job(moe_model(), 16, gpu_type);
+    const GpuSpec& gpu = sc.cluster.pools[0].gpu;
+    Strategy s = base();
+    s.tensor_model_parallel_size = 2;
+    s.sequence_parallel = true;
+    s.expert_model_parallel_size = 8;
+    const detail::LayerCost ordered = costs(sc, s).dense;
+    s.overlap_moe_expert_parallel_comm = true;
+    const detail::LayerCost overlapped = costs(sc, s).dense;
+    CHECK(overlapped.forward.tp_comm_s == doctest::Approx(ordered.forward.tp_comm_s));
+    if (gpu.compute_capability >= 10) {
+      CHECK(overlapped.backward.tp_comm_s == doctest::Approx(ordered.backward.tp_comm_s));
+      continue;
+    }
+    // Attention and MLP blocks each: the output-gradient all-gather, the input re-gather and
+    // the input-gradient reduce-scatter, all exposed.
+    const detail::Group tp = detail::place_group(2, 1, 8);
+    const double hidden_bytes = 2.0 * 4096 * 1024;
+    const double block = 2 * detail::all_gather_s(gpu, tp, hidden_bytes) +
+                         detail::reduce_scatter_s(gpu, tp, hidden_bytes);
+    CHECK(overlapped.backward.tp_comm_s == doctest::Approx(2 * block));
+    CHECK(overlapped.backward.tp_comm_s > ordered.backward.tp_comm_s);
+  }
+}
+
 TEST_CASE("fine-grained offloading: what each module's region saves in a MoE layer") {
   // 1024 hidden, 8 experts of 1024 (SwiGLU), top-2, one GPU: 4096 tokens, 8192 expert rows.
   const Scenario sc = job(moe_model(), 1);

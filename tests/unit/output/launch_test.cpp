@@ -313,6 +313,35 @@ TEST_CASE("Megatron-LM: ZeRO-2/3 checkpoint in fsdp_dtensor and leave the connec
   }
 }
 
+TEST_CASE(
+    "Megatron-family launches keep more than one device connection for the all-to-all overlap") {
+  // Qwen3-30B-A3B on 16 H100, TP2 with sequence parallelism, EP8: tensor parallelism asks for
+  // CUDA_DEVICE_MAX_CONNECTIONS=1, the 1F1B all-to-all overlap for more (Megatron-LM
+  // moe/README.md; arguments.py: "1 or 32"), as Megatron-Bridge's performance launches keep it.
+  nlohmann::json d = nlohmann::json::parse(R"({
+    "model": "qwen3-30b-a3b",
+    "training": {"global_batch_size": 256, "seq_length": 4096, "precision": "bf16"},
+    "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 16}]},
+    "strategy": {"tensor_model_parallel_size": 2, "expert_model_parallel_size": 8,
+      "expert_tensor_parallel_size": 1, "moe_token_dispatcher_type": "alltoall",
+      "moe_grouped_gemm": true, "micro_batch_size": 1, "sequence_parallel": true,
+      "zero_stage": 1, "use_flash_attn": true}})");
+  for (const bool overlap : {false, true}) {
+    CAPTURE(overlap);
+    d["strategy"]["overlap_moe_expert_parallel_comm"] = overlap;
+    const nlohmann::json all = launches(d);
+    for (const char* framework : {"megatron", "megatron-bridge"}) {
+      CAPTURE(framework);
+      REQUIRE(all[framework].contains("command"));
+      const std::string command = all[framework]["command"];
+      CHECK((command.find("export CUDA_DEVICE_MAX_CONNECTIONS=1\n") == std::string::npos) ==
+            overlap);
+      CHECK((command.find("export CUDA_DEVICE_MAX_CONNECTIONS=32") != std::string::npos) ==
+            overlap);
+    }
+  }
+}
+
 TEST_CASE("Megatron-LM: fp8 names its recipe") {
   nlohmann::json d = reference({{"fp8_recipe", "tensorwise"}});
   d["training"]["precision"] = "fp8";

@@ -416,7 +416,7 @@ Launch bridge_launch(const LaunchInput& in) {
   if (in.strategy.offload_modules != 0) text += "export NVTE_CPU_OFFLOAD_V1=1\n";
   if (in.strategy.zero_stage < 2 &&
       (in.strategy.tensor_model_parallel_size > 1 || in.strategy.context_parallel_size > 1)) {
-    text += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
+    text += device_connections_export(in.strategy);
   }
   text += allocator_environment(in.strategy, Framework::megatron_bridge);
   text += rendezvous_environment(in.hosts);

@@ -4,11 +4,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/device_connections.hpp"
 #include "model/framework_rules.hpp"
 #include "output/launch/writers.hpp"
 
 namespace paraplan {
 namespace detail {
+
+std::string device_connections_export(const Strategy& strategy) {
+  if (!needs_many_device_connections(strategy)) return "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
+  return "export CUDA_DEVICE_MAX_CONNECTIONS=32  # overlap_moe_expert_parallel_comm needs more "
+         "than 1\n";
+}
 
 std::string allocator_environment(const Strategy& strategy, Framework framework) {
   // The caching allocator's settings the strategy names, as PYTORCH_CUDA_ALLOC_CONF's

@@ -24,16 +24,17 @@ namespace {
 
 // CUDA_DEVICE_MAX_CONNECTIONS=1 orders tensor- and context-parallel communication before the
 // compute it overlaps (arguments.py validate_args warns without it); Megatron-FSDP asserts it
-// is unset or not 1 (launch-targets.md section 2, zero_stage 2/3). Fine-grained
-// activation offloading with Transformer Engine >= 2.10 asserts NVTE_CPU_OFFLOAD_V1=1
-// (arguments.py: "to avoid offloading weights").
+// is unset or not 1 (launch-targets.md section 2, zero_stage 2/3), and the all-to-all overlap
+// needs more than one (device_connections.hpp). Fine-grained activation offloading with
+// Transformer Engine >= 2.10 asserts NVTE_CPU_OFFLOAD_V1=1 (arguments.py: "to avoid offloading
+// weights").
 std::string megatron_environment(const Strategy& s) {
   const bool needs_one = s.tensor_model_parallel_size > 1 || s.context_parallel_size > 1;
   std::string text = s.offload_modules != 0 ? "export NVTE_CPU_OFFLOAD_V1=1\n" : "";
   if (s.zero_stage >= 2) {
     text += "unset CUDA_DEVICE_MAX_CONNECTIONS  # Megatron-FSDP asserts it is not 1\n";
   } else if (needs_one) {
-    text += "export CUDA_DEVICE_MAX_CONNECTIONS=1\n";
+    text += device_connections_export(s);
   }
   return text;
 }

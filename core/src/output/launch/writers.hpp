@@ -38,6 +38,13 @@ inline const Recompute& stage_recompute(const LaunchInput& in) {
 // examples/mcore scripts export that one). Both off: nothing, PyTorch's defaults.
 std::string allocator_environment(const Strategy& strategy, Framework framework);
 
+// The CUDA_DEVICE_MAX_CONNECTIONS line of a Megatron-family launch with tensor or context
+// parallelism: 1, which orders their communication before the compute it overlaps, unless the
+// strategy needs more (device_connections.hpp needs_many_device_connections), then 32 (Megatron-LM
+// arguments.py: "1 or 32"; Megatron-Bridge's performance launches on Blackwell and with DeepEP or
+// HybridEP).
+std::string device_connections_export(const Strategy& strategy);
+
 // Megatron-LM's arguments for GPU type `pool`: the model's, the strategy's, and mock data.
 std::vector<std::string> megatron_program_arguments(const LaunchInput& in, int pool);
 
