@@ -10,6 +10,9 @@
 #   bench/setup.sh [--serve-only|--ci-only]
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# A first clone compiles everything: no compiler cache, even where ccache is installed (the
+# set-up scripts use it where it is, unless CMAKE_CXX_COMPILER_LAUNCHER says otherwise).
+export CMAKE_CXX_COMPILER_LAUNCHER=""
 mode="${1:-all}"
 echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 work="$(mktemp -d)"

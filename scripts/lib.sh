@@ -30,6 +30,24 @@ children_cpu_s() {
   rm -f "$file"
 }
 
+# The configure option naming the compiler launcher: ccache where it is installed (CI keeps its
+# files between runs), none otherwise, and CMAKE_CXX_COMPILER_LAUNCHER from the environment where
+# it is set (empty: none). Given on every configure, so that a build folder follows the machine
+# (no stale launcher once ccache is gone). Sets REPLY.
+compiler_launcher_option() {
+  local launcher=""
+  if [ -n "${CMAKE_CXX_COMPILER_LAUNCHER+set}" ]; then
+    launcher="$CMAKE_CXX_COMPILER_LAUNCHER"
+  elif command -v ccache >/dev/null; then
+    launcher=ccache
+  fi
+  REPLY="-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher"
+}
+# ccache hashes the paths under the clone as relative ones, so that another checkout's
+# compilations hit (its manual, "Compiling in different directories").
+CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(repo_root)}"
+export CCACHE_BASEDIR
+
 # Runs a command in DIR (a subshell): in_dir DIR COMMAND...
 in_dir() { (cd "$1" && shift && "$@"); }
 
@@ -60,7 +78,9 @@ ensure_native_deps() {
 build_native() {
   local root
   root=$(repo_root)
-  timed "native configure" quietly cmake --preset native -S "$root" -DPARAPLAN_UNITY_BUILD=ON
+  compiler_launcher_option
+  timed "native configure" quietly cmake --preset native -S "$root" -DPARAPLAN_UNITY_BUILD=ON \
+    "$REPLY"
   timed "native build" cmake --build --preset native -j "$(nproc)"
 }
 
@@ -85,9 +105,10 @@ ensure_web_deps() {
 build_wasm() {
   local root
   root=$(repo_root)
+  compiler_launcher_option
   # Debian's Emscripten finds its JavaScript libraries through NODE_PATH.
   timed "wasm configure" quietly env NODE_PATH=/usr/share/nodejs \
-    cmake --preset wasm -S "$root" -DPARAPLAN_UNITY_BUILD=ON
+    cmake --preset wasm -S "$root" -DPARAPLAN_UNITY_BUILD=ON "$REPLY"
   timed "wasm build" env NODE_PATH=/usr/share/nodejs cmake --build --preset wasm -j "$(nproc)"
 }
 

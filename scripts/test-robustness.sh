@@ -9,7 +9,8 @@ cd "$(repo_root)"
 timed packages ensure_native_deps
 timed "packages (clang)" ensure_packages clang-16 libclang-rt-16-dev
 
-timed "sanitized configure" quietly cmake --preset fuzz -DPARAPLAN_UNITY_BUILD=ON
+compiler_launcher_option
+timed "sanitized configure" quietly cmake --preset fuzz -DPARAPLAN_UNITY_BUILD=ON "$REPLY"
 timed "sanitized build" cmake --build --preset fuzz -j "$(nproc)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

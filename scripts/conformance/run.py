@@ -86,8 +86,9 @@ INSTALLED_FILES = {
     },
 }
 
-# The job suite: the audit's kinds (../shared/reference/launch-conformance.md section 2) --
-# dense, MoE, fp8, CP, ZeRO/FSDP, offload, a mixed cluster -- as `paraplan search` arguments.
+# The job suite: the kinds of issue 31's conformance audit (docs/launch.md, "Last conformance
+# result"): dense, MoE, fp8, CP, ZeRO/FSDP, offload, a mixed cluster, as `paraplan search`
+# arguments.
 H100 = ["--gpu-infos", "h100"]
 SUITE = {
     "J01-llama3-70b-64": ["--model-name", "llama3-70b", "--num-gpus", "64", *H100,

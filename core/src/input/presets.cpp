@@ -57,12 +57,12 @@ Catalogue& catalogue() {
 // The file parsed (once); its id must be its file name. The caller holds the mutex.
 const nlohmann::json& parsed(Catalogue::File& file) {
   if (!file.parsed) {
-    auto json = std::make_unique<const nlohmann::json>(nlohmann::json::parse(file.text));
-    if (json->at("id").get<std::string>() != file.id) {
+    auto document = std::make_unique<const nlohmann::json>(nlohmann::json::parse(file.text));
+    if (document->at("id").get<std::string>() != file.id) {
       throw std::logic_error("preset " + file.id + ".json has the id " +
-                             json->at("id").get<std::string>());
+                             document->at("id").get<std::string>());
     }
-    file.parsed = std::move(json);
+    file.parsed = std::move(document);
   }
   return *file.parsed;
 }

@@ -211,78 +211,106 @@ void write_cuda_graph_impl_flags(MegatronArgs& out, const StrategyKey& key, int6
   }
 }
 
+// The pipeline's layer split and sequence parallelism: how the layers and the activations
+// are laid out over the parallel ranks.
+void write_layout_flag(MegatronArgs& out, const StrategyKey& key, const CompositeInputs& in) {
+  const Strategy& s = in.s;
+  if (key.id == StrategyKeyId::virtual_pipeline_model_parallel_size) {
+    out.append(in.split.virtual_stages);
+  } else if (key.id == StrategyKeyId::pipeline_stage_layers) {
+    out.append(in.split.layers);
+  } else if (s.sequence_parallel && s.tensor_model_parallel_size > 1) {  // sequence_parallel
+    out.flag(key.megatron_flag);
+  }
+}
+
+// What is kept in GPU memory: recompute, activation offloading, the optimizer's sharding.
+void write_memory_flag(MegatronArgs& out, const StrategyKey& key, const CompositeInputs& in) {
+  const Strategy& s = in.s;
+  if (key.id == StrategyKeyId::zero_stage) {
+    write_zero_stage_flags(out, s);
+  } else if (key.id == StrategyKeyId::offload_modules) {
+    if (s.offload_modules != 0) {
+      out.flag("--fine-grained-activation-offloading");
+      out.value(key.megatron_flag, choice_set_text(key, s.offload_modules));
+    }
+  } else {  // recompute_granularity, recompute_method, recompute_num_layers, recompute_modules
+    write_recompute_flag(out, key, in.recompute);
+  }
+}
+
+// The attention backend and the fp8 recipe: which kernels run.
+void write_kernel_flag(MegatronArgs& out, const StrategyKey& key, const CompositeInputs& in) {
+  const Strategy& s = in.s;
+  if (key.id == StrategyKeyId::use_flash_attn) {
+    // --use-flash-attn parses but nothing reads it; the backend is chosen by
+    // --attention-backend (transformer/enums.py AttnBackend; default auto). auto is written
+    // as auto: Transformer Engine then prefers cuDNN's fused attention on Hopper and later
+    // (dot_product_attention/utils.py get_attention_backend), as the estimate prices it,
+    // where flash would run FlashAttention-2.
+    // Without it the estimate prices Megatron-LM's unfused attention: `unfused`.
+    out.value(key.megatron_flag,
+              s.use_flash_attn ? std::string(to_string(s.attention_backend)) : "unfused");
+  } else if (key.id == StrategyKeyId::fp8_recipe) {
+    if (in.training.precision == Precision::fp8) {
+      out.value(key.megatron_flag, std::string(to_string(s.fp8_recipe)));
+    }
+  } else if (key.id == StrategyKeyId::fp8_param_gather) {
+    if (in.training.precision == Precision::fp8 && s.fp8_param_gather) {
+      out.flag(key.megatron_flag);
+    }
+  }  // attention_backend: written with use_flash_attn
+}
+
+// CUDA graphs: the implementation and, for per-layer graphs, the modules captured.
+void write_cuda_graph_flag(MegatronArgs& out, const StrategyKey& key, int64_t key_value,
+                           const Strategy& s) {
+  if (key.id == StrategyKeyId::cuda_graph_impl) {
+    write_cuda_graph_impl_flags(out, key, key_value, s);
+  } else if (s.per_layer_graphs() && s.cuda_graph_scope != 0) {  // cuda_graph_scope
+    out.value(key.megatron_flag, choice_set_text(key, s.cuda_graph_scope));
+  }
+}
+
 // A composite key's flags, by its own rule.
 void write_composite_flags(MegatronArgs& out, const StrategyKey& key, int64_t key_value,
                            const CompositeInputs& in) {
-  const Strategy& s = in.s;
   switch (key.id) {
     case StrategyKeyId::virtual_pipeline_model_parallel_size:
-      out.append(in.split.virtual_stages);
-      break;
     case StrategyKeyId::pipeline_stage_layers:
-      out.append(in.split.layers);
-      break;
     case StrategyKeyId::sequence_parallel:
-      if (s.sequence_parallel && s.tensor_model_parallel_size > 1) out.flag(key.megatron_flag);
+      write_layout_flag(out, key, in);
       break;
     case StrategyKeyId::recompute_granularity:
     case StrategyKeyId::recompute_method:
     case StrategyKeyId::recompute_num_layers:
     case StrategyKeyId::recompute_modules:
-      write_recompute_flag(out, key, in.recompute);
-      break;
     case StrategyKeyId::offload_modules:
-      if (s.offload_modules != 0) {
-        out.flag("--fine-grained-activation-offloading");
-        out.value(key.megatron_flag, choice_set_text(key, s.offload_modules));
-      }
-      break;
     case StrategyKeyId::zero_stage:
-      write_zero_stage_flags(out, s);
+      write_memory_flag(out, key, in);
       break;
     case StrategyKeyId::use_flash_attn:
-      // --use-flash-attn parses but nothing reads it; the backend is chosen by
-      // --attention-backend (transformer/enums.py AttnBackend; default auto). auto is written
-      // as auto: Transformer Engine then prefers cuDNN's fused attention on Hopper and later
-      // (dot_product_attention/utils.py get_attention_backend), as the estimate prices it,
-      // where flash would run FlashAttention-2.
-      // Without it the estimate prices Megatron-LM's unfused attention: `unfused`.
-      out.value(key.megatron_flag,
-                s.use_flash_attn ? std::string(to_string(s.attention_backend)) : "unfused");
-      break;
-    case StrategyKeyId::attention_backend:  // written with use_flash_attn
-      break;
+    case StrategyKeyId::attention_backend:
     case StrategyKeyId::fp8_recipe:
-      if (in.training.precision == Precision::fp8) {
-        out.value(key.megatron_flag, std::string(to_string(s.fp8_recipe)));
-      }
+    case StrategyKeyId::fp8_param_gather:
+      write_kernel_flag(out, key, in);
       break;
     case StrategyKeyId::moe_token_dispatcher_type:
-      if (s.moe_token_dispatcher_type != MoeDispatcher::allgather) {
-        out.value(key.megatron_flag, std::string(to_string(s.moe_token_dispatcher_type)));
-      }
-      break;
-    case StrategyKeyId::fp8_param_gather:
-      if (in.training.precision == Precision::fp8 && s.fp8_param_gather) {
-        out.flag(key.megatron_flag);
+      if (in.s.moe_token_dispatcher_type != MoeDispatcher::allgather) {
+        out.value(key.megatron_flag, std::string(to_string(in.s.moe_token_dispatcher_type)));
       }
       break;
     case StrategyKeyId::cuda_graph_impl:
-      write_cuda_graph_impl_flags(out, key, key_value, s);
-      break;
     case StrategyKeyId::cuda_graph_scope:
-      if (s.per_layer_graphs() && s.cuda_graph_scope != 0) {
-        out.value(key.megatron_flag, choice_set_text(key, s.cuda_graph_scope));
-      }
+      write_cuda_graph_flag(out, key, key_value, in.s);
       break;
+    // Not Megatron-LM flags: reuse_fp32_param is MindSpeed's (the MindSpeed-LLM launch writes
+    // it), pipeline_stage_gpus the GPUs a process runs on, and the allocator settings
+    // environment variables (launch.cpp writes them).
     case StrategyKeyId::reuse_fp32_param:
-      // MindSpeed's flag, not Megatron-LM's: the MindSpeed-LLM launch writes it.
-      break;
-    case StrategyKeyId::pipeline_stage_gpus:  // the GPUs a process runs on, not a flag
-      break;
+    case StrategyKeyId::pipeline_stage_gpus:
     case StrategyKeyId::expandable_segments:
     case StrategyKeyId::graph_capture_record_stream_reuse:
-      // An environment variable, not a flag: the launch writes it (launch.cpp).
       break;
     // Written by their table row's MegatronFlag (write_table_flag); a key whose row says
     // composite but has no case here is a -Wswitch warning (no default: on purpose).
@@ -341,6 +369,84 @@ void write_precision_flags(MegatronArgs& out, Precision precision) {
   }
 }
 
+// The model's sizes: layers, widths, heads, and the positions it embeds.
+void write_shape_arguments(MegatronArgs& out, const ModelSpec& model, const Training& training) {
+  out.number("--num-layers", model.num_layers);
+  out.number("--hidden-size", model.hidden_size);
+  out.number("--ffn-hidden-size", model.ffn_hidden_size);
+  out.number("--num-attention-heads", model.num_attention_heads);
+  if (model.num_query_groups > 0 && model.num_query_groups != model.num_attention_heads) {
+    out.flag("--group-query-attention");
+    out.number("--num-query-groups", model.num_query_groups);
+  }
+  if (model.kv_channels > 0 && model.kv_channels * model.num_attention_heads != model.hidden_size) {
+    out.number("--kv-channels", model.kv_channels);
+  }
+  out.number("--max-position-embeddings", training.seq_length);
+  switch (model.position_embedding_type) {
+    case PositionEmbedding::learned_absolute:
+      break;
+    case PositionEmbedding::rope:
+      out.value("--position-embedding-type", "rope");
+      break;
+    case PositionEmbedding::none:
+      out.value("--position-embedding-type", "none");
+      break;
+  }
+}
+
+// A dropout probability, written only where it differs from Megatron-LM's default 0.1.
+void write_dropout(MegatronArgs& out, std::string_view name, double value) {
+  if (value == 0.1) return;  // Megatron-LM's default
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  out.value(name, buffer);
+}
+
+// What each layer is made of: the norm, the activation, biases, the output weights, dropout.
+void write_layer_arguments(MegatronArgs& out, const ModelSpec& model) {
+  if (is_gated(model.activation)) out.value("--normalization", "RMSNorm");  // the Llama family's
+  if (model.activation == Activation::swiglu) out.flag("--swiglu");
+  if (model.activation == Activation::squared_relu) out.flag("--squared-relu");
+  if (!model.add_bias_linear) out.flag("--disable-bias-linear");
+  if (model.untie_embeddings_and_output_weights) out.flag("--untie-embeddings-and-output-weights");
+  write_dropout(out, "--hidden-dropout", model.hidden_dropout);
+  write_dropout(out, "--attention-dropout", model.attention_dropout);
+}
+
+// The mixture of experts: experts, routing, shared experts and the dense first layers.
+void write_moe_arguments(MegatronArgs& out, const MoeSpec& moe, int64_t num_layers) {
+  out.number("--num-experts", moe.num_experts);
+  out.number("--moe-router-topk", moe.top_k);
+  out.number("--moe-ffn-hidden-size", moe.moe_ffn_hidden_size);
+  if (moe.num_shared_experts > 0) {
+    out.number("--moe-shared-expert-intermediate-size",
+               moe.num_shared_experts * moe.moe_ffn_hidden_size);
+  }
+  if (moe.first_k_dense_layers > 0) {  // a Python list expression (arguments.py moe_freq_type)
+    out.value("--moe-layer-freq", "\"([0]*" + std::to_string(moe.first_k_dense_layers) + "+[1]*" +
+                                      std::to_string(num_layers - moe.first_k_dense_layers) +
+                                      ")\"");
+  }
+  if (moe.moe_router_enable_expert_bias) {
+    // transformer_config.py (core_v0.19.0) raises unless the score function is sigmoid or
+    // sqrtsoftplus; DeepSeek-V3, whose balancing this is, scores by sigmoid (config.json
+    // scoring_func, Megatron-Bridge's DeepSeekV3Bridge moe_router_score_function).
+    out.value("--moe-router-score-function", "sigmoid");
+    out.flag("--moe-router-enable-expert-bias");
+  }
+}
+
+// Multi-latent attention's ranks and head dimensions.
+void write_mla_arguments(MegatronArgs& out, const MlaSpec& mla) {
+  out.flag("--multi-latent-attention");
+  if (mla.q_lora_rank > 0) out.number("--q-lora-rank", mla.q_lora_rank);
+  out.number("--kv-lora-rank", mla.kv_lora_rank);
+  out.number("--qk-head-dim", mla.qk_head_dim);
+  out.number("--qk-pos-emb-head-dim", mla.qk_pos_emb_head_dim);
+  out.number("--v-head-dim", mla.v_head_dim);
+}
+
 }  // namespace
 
 std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& model,
@@ -366,87 +472,17 @@ std::vector<std::string> megatron_arguments(const Strategy& s, const ModelSpec& 
 std::vector<std::string> megatron_model_arguments(const ModelSpec& model,
                                                   const Training& training) {
   std::vector<std::string> args;
-  const auto flag = [&](std::string_view name) { args.emplace_back(name); };
-  const auto number = [&](std::string_view name, int64_t v) {
-    args.emplace_back(name);
-    args.push_back(std::to_string(v));
-  };
-  const auto text = [&](std::string_view name, std::string v) {
-    args.emplace_back(name);
-    args.push_back(std::move(v));
-  };
-  number("--num-layers", model.num_layers);
-  number("--hidden-size", model.hidden_size);
-  number("--ffn-hidden-size", model.ffn_hidden_size);
-  number("--num-attention-heads", model.num_attention_heads);
-  if (model.num_query_groups > 0 && model.num_query_groups != model.num_attention_heads) {
-    flag("--group-query-attention");
-    number("--num-query-groups", model.num_query_groups);
-  }
-  if (model.kv_channels > 0 && model.kv_channels * model.num_attention_heads != model.hidden_size) {
-    number("--kv-channels", model.kv_channels);
-  }
-  number("--max-position-embeddings", training.seq_length);
-  switch (model.position_embedding_type) {
-    case PositionEmbedding::learned_absolute:
-      break;
-    case PositionEmbedding::rope:
-      text("--position-embedding-type", "rope");
-      break;
-    case PositionEmbedding::none:
-      text("--position-embedding-type", "none");
-      break;
-  }
-  if (is_gated(model.activation)) text("--normalization", "RMSNorm");  // the Llama family's
-  if (model.activation == Activation::swiglu) flag("--swiglu");
-  if (model.activation == Activation::squared_relu) flag("--squared-relu");
-  if (!model.add_bias_linear) flag("--disable-bias-linear");
-  if (model.untie_embeddings_and_output_weights) flag("--untie-embeddings-and-output-weights");
-  const auto dropout = [&](std::string_view name, double value) {
-    if (value == 0.1) return;  // Megatron-LM's default
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%g", value);
-    text(name, buffer);
-  };
-  dropout("--hidden-dropout", model.hidden_dropout);
-  dropout("--attention-dropout", model.attention_dropout);
-  if (model.moe) {
-    const MoeSpec& moe = *model.moe;
-    number("--num-experts", moe.num_experts);
-    number("--moe-router-topk", moe.top_k);
-    number("--moe-ffn-hidden-size", moe.moe_ffn_hidden_size);
-    if (moe.num_shared_experts > 0) {
-      number("--moe-shared-expert-intermediate-size",
-             moe.num_shared_experts * moe.moe_ffn_hidden_size);
-    }
-    if (moe.first_k_dense_layers > 0) {  // a Python list expression (arguments.py moe_freq_type)
-      text("--moe-layer-freq", "\"([0]*" + std::to_string(moe.first_k_dense_layers) + "+[1]*" +
-                                   std::to_string(model.num_layers - moe.first_k_dense_layers) +
-                                   ")\"");
-    }
-    if (moe.moe_router_enable_expert_bias) {
-      // transformer_config.py (core_v0.19.0) raises unless the score function is sigmoid or
-      // sqrtsoftplus; DeepSeek-V3, whose balancing this is, scores by sigmoid (config.json
-      // scoring_func, Megatron-Bridge's DeepSeekV3Bridge moe_router_score_function).
-      text("--moe-router-score-function", "sigmoid");
-      flag("--moe-router-enable-expert-bias");
-    }
-  }
-  if (model.mla) {
-    const MlaSpec& mla = *model.mla;
-    flag("--multi-latent-attention");
-    if (mla.q_lora_rank > 0) number("--q-lora-rank", mla.q_lora_rank);
-    number("--kv-lora-rank", mla.kv_lora_rank);
-    number("--qk-head-dim", mla.qk_head_dim);
-    number("--qk-pos-emb-head-dim", mla.qk_pos_emb_head_dim);
-    number("--v-head-dim", mla.v_head_dim);
-  }
-  if (model.mtp_num_layers > 0) number("--mtp-num-layers", model.mtp_num_layers);
+  MegatronArgs out(args);
+  write_shape_arguments(out, model, training);
+  write_layer_arguments(out, model);
+  if (model.moe) write_moe_arguments(out, *model.moe, model.num_layers);
+  if (model.mla) write_mla_arguments(out, *model.mla);
+  if (model.mtp_num_layers > 0) out.number("--mtp-num-layers", model.mtp_num_layers);
   if (model.window_size > 0) {
     // arguments.py tuple_type: "LEFT,RIGHT" (causal: right 0); moe_freq_type: an integer.
-    text("--window-size", std::to_string(model.window_size) + ",0");
+    out.value("--window-size", std::to_string(model.window_size) + ",0");
     if (model.window_attn_skip_freq > 0) {
-      number("--window-attn-skip-freq", model.window_attn_skip_freq);
+      out.number("--window-attn-skip-freq", model.window_attn_skip_freq);
     }
   }
   return args;

@@ -436,8 +436,7 @@ TEST_CASE("every rule has a case that breaks it, and the estimate gives its reas
 
 namespace {
 
-// Other values of a scalar key to try in its place (the stage lists are left alone: their
-// lengths go with the pipeline's size).
+// Other values of a scalar key to try in its place.
 std::vector<int64_t> other_values(const StrategyKey& key) {
   switch (key.type) {
     case KeyType::boolean:
@@ -460,18 +459,41 @@ std::vector<int64_t> other_values(const StrategyKey& key) {
   return {};
 }
 
-// Calls `check(key, perturbed)` for `base` with each scalar key outside `reads` set to each of
-// its other values (on every GPU type).
+// `base` with a stage list set to other values of the pipeline's length: none (the even split,
+// the first GPU type), and uneven layers or every stage on the last GPU type.
+std::vector<Strategy> other_stage_lists(const StrategyKey& key, const Strategy& base) {
+  const auto stages = static_cast<size_t>(base.pipeline_model_parallel_size);
+  Strategy none = base, given = base;
+  if (key.id == StrategyKeyId::pipeline_stage_layers) {
+    none.pipeline_stage_layers.clear();
+    given.pipeline_stage_layers.assign(stages, 1);
+    given.pipeline_stage_layers.front() = 2;
+  } else {  // pipeline_stage_gpus
+    none.pipeline_stage_gpus.clear();
+    given.pipeline_stage_gpus.assign(stages, static_cast<int>(base.recompute.size()) - 1);
+  }
+  return {none, given};
+}
+
+// `base` with a key set to each of its other values (a scalar on every GPU type).
+std::vector<Strategy> other_strategies(const StrategyKey& key, const Strategy& base) {
+  if (!key.scalar()) return other_stage_lists(key, base);
+  std::vector<Strategy> strategies;
+  for (const int64_t value : other_values(key)) {
+    Strategy& perturbed = strategies.emplace_back(base);
+    const size_t pools = key.per_gpu ? perturbed.recompute.size() : 1;
+    for (size_t pool = 0; pool < pools; ++pool) key.set(perturbed, pool, value);
+  }
+  return strategies;
+}
+
+// Calls `check(key, perturbed)` for `base` with each key outside `reads` set to each of its
+// other values.
 template <typename Check>
 void perturb_unread_keys(const Strategy& base, KeySet reads, Check check) {
   for (const StrategyKey& key : strategy_keys()) {
     if (reads.contains(key.id)) continue;
-    for (const int64_t value : other_values(key)) {
-      Strategy perturbed = base;
-      const size_t pools = key.per_gpu ? perturbed.recompute.size() : 1;
-      for (size_t pool = 0; pool < pools; ++pool) key.set(perturbed, pool, value);
-      check(key, perturbed);
-    }
+    for (const Strategy& perturbed : other_strategies(key, base)) check(key, perturbed);
   }
 }
 

@@ -1,6 +1,6 @@
 // Launches on each framework (docs/contract.md section 5, "launch"). The golden files under
 // tests/unit/data/launch-golden/ were each read by hand against the argument definitions that
-// ../shared/reference/launch-targets.md names (Megatron-LM arguments.py at d98e8a64ddf3,
+// docs/launch.md names per target (Megatron-LM arguments.py at d98e8a64ddf3,
 // MindSpeed-LLM on core_v0.12.1, Megatron-DeepSpeed arguments.py and DeepSpeed's
 // config-json.md, Colossal-AI's hybrid_parallel_plugin.py, Megatron-Bridge's config.py,
 // torchtitan v0.2.2's job_config.py). A change that moves them rewrites the files with
@@ -713,7 +713,7 @@ TEST_CASE("a GPU type no stage runs on does not count: its recompute is not the 
 }
 
 // --- Issue 31: what the frameworks' own code refused or trained differently
-// (../shared/reference/launch-conformance.md sections 4 and 5).
+// (docs/launch.md, "Last conformance result"; the run's messages in scripts/conformance/report.md).
 
 namespace {
 

@@ -343,73 +343,84 @@ std::string strategy_lines(const LaunchInput& in, const Recompute& r) {
   return t;
 }
 
-}  // namespace
-
-Launch bridge_launch(const LaunchInput& in) {
-  Launch launch;
-  const ModelSpec& model = in.scenario.model;
+// The script's imports, the recipes' common base and the model with its tokenizer.
+std::string script_head(const ModelSpec& model, const Training& training) {
   const bool mla = model.mla.has_value();
   const std::string provider = mla ? "MLAModelProvider" : "GPTModelProvider";
   const std::string provider_module =
       mla ? "megatron.bridge.models.mla_provider" : "megatron.bridge.models.gpt_provider";
-  std::string script =
-      "# Megatron-Bridge 067f987df03b (main, 2026-08-22): pretrain " + model.name +
-      " with the strategy Paraplan found.\n"
-      "# Run with torchrun (the command).\n"
-      "import os  # PARAPLAN_GPU_TYPE picks a GPU type's recompute where they differ\n\n"
-      "from functools import partial\n\nimport torch\nimport torch.nn.functional as F\n"
-      "from megatron.bridge.recipes.common import _pretrain_common\n"
-      "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n"
-      "from megatron.bridge.training.gpt_step import forward_step\n"
-      "from megatron.bridge.training.mixed_precision import get_mixed_precision_config\n"
-      "from megatron.bridge.training.pretrain import pretrain\n"
-      "from megatron.core.activations import squared_relu\n"
-      "from megatron.core.models.gpt.gpt_layer_specs import get_gpt_decoder_block_spec\n"
-      "from megatron.core.transformer.enums import AttnBackend\nfrom " +
-      provider_module + " import " + provider +
-      "\n\n"
-      "# The recipes' common base (optimizer, scheduler, mock data, logging), without a recipe's\n"
-      "# model: every recipe of 067f987 loads its model's config from the Hugging Face Hub.\n"
-      "cfg = _pretrain_common()\n"
-      "cfg.model = " +
-      provider + "(num_layers=" + std::to_string(model.num_layers) +
-      ", hidden_size=" + std::to_string(model.hidden_size) +
-      ", num_attention_heads=" + std::to_string(model.num_attention_heads) +
-      ")\n"
-      "m = cfg.model\n" +
-      model_lines(model, in.scenario.training) +
-      "# Mock data with a null tokenizer of the model's vocabulary, as the megatron target's "
-      "--mock-data;\n# set cfg.dataset and cfg.tokenizer for real data.\n"
-      "cfg.tokenizer.tokenizer_type = \"NullTokenizer\"\ncfg.tokenizer.tokenizer_model = None\n"
-      "cfg.tokenizer.vocab_size = " +
-      std::to_string(model.vocab_size) + "\n";
-  // One branch per GPU type only where their recompute differs.
-  const bool mixed =
-      std::any_of(in.hosts.groups.begin(), in.hosts.groups.end(), [&](const HostGroup& g) {
-        return !(in.strategy.recompute[static_cast<size_t>(g.pool)] ==
-                 in.strategy.recompute[static_cast<size_t>(in.hosts.groups.front().pool)]);
-      });
-  if (!mixed) {
-    script += strategy_lines(
-        in, in.strategy.recompute[static_cast<size_t>(in.hosts.groups.front().pool)]);
-  } else {
-    script += "gpu_type = os.environ[\"PARAPLAN_GPU_TYPE\"]\n";
-    for (size_t g = 0; g < in.hosts.groups.size(); ++g) {
-      const HostGroup& group = in.hosts.groups[g];
-      std::string body = strategy_lines(in, in.strategy.recompute[static_cast<size_t>(group.pool)]);
-      std::string indented;
-      size_t start = 0;
-      while (start < body.size()) {
-        const size_t end = body.find('\n', start);
-        indented += "    " + body.substr(start, end - start) + "\n";
-        start = end + 1;
-      }
-      script +=
-          std::string(g == 0 ? "if" : "elif") + " gpu_type == \"" + group.gpu + "\":\n" + indented;
-    }
+  return "# Megatron-Bridge 067f987df03b (main, 2026-08-22): pretrain " + model.name +
+         " with the strategy Paraplan found.\n"
+         "# Run with torchrun (the command).\n"
+         "import os  # PARAPLAN_GPU_TYPE picks a GPU type's recompute where they differ\n\n"
+         "from functools import partial\n\nimport torch\nimport torch.nn.functional as F\n"
+         "from megatron.bridge.recipes.common import _pretrain_common\n"
+         "from megatron.bridge.training.comm_overlap import CommOverlapConfig\n"
+         "from megatron.bridge.training.gpt_step import forward_step\n"
+         "from megatron.bridge.training.mixed_precision import get_mixed_precision_config\n"
+         "from megatron.bridge.training.pretrain import pretrain\n"
+         "from megatron.core.activations import squared_relu\n"
+         "from megatron.core.models.gpt.gpt_layer_specs import get_gpt_decoder_block_spec\n"
+         "from megatron.core.transformer.enums import AttnBackend\nfrom " +
+         provider_module + " import " + provider +
+         "\n\n"
+         "# The recipes' common base (optimizer, scheduler, mock data, logging), "
+         "without a recipe's\n"
+         "# model: every recipe of 067f987 loads its model's config from the Hugging Face Hub.\n"
+         "cfg = _pretrain_common()\n"
+         "cfg.model = " +
+         provider + "(num_layers=" + std::to_string(model.num_layers) +
+         ", hidden_size=" + std::to_string(model.hidden_size) +
+         ", num_attention_heads=" + std::to_string(model.num_attention_heads) +
+         ")\n"
+         "m = cfg.model\n" +
+         model_lines(model, training) +
+         "# Mock data with a null tokenizer of the model's vocabulary, as the megatron target's "
+         "--mock-data;\n# set cfg.dataset and cfg.tokenizer for real data.\n"
+         "cfg.tokenizer.tokenizer_type = \"NullTokenizer\"\ncfg.tokenizer.tokenizer_model = None\n"
+         "cfg.tokenizer.vocab_size = " +
+         std::to_string(model.vocab_size) + "\n";
+}
+
+// Whether the GPU types' recompute differs, so that the script branches per GPU type.
+bool branches_per_gpu_type(const LaunchInput& in) {
+  return std::any_of(in.hosts.groups.begin(), in.hosts.groups.end(), [&](const HostGroup& g) {
+    return !(in.strategy.recompute[static_cast<size_t>(g.pool)] ==
+             in.strategy.recompute[static_cast<size_t>(in.hosts.groups.front().pool)]);
+  });
+}
+
+// Each line of TEXT indented by four spaces (a Python block).
+std::string indented(const std::string& text) {
+  std::string lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    lines += "    " + text.substr(start, end - start) + "\n";
+    start = end + 1;
   }
-  script += "\npretrain(cfg, forward_step)\n";
-  launch.files["pretrain_paraplan.py"] = script;
+  return lines;
+}
+
+// The strategy's lines: once, or one branch per GPU type only where their recompute differs.
+std::string strategy_section(const LaunchInput& in, bool mixed) {
+  if (!mixed) {
+    return strategy_lines(in,
+                          in.strategy.recompute[static_cast<size_t>(in.hosts.groups.front().pool)]);
+  }
+  std::string text = "gpu_type = os.environ[\"PARAPLAN_GPU_TYPE\"]\n";
+  for (size_t g = 0; g < in.hosts.groups.size(); ++g) {
+    const HostGroup& group = in.hosts.groups[g];
+    const std::string body =
+        strategy_lines(in, in.strategy.recompute[static_cast<size_t>(group.pool)]);
+    text += std::string(g == 0 ? "if" : "elif") + " gpu_type == \"" + group.gpu + "\":\n" +
+            indented(body);
+  }
+  return text;
+}
+
+// The command: the environment the strategy needs, the rendezvous and torchrun per host group.
+std::string command_text(const LaunchInput& in, bool mixed) {
   std::string text = "# Megatron-Bridge 067f987df03b (main, 2026-08-22).\n";
   // Megatron-LM arguments.py: fine-grained activation offloading with Transformer Engine >= 2.10
   // needs NVTE_CPU_OFFLOAD_V1=1.
@@ -425,7 +436,18 @@ Launch bridge_launch(const LaunchInput& in) {
       [&](const HostGroup& group) {
         return mixed ? "PARAPLAN_GPU_TYPE=" + group.gpu + " " : std::string();
       });
-  launch.command = text;
+  return text;
+}
+
+}  // namespace
+
+Launch bridge_launch(const LaunchInput& in) {
+  Launch launch;
+  const bool mixed = branches_per_gpu_type(in);
+  launch.files["pretrain_paraplan.py"] = script_head(in.scenario.model, in.scenario.training) +
+                                         strategy_section(in, mixed) +
+                                         "\npretrain(cfg, forward_step)\n";
+  launch.command = command_text(in, mixed);
   return launch;
 }
 
