@@ -94,6 +94,7 @@ class CostCache {
     costs.embedding = parts.embedding;
     costs.head = parts.head;
     costs.mtp = parts.mtp;
+    set_ungraphed_passes(costs);
     return costs;
   }
 

@@ -44,6 +44,7 @@ ModelCosts CostBuilder::build() {
   costs.embedding = shared.embedding;
   costs.head = shared.head;
   costs.mtp = shared.mtp;
+  set_ungraphed_passes(costs);
   return costs;
 }
 
@@ -294,18 +295,6 @@ void CostBuilder::dense_mlp_block(LayerCost& cost, double ffn) {
   cost.parameters += mlp_weights(ffn) / t_;
   cost.forward_flops += flops;
   block_elementwise(cost);
-}
-
-PassTime& PassTime::operator+=(const PassTime& other) {
-  compute_s += other.compute_s;
-  tp_comm_s += other.tp_comm_s;
-  cp_comm_s += other.cp_comm_s;
-  ep_comm_s += other.ep_comm_s;
-  return *this;
-}
-
-PassTime PassTime::operator*(double factor) const {
-  return {compute_s * factor, tp_comm_s * factor, cp_comm_s * factor, ep_comm_s * factor};
 }
 
 double exposed_s(const GpuSpec& gpu, double comm_s, double window_s) {

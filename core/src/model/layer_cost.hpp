@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "model/a2a_pair_schedule.hpp"
 #include "model/host_time.hpp"
@@ -24,8 +25,17 @@ struct PassTime {
   double ep_comm_s = 0;
 
   double total_s() const { return compute_s + tp_comm_s + cp_comm_s + ep_comm_s; }
-  PassTime& operator+=(const PassTime& other);
-  PassTime operator*(double factor) const;
+  // Inline: every stage's work sums layers' passes (hot in the search).
+  PassTime& operator+=(const PassTime& other) {
+    compute_s += other.compute_s;
+    tp_comm_s += other.tp_comm_s;
+    cp_comm_s += other.cp_comm_s;
+    ep_comm_s += other.ep_comm_s;
+    return *this;
+  }
+  PassTime operator*(double factor) const {
+    return {compute_s * factor, tp_comm_s * factor, cp_comm_s * factor, ep_comm_s * factor};
+  }
   bool operator==(const PassTime&) const = default;
 };
 
@@ -113,14 +123,37 @@ struct SharedCosts {
   bool operator==(const SharedCosts&) const = default;
 };
 
+// A layer's forward and backward as the host lets the GPU run them (stage_work.cpp host_bound).
+struct LayerPasses {
+  PassTime forward, backward;
+  bool operator==(const LayerPasses&) const = default;
+};
+
 struct ModelCosts {
   LayerCost dense;
   LayerCost moe;  // equal to dense for a dense model
   EdgeCost embedding;
   EdgeCost head;
   EdgeCost mtp;  // one multi-token-prediction depth besides its transformer layer
-  bool operator==(const ModelCosts&) const = default;
+  // The dense and the MoE layer's passes under a strategy without CUDA graphs, which capture no
+  // host region, so that their bound reads the layer alone: computed once the layers are final
+  // (set_ungraphed_passes) instead of at every stage of every strategy; none where not set.
+  std::optional<std::array<LayerPasses, 2>> ungraphed_passes;
+  // The costs themselves: the passes above derive from the layers (and are NaN where a layer's
+  // time is infinite).
+  bool operator==(const ModelCosts& other) const {
+    return dense == other.dense && moe == other.moe && embedding == other.embedding &&
+           head == other.head && mtp == other.mtp;
+  }
 };
+
+// A layer's passes under `strategy`, each at least the host's time to issue it (stage_work.cpp).
+LayerPasses host_bound(const LayerCost& layer, const Strategy& strategy);
+// Sets costs.ungraphed_passes from its final dense and MoE layers.
+void set_ungraphed_passes(ModelCosts& costs);
+// host_bound of the dense (`moe` false) or MoE layer, from costs.ungraphed_passes where set and
+// `strategy` has no CUDA graphs.
+LayerPasses layer_passes(const ModelCosts& costs, bool moe, const Strategy& strategy);
 
 // `nvlink_domain_gpus`: GPUs one NVLink domain joins, where groups are placed (not the GPUs per
 // host, which only says what launches: docs/contract.md section 2).

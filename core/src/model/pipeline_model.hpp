@@ -124,10 +124,10 @@ bool recomputes_on_its_own(const Recompute& recompute, RecomputeModule module);
 double layer_recompute_floor_s(const LayerCost& layer, const Recompute& recompute,
                                Framework framework);
 
-// One layer's forward and backward as stage_work runs them, each at least the host's time to
-// issue it (recompute and the stage's additions left out): a floor of its share of a stage's
-// time, for the search's bounds.
-double layer_passes_s(const LayerCost& layer, const Strategy& strategy);
+// One layer's (of the dense or the MoE kind) forward and backward as stage_work runs them, each at
+// least the host's time to issue it (recompute and the stage's additions left out): a floor of its
+// share of a stage's time, for the search's bounds.
+double layer_passes_s(const ModelCosts& costs, bool moe, const Strategy& strategy);
 
 // The work of one GPU of `group` (its stages' layers, edges, recompute and ZeRO-3 traffic).
 StageWork stage_work(const PipelineInput& input, const StageGroup& group);

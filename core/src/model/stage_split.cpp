@@ -32,8 +32,11 @@ std::vector<int64_t> chunk_layers(int64_t layers, int64_t virtual_stages, bool e
 
 double edge_chunk_share(int64_t layers, int64_t virtual_stages, bool embedding, bool loss) {
   const int64_t units = layers + embedding + loss;
-  const std::vector<int64_t> chunks = chunk_units(units, virtual_stages);
-  return static_cast<double>(chunks.front() + chunks.back()) / (2.0 * static_cast<double>(units));
+  // chunk_units' first and last chunk, without the list (hot: every group of every estimate):
+  // the remainder's first unit goes to the first chunk, its second to the last.
+  const int64_t q = units / virtual_stages, r = units % virtual_stages;
+  const int64_t first = q + (r >= 1 ? 1 : 0), last = q + (r >= 2 ? 1 : 0);
+  return static_cast<double>(first + last) / (2.0 * static_cast<double>(units));
 }
 
 std::vector<int64_t> balanced_split(int64_t layers, std::span<const double> layer_s,

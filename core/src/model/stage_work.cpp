@@ -11,16 +11,11 @@
 
 namespace paraplan::detail {
 
-namespace {
-
 // A layer's forward and backward as the host lets the GPU run them: a pass takes at least the
 // host's time to issue what no CUDA graph captured (host_time.hpp); a MoE layer's forward
 // issues what follows its sync only after the GPU finished what came before, and the GPU idles
 // at the sync itself (HostIssueCost::sync_gap_s). The wait is
 // charged as compute (the GPU idles within the pass).
-struct LayerPasses {
-  PassTime forward, backward;
-};
 LayerPasses host_bound(const LayerCost& layer, const Strategy& s) {
   LayerPasses bound{layer.forward, layer.backward};
   const HostPassTime host = eager_host_forward_s(layer.host, s);
@@ -36,10 +31,22 @@ LayerPasses host_bound(const LayerCost& layer, const Strategy& s) {
   return bound;
 }
 
-}  // namespace
+// Without CUDA graphs graph_captures is false for every region: the bound reads no key.
+void set_ungraphed_passes(ModelCosts& costs) {
+  Strategy ungraphed;
+  ungraphed.cuda_graph_impl = CudaGraphImpl::none;
+  costs.ungraphed_passes = {host_bound(costs.dense, ungraphed), host_bound(costs.moe, ungraphed)};
+}
 
-double layer_passes_s(const LayerCost& layer, const Strategy& strategy) {
-  const LayerPasses passes = host_bound(layer, strategy);
+LayerPasses layer_passes(const ModelCosts& costs, bool moe, const Strategy& strategy) {
+  if (costs.ungraphed_passes && strategy.cuda_graph_impl == CudaGraphImpl::none) {
+    return (*costs.ungraphed_passes)[moe ? 1 : 0];
+  }
+  return host_bound(moe ? costs.moe : costs.dense, strategy);
+}
+
+double layer_passes_s(const ModelCosts& costs, bool moe, const Strategy& strategy) {
+  const LayerPasses passes = layer_passes(costs, moe, strategy);
   return passes.forward.total_s() + passes.backward.total_s();
 }
 
@@ -273,7 +280,7 @@ PassTime add_layer_passes(const PipelineInput& in, const StageGroup& group,
   const Strategy& s = *in.strategy;
   const ModelCosts& c = stage.c;
   const double dense_layers = stage.dense_layers, moe_layers = stage.moe_layers;
-  const LayerPasses dense_bound = host_bound(c.dense, s), moe_bound = host_bound(c.moe, s);
+  const LayerPasses dense_bound = layer_passes(c, false, s), moe_bound = layer_passes(c, true, s);
   PassTime layers_forward = dense_bound.forward * dense_layers;
   layers_forward += moe_bound.forward * moe_layers;
   work.backward = dense_bound.backward * dense_layers;

@@ -51,7 +51,7 @@ double Searcher::bound_layer_s(size_t i, bool moe, bool recompute) const {
   const Strategy& s = s_;
   const auto pool = static_cast<size_t>(s.pipeline_stage_gpus[i]);
   const LayerCost& l = moe ? pool_costs_[pool]->moe : pool_costs_[pool]->dense;
-  return layer_passes_s(l, s) +
+  return layer_passes_s(*pool_costs_[pool], moe, s) +
          (recompute ? layer_recompute_floor_s(l, s.recompute[pool], framework_) : 0.0);
 }
 

@@ -110,8 +110,8 @@ double Searcher::least_shape_work_s() {
       return;
     }
     const ModelCosts& c = costs_.get(0, s_);
-    const double work_s = dense_layers * layer_passes_s(c.dense, s_) +
-                          moe_layers * layer_passes_s(c.moe, s_) + c.embedding.forward.total_s() +
+    const double work_s = dense_layers * layer_passes_s(c, false, s_) +
+                          moe_layers * layer_passes_s(c, true, s_) + c.embedding.forward.total_s() +
                           c.embedding.backward.total_s() + c.head.forward.total_s() +
                           c.head.backward.total_s();
     least_s = std::min(least_s, work_s);

@@ -121,6 +121,17 @@ bool Searcher::rules_hold_quietly(Level level) const {
              [&](const FrameworkRule* rule) { return rule->expressible(rule_context_, s_); });
 }
 
+// rules_hold_quietly over `subset` of the level's rules.
+bool Searcher::rules_hold_quietly(Level level, const RuleSubset& subset) const {
+  const auto at = static_cast<size_t>(level);
+  const auto& rules = rules_at_[at];
+  const auto& framework_rules = framework_rules_at_[at];
+  return std::all_of(subset.rules.begin(), subset.rules.end(),
+                     [&](size_t i) { return rules[i]->holds(rule_context_, s_); }) &&
+         std::all_of(subset.framework_rules.begin(), subset.framework_rules.end(),
+                     [&](size_t i) { return framework_rules[i]->expressible(rule_context_, s_); });
+}
+
 // A strategy that fits: counted, and ranked where its time is a number; one inside the default
 // margin (the last estimate's `at_risk_`) ranks below every other unless the user allows it.
 bool Searcher::offer(double time_s) {

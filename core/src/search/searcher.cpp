@@ -20,6 +20,12 @@ using K = StrategyKeyId;
 const KeySet kZeroLevelChooses = {K::zero_stage, K::overlap_grad_reduce, K::overlap_param_gather,
                                   K::fp8_param_gather};
 
+// The keys that differ between the ZeRO stages of one zero_level call: its choices, and the
+// precision-aware optimizer that a pinned optimizer offload turns on. Every other key a ZeRO-level
+// rule reads is decided above it or fixed for the search (zero_pins_.fixed), and the leaf restores
+// what its variants change.
+const KeySet kZeroStageVaries = kZeroLevelChooses | KeySet{K::use_precision_aware_optimizer};
+
 // The cluster without the GPU types whose tensor cores lack the training precision.
 Cluster usable_cluster(Cluster cluster, Precision precision) {
   for (GpuPool& pool : cluster.pools) {
@@ -118,6 +124,7 @@ Searcher::Searcher(const Scenario& scenario, const SearchOptions& options, Memor
       start_(std::chrono::steady_clock::now()),
       audit_(audit) {
   place_rules();
+  init_zero_rule_split();
   s_.recompute.assign(cluster_.pools.size(), Recompute{});
   init_shape_counts();
   init_zero_pins();
@@ -157,6 +164,18 @@ void Searcher::place_rules() {
     for (const FrameworkRule* rule : framework_rules_) {
       if (rule->reads.contains(row.id)) framework_rules_reading_[id].push_back(rule);
     }
+  }
+}
+
+void Searcher::init_zero_rule_split() {
+  const auto zero = static_cast<size_t>(Level::zero);
+  for (size_t i = 0; i < rules_at_[zero].size(); ++i) {
+    const bool varies = rules_at_[zero][i]->reads.intersects(kZeroStageVaries);
+    (varies ? zero_stage_varying_ : zero_stage_invariant_).rules.push_back(i);
+  }
+  for (size_t i = 0; i < framework_rules_at_[zero].size(); ++i) {
+    const bool varies = framework_rules_at_[zero][i]->reads.intersects(kZeroStageVaries);
+    (varies ? zero_stage_varying_ : zero_stage_invariant_).framework_rules.push_back(i);
   }
 }
 
@@ -243,6 +262,26 @@ bool Searcher::rules_hold(Level level) {
   }
   const std::vector<const FrameworkRule*>& framework_rules = framework_rules_at_[at];
   for (size_t i = 0; i < framework_rules.size(); ++i) {
+    if (framework_rules[i]->expressible(rule_context_, s_)) continue;
+    Rejection& rejection = tally(framework_rejections_at_[at][i], framework_rules[i]->why);
+    if (rejection.count++ == 0) rejection.example = framework_rules[i]->reason();
+    return false;
+  }
+  return true;
+}
+
+// rules_hold over `subset` of the level's rules.
+bool Searcher::rules_hold(Level level, const RuleSubset& subset) {
+  const auto at = static_cast<size_t>(level);
+  const std::vector<const Rule*>& rules = rules_at_[at];
+  for (const size_t i : subset.rules) {
+    if (rules[i]->holds(rule_context_, s_)) continue;
+    Rejection& rejection = tally(rule_rejections_at_[at][i], rules[i]->name);
+    if (rejection.count++ == 0) rejection.example = rules[i]->reason(rule_context_, s_);
+    return false;
+  }
+  const std::vector<const FrameworkRule*>& framework_rules = framework_rules_at_[at];
+  for (const size_t i : subset.framework_rules) {
     if (framework_rules[i]->expressible(rule_context_, s_)) continue;
     Rejection& rejection = tally(framework_rejections_at_[at][i], framework_rules[i]->why);
     if (rejection.count++ == 0) rejection.example = framework_rules[i]->reason();

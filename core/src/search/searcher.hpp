@@ -156,6 +156,17 @@ class Searcher {
   bool offer(double time_s);
   bool zero_rules_hold() const { return rules_hold_quietly(Level::zero); }
   bool rules_hold_quietly(Level level) const;
+  // The ZeRO level's rules by whether they read a key that differs between the ZeRO stages of one
+  // zero_level call (kZeroStageVaries): the others break alike at every stage, so a call checks
+  // them once and, where they hold, each stage checks only the rest, in their order, as the
+  // first broken rule of all (init_zero_rule_split).
+  struct RuleSubset {
+    std::vector<size_t> rules, framework_rules;  // into rules_at_ and framework_rules_at_
+  };
+  RuleSubset zero_stage_invariant_, zero_stage_varying_;
+  void init_zero_rule_split();
+  bool rules_hold_quietly(Level level, const RuleSubset& subset) const;
+  bool rules_hold(Level level, const RuleSubset& subset);
 
   // The leaf's work (leaf.cpp).
   bool evaluate();

@@ -2,6 +2,7 @@
 // ZeRO stages and the leaf's last keys (its layer split, its block recompute depth) before its
 // estimate (leaf.cpp).
 #include <algorithm>
+#include <optional>
 #include <span>
 
 #include "search/searcher.hpp"
@@ -104,6 +105,8 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
                        : std::span<const int64_t>(kStages, sharded ? 4 : 1);  // nothing to shard
   bool any_fit_or_unknown = false;
   split_works_.valid = false;  // its leaves differ only in this level's keys
+  // The rules that read no key the stages change: checked at the first stage, for all.
+  std::optional<bool> invariant_rules_hold;
   for (const int64_t zero : stages) {
     if (stopped_) break;
     s_.zero_stage = zero;
@@ -123,7 +126,13 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     // A pinned optimizer offload brings the precision-aware optimizer it needs, unless pinned.
     s_.use_precision_aware_optimizer |=
         s_.optimizer_cpu_offload && !pins_.given(K::use_precision_aware_optimizer);
-    if (!rules_hold(Level::zero)) continue;
+    if (!invariant_rules_hold) {
+      invariant_rules_hold = rules_hold_quietly(Level::zero, zero_stage_invariant_);
+    }
+    if (!(*invariant_rules_hold ? rules_hold(Level::zero, zero_stage_varying_)
+                                : rules_hold(Level::zero))) {
+      continue;
+    }
     if (walk == Walk::evaluate && static_memory_overflows(fit_pool)) {
       ++stats_.pruned;  // a leaf that cannot fit: counted, as the micro-batch walk sees it
       continue;

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "model/layer_cost.hpp"
 #include "paraplan/estimate.hpp"
 #include "support.hpp"
 
@@ -199,4 +200,30 @@ TEST_CASE(
   const Report graphed_no_host = run(kNoHost, full);
   REQUIRE(graphed.feasible);
   CHECK(graphed.iteration_time_s == doctest::Approx(graphed_no_host.iteration_time_s));
+}
+
+// A layer's passes without CUDA graphs read the layer alone: kept with its costs once they are
+// built (set_ungraphed_passes) and read for every strategy without graphs; a strategy with graphs
+// is priced on its own.
+TEST_CASE("the passes of a layer without graphs are kept with its costs; graphs price their own") {
+  const Scenario job = test::scenario(R"({"model": {"name": "m", "num_layers": 4,
+      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 16,
+      "vocab_size": 32000, "activation": "swiglu"},
+      "training": {"global_batch_size": 8, "seq_length": 1024},
+      "cluster": {"gpus_per_node": 1, "gpus": [{"type": "h100", "count": 1}]}})");
+  const GpuSpec& gpu = job.cluster.pools[0].gpu;
+  Strategy eager;
+  eager.use_flash_attn = true;
+  const detail::ModelCosts costs =
+      detail::compute_model_costs(job.model, job.training, gpu, gpu.nvlink_domain_gpus, eager);
+  REQUIRE(costs.ungraphed_passes.has_value());
+  CHECK(detail::layer_passes(costs, false, eager) == detail::host_bound(costs.dense, eager));
+  CHECK(detail::layer_passes(costs, true, eager) == detail::host_bound(costs.moe, eager));
+  Strategy graphed = eager;
+  graphed.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+  const detail::LayerPasses whole_layers = detail::layer_passes(costs, false, graphed);
+  CHECK(whole_layers == detail::host_bound(costs.dense, graphed));
+  // The eager host binds these small layers (above); whole-layer graphs release them.
+  CHECK(whole_layers.forward.total_s() <
+        detail::layer_passes(costs, false, eager).forward.total_s());
 }

@@ -106,6 +106,32 @@ TEST_CASE("virtual chunks: layers spread evenly, the first and last chunks take 
   }
 }
 
+// edge_chunk_share counts the first and last chunk without building the list: the same share as
+// chunk_layers' chunks, the embedding and the loss counted as layers.
+TEST_CASE("the edge chunks' share is that of chunk_layers' first and last chunk") {
+  using paraplan::detail::chunk_layers;
+  using paraplan::detail::edge_chunk_share;
+  for (int64_t v = 1; v <= 12; ++v) {
+    for (int64_t layers = 1; layers <= 40; ++layers) {
+      for (const bool embedding : {false, true}) {
+        for (const bool loss : {false, true}) {
+          CAPTURE(v);
+          CAPTURE(layers);
+          CAPTURE(embedding);
+          CAPTURE(loss);
+          const std::vector<int64_t> chunks = chunk_layers(layers, v, embedding, loss);
+          // The chunks' units: one chunk (v = 1) holds both the embedding and the loss.
+          const int64_t first = chunks.front() + embedding + (v == 1 && loss);
+          const int64_t last = chunks.back() + loss + (v == 1 && embedding);
+          const double expected = static_cast<double>(first + last) /
+                                  (2.0 * static_cast<double>(layers + embedding + loss));
+          CHECK(edge_chunk_share(layers, v, embedding, loss) == expected);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("balanced_split places every layer where the one-at-a-time greedy does, ties included") {
   // The greedy balanced_split shortcuts: each next layer to the stage that is fastest with it,
   // ties to the lower stage, within memory limits while any stage has room.
