@@ -35,7 +35,9 @@ MINDSPEED = "https://github.com/Ascend/MindSpeed-LLM"
 # TE CUDA graphs of the MLP); llama3_llm_finetune.py llama3_70b_sft_config_h100 (seq 4096 packed,
 # distributed optimizer, grad_reduce_in_fp32 False, tp_comm_overlap when TP > 1); utils.py
 # WorkloadBaseConfig.sequence_parallel = TP > 1; precision.py fp8_cs =
-# bf16_with_fp8_current_scaling_mixed (tensorwise, fp8_param_gather), as recipe-configs*.json.
+# bf16_with_fp8_current_scaling_mixed (tensorwise, fp8_param_gather), as recipe-configs*.json;
+# llama3_70b_sft_config_h100's CommOverlapConfig(defer_embedding_wgrad_compute=True,
+# wgrad_deferral_limit=22) (llama3_llm_finetune.py at 39b4a5b49, set from c3e43e6aa to c8327cfc2).
 LLAMA3_70B_SFT_H100 = {
     "model": "llama3-70b",
     "framework": "megatron-bridge",
@@ -50,7 +52,8 @@ LLAMA3_70B_SFT_H100 = {
         "cross_entropy_fusion_impl": "te", "tp_comm_overlap": True, "fp8_recipe": "tensorwise",
         "fp8_param_gather": True, "recompute_granularity": "selective",
         "recompute_modules": ["core_attn"], "cuda_graph_impl": "transformer_engine",
-        "cuda_graph_scope": ["mlp"],
+        "cuda_graph_scope": ["mlp"], "defer_embedding_wgrad_compute": True,
+        "wgrad_deferral_limit": 22,
     },
 }
 SFT_ASSUMPTIONS = [

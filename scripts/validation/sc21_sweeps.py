@@ -35,6 +35,7 @@ BASE_STRATEGY = {
     "use_flash_attn": False,
     "overlap_grad_reduce": False,
     "overlap_param_gather": False,
+    "deallocate_pipeline_outputs": False,
 }
 
 ASSUMPTIONS = [
@@ -48,6 +49,9 @@ ASSUMPTIONS = [
     "recompute full, uniform, 1 layer: '--checkpoint-activations' with Megatron-LM's default "
     "--checkpoint-num-layers 1 (2021), as in the SC21 Table 1 entries",
     "use_flash_attn=false: no FlashAttention in 2021",
+    "deallocate_pipeline_outputs=false: de7dc40's megatron/schedules.py keeps every in-flight "
+    "micro-batch's stage output (output_tensors.append(output_tensor), popped at its backward); "
+    "freeing it after the send came with c1e4526bb3 (2022-01)",
 ]
 
 TIE_RULE = ("Configurations whose points in the figure differ by less than 3% of their height "

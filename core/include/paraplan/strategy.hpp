@@ -224,6 +224,21 @@ struct Strategy {
   // without it such frees are deferred until no capture is underway
   // (model/cuda_graph_memory.cpp cuda_graph_deferred_bytes). Off unless given (PyTorch's default).
   bool graph_capture_record_stream_reuse = false;
+  // Megatron-LM --defer-embedding-wgrad-compute: the last pipeline stage defers the output layer's
+  // weight-gradient GEMMs to the pipeline flush, keeping each micro-batch's logits gradient and the
+  // layer's input until then (tensor_parallel/layers.py grad_output_buffer,
+  // embedding_activation_buffer; utils.py drain_embedding_wgrad_compute). Off by default
+  // (model_parallel_config.py).
+  bool defer_embedding_wgrad_compute = false;
+  // Megatron-LM --wgrad-deferral-limit: how many micro-batches' output-layer weight gradients are
+  // deferred; 0 (the default): all of them.
+  int64_t wgrad_deferral_limit = 0;
+  // Megatron-Core's deallocate_pipeline_outputs: a stage's output is pseudo-freed once sent to the
+  // next stage (pipeline_parallel/schedules.py deallocate_output_tensor). Megatron-LM's training
+  // sets it true (training/argument_utils.py, no argument), as Megatron-Bridge's model providers
+  // do (gpt_provider.py); false keeps every in-flight micro-batch's stage output whole, as
+  // Megatron-LM's schedules did before c1e4526bb3 (2022).
+  bool deallocate_pipeline_outputs = true;
 
   // GPUs per pipeline stage (tensor * context * data).
   int64_t gpus_per_stage(int64_t data_parallel_size) const {
@@ -284,6 +299,9 @@ enum class StrategyKeyId : uint8_t {
   cuda_graph_scope,
   expandable_segments,
   graph_capture_record_stream_reuse,
+  defer_embedding_wgrad_compute,
+  wgrad_deferral_limit,
+  deallocate_pipeline_outputs,
   pipeline_stage_gpus,
   pipeline_stage_layers,
   count

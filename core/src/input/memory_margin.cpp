@@ -8,12 +8,14 @@ namespace paraplan::limits {
 namespace {
 
 // PyTorch's default allocator (fixed segments), launches that capture no CUDA graph: the lowest
-// predicted peak of a launch that ran out of memory in it is 81.8% of capacity (SC21 Figure 17's
-// runs without recompute, PyTorch before 2.1), so 19% calls every one at_risk or oom.
-constexpr double kDefaultSegmentsMarginPercent = 19;
+// predicted peak of a launch that ran out of memory in it is 82.7% of capacity (SC21 Figure 17's
+// runs without recompute, PyTorch before 2.1, with their schedule's kept stage outputs:
+// deallocate_pipeline_outputs off at Megatron-LM de7dc40; 81.8% before those were priced), so 18%
+// calls every one at_risk or oom.
+constexpr double kDefaultSegmentsMarginPercent = 18;
 
 // The default allocator with CUDA graphs: the lowest is 81.6% (OOM01/OOM02, Megatron-Bridge PR
-// #3107, TE graphs of the MLP), so 19%, as without graphs. OOM14 (Megatron-Bridge issue #4587:
+// #3107, TE graphs of the MLP), so 19%. OOM14 (Megatron-Bridge issue #4587:
 // Qwen3 30B-A3B in mxfp8 on 8 B300 with a full-iteration graph and the A2A overlap, "about 60.9 GB
 // inactive and 268.9 GB reserved" when it failed) was priced at 76.5% and took 24% here until the
 // capture's deferred frees were priced (model/cuda_graph_memory.cpp cuda_graph_deferred_bytes):

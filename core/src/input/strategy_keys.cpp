@@ -397,6 +397,30 @@ const StrategyKey kKeys[] = {
      "Left out: off (PyTorch's default).",
      get_field<&Strategy::graph_capture_record_stream_reuse>,
      set_field<&Strategy::graph_capture_record_stream_reuse>},
+    {K::defer_embedding_wgrad_compute, "defer_embedding_wgrad_compute", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::switch_on, "--defer-embedding-wgrad-compute",
+     "Defer the output layer's weight-gradient GEMMs to the pipeline flush (needs pipeline "
+     "parallelism): the last stage keeps each deferred micro-batch's 16-bit logits gradient and "
+     "the layer's input until then. Left out: off (Megatron-LM's default); Megatron-Bridge's "
+     "Llama 3 SFT performance configs set it with wgrad_deferral_limit 22.",
+     get_field<&Strategy::defer_embedding_wgrad_compute>,
+     set_field<&Strategy::defer_embedding_wgrad_compute>},
+    {K::wgrad_deferral_limit, "wgrad_deferral_limit", KeyType::integer,
+     false, false, {}, 0, limits::kMaxGlobalBatchSize, false,
+     MegatronFlag::value_unless_default, "--wgrad-deferral-limit",
+     "With defer_embedding_wgrad_compute: how many micro-batches' output-layer weight gradients "
+     "are deferred to the flush (0 or left out: all of them, Megatron-LM's default).",
+     get_field<&Strategy::wgrad_deferral_limit>, set_field<&Strategy::wgrad_deferral_limit>},
+    {K::deallocate_pipeline_outputs, "deallocate_pipeline_outputs", KeyType::boolean,
+     false, false, {}, 0, 1, false,
+     MegatronFlag::composite, "",
+     "Free each stage's output once it is sent to the next stage (Megatron-Core's "
+     "deallocate_pipeline_outputs). Off: every in-flight micro-batch's stage output is kept "
+     "whole, as Megatron-LM's schedules did before 2022. Left out: on (Megatron-LM's training "
+     "and Megatron-Bridge set it; Megatron-LM has no argument for it).",
+     get_field<&Strategy::deallocate_pipeline_outputs>,
+     set_field<&Strategy::deallocate_pipeline_outputs>},
     {K::pipeline_stage_gpus, "pipeline_stage_gpus", KeyType::gpu_list,
      false, false, {}, 0, 0, false,
      MegatronFlag::composite, "",

@@ -145,6 +145,15 @@ const FrameworkRule kColossalAiRules[] = {
      "Shardformer's attention runs without a window (colossalai/shardformer/layer/attn.py: "
      "window_size (-1, -1))",
      {}, [](C c, S) { return c.model.window_size == 0; }},
+    {F::colossalai, "defer_embedding_wgrad_compute",
+     "deferring the output layer's weight gradients to the flush is Megatron-Core's "
+     "(tensor_parallel/layers.py grad_output_buffer); ColossalAI's pipeline schedules has no such option",
+     {K::defer_embedding_wgrad_compute, K::wgrad_deferral_limit},
+     [](C, S s) { return !s.defer_embedding_wgrad_compute && s.wgrad_deferral_limit == 0; }},
+    {F::colossalai, "deallocate_pipeline_outputs",
+     "keeping every stage output whole is Megatron-LM's schedule with "
+     "deallocate_pipeline_outputs off; ColossalAI's pipeline schedules has no such option",
+     {K::deallocate_pipeline_outputs}, [](C, S s) { return s.deallocate_pipeline_outputs; }},
 };
 // clang-format on
 

@@ -127,6 +127,15 @@ const FrameworkRule kDeepSpeedRules[] = {
      "Megatron-DeepSpeed has no --optimizer-cpu-offload (DeepSpeed's offload_optimizer moves all "
      "of ZeRO's optimizer, a different split)",
      {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},
+    {F::deepspeed, "defer_embedding_wgrad_compute",
+     "deferring the output layer's weight gradients to the flush is Megatron-Core's "
+     "(tensor_parallel/layers.py grad_output_buffer); Megatron-DeepSpeed's pipeline engine has no such option",
+     {K::defer_embedding_wgrad_compute, K::wgrad_deferral_limit},
+     [](C, S s) { return !s.defer_embedding_wgrad_compute && s.wgrad_deferral_limit == 0; }},
+    {F::deepspeed, "deallocate_pipeline_outputs",
+     "keeping every stage output whole is Megatron-LM's schedule with "
+     "deallocate_pipeline_outputs off; Megatron-DeepSpeed's pipeline engine has no such option",
+     {K::deallocate_pipeline_outputs}, [](C, S s) { return s.deallocate_pipeline_outputs; }},
 };
 // clang-format on
 

@@ -116,6 +116,15 @@ const FrameworkRule kMegatronFamilyRules[] = {
     {F::mindspeed_llm, "model.window_size",
      "Megatron-LM core_v0.12.1's arguments.py has no --window-size (sliding-window attention)",
      {}, [](C c, S) { return c.model.window_size == 0; }},
+    {F::megatron, "deallocate_pipeline_outputs",
+     "Megatron-LM has no argument for it: its training sets deallocate_pipeline_outputs=True "
+     "(megatron/training/argument_utils.py; arguments.py lists it among the fields with no "
+     "argument)",
+     {K::deallocate_pipeline_outputs}, [](C, S s) { return s.deallocate_pipeline_outputs; }},
+    {F::mindspeed_llm, "deallocate_pipeline_outputs",
+     "Megatron-LM core_v0.12.1's training sets deallocate_pipeline_outputs=True "
+     "(megatron/training/arguments.py core_transformer_config_from_args), with no argument",
+     {K::deallocate_pipeline_outputs}, [](C, S s) { return s.deallocate_pipeline_outputs; }},
 };
 // clang-format on
 

@@ -162,6 +162,15 @@ const FrameworkRule kTorchtitanRules[] = {
     {F::torchtitan, "cuda_graph_impl",
      "no Megatron-style CUDA graphs of layers (its graphs come only with torch.compile)",
      {K::cuda_graph_impl, K::cuda_graph_scope}, no_cuda_graphs},
+    {F::torchtitan, "defer_embedding_wgrad_compute",
+     "deferring the output layer's weight gradients to the flush is Megatron-Core's "
+     "(tensor_parallel/layers.py grad_output_buffer); torch.distributed.pipelining has no such option",
+     {K::defer_embedding_wgrad_compute, K::wgrad_deferral_limit},
+     [](C, S s) { return !s.defer_embedding_wgrad_compute && s.wgrad_deferral_limit == 0; }},
+    {F::torchtitan, "deallocate_pipeline_outputs",
+     "keeping every stage output whole is Megatron-LM's schedule with "
+     "deallocate_pipeline_outputs off; torch.distributed.pipelining has no such option",
+     {K::deallocate_pipeline_outputs}, [](C, S s) { return s.deallocate_pipeline_outputs; }},
 };
 // clang-format on
 

@@ -102,6 +102,14 @@ const Rule kSequencePipelineDataRules[] = {
               str(s.virtual_pipeline_model_parallel_size) +
               " needs pipeline_model_parallel_size > 1";
      }},
+    {"deferring the output layer's weight gradients needs pipeline parallelism",
+     "megatron/core/model_parallel_config.py __post_init__: Cannot defer embedding wgrad compute "
+     "when pipeline model parallel is not used",
+     {K::defer_embedding_wgrad_compute, K::pipeline_model_parallel_size},
+     [](C, S s) { return !s.defer_embedding_wgrad_compute || s.pipeline_model_parallel_size > 1; },
+     [](C, S) {
+       return std::string("defer_embedding_wgrad_compute needs pipeline_model_parallel_size > 1");
+     }},
     {"every pipeline stage holds a layer",
      "Paraplan models stages of whole transformer layers, at least one each",
      {K::pipeline_model_parallel_size},

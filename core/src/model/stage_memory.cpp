@@ -68,6 +68,51 @@ double pipelining_bytes(const PipelineInput& in, const StageGroup& group, double
       in_flight, c.dense.checkpoint_bytes, element * c.head.logit_elements);
 }
 
+// What Megatron-LM's schedule keeps beyond the layers' saved activations when the strategy asks
+// for it (nothing at Megatron-LM's defaults), `boundary_bytes` being one micro-batch's layer input
+// and `logits_bytes` its 16-bit logits on this GPU:
+// - deallocate_pipeline_outputs off: every in-flight micro-batch's output of each of the rank's
+//   chunks that sends it on stays whole until that micro-batch's backward (pipeline_parallel/
+//   schedules.py: output_tensors.append(output_tensor); deallocate_output_tensor returns at once
+//   unless deallocate_pipeline_outputs); no layer saves it (a block's last op, the residual add,
+//   saves no output). Without pipelining the schedule keeps nothing.
+// - defer_embedding_wgrad_compute, on the last stage: the first wgrad_deferral_limit micro-batches
+//   (0: all) keep the output layer's input (tensor_parallel/layers.py ColumnParallelLinear.forward:
+//   embedding_activation_buffer.append(input_parallel)) and their logits gradient cast to the
+//   input's dtype (LinearWithGradAccumulationAndAsyncCommunication.backward: grad_output.to(
+//   ctx.input_dtype), grad_output_buffer.append) until the flush drains them (utils.py
+//   drain_embedding_wgrad_compute, from schedules.py finish_embedding_wgrad_compute before
+//   finalize_model_grads); with sequence parallelism the drain all-gathers each input into two
+//   global buffers ("mpu_0", "mpu_1"), which stay allocated.
+double megatron_schedule_bytes(const PipelineInput& in, const StageGroup& group, int64_t index,
+                               double in_flight) {
+  const Strategy& s = *in.strategy;
+  if (in.stages <= 1) return 0;
+  const ModelCosts& c = *in.costs[static_cast<size_t>(group.pool)];
+  const double boundary_bytes = c.dense.checkpoint_bytes;
+  const int64_t virtual_stages = s.virtual_pipeline_model_parallel_size;
+  const int64_t chunks = in.stages * virtual_stages;
+  double bytes = 0;
+  if (!s.deallocate_pipeline_outputs) {
+    int64_t senders = 0;
+    for (int64_t k = 0; k < virtual_stages; ++k) senders += index + k * in.stages + 1 < chunks;
+    bytes += in_flight * static_cast<double>(senders) * boundary_bytes;
+  }
+  if (s.defer_embedding_wgrad_compute && index + 1 == in.stages) {
+    const int64_t deferred = s.wgrad_deferral_limit == 0
+                                 ? in.micro_batches
+                                 : std::min(s.wgrad_deferral_limit, in.micro_batches);
+    const double logits_bytes =
+        activation_element_bytes(in.training->precision) * c.head.logit_elements;
+    const double gather_buffers = s.sequence_parallel && s.tensor_model_parallel_size > 1
+                                      ? 2.0 * static_cast<double>(s.tensor_model_parallel_size)
+                                      : 0;
+    bytes += static_cast<double>(deferred) * (boundary_bytes + logits_bytes) +
+             gather_buffers * boundary_bytes;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 double held_activation_bytes(const Strategy& s, const StageWork& work, double in_flight) {
@@ -175,6 +220,9 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
   memory.reserve.fragmentation_bytes += cuda_graph_deferred_bytes(in, group);
   // PyTorch pipelining's buffers: allocated once per step's shapes, not fragmented.
   memory.activations_bytes += pipelining_bytes(in, group, in_flight);
+  // Megatron-LM's kept stage outputs and deferred output-layer gradients: whole tensors kept
+  // until a micro-batch's backward or the flush, counted with the activations, not fragmented.
+  memory.activations_bytes += megatron_schedule_bytes(in, group, index, in_flight);
   // CUDA graphs' static buffers (cuda_graph_memory.cpp): allocated once, not fragmented.
   memory.activations_bytes += cuda_graph_bytes(in, group, in_flight + a2a_overlap_chunk(s));
   memory.host_bytes = in_flight * work.offloaded_bytes + kHostOptimizerBytesPerParameter * on_host;

@@ -312,6 +312,9 @@ void write_composite_flags(MegatronArgs& out, const StrategyKey& key, int64_t ke
     case StrategyKeyId::expandable_segments:
     case StrategyKeyId::graph_capture_record_stream_reuse:
       break;
+    case StrategyKeyId::deallocate_pipeline_outputs:
+      // No argument: Megatron-LM's training sets it (framework_rules_megatron.cpp refuses off).
+      break;
     // Written by their table row's MegatronFlag (write_table_flag); a key whose row says
     // composite but has no case here is a -Wswitch warning (no default: on purpose).
     case StrategyKeyId::tensor_model_parallel_size:
@@ -347,6 +350,8 @@ void write_composite_flags(MegatronArgs& out, const StrategyKey& key, int64_t ke
     case StrategyKeyId::optimizer_cpu_offload:
     case StrategyKeyId::optimizer_offload_fraction:
     case StrategyKeyId::overlap_cpu_optimizer_d2h_h2d:
+    case StrategyKeyId::defer_embedding_wgrad_compute:
+    case StrategyKeyId::wgrad_deferral_limit:
     case StrategyKeyId::count:
       break;
   }

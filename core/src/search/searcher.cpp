@@ -96,7 +96,10 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::cuda_graph_impl,
               K::cuda_graph_scope,
               K::expandable_segments,
-              K::graph_capture_record_stream_reuse};
+              K::graph_capture_record_stream_reuse,
+              K::defer_embedding_wgrad_compute,
+              K::wgrad_deferral_limit,
+              K::deallocate_pipeline_outputs};
     case Level::leaf:
     case Level::count:
       break;

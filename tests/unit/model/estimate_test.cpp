@@ -152,8 +152,8 @@ TEST_CASE("memory verdict: the margin of the framework's allocator mode") {
 
 // Launches that capture CUDA graphs take the margin derived for their class in each allocator
 // mode (input/memory_margin.cpp): since the capture's deferred frees are priced
-// (cuda_graph_memory.cpp), the lowest out-of-memory launch with graphs (OOM01, 81.6%) gives the
-// same 19% as without; the verdict reads the graphs' margin.
+// (cuda_graph_memory.cpp), the lowest out-of-memory launch with graphs (OOM01, 81.6%) gives 19%,
+// one more than without (SC21 Figure 17, 82.7%: 18%); the verdict reads the graphs' margin.
 TEST_CASE("memory verdict: the margin of launches with CUDA graphs") {
   const double capacity_bytes = 100.0;
   for (const bool expandable : {false, true}) {
@@ -164,7 +164,7 @@ TEST_CASE("memory verdict: the margin of launches with CUDA graphs") {
     CAPTURE(expandable);
     CHECK(without == limits::default_memory_margin_percent(mode));
     CHECK(with == 19);
-    CHECK(with == without);
+    CHECK(without == 18);
     CHECK(memory_verdict_of(100 - with - 0.5, capacity_bytes, expandable, true) ==
           MemoryVerdict::fits);
     CHECK(memory_verdict_of(100 - with + 0.5, capacity_bytes, expandable, true) ==

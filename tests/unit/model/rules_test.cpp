@@ -169,6 +169,8 @@ std::vector<Case> cases() {
        [](Strategy& s) { s.use_flash_attn = true; }},
       {"interleaving needs pipeline parallelism", job(kLlama, 8),
        [](Strategy& s) { s.virtual_pipeline_model_parallel_size = 2; }},
+      {"deferring the output layer's weight gradients needs pipeline parallelism", job(kLlama, 8),
+       [](Strategy& s) { s.defer_embedding_wgrad_compute = true; }},
       {"every pipeline stage holds a layer", job(custom(16, 16, 1024), 16),
        [](Strategy& s) { s.pipeline_model_parallel_size = 16; }},
       {"every virtual pipeline chunk holds a layer", job(kLlama, 8),

@@ -101,3 +101,36 @@ TEST_CASE("DeepEP's buffers: NVLink chunks per channel and peer, RDMA only acros
   CHECK(deepep_buffer_bytes(64, h, false) == doctest::Approx(nvl));
   CHECK(deepep_buffer_bytes(64, h, true) / kGiB == doctest::Approx(0.66).epsilon(0.05));
 }
+
+TEST_CASE("Megatron-LM's schedule: deferred output-layer gradients and kept stage outputs") {
+  // Llama 3 8B on 8 H100: TP 2 with sequence parallelism, PP 4, 64 micro-batches of 4096 tokens.
+  const auto run = [](const std::string& keys) {
+    return estimate(test::scenario(R"({"model": "llama3-8b",
+        "training": {"global_batch_size": 64, "seq_length": 4096},
+        "cluster": {"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 8}]},
+        "strategy": {"tensor_model_parallel_size": 2, "sequence_parallel": true,
+                     "pipeline_model_parallel_size": 4, "micro_batch_size": 1)" +
+                                   keys + "}}"));
+  };
+  const Report base = run("");
+  REQUIRE(base.stages.size() == 4);
+  // Each deferred micro-batch: the 16-bit logits gradient [4096, 128256 / 2] and the output
+  // layer's input [4096 / 2, 4096]; the drain's two all-gather buffers of the whole sequence.
+  const double logits = 4096.0 * (128256 / 2) * 2, input = 2048.0 * 4096 * 2;
+  const double gather = 2 * 2 * input;
+  const auto added = [&](const Report& r, size_t stage) {
+    return r.stages[stage].memory.activations_bytes - base.stages[stage].memory.activations_bytes;
+  };
+  const Report all = run(R"(, "defer_embedding_wgrad_compute": true)");
+  CHECK(added(all, 3) == doctest::Approx(64 * (logits + input) + gather));
+  CHECK(added(all, 0) == 0);
+  const Report limited =
+      run(R"(, "defer_embedding_wgrad_compute": true, "wgrad_deferral_limit": 22)");
+  CHECK(added(limited, 3) == doctest::Approx(22 * (logits + input) + gather));
+  // Kept stage outputs: each micro-batch in flight (4 on the first stage, 2 on the third) keeps
+  // its output until its backward; the last stage sends none on.
+  const Report kept = run(R"(, "deallocate_pipeline_outputs": false)");
+  CHECK(added(kept, 0) == doctest::Approx(4 * input));
+  CHECK(added(kept, 2) == doctest::Approx(2 * input));
+  CHECK(added(kept, 3) == 0);
+}

@@ -402,6 +402,34 @@ TEST_CASE("what a framework cannot express is unsupported, naming the field") {
   CHECK(plain["colossalai"].contains("command"));
 }
 
+TEST_CASE("the deferred output-layer gradients and kept stage outputs: written or refused") {
+  const auto reasons = [](const nlohmann::json& launch) {
+    std::string all;
+    for (const auto& r : launch.value("unsupported", nlohmann::json::array())) {
+      all += r.get<std::string>() + "\n";
+    }
+    return all;
+  };
+  const nlohmann::json deferred =
+      launches(reference({{"defer_embedding_wgrad_compute", true}, {"wgrad_deferral_limit", 22}}));
+  const std::string megatron = deferred["megatron"]["command"].get<std::string>();
+  CHECK(megatron.find("--defer-embedding-wgrad-compute") != std::string::npos);
+  CHECK(megatron.find("--wgrad-deferral-limit 22") != std::string::npos);
+  CHECK(deferred["megatron-bridge"].dump().find(
+            "CommOverlapConfig(tp_comm_overlap=False, defer_embedding_wgrad_compute=True, "
+            "wgrad_deferral_limit=22)") != std::string::npos);
+  CHECK(reasons(deferred["torchtitan"]).find("defer_embedding_wgrad_compute: ") !=
+        std::string::npos);
+  // Kept stage outputs: Megatron-LM has no argument for them; Megatron-Bridge sets the field.
+  const nlohmann::json kept = launches(reference({{"deallocate_pipeline_outputs", false}}));
+  CHECK(reasons(kept["megatron"]).find("deallocate_pipeline_outputs: ") != std::string::npos);
+  CHECK(reasons(kept["mindspeed-llm"]).find("deallocate_pipeline_outputs: ") != std::string::npos);
+  CHECK(kept["megatron-bridge"].dump().find("deallocate_pipeline_outputs = False") !=
+        std::string::npos);
+  CHECK(reasons(launches(reference())["megatron"]).find("deallocate_pipeline_outputs") ==
+        std::string::npos);
+}
+
 TEST_CASE("FSDP with pipelines: torchtitan launches it, the Megatron family cannot") {
   const nlohmann::json all = launches(nlohmann::json::parse(R"({"model": "llama3.1-405b",
       "framework": "torchtitan",

@@ -152,6 +152,19 @@ export interface Strategy {
   // keeps every MoE layer's freed rows reserved until the capture ends. Left out: off (PyTorch's
   // default).
   graph_capture_record_stream_reuse: boolean;
+  // Defer the output layer's weight-gradient GEMMs to the pipeline flush (needs pipeline
+  // parallelism): the last stage keeps each deferred micro-batch's 16-bit logits gradient and the
+  // layer's input until then. Left out: off (Megatron-LM's default); Megatron-Bridge's Llama 3 SFT
+  // performance configs set it with wgrad_deferral_limit 22.
+  defer_embedding_wgrad_compute: boolean;
+  // With defer_embedding_wgrad_compute: how many micro-batches' output-layer weight gradients are
+  // deferred to the flush (0 or left out: all of them, Megatron-LM's default).
+  wgrad_deferral_limit: number;
+  // Free each stage's output once it is sent to the next stage (Megatron-Core's
+  // deallocate_pipeline_outputs). Off: every in-flight micro-batch's stage output is kept whole, as
+  // Megatron-LM's schedules did before 2022. Left out: on (Megatron-LM's training and
+  // Megatron-Bridge set it; Megatron-LM has no argument for it).
+  deallocate_pipeline_outputs: boolean;
   // GPU type of each pipeline stage (mixed clusters).
   pipeline_stage_gpus?: string[];
   // Transformer layers of each pipeline stage, summing to num_layers.
@@ -211,4 +224,7 @@ export const STRATEGY_DEFAULTS: Strategy = {
   cuda_graph_scope: [],
   expandable_segments: false,
   graph_capture_record_stream_reuse: false,
+  defer_embedding_wgrad_compute: false,
+  wgrad_deferral_limit: 0,
+  deallocate_pipeline_outputs: true,
 };

@@ -231,6 +231,7 @@ void memory_lines(const LaunchInput& in, const Recompute& r, std::string& t) {
     set("m.cpu_offloading", "True");
     num("m.cpu_offloading_num_layers", s.cpu_offloading_num_layers);
   }
+  if (!s.deallocate_pipeline_outputs) set("m.deallocate_pipeline_outputs", "False");
   if (s.offload_modules != 0) {
     set("m.fine_grained_activation_offloading", "True");
     set("m.offload_modules", python_names(StrategyKeyId::offload_modules, s.offload_modules));
@@ -322,8 +323,19 @@ void batch_and_optimizer_lines(const LaunchInput& in, std::string& t) {
 void comm_overlap_and_precision_lines(const LaunchInput& in, std::string& t) {
   const Strategy& s = in.strategy;
   const Assign set{t};
-  if (s.tp_comm_overlap) {
-    set("cfg.comm_overlap", "CommOverlapConfig(tp_comm_overlap=True)");
+  // CommOverlapConfig (tp_comm_overlap required) sets the model's deferral off unless given
+  // (training/comm_overlap.py _get_model_comm_overlap_cfgs), as Bridge's Llama 3 SFT configs give
+  // it.
+  const bool deferral = s.defer_embedding_wgrad_compute || s.wgrad_deferral_limit != 0;
+  if (s.tp_comm_overlap || deferral) {
+    std::string overlap = std::string("tp_comm_overlap=") + py_bool(s.tp_comm_overlap);
+    if (deferral) {
+      overlap.append(", defer_embedding_wgrad_compute=")
+          .append(py_bool(s.defer_embedding_wgrad_compute))
+          .append(", wgrad_deferral_limit=")
+          .append(std::to_string(s.wgrad_deferral_limit));
+    }
+    set("cfg.comm_overlap", "CommOverlapConfig(" + overlap + ")");
   }
   set("cfg.mixed_precision", mixed_precision(in.scenario.training, s));
   if (in.scenario.training.precision == Precision::fp8 && s.fp8_param_gather) {
