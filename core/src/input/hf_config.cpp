@@ -575,6 +575,21 @@ void deepseek_latent_attention(ConfigReader& reader, json& model) {
   model["mtp_num_layers"] = reader.count("num_nextn_predict_layers", limits::kMaxLayers);
 }
 
+// GPT-OSS's rope_scaling {rope_type: "yarn", factor: 32}: Megatron-Bridge's gpt_oss_bridge.py
+// sets position_embedding_type yarn and yarn_rotary_scaling_factor from it (32.0), leaving
+// yarn_mscale and yarn_mscale_all_dim unset.
+void gpt_oss_yarn(ConfigReader& reader, json& model) {
+  const json* scaling = reader.value("rope_scaling");
+  if (scaling == nullptr) return;
+  const auto type = scaling->is_object() ? scaling->find("rope_type") : scaling->end();
+  const auto factor = scaling->is_object() ? scaling->find("factor") : scaling->end();
+  if (type == scaling->end() || *type != "yarn" || factor == scaling->end()) {
+    reader.report("rope_scaling", "ignored", ignored_keys().at("rope_scaling"));
+    return;
+  }
+  model["yarn_rotary_scaling_factor"] = detail::read_number(*factor, "rope_scaling.factor", 1, 1e6);
+}
+
 // The family's experts (and DeepSeek's latent attention) into `model`.
 void hf_family_layers(ConfigReader& reader, Family family, const HfDimensions& d, json& model) {
   switch (family) {
@@ -609,6 +624,7 @@ void hf_family_layers(ConfigReader& reader, Family family, const HfDimensions& d
       if (const json* limit = reader.value("swiglu_limit")) {
         model["activation_func_clamp_value"] = detail::read_number(*limit, "swiglu_limit", 0, 1e6);
       }
+      gpt_oss_yarn(reader, model);
       break;
     case Family::deepseek:
       model["moe"] = deepseek_moe(reader, d.num_layers);

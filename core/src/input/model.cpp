@@ -1,6 +1,7 @@
 #include "paraplan/model.hpp"
 
 #include <array>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "input/json_reader.hpp"
@@ -121,6 +122,14 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
                      "needs a gated activation (swiglu or geglu): Megatron-Core clamps the gate "
                      "and linear halves of a gated unit");
   }
+  model.yarn_rotary_scaling_factor =
+      object.optional_number("yarn_rotary_scaling_factor", 1, 1e6).value_or(1);
+  if (model.yarn_rotary_scaling_factor > 1 &&
+      (model.position_embedding_type != PositionEmbedding::rope || model.mla)) {
+    throw InputError(object.path_of("yarn_rotary_scaling_factor"),
+                     "needs rotary positions (position_embedding_type rope) without "
+                     "multi_latent_attention, whose rotary part scales by its own YaRN settings");
+  }
   object.reject_unknown_keys();
   return model;
 }
@@ -149,6 +158,12 @@ double attention_parameters(const ModelSpec& model) {
 }
 
 }  // namespace
+
+double ModelSpec::yarn_concentration_factor() const {
+  constexpr double kYarnMscaleSlope = 0.1;  // _yarn_get_mscale: 0.1 * mscale * ln(s) + 1
+  if (yarn_rotary_scaling_factor <= 1) return 1.0;
+  return kYarnMscaleSlope * std::log(yarn_rotary_scaling_factor) + 1.0;
+}
 
 std::span<const std::string_view> activation_names() { return kActivations; }
 

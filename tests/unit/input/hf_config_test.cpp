@@ -175,6 +175,9 @@ TEST_CASE("HF import: the family-specific fields") {
   // swiglu_limit 7.0: Megatron-Bridge's activation_func_clamp_value.
   CHECK(oss.model["activation_func_clamp_value"] == 7.0);
   CHECK(status(oss, "swiglu_limit") == "mapped");
+  // rope_scaling {rope_type yarn, factor 32}: Megatron-Bridge's yarn_rotary_scaling_factor.
+  CHECK(oss.model["yarn_rotary_scaling_factor"] == 32.0);
+  CHECK(status(oss, "rope_scaling") == "mapped");
 
   const HfImport llama = imported("Meta-Llama-3-8B.json");
   CHECK(status(llama, "rope_scaling") == "ignored");
