@@ -86,6 +86,9 @@ struct ModelSpec {
   // frequencies stretched and its sine and cosine scaled by the concentration factor below; 1
   // means plain RoPE.
   double yarn_rotary_scaling_factor = 1;
+  // Per-head normalisation of the queries and keys before the rotary embedding (Megatron-LM
+  // --qk-layernorm; Qwen3's q_norm and k_norm): one norm module over each.
+  bool qk_layernorm = false;
 
   // YaRN's concentration factor with Megatron-Core's defaults (yarn_rotary_pos_embedding.py
   // _yarn_get_mscale: 0.1 ln s + 1 for s > 1, else 1; neither yarn_mscale nor

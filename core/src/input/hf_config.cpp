@@ -483,13 +483,6 @@ void hf_family_attention_notes(ConfigReader& reader, Family family, const HfDime
                   "--add-qkv-bias); add_bias_linear covers every linear layer, so they are left "
                   "out (" +
                       count_text(qkv_biases) + " parameters)");
-  } else if (family == Family::qwen3 || family == Family::qwen3_moe) {
-    // Qwen3Attention: q_norm and k_norm, RMSNorm over head_dim (modeling_qwen3.py).
-    reader.report("architectures", "unsupported",
-                  "Qwen3 normalizes each head's queries and keys (Megatron-LM --qk-layernorm): "
-                  "not modelled, 2 x " +
-                      std::to_string(head_dim) +
-                      " parameters per layer and their elementwise time are left out");
   } else if (family == Family::gpt_oss) {
     // GptOssAttention.sinks: one learned logit per head (modeling_gpt_oss.py).
     reader.report("architectures", "unsupported",
@@ -596,9 +589,13 @@ void hf_family_layers(ConfigReader& reader, Family family, const HfDimensions& d
     case Family::llama:
     case Family::mistral:
     case Family::qwen2:
+      break;
     case Family::qwen3:
+      model["qk_layernorm"] = true;  // Qwen3Attention's q_norm and k_norm (qwen3_bridge.py)
       break;
     case Family::qwen3_moe: {
+      // Qwen3MoeAttention's q_norm and k_norm (qwen3_moe_bridge.py: provider.qk_layernorm).
+      model["qk_layernorm"] = true;
       json moe;
       moe["num_experts"] = reader.positive("num_experts", kMaxDimension);
       moe["top_k"] = reader.positive("num_experts_per_tok", moe["num_experts"].get<int64_t>());

@@ -199,11 +199,30 @@ void CostBuilder::qkv_projection(LayerCost& cost, const AttentionShape& a,
   const double heads = a.heads, groups = a.groups, qk_head_dim = a.qk_head_dim;
   add_attention_column(p, {tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
   p.qkv_bytes = e_ * tokens_ * (heads + 2 * groups) * qk_head_dim;
+  if (model_.qk_layernorm) qk_layernorm(cost, a, p);
   if (model_.position_embedding_type != PositionEmbedding::rope) return;
   for (const double rotated_heads : {heads, groups}) {
     const RotaryTime rotary = rotary_embedding(a, rotated_heads);
     cost.forward.compute_s += rotary.forward_s;
     cost.backward.compute_s += rotary.backward_s;
+  }
+}
+
+// --qk-layernorm (Qwen3's q_norm and k_norm; Megatron-Bridge qwen3_bridge.py and
+// qwen3_moe_bridge.py set provider.qk_layernorm = True): SelfAttention's q_layernorm and
+// k_layernorm, each a TENorm over the head dimension (attention.py, Megatron-LM 002255075c, the
+// pin of Megatron-Bridge 26.06), run on the query and on the key after the QKV split, before the
+// rotary embedding (get_query_key_value_tensors). Each, as the block's norms: read and write
+// forward, three passes backward, and a weight of the head dimension. Each also keeps its input
+// for its backward, which is not counted here: it would move the memory verdicts of the Qwen3
+// launches that ran (docs/model.md section 6) without a measured Qwen3 peak to check it against.
+void CostBuilder::qk_layernorm(LayerCost& cost, const AttentionShape& a,
+                               AttentionProjections& p) const {
+  for (const double normed_heads : {a.heads, a.groups}) {
+    const double elements = tokens_ * normed_heads * a.qk_head_dim;
+    cost.forward.compute_s += kernels_.memory_s(2 * e_ * elements);
+    cost.backward.compute_s += kernels_.memory_s(3 * e_ * elements);
+    p.replicated_parameters += a.qk_head_dim;
   }
 }
 

@@ -109,6 +109,7 @@ class CostBuilder {
   void add_attention_column(AttentionProjections& p, const Gemm& g, bool split) const;
   void mla_projections(LayerCost& cost, const AttentionShape& a, AttentionProjections& p) const;
   void qkv_projection(LayerCost& cost, const AttentionShape& a, AttentionProjections& p) const;
+  void qk_layernorm(LayerCost& cost, const AttentionShape& a, AttentionProjections& p) const;
   struct RotaryTime {
     double forward_s = 0, backward_s = 0;
   };

@@ -20,6 +20,8 @@ constexpr HostOps kAttentionOps{3, 3};
 // cos, sin, two multiplies and two casts; the tensor's two multiplies, neg, two cats and the
 // add) in place of the fused one.
 constexpr double kUnfusedRotaryExtraOps = 2 * (12 - 1);
+// --qk-layernorm: q_layernorm and k_layernorm, two TENorm module calls (attention.py).
+constexpr double kQkLayernormModules = 2;
 // MLASelfAttention (multi_latent_attention.py) with a query LoRA: the standalone input norm,
 // linear_q_down_proj, q_layernorm, linear_q_up_proj, linear_kv_down_proj, kv_layernorm,
 // linear_kv_up_proj, core_attention, linear_proj; the rotary embedding of the query's and the
@@ -102,6 +104,7 @@ HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& stra
       if (model.mla) return kMlaAttentionOps;
       HostOps ops = kAttentionOps;
       if (model.yarn_concentration_factor() != 1.0) ops.torch_ops += kUnfusedRotaryExtraOps;
+      if (model.qk_layernorm) ops.te_modules += kQkLayernormModules;
       return ops;
     }
     case HostRegion::mlp:

@@ -397,6 +397,7 @@ std::vector<std::string> megatron_model_arguments(const ModelSpec& model,
       text("--position-embedding-type", "none");
       break;
   }
+  if (model.qk_layernorm) flag("--qk-layernorm");
   if (is_gated(model.activation)) text("--normalization", "RMSNorm");  // the Llama family's
   if (model.activation == Activation::swiglu) flag("--swiglu");
   if (model.activation == Activation::squared_relu) flag("--squared-relu");
