@@ -81,6 +81,19 @@ struct ModelSpec {
   // GPT-OSS: 7.0): before the gated activation the gate half is clamped from above and the
   // linear half to [-v, v]; 0 means no clamp.
   double activation_func_clamp_value = 0;
+  // YaRN rotary scaling (Megatron-LM --position-embedding-type yarn --rotary-scaling-factor s;
+  // Megatron-Core's yarn_rotary_scaling_factor, GPT-OSS: 32): the rotary embedding with its
+  // frequencies stretched and its sine and cosine scaled by the concentration factor below; 1
+  // means plain RoPE.
+  double yarn_rotary_scaling_factor = 1;
+  // Per-head normalisation of the queries and keys before the rotary embedding (Megatron-LM
+  // --qk-layernorm; Qwen3's q_norm and k_norm): one norm module over each.
+  bool qk_layernorm = false;
+
+  // YaRN's concentration factor with Megatron-Core's defaults (yarn_rotary_pos_embedding.py
+  // _yarn_get_mscale: 0.1 ln s + 1 for s > 1, else 1; neither yarn_mscale nor
+  // yarn_mscale_all_dim set, as Megatron-Bridge's gpt_oss_bridge.py leaves them).
+  double yarn_concentration_factor() const;
 
   int64_t num_moe_layers() const { return moe ? num_layers - moe->first_k_dense_layers : 0; }
   bool is_moe_layer(int64_t layer_index) const {

@@ -483,13 +483,6 @@ void hf_family_attention_notes(ConfigReader& reader, Family family, const HfDime
                   "--add-qkv-bias); add_bias_linear covers every linear layer, so they are left "
                   "out (" +
                       count_text(qkv_biases) + " parameters)");
-  } else if (family == Family::qwen3 || family == Family::qwen3_moe) {
-    // Qwen3Attention: q_norm and k_norm, RMSNorm over head_dim (modeling_qwen3.py).
-    reader.report("architectures", "unsupported",
-                  "Qwen3 normalizes each head's queries and keys (Megatron-LM --qk-layernorm): "
-                  "not modelled, 2 x " +
-                      std::to_string(head_dim) +
-                      " parameters per layer and their elementwise time are left out");
   } else if (family == Family::gpt_oss) {
     // GptOssAttention.sinks: one learned logit per head (modeling_gpt_oss.py).
     reader.report("architectures", "unsupported",
@@ -575,15 +568,34 @@ void deepseek_latent_attention(ConfigReader& reader, json& model) {
   model["mtp_num_layers"] = reader.count("num_nextn_predict_layers", limits::kMaxLayers);
 }
 
+// GPT-OSS's rope_scaling {rope_type: "yarn", factor: 32}: Megatron-Bridge's gpt_oss_bridge.py
+// sets position_embedding_type yarn and yarn_rotary_scaling_factor from it (32.0), leaving
+// yarn_mscale and yarn_mscale_all_dim unset.
+void gpt_oss_yarn(ConfigReader& reader, json& model) {
+  const json* scaling = reader.value("rope_scaling");
+  if (scaling == nullptr) return;
+  const auto type = scaling->is_object() ? scaling->find("rope_type") : scaling->end();
+  const auto factor = scaling->is_object() ? scaling->find("factor") : scaling->end();
+  if (type == scaling->end() || *type != "yarn" || factor == scaling->end()) {
+    reader.report("rope_scaling", "ignored", ignored_keys().at("rope_scaling"));
+    return;
+  }
+  model["yarn_rotary_scaling_factor"] = detail::read_number(*factor, "rope_scaling.factor", 1, 1e6);
+}
+
 // The family's experts (and DeepSeek's latent attention) into `model`.
 void hf_family_layers(ConfigReader& reader, Family family, const HfDimensions& d, json& model) {
   switch (family) {
     case Family::llama:
     case Family::mistral:
     case Family::qwen2:
+      break;
     case Family::qwen3:
+      model["qk_layernorm"] = true;  // Qwen3Attention's q_norm and k_norm (qwen3_bridge.py)
       break;
     case Family::qwen3_moe: {
+      // Qwen3MoeAttention's q_norm and k_norm (qwen3_moe_bridge.py: provider.qk_layernorm).
+      model["qk_layernorm"] = true;
       json moe;
       moe["num_experts"] = reader.positive("num_experts", kMaxDimension);
       moe["top_k"] = reader.positive("num_experts_per_tok", moe["num_experts"].get<int64_t>());
@@ -609,6 +621,7 @@ void hf_family_layers(ConfigReader& reader, Family family, const HfDimensions& d
       if (const json* limit = reader.value("swiglu_limit")) {
         model["activation_func_clamp_value"] = detail::read_number(*limit, "swiglu_limit", 0, 1e6);
       }
+      gpt_oss_yarn(reader, model);
       break;
     case Family::deepseek:
       model["moe"] = deepseek_moe(reader, d.num_layers);

@@ -1,6 +1,7 @@
 #include "paraplan/model.hpp"
 
 #include <array>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "input/json_reader.hpp"
@@ -121,12 +122,33 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
                      "needs a gated activation (swiglu or geglu): Megatron-Core clamps the gate "
                      "and linear halves of a gated unit");
   }
+  model.qk_layernorm = object.optional_boolean("qk_layernorm").value_or(false);
+  if (model.qk_layernorm && model.mla) {
+    throw InputError(object.path_of("qk_layernorm"),
+                     "multi_latent_attention already normalises its latents (q_layernorm and "
+                     "kv_layernorm); qk_layernorm is for standard attention");
+  }
+  model.yarn_rotary_scaling_factor =
+      object.optional_number("yarn_rotary_scaling_factor", 1, 1e6).value_or(1);
+  if (model.yarn_rotary_scaling_factor > 1 &&
+      (model.position_embedding_type != PositionEmbedding::rope || model.mla)) {
+    throw InputError(object.path_of("yarn_rotary_scaling_factor"),
+                     "needs rotary positions (position_embedding_type rope) without "
+                     "multi_latent_attention, whose rotary part scales by its own YaRN settings");
+  }
   object.reject_unknown_keys();
   return model;
 }
 
 double mlp_parameters(const ModelSpec& model, double ffn_hidden_size) {
   return (is_gated(model.activation) ? 3.0 : 2.0) * model.hidden_size * ffn_hidden_size;
+}
+
+// The norm weights counted with the attention: the layer's two norms (2h) and, with
+// --qk-layernorm, the query's and the key's over the head dimension.
+double attention_norm_parameters(const ModelSpec& model) {
+  const double qk_norms = model.qk_layernorm ? 2.0 * static_cast<double>(model.kv_channels) : 0;
+  return 2.0 * static_cast<double>(model.hidden_size) + qk_norms;
 }
 
 double attention_parameters(const ModelSpec& model) {
@@ -144,11 +166,18 @@ double attention_parameters(const ModelSpec& model) {
     return query + key_value + heads * mla.v_head_dim * h + 2 * h;
   }
   const double d = model.kv_channels;
-  // QKV with grouped-query attention, output projection, two norms.
-  return h * (heads + 2.0 * model.num_query_groups) * d + heads * d * h + 2 * h;
+  // QKV with grouped-query attention, output projection, the norms.
+  return h * (heads + 2.0 * model.num_query_groups) * d + heads * d * h +
+         attention_norm_parameters(model);
 }
 
 }  // namespace
+
+double ModelSpec::yarn_concentration_factor() const {
+  constexpr double kYarnMscaleSlope = 0.1;  // _yarn_get_mscale: 0.1 * mscale * ln(s) + 1
+  if (yarn_rotary_scaling_factor <= 1) return 1.0;
+  return kYarnMscaleSlope * std::log(yarn_rotary_scaling_factor) + 1.0;
+}
 
 std::span<const std::string_view> activation_names() { return kActivations; }
 
@@ -211,7 +240,7 @@ double flops_per_token(const ModelSpec& model, int64_t seq_length, double attent
       model.mla ? model.mla->qk_head_dim + model.mla->qk_pos_emb_head_dim + model.mla->v_head_dim
                 : 2.0 * model.kv_channels;
   const double attention_scores = 2.0 * seq_length * heads * head_dims;
-  const double norms = 2 * h;
+  const double norms = attention_norm_parameters(model);
   const double gemm_parameters_per_layer_sum =
       model.num_layers * (counts.attention - norms) +
       (model.num_layers - model.num_moe_layers()) * counts.dense_mlp +

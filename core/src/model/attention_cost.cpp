@@ -199,16 +199,69 @@ void CostBuilder::qkv_projection(LayerCost& cost, const AttentionShape& a,
   const double heads = a.heads, groups = a.groups, qk_head_dim = a.qk_head_dim;
   add_attention_column(p, {tokens_, (heads + 2 * groups) * qk_head_dim, h_}, true);
   p.qkv_bytes = e_ * tokens_ * (heads + 2 * groups) * qk_head_dim;
-  if (model_.position_embedding_type == PositionEmbedding::rope) {
-    // Rotary embedding of the queries and of the keys: Megatron-LM's default fused kernel
-    // (apply_rope_fusion unless --no-rope-fusion; Transformer Engine FusedRoPEFunc) reads
-    // each and writes it rotated, one kernel each way for each.
-    for (const double rotated_heads : {heads, groups}) {
-      const double bytes = 2 * e_ * tokens_ * rotated_heads * qk_head_dim;
-      cost.forward.compute_s += kernels_.memory_s(bytes);
-      cost.backward.compute_s += kernels_.memory_s(bytes);
-    }
+  if (model_.qk_layernorm) qk_layernorm(cost, a, p);
+  if (model_.position_embedding_type != PositionEmbedding::rope) return;
+  for (const double rotated_heads : {heads, groups}) {
+    const RotaryTime rotary = rotary_embedding(a, rotated_heads);
+    cost.forward.compute_s += rotary.forward_s;
+    cost.backward.compute_s += rotary.backward_s;
   }
+}
+
+// --qk-layernorm (Qwen3's q_norm and k_norm; Megatron-Bridge qwen3_bridge.py and
+// qwen3_moe_bridge.py set provider.qk_layernorm = True): SelfAttention's q_layernorm and
+// k_layernorm, each a TENorm over the head dimension (attention.py, Megatron-LM 002255075c, the
+// pin of Megatron-Bridge 26.06), run on the query and on the key after the QKV split, before the
+// rotary embedding (get_query_key_value_tensors). Each, as the block's norms: read and write
+// forward, three passes backward, and a weight of the head dimension. Each also keeps its input
+// for its backward, which is not counted here: it would move the memory verdicts of the Qwen3
+// launches that ran (docs/model.md section 6) without a measured Qwen3 peak to check it against.
+void CostBuilder::qk_layernorm(LayerCost& cost, const AttentionShape& a,
+                               AttentionProjections& p) const {
+  for (const double normed_heads : {a.heads, a.groups}) {
+    const double elements = tokens_ * normed_heads * a.qk_head_dim;
+    cost.forward.compute_s += kernels_.memory_s(2 * e_ * elements);
+    cost.backward.compute_s += kernels_.memory_s(3 * e_ * elements);
+    p.replicated_parameters += a.qk_head_dim;
+  }
+}
+
+// The rotary embedding of the queries or of the keys (`rotated_heads` heads). Megatron-LM's
+// default fused kernel (apply_rope_fusion unless --no-rope-fusion; Transformer Engine
+// FusedRoPEFunc) reads the tensor and writes it rotated, one kernel each way. With YaRN's
+// concentration factor (mscale) other than 1, Megatron-Core's rope_utils.py
+// apply_rotary_pos_emb refuses the fused kernel ("mscale=... is not supported by TE's fused
+// RoPE. Using unfused implementation.") and runs _apply_rotary_pos_emb_bshd eagerly (Megatron-LM
+// 0d8e0714cd, 4415119 and 24bad8e, the pins of Megatron-Bridge v0.2.0, 26.04.01 and 26.08; the
+// GPT-OSS bridge sets position_embedding_type yarn, scaling factor 32, so mscale 1.35):
+//   forward   the sine and the cosine tables, each torch.cos/sin, * mscale and .to(dtype) over
+//             the [s, d] fp32 frequencies; then over the tensor t * cos_ (read, write),
+//             _rotate_half's -x2 (half of it) and torch.cat, * sin_, the add, and the final
+//             torch.cat with the empty pass-through part: 12 element passes;
+//   backward  the product's gradient by sin_, neg's, the chunk's concatenation
+//             (split_backward), the product's by cos_, and autograd's sum of the two branches:
+//             10 element passes (the tables need no gradient; the cats' backwards are views).
+// The other frameworks' YaRN (not examined) is priced as Megatron-Core's.
+CostBuilder::RotaryTime CostBuilder::rotary_embedding(const AttentionShape& a,
+                                                      double rotated_heads) const {
+  const double elements = tokens_ * rotated_heads * a.qk_head_dim;
+  RotaryTime rotary;
+  if (model_.yarn_concentration_factor() == 1.0) {
+    rotary.forward_s = kernels_.memory_s(2 * e_ * elements);
+    rotary.backward_s = kernels_.memory_s(2 * e_ * elements);
+    return rotary;
+  }
+  constexpr double kFp32Bytes = 4;
+  const double table_elements = a.query_len * a.qk_head_dim;
+  const double table_s = 2 * kernels_.memory_s(2 * kFp32Bytes * table_elements) +
+                         kernels_.memory_s((kFp32Bytes + e_) * table_elements);
+  const double times_table_s = kernels_.memory_s(2 * e_ * elements);  // t * cos_, t * sin_
+  const double neg_s = kernels_.memory_s(e_ * elements);              // half read, half written
+  const double cat_s = kernels_.memory_s(2 * e_ * elements);
+  const double add_s = kernels_.memory_s(3 * e_ * elements);
+  rotary.forward_s = 2 * table_s + 2 * times_table_s + neg_s + 2 * cat_s + add_s;
+  rotary.backward_s = 2 * times_table_s + neg_s + cat_s + add_s;
+  return rotary;
 }
 
 // What the core attention keeps for its backward beyond Q, K, V.

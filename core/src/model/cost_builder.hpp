@@ -116,6 +116,11 @@ class CostBuilder {
   void add_attention_column(AttentionProjections& p, const Gemm& g, bool split) const;
   void mla_projections(LayerCost& cost, const AttentionShape& a, AttentionProjections& p) const;
   void qkv_projection(LayerCost& cost, const AttentionShape& a, AttentionProjections& p) const;
+  void qk_layernorm(LayerCost& cost, const AttentionShape& a, AttentionProjections& p) const;
+  struct RotaryTime {
+    double forward_s = 0, backward_s = 0;
+  };
+  RotaryTime rotary_embedding(const AttentionShape& a, double rotated_heads) const;
   double core_attention_saved_bytes(const AttentionShape& a) const;
   std::pair<PassTime, PassTime> fused_attention_kernels(const AttentionShape& a, double score_flops,
                                                         double fraction, bool torch_ring) const;

@@ -15,6 +15,13 @@ namespace {
 // SelfAttention (attention.py): linear_qkv with the input norm fused, core_attention,
 // linear_proj; rotary embedding of the query and the key, then bias-dropout-add.
 constexpr HostOps kAttentionOps{3, 3};
+// With YaRN's concentration factor other than 1 the rotary embedding of the query and of the key
+// each runs unfused (attention_cost.cpp rotary_embedding): 12 ops (the sine and cosine tables'
+// cos, sin, two multiplies and two casts; the tensor's two multiplies, neg, two cats and the
+// add) in place of the fused one.
+constexpr double kUnfusedRotaryExtraOps = 2 * (12 - 1);
+// --qk-layernorm: q_layernorm and k_layernorm, two TENorm module calls (attention.py).
+constexpr double kQkLayernormModules = 2;
 // MLASelfAttention (multi_latent_attention.py) with a query LoRA: the standalone input norm,
 // linear_q_down_proj, q_layernorm, linear_q_up_proj, linear_kv_down_proj, kv_layernorm,
 // linear_kv_up_proj, core_attention, linear_proj; the rotary embedding of the query's and the
@@ -93,8 +100,13 @@ GroupedLinearOps grouped_linear_ops_per_expert(const Strategy& strategy, bool fp
 
 HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& strategy) {
   switch (region) {
-    case HostRegion::attention:
-      return model.mla ? kMlaAttentionOps : kAttentionOps;
+    case HostRegion::attention: {
+      if (model.mla) return kMlaAttentionOps;
+      HostOps ops = kAttentionOps;
+      if (model.yarn_concentration_factor() != 1.0) ops.torch_ops += kUnfusedRotaryExtraOps;
+      if (model.qk_layernorm) ops.te_modules += kQkLayernormModules;
+      return ops;
+    }
     case HostRegion::mlp:
       return kMlpOps;
     case HostRegion::moe_router:

@@ -12,9 +12,10 @@ bool swiglu_rope(const ModelSpec& m) {
 
 namespace {
 
-// llama3 TransformerModelArgs: no head_dim (dim / n_heads), no biases, untied output, dense.
+// llama3 TransformerModelArgs: no head_dim (dim / n_heads), no biases, no query/key norms, untied
+// output, dense.
 bool llama3_shaped(const ModelSpec& m) {
-  return !m.add_bias_linear && m.untie_embeddings_and_output_weights &&
+  return !m.add_bias_linear && !m.qk_layernorm && m.untie_embeddings_and_output_weights &&
          (m.kv_channels == 0 || m.kv_channels * m.num_attention_heads == m.hidden_size) && !m.moe &&
          !m.mla && m.window_size == 0;
 }

@@ -398,6 +398,7 @@ void write_shape_arguments(MegatronArgs& out, const ModelSpec& model, const Trai
       out.value("--position-embedding-type", "none");
       break;
   }
+  if (model.qk_layernorm) out.flag("--qk-layernorm");
 }
 
 // A dropout probability, written only where it differs from Megatron-LM's default 0.1.

@@ -139,11 +139,14 @@ TEST_CASE("HF import: parameter counts match the published totals") {
 TEST_CASE("HF import: the family-specific fields") {
   const HfImport qwen3 = imported("Qwen3-32B.json");
   CHECK(qwen3.architecture == "Qwen3ForCausalLM");
-  CHECK(qwen3.model["kv_channels"] == 128);                // head_dim, not hidden / heads = 80
-  CHECK(status(qwen3, "architectures") == "unsupported");  // QK layernorm
+  CHECK(qwen3.model["kv_channels"] == 128);  // head_dim, not hidden / heads = 80
+  // Qwen3Attention's q_norm and k_norm: Megatron-Bridge's qk_layernorm.
+  CHECK(qwen3.model["qk_layernorm"] == true);
+  CHECK(status(qwen3, "architectures") == "mapped");
   CHECK(status(qwen3, "sliding_window") == "ignored");
 
   const HfImport qwen_moe = imported("Qwen3-30B-A3B.json");
+  CHECK(qwen_moe.model["qk_layernorm"] == true);
   CHECK(qwen_moe.model["moe"] == nlohmann::json({{"num_experts", 128},
                                                  {"top_k", 8},
                                                  {"moe_ffn_hidden_size", 768},
@@ -175,6 +178,9 @@ TEST_CASE("HF import: the family-specific fields") {
   // swiglu_limit 7.0: Megatron-Bridge's activation_func_clamp_value.
   CHECK(oss.model["activation_func_clamp_value"] == 7.0);
   CHECK(status(oss, "swiglu_limit") == "mapped");
+  // rope_scaling {rope_type yarn, factor 32}: Megatron-Bridge's yarn_rotary_scaling_factor.
+  CHECK(oss.model["yarn_rotary_scaling_factor"] == 32.0);
+  CHECK(status(oss, "rope_scaling") == "mapped");
 
   const HfImport llama = imported("Meta-Llama-3-8B.json");
   CHECK(status(llama, "rope_scaling") == "ignored");

@@ -58,6 +58,7 @@ std::string model_lines(const ModelSpec& model, const Training& training) {
       : model.position_embedding_type == PositionEmbedding::none ? "\"none\""
                                                                  : "\"learned_absolute\"");
   set("add_bias_linear", py_bool(model.add_bias_linear));
+  if (model.qk_layernorm) set("qk_layernorm", "True");  // as Qwen3Bridge / Qwen3MoEBridge
   set("share_embeddings_and_output_weights", py_bool(!model.untie_embeddings_and_output_weights));
   set("hidden_dropout", number(model.hidden_dropout));
   set("attention_dropout", number(model.attention_dropout));

@@ -115,12 +115,12 @@ std::string family_args(TorchtitanFamily family, const ModelSpec& m, bool groupe
            num(m.window_size + 1) + ",\n    moe_args=" + moe_args(*m.moe, true, grouped_mm) +
            ",\n)\n";
   }
-  // qwen3: qk_norm as Qwen3 (Paraplan's model has no switch for it; it does not move the cost).
-  std::string text = "Qwen3ModelArgs(\n" + common + "    n_kv_heads=" + num(kv) +
-                     ",\n    head_dim=" + num(head_dim) +
-                     ",\n    hidden_dim=" + num(m.ffn_hidden_size) +
-                     ",\n    qk_norm=True,\n    enable_weight_tying=" +
-                     py_bool(!m.untie_embeddings_and_output_weights) + ",\n";
+  // qwen3: qk_norm as the model's qk_layernorm (Qwen3's q_norm and k_norm).
+  std::string text =
+      "Qwen3ModelArgs(\n" + common + "    n_kv_heads=" + num(kv) +
+      ",\n    head_dim=" + num(head_dim) + ",\n    hidden_dim=" + num(m.ffn_hidden_size) +
+      ",\n    qk_norm=" + py_bool(m.qk_layernorm) +
+      ",\n    enable_weight_tying=" + py_bool(!m.untie_embeddings_and_output_weights) + ",\n";
   if (m.moe) {
     text += "    moe_enabled=True,\n    moe_inter_dim=" + num(m.moe->moe_ffn_hidden_size) +
             ",\n    moe_args=" + moe_args(*m.moe, false, grouped_mm) + ",\n";
