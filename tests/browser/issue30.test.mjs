@@ -208,6 +208,34 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
     await phone.close();
   });
 
+  it("phone: a MoE layout's results table fits a 390 px card", async () => {
+    const phone = await site.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 1,
+    });
+    const small = await phone.newPage();
+    await open(
+      small,
+      "lang=en&model=qwen3-30b-a3b&gpu-infos=h100:64&num-gpus=64&global-batch-size=512&seq-length=4096&run=1",
+    );
+    // Two-digit EP and DP once made it 11 px wider than its card, the micro-batch cut off.
+    const overflow = await small
+      .locator(byTestId("results-table"))
+      .evaluate((table) => table.scrollWidth - table.parentElement.clientWidth);
+    assert.ok(overflow <= 0, `the table is ${overflow} px wider than its card`);
+    for (const column of ["ep", "dp", "mbs"]) {
+      const box = await small
+        .locator(`${byTestId("result-row")} .col-${column}`)
+        .first()
+        .boundingBox();
+      assert.ok(
+        box && box.width > 0 && box.x + box.width <= 390,
+        `${column} is off screen`,
+      );
+    }
+    await phone.close();
+  });
+
   it("中文: the core's reasons are translated by their id; a refused strategy shows no empty memory table", async () => {
     const page = await site.context.newPage();
     await open(
