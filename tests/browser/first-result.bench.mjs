@@ -6,7 +6,9 @@
 //   cd tests && node browser/first-result.bench.mjs [RUNS] [--models] [--startup] [--only=TEXT]
 //   [--first] [--compare=DIR]
 // (PARAPLAN_DIST=DIR for another build). --models adds every preset model of the page's
-// catalogue on the page's default job (256 A800, batch 512, 4096 tokens).
+// catalogue on the page's default job (256 A800, batch 512, 4096 tokens); --gpus=N puts those
+// jobs on N A800 with the batch scaled with them (2 sequences per GPU, as bench/bench.cpp's
+// PARAPLAN_BENCH_FIRST_ROWS=N and tests/wasm/bench.mjs --first-rows=N).
 // Also prints when the form was drawn (the Search button present), to show where the time goes;
 // --startup prints each job's start-up timeline (the page's and the worker's marks and fetches);
 // --only=TEXT keeps the jobs whose name contains TEXT; --first ends each run at its first row
@@ -15,7 +17,14 @@
 // --click=MS opens each link without run=1, waits MS after the form is drawn (a user reading
 // it) and clicks Search: its times are then ms since the click (the worker's warm-up,
 // web/src/worker/warm-up.ts, has had those MS).
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,8 +40,10 @@ const STARTUP = ARGS.includes("--startup");
 // Each run ends at its first row (provisional or final) rather than at the final rows.
 const FIRST = ARGS.includes("--first");
 const CLICK = ARGS.find((arg) => arg.startsWith("--click="))?.slice(8);
-const DEFAULT_JOB =
-  "gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16";
+const GPUS = Number(
+  ARGS.find((arg) => arg.startsWith("--gpus="))?.slice(7) ?? 256,
+);
+const DEFAULT_JOB = `gpu-infos=a800:${GPUS}&num-gpus=${GPUS}&global-batch-size=${2 * GPUS}&seq-length=4096&precision=bf16`;
 const LINKS = {
   "default job (llama2-70b, a800:256)":
     "lang=en&model=llama2-70b&gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096&precision=bf16&run=1",
@@ -54,6 +65,35 @@ const median = (values) => {
   return sorted[Math.floor(sorted.length / 2)];
 };
 const ms = (value) => (value === undefined ? "-" : value.toFixed(0));
+
+// CPU ms (user and system) of the processes this script started, the browser's included (its
+// renderers, the page's worker threads and V8's compile threads, on Linux from /proc): the work
+// to a first row, which a shared machine's load does not inflate as it does the wall time.
+function browserCpuMs() {
+  const parents = new Map();
+  const cpu = new Map();
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      // Fields after the command's closing parenthesis: state ppid ... utime (14) stime (15).
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      parents.set(Number(pid), Number(fields[1]));
+      cpu.set(Number(pid), Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // The process ended while /proc was read.
+    }
+  }
+  const ours = (pid) => {
+    for (let at = pid; at > 1; at = parents.get(at) ?? 0)
+      if (at === process.pid) return true;
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, used] of cpu)
+    if (pid !== process.pid && ours(pid)) ticks += used;
+  // Clock ticks of 10 ms (USER_HZ 100 on Linux).
+  return ticks * 10;
+}
 
 // How good the first provisional rows were: their #1's tokens/s/GPU against the final #1's.
 const quality = (runs) => {
@@ -88,6 +128,7 @@ function observe() {
       );
     if (marks.provisional === undefined && visible("provisional-row")) {
       marks.provisional = now;
+      window.__paraplanFirstRow?.();
       marks.provisionalTokens = tokens("provisional-row");
       // The search's own time at that report, from the note ("… evaluated in 123.4 ms"): the
       // search started that long before.
@@ -105,6 +146,7 @@ function observe() {
       (visible("result-row") || visible("diagnosis"))
     ) {
       marks.final = now;
+      window.__paraplanFirstRow?.();
       marks.finalTokens = tokens("result-row");
     }
   }).observe(document, {
@@ -158,7 +200,15 @@ async function measure(browser, origin, query, path = "app") {
     viewport: { width: 1440, height: 900 },
   });
   const page = await context.newPage();
+  // The browser's CPU from the navigation (or the click) to the first row, read when the page
+  // reports that row (the search goes on after it: read at once, not when this script polls).
+  let cpuStart = 0;
+  let firstRowCpuMs;
+  await page.exposeFunction("__paraplanFirstRow", () => {
+    firstRowCpuMs ??= browserCpuMs() - cpuStart;
+  });
   await page.addInitScript(observe);
+  cpuStart = browserCpuMs();
   if (CLICK === undefined) {
     await page.goto(`${origin}/${path}/?${query}`);
   } else {
@@ -166,6 +216,7 @@ async function measure(browser, origin, query, path = "app") {
     await page.waitForSelector('[data-testid="search-button"]');
     await page.waitForTimeout(Number(CLICK));
     await page.evaluate(() => (window.__marks.click = performance.now()));
+    cpuStart = browserCpuMs();
     await page.click('[data-testid="search-button"]');
   }
   await page.waitForFunction(
@@ -180,6 +231,7 @@ async function measure(browser, origin, query, path = "app") {
     for (const key of ["provisional", "final", "searching", "form"])
       if (marks[key] !== undefined) marks[key] -= marks.click;
   }
+  marks.cpu = firstRowCpuMs;
   marks.startup = await startup(page);
   marks.longTasks = await page.evaluate(() => window.__longTasks);
   await context.close();
@@ -255,7 +307,7 @@ try {
   const links = { ...LINKS };
   if (MODELS) {
     for (const model of await presetModels(browser, origin)) {
-      links[`${model}, a800:256`] =
+      links[`${model}, a800:${GPUS}`] =
         `lang=en&model=${model}&${DEFAULT_JOB}&run=1`;
     }
   }
@@ -263,7 +315,8 @@ try {
     "job | first provisional row | final rows | first row of either | form drawn | " +
       "search started (ms since navigation, medians) | " +
       "search time at the first provisional row (ms) | " +
-      "first provisional #1 tokens/s as % of the final #1",
+      "first provisional #1 tokens/s as % of the final #1 | " +
+      "the browser's CPU to the first row (ms, median)",
   );
   // The first run of all warms the browser process, not the cache; it is not counted.
   await measure(browser, origin, Object.values(links)[0]);
@@ -299,7 +352,7 @@ function report(name, runs) {
       `(${provisional.length}/${runs.length} runs) | ${ms(median(of("final")))} ` +
       `(runs ${of("final").map(ms).join(", ")}) | ${ms(median(first))} | ${ms(median(of("form")))} | ${ms(median(of("searching")))} | ` +
       `${ms(median(of("searchMs")))} | ` +
-      quality(runs),
+      `${quality(runs)} | ${ms(median(of("cpu")))}`,
   );
   if (STARTUP) printStartup(name, runs);
 }

@@ -108,7 +108,7 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
     await page.close();
   });
 
-  it("schedule: a 57 s iteration is drawn whole, its steady state squeezed into a marked break", async () => {
+  it("schedule: a 57 s iteration is drawn whole, its steady state squeezed into a marked break; its PP 32 rows fit at 1440 px", async () => {
     const page = await site.context.newPage();
     await open(
       page,
@@ -133,6 +133,20 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
     await page
       .locator(".schedule")
       .screenshot({ path: join(SCREENSHOTS, "i30-7-schedule.png") });
+    // PP 32 and 64: the stages column writes a run of equal stages once with its count
+    // ("h100: 3·4(×30)·3"), so the table fits its card at 1440 px with its band column in view
+    // (the 32 and 64 stages listed one by one pushed the band off the right edge).
+    const stages = await page
+      .locator(`${byTestId("result-row")} td.col-stages`)
+      .allInnerTexts();
+    assert.ok(
+      stages.some((text) => /^h100: \d+·\d+\(×\d+\)·\d+$/.test(text)),
+      stages.join(" | "),
+    );
+    const overflow = await page
+      .locator(byTestId("results-table"))
+      .evaluate((table) => table.scrollWidth - table.parentElement.clientWidth);
+    assert.ok(overflow <= 0, `the table is ${overflow} px wider than its card`);
     await page.close();
   });
 
@@ -194,6 +208,34 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
     await phone.close();
   });
 
+  it("phone: a MoE layout's results table fits a 390 px card", async () => {
+    const phone = await site.browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 1,
+    });
+    const small = await phone.newPage();
+    await open(
+      small,
+      "lang=en&model=qwen3-30b-a3b&gpu-infos=h100:64&num-gpus=64&global-batch-size=512&seq-length=4096&run=1",
+    );
+    // Two-digit EP and DP once made it 11 px wider than its card, the micro-batch cut off.
+    const overflow = await small
+      .locator(byTestId("results-table"))
+      .evaluate((table) => table.scrollWidth - table.parentElement.clientWidth);
+    assert.ok(overflow <= 0, `the table is ${overflow} px wider than its card`);
+    for (const column of ["ep", "dp", "mbs"]) {
+      const box = await small
+        .locator(`${byTestId("result-row")} .col-${column}`)
+        .first()
+        .boundingBox();
+      assert.ok(
+        box && box.width > 0 && box.x + box.width <= 390,
+        `${column} is off screen`,
+      );
+    }
+    await phone.close();
+  });
+
   it("中文: the core's reasons are translated by their id; a refused strategy shows no empty memory table", async () => {
     const page = await site.context.newPage();
     await open(
@@ -217,6 +259,24 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
       "大语言模型训练的并行策略计算器",
     );
     await screenshot("i30-9-zh-reasons", page);
+    await page.close();
+  });
+
+  it("中文: a MoE strategy's sensitivities give a rule's reason in Chinese", async () => {
+    const page = await site.context.newPage();
+    await open(
+      page,
+      "lang=zh&model=qwen3-30b-a3b&gpu-infos=h100:64&num-gpus=64&global-batch-size=512&seq-length=4096&run=1&selected=1",
+      byTestId("sensitivities"),
+    );
+    // "Recompute one more layer" of #1 (expert-parallel overlap on) is refused by the rule
+    // "expert-parallel overlap excludes full recompute": its reason in Chinese, by its id.
+    const text = await page.locator(byTestId("sensitivities")).innerText();
+    assert.match(
+      text,
+      /overlap_moe_expert_parallel_comm 要求 recompute_granularity 为 none 或 selective/,
+    );
+    assert.doesNotMatch(text, / needs /);
     await page.close();
   });
 

@@ -36,6 +36,20 @@ describe("the core's reasons in Chinese", () => {
     ).toEqual([
       "zero_stage 3 使用 Megatron-FSDP 分片，要求 pipeline_model_parallel_size 为 1（实际为 32）",
     ]);
+    // A MoE strategy's "recompute one more layer" in the sensitivities (rules_tensor_expert.cpp,
+    // cuda_graph_rules.cpp): it read English in 中文.
+    expect(
+      coreReason(
+        "overlap_moe_expert_parallel_comm needs recompute_granularity none or selective",
+        "expert-parallel overlap excludes full recompute",
+      ),
+    ).toBe("overlap_moe_expert_parallel_comm 要求 recompute_granularity 为 none 或 selective");
+    expect(
+      coreReason(
+        "cuda_graph_impl with a per-layer scope needs recompute_granularity none or selective",
+        "per-layer CUDA graphs exclude full recompute",
+      ),
+    ).toBe("逐层作用域的 cuda_graph_impl 要求 recompute_granularity 为 none 或 selective");
   });
 
   it("stay English without an id, with an unknown id, or where the text does not match", () => {

@@ -73,6 +73,15 @@ const ZH: Record<string, [RegExp, Translate]> = {
     (m) =>
       `MoE 模型在 tensor_model_parallel_size ${m[1]} 时需要 sequence_parallel（Megatron-LM 的要求）`,
   ],
+  // Both reach the page's sensitivities ("recompute one more layer" of a MoE strategy).
+  "expert-parallel overlap excludes full recompute": [
+    /^overlap_moe_expert_parallel_comm needs recompute_granularity none or selective$/,
+    () => "overlap_moe_expert_parallel_comm 要求 recompute_granularity 为 none 或 selective",
+  ],
+  "per-layer CUDA graphs exclude full recompute": [
+    /^cuda_graph_impl with a per-layer scope needs recompute_granularity none or selective$/,
+    () => "逐层作用域的 cuda_graph_impl 要求 recompute_granularity 为 none 或 selective",
+  ],
   "tensor-parallel overlap needs sequence parallelism": [
     /^tp_comm_overlap needs sequence_parallel and tensor_model_parallel_size > 1$/,
     () => "tp_comm_overlap 需要 sequence_parallel 且 tensor_model_parallel_size > 1",

@@ -157,7 +157,7 @@ export const COLUMNS: Column[] = [
   {
     id: "stages",
     label: "col.stages",
-    text: (r) => stagesText(r, "\n"),
+    text: (r) => stagesText(r, "\n", true),
     sortKey: (r) => stagesText(r),
     csv: { header: "stages", value: (r) => stagesText(r) },
   },

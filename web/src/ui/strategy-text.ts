@@ -4,8 +4,11 @@ import type { TableRow } from "../paraplan/types";
 
 // Values for several GPU types are joined by `separator`: a new line in the table.
 
-// "a800: 4·4·4  h800: 14·14·14·13·13": stages grouped by GPU type, layers per stage.
-export function stagesText(ranked: TableRow, separator = "  "): string {
+// "a800: 4·4·4  h800: 14·14·14·13·13": stages grouped by GPU type, layers per stage. With
+// `runs`, RUN_MIN or more stages in a row with the same layers are written once with their count
+// ("h100: 3·4(×30)·1" for PP 32 of 126 layers): the table's column otherwise grows with the
+// pipeline (PP 32 and 64 pushed the band off the results at 1440 px); exports keep every stage.
+export function stagesText(ranked: TableRow, separator = "  ", runs = false): string {
   const chips = ranked["pipeline-stage-chips"];
   const layers = ranked["pipeline-stage-layers"];
   const groups: { gpu: string; layers: number[] }[] = [];
@@ -14,7 +17,28 @@ export function stagesText(ranked: TableRow, separator = "  "): string {
     if (last?.gpu === gpu) last.layers.push(layers[index]);
     else groups.push({ gpu, layers: [layers[index]] });
   });
-  return groups.map((group) => `${group.gpu}: ${group.layers.join("·")}`).join(separator);
+  const write = runs ? layerRuns : (counts: number[]) => counts.join("·");
+  return groups.map((group) => `${group.gpu}: ${write(group.layers)}`).join(separator);
+}
+
+// Fewer stages in a row than this are listed one by one ("4·4" reads better than "4(×2)").
+const RUN_MIN = 3;
+
+// "3·4(×30)·1": layers per stage, a run of RUN_MIN or more equal counts as "layers(×stages)".
+export function layerRuns(counts: readonly number[]): string {
+  const parts: string[] = [];
+  for (let start = 0; start < counts.length;) {
+    let end = start + 1;
+    while (end < counts.length && counts[end] === counts[start]) end++;
+    const length = end - start;
+    parts.push(
+      length >= RUN_MIN
+        ? `${counts[start]}(×${length})`
+        : Array(length).fill(counts[start]).join("·"),
+    );
+    start = end;
+  }
+  return parts.join("·");
 }
 
 // "selective", or "a800 full/uniform/1 · h800 none" when GPU types differ.
