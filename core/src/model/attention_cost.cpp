@@ -213,15 +213,16 @@ void CostBuilder::qkv_projection(LayerCost& cost, const AttentionShape& a,
 // k_layernorm, each a TENorm over the head dimension (attention.py, Megatron-LM 002255075c, the
 // pin of Megatron-Bridge 26.06), run on the query and on the key after the QKV split, before the
 // rotary embedding (get_query_key_value_tensors). Each, as the block's norms: read and write
-// forward, three passes backward, and a weight of the head dimension. Each also keeps its input
-// for its backward, which is not counted here: it would move the memory verdicts of the Qwen3
-// launches that ran (docs/model.md section 6) without a measured Qwen3 peak to check it against.
+// forward, three passes backward, a weight of the head dimension, and its input kept for its
+// backward (Transformer Engine's norms save their input; the split's query and key are views of
+// the QKV output, so at least their elements stay allocated).
 void CostBuilder::qk_layernorm(LayerCost& cost, const AttentionShape& a,
                                AttentionProjections& p) const {
   for (const double normed_heads : {a.heads, a.groups}) {
     const double elements = tokens_ * normed_heads * a.qk_head_dim;
     cost.forward.compute_s += kernels_.memory_s(2 * e_ * elements);
     cost.backward.compute_s += kernels_.memory_s(3 * e_ * elements);
+    cost.activation_bytes += e_ * elements;
     p.replicated_parameters += a.qk_head_dim;
   }
 }
