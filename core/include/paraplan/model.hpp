@@ -86,6 +86,14 @@ struct ModelSpec {
   // frequencies stretched and its sine and cosine scaled by the concentration factor below; 1
   // means plain RoPE.
   double yarn_rotary_scaling_factor = 1;
+  // YaRN's frequency correction, with yarn_rotary_scaling_factor > 1 (Megatron-Core's
+  // TransformerConfig yarn_* attributes; defaults those of Megatron-LM's argument_utils.py
+  // _apply_yarn_config_from_args; GPT-OSS: 4096, 32, 1 and no rounding, gpt_oss_bridge.py). They
+  // change no shape or FLOP count: the launches write them so the model trained is the model.
+  int64_t yarn_original_max_position_embeddings = 4096;
+  double yarn_beta_fast = 32;
+  double yarn_beta_slow = 1;
+  bool yarn_correction_range_round_to_int = true;
   // Per-head normalisation of the queries and keys before the rotary embedding (Megatron-LM
   // --qk-layernorm; Qwen3's q_norm and k_norm): one norm module over each.
   bool qk_layernorm = false;

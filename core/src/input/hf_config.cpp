@@ -568,9 +568,12 @@ void deepseek_latent_attention(ConfigReader& reader, json& model) {
   model["mtp_num_layers"] = reader.count("num_nextn_predict_layers", limits::kMaxLayers);
 }
 
-// GPT-OSS's rope_scaling {rope_type: "yarn", factor: 32}: Megatron-Bridge's gpt_oss_bridge.py
-// sets position_embedding_type yarn and yarn_rotary_scaling_factor from it (32.0), leaving
-// yarn_mscale and yarn_mscale_all_dim unset.
+// GPT-OSS's rope_scaling {rope_type: "yarn", factor: 32, original_max_position_embeddings: 4096,
+// beta_fast: 32, beta_slow: 1, truncate: false}: Megatron-Bridge's gpt_oss_bridge.py sets
+// position_embedding_type yarn and yarn_rotary_scaling_factor,
+// yarn_original_max_position_embeddings, yarn_beta_fast, yarn_beta_slow and
+// yarn_correction_range_round_to_int (truncate) from the same values, leaving yarn_mscale and
+// yarn_mscale_all_dim unset.
 void gpt_oss_yarn(ConfigReader& reader, json& model) {
   const json* scaling = reader.value("rope_scaling");
   if (scaling == nullptr) return;
@@ -581,6 +584,20 @@ void gpt_oss_yarn(ConfigReader& reader, json& model) {
     return;
   }
   model["yarn_rotary_scaling_factor"] = detail::read_number(*factor, "rope_scaling.factor", 1, 1e6);
+  if (const auto it = scaling->find("original_max_position_embeddings"); it != scaling->end()) {
+    model["yarn_original_max_position_embeddings"] = detail::read_integer(
+        *it, "rope_scaling.original_max_position_embeddings", 1, limits::kMaxSeqLength);
+  }
+  if (const auto it = scaling->find("beta_fast"); it != scaling->end()) {
+    model["yarn_beta_fast"] = detail::read_number(*it, "rope_scaling.beta_fast", 1e-3, 1e6);
+  }
+  if (const auto it = scaling->find("beta_slow"); it != scaling->end()) {
+    model["yarn_beta_slow"] = detail::read_number(*it, "rope_scaling.beta_slow", 1e-3, 1e6);
+  }
+  if (const auto it = scaling->find("truncate"); it != scaling->end()) {
+    model["yarn_correction_range_round_to_int"] =
+        detail::read_boolean(*it, "rope_scaling.truncate");
+  }
 }
 
 // The family's experts (and DeepSeek's latent attention) into `model`.

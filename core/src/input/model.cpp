@@ -49,6 +49,34 @@ MlaSpec parse_mla(ObjectReader& object) {
   return mla;
 }
 
+// YaRN rotary scaling: the factor, and its frequency correction only with a factor above 1.
+void parse_yarn(ObjectReader& object, ModelSpec& model) {
+  model.yarn_rotary_scaling_factor =
+      object.optional_number("yarn_rotary_scaling_factor", 1, 1e6).value_or(1);
+  if (model.yarn_rotary_scaling_factor > 1 &&
+      (model.position_embedding_type != PositionEmbedding::rope || model.mla)) {
+    throw InputError(object.path_of("yarn_rotary_scaling_factor"),
+                     "needs rotary positions (position_embedding_type rope) without "
+                     "multi_latent_attention, whose rotary part scales by its own YaRN settings");
+  }
+  for (const char* key : {"yarn_original_max_position_embeddings", "yarn_beta_fast",
+                          "yarn_beta_slow", "yarn_correction_range_round_to_int"}) {
+    if (object.find(key) != nullptr && model.yarn_rotary_scaling_factor <= 1) {
+      throw InputError(object.path_of(key), "needs yarn_rotary_scaling_factor above 1 (YaRN)");
+    }
+  }
+  model.yarn_original_max_position_embeddings =
+      object.optional_integer("yarn_original_max_position_embeddings", 1, limits::kMaxSeqLength)
+          .value_or(model.yarn_original_max_position_embeddings);
+  model.yarn_beta_fast =
+      object.optional_number("yarn_beta_fast", 1e-3, 1e6).value_or(model.yarn_beta_fast);
+  model.yarn_beta_slow =
+      object.optional_number("yarn_beta_slow", 1e-3, 1e6).value_or(model.yarn_beta_slow);
+  model.yarn_correction_range_round_to_int =
+      object.optional_boolean("yarn_correction_range_round_to_int")
+          .value_or(model.yarn_correction_range_round_to_int);
+}
+
 ModelSpec parse_model_object(const nlohmann::json& value, const std::string& path) {
   ObjectReader object(value, path);
   ModelSpec model;
@@ -128,14 +156,7 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
                      "multi_latent_attention already normalises its latents (q_layernorm and "
                      "kv_layernorm); qk_layernorm is for standard attention");
   }
-  model.yarn_rotary_scaling_factor =
-      object.optional_number("yarn_rotary_scaling_factor", 1, 1e6).value_or(1);
-  if (model.yarn_rotary_scaling_factor > 1 &&
-      (model.position_embedding_type != PositionEmbedding::rope || model.mla)) {
-    throw InputError(object.path_of("yarn_rotary_scaling_factor"),
-                     "needs rotary positions (position_embedding_type rope) without "
-                     "multi_latent_attention, whose rotary part scales by its own YaRN settings");
-  }
+  parse_yarn(object, model);
   object.reject_unknown_keys();
   return model;
 }

@@ -145,6 +145,10 @@ const FrameworkRule kColossalAiRules[] = {
      "Shardformer's attention runs without a window (colossalai/shardformer/layer/attn.py: "
      "window_size (-1, -1))",
      {}, [](C c, S) { return c.model.window_size == 0; }},
+    {F::colossalai, "model.yarn_rotary_scaling_factor",
+     "the launch's LlamaConfig or MixtralConfig carries no rope_scaling: YaRN positions would "
+     "train as plain rotary ones",
+     {}, [](C c, S) { return c.model.yarn_rotary_scaling_factor <= 1; }},
     {F::colossalai, "defer_embedding_wgrad_compute",
      "deferring the output layer's weight gradients to the flush is Megatron-Core's "
      "(tensor_parallel/layers.py grad_output_buffer); ColossalAI's pipeline schedules has no such option",

@@ -123,6 +123,10 @@ const FrameworkRule kDeepSpeedRules[] = {
     {F::deepspeed, "model.window_size",
      "Megatron-DeepSpeed's megatron/arguments.py has no sliding-window attention option",
      {}, [](C c, S) { return c.model.window_size == 0; }},
+    {F::deepspeed, "model.yarn_rotary_scaling_factor",
+     "Megatron-DeepSpeed's megatron/arguments.py has rotary positions "
+     "(--use-rotary-position-embeddings, --rotary-percent) without YaRN scaling",
+     {}, [](C c, S) { return c.model.yarn_rotary_scaling_factor <= 1; }},
     {F::deepspeed, "optimizer_cpu_offload",
      "Megatron-DeepSpeed has no --optimizer-cpu-offload (DeepSpeed's offload_optimizer moves all "
      "of ZeRO's optimizer, a different split)",

@@ -1,5 +1,7 @@
 // What Megatron-LM, Megatron-Bridge and MindSpeed-LLM launches cannot express
 // (framework_rules.hpp).
+#include <cmath>
+
 #include "model/framework_rule_parts.hpp"
 
 namespace paraplan::detail::framework_rule_parts {
@@ -116,6 +118,17 @@ const FrameworkRule kMegatronFamilyRules[] = {
     {F::mindspeed_llm, "model.window_size",
      "Megatron-LM core_v0.12.1's arguments.py has no --window-size (sliding-window attention)",
      {}, [](C c, S) { return c.model.window_size == 0; }},
+    {F::mindspeed_llm, "model.yarn_correction_range_round_to_int",
+     "MindSpeed-LLM's YaRN rounds its correction range (tasks/common/yarn_rope.py "
+     "yarn_find_correction_range: floor and ceil) and takes --beta-fast and --beta-slow as "
+     "integers (features_manager/common/rotary.py)",
+     {}, [](C c, S) {
+       const ModelSpec& m = c.model;
+       const auto whole = [](double x) { return x == std::round(x); };
+       return m.yarn_rotary_scaling_factor <= 1 || (m.yarn_correction_range_round_to_int &&
+                                                    whole(m.yarn_beta_fast) &&
+                                                    whole(m.yarn_beta_slow));
+     }},
     {F::megatron, "deallocate_pipeline_outputs",
      "Megatron-LM has no argument for it: its training sets deallocate_pipeline_outputs=True "
      "(megatron/training/argument_utils.py; arguments.py lists it among the fields with no "

@@ -123,6 +123,14 @@ const FrameworkRule kTorchtitanRules[] = {
      "window_attn_skip_freq 2) of a MoE model without shared experts "
      "(models/gpt_oss/model/model.py at v0.2.2)",
      {}, [](C c, S) { return torchtitan_model_or(c, c.model.window_size == 0); }},
+    {F::torchtitan, "model.yarn_rotary_scaling_factor",
+     "only gpt_oss scales its rotary positions by YaRN (GptOssModelArgs rope_factor, "
+     "original_seq_len, ntk_alpha, ntk_beta), and without rounding the correction range "
+     "(models/gpt_oss/model/model.py precompute_rope_cache at v0.2.2)",
+     {}, [](C c, S) {
+       return c.model.yarn_rotary_scaling_factor <= 1 ||
+              (torchtitan_gpt_oss(c) && !c.model.yarn_correction_range_round_to_int);
+     }},
     {F::torchtitan, "model.multi_latent_attention",
      "only deepseek_v3 has multi-latent attention, and only in a MoE model with untied "
      "embeddings (models/deepseek_v3/model/args.py)",

@@ -6,6 +6,7 @@
 
 #include "model/rules.hpp"
 #include "model/stage_split.hpp"
+#include "output/launch/hosts.hpp"
 
 namespace paraplan {
 namespace {
@@ -374,6 +375,21 @@ void write_precision_flags(MegatronArgs& out, Precision precision) {
   }
 }
 
+// YaRN rotary positions (Megatron-LM core_v0.19.0 arguments.py: --position-embedding-type yarn,
+// --rotary-scaling-factor, --yarn-*; argument_utils.py _apply_yarn_config_from_args maps them to
+// the config's yarn_* attributes, rounding the correction range unless told not to).
+void write_yarn_arguments(MegatronArgs& out, const ModelSpec& model) {
+  out.value("--position-embedding-type", "yarn");
+  out.value("--rotary-scaling-factor", detail::number(model.yarn_rotary_scaling_factor));
+  out.number("--yarn-original-max-position-embeddings",
+             model.yarn_original_max_position_embeddings);
+  out.value("--yarn-beta-fast", detail::number(model.yarn_beta_fast));
+  out.value("--yarn-beta-slow", detail::number(model.yarn_beta_slow));
+  if (!model.yarn_correction_range_round_to_int) {
+    out.flag("--no-yarn-correction-range-round-to-int");
+  }
+}
+
 // The model's sizes: layers, widths, heads, and the positions it embeds.
 void write_shape_arguments(MegatronArgs& out, const ModelSpec& model, const Training& training) {
   out.number("--num-layers", model.num_layers);
@@ -392,7 +408,11 @@ void write_shape_arguments(MegatronArgs& out, const ModelSpec& model, const Trai
     case PositionEmbedding::learned_absolute:
       break;
     case PositionEmbedding::rope:
-      out.value("--position-embedding-type", "rope");
+      if (model.yarn_rotary_scaling_factor > 1) {
+        write_yarn_arguments(out, model);
+      } else {
+        out.value("--position-embedding-type", "rope");
+      }
       break;
     case PositionEmbedding::none:
       out.value("--position-embedding-type", "none");

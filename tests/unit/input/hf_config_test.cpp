@@ -180,6 +180,10 @@ TEST_CASE("HF import: the family-specific fields") {
   CHECK(status(oss, "swiglu_limit") == "mapped");
   // rope_scaling {rope_type yarn, factor 32}: Megatron-Bridge's yarn_rotary_scaling_factor.
   CHECK(oss.model["yarn_rotary_scaling_factor"] == 32.0);
+  CHECK(oss.model["yarn_original_max_position_embeddings"] == 4096);
+  CHECK(oss.model["yarn_beta_fast"] == 32.0);
+  CHECK(oss.model["yarn_beta_slow"] == 1.0);
+  CHECK(oss.model["yarn_correction_range_round_to_int"] == false);  // truncate false
   CHECK(status(oss, "rope_scaling") == "mapped");
 
   const HfImport llama = imported("Meta-Llama-3-8B.json");

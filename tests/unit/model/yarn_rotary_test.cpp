@@ -102,3 +102,28 @@ TEST_CASE("yarn_rotary_scaling_factor: at least 1, only with rotary positions an
       "qk_head_dim": 128, "qk_pos_emb_head_dim": 64, "v_head_dim": 128})")
             .find("model.yarn_rotary_scaling_factor: needs rotary positions") == 0);
 }
+
+TEST_CASE("YaRN's frequency correction: only with a YaRN factor, each bounded") {
+  const auto error = [](const std::string& fields) {
+    return test::input_error(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 8, "vocab_size": 32000,
+      "activation": "swiglu")" +
+                             fields + R"(},
+      "training": {"global_batch_size": 8, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  };
+  CHECK(error(R"(, "yarn_rotary_scaling_factor": 32, "yarn_original_max_position_embeddings": 4096,
+      "yarn_beta_fast": 32, "yarn_beta_slow": 1, "yarn_correction_range_round_to_int": false)") ==
+        "");
+  CHECK(error(R"(, "yarn_beta_fast": 32)")
+            .find("model.yarn_beta_fast: needs yarn_rotary_scaling_factor above 1") == 0);
+  CHECK(error(R"(, "yarn_rotary_scaling_factor": 32, "yarn_original_max_position_embeddings": 0)")
+            .find("model.yarn_original_max_position_embeddings: expected") == 0);
+  CHECK(error(R"(, "yarn_rotary_scaling_factor": 32, "yarn_correction_range_round_to_int": 1)")
+            .find("model.yarn_correction_range_round_to_int: expected") == 0);
+  const ModelSpec oss = parse_model(nlohmann::json("gpt-oss-120b"), "model");
+  CHECK(oss.yarn_original_max_position_embeddings == 4096);
+  CHECK(oss.yarn_beta_fast == 32);
+  CHECK(oss.yarn_beta_slow == 1);
+  CHECK_FALSE(oss.yarn_correction_range_round_to_int);
+}

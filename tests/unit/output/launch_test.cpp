@@ -475,6 +475,52 @@ TEST_CASE(
   }
 }
 
+// Whether `framework`'s launch refuses the job with a reason about `field`.
+bool refuses(const nlohmann::json& all, const char* framework, const std::string& field) {
+  const nlohmann::json& unsupported = all[framework]["unsupported"];
+  return std::any_of(unsupported.begin(), unsupported.end(), [&](const nlohmann::json& r) {
+    return r.get<std::string>().rfind(field + ": ", 0) == 0;
+  });
+}
+
+TEST_CASE("YaRN: each target that can writes GPT-OSS's positions, the others refuse them") {
+  const nlohmann::json oss = launches(gpt_oss());
+  const std::string megatron = oss["megatron"]["command"].get<std::string>();
+  CHECK(megatron.find(" --position-embedding-type yarn --rotary-scaling-factor 32 "
+                      "--yarn-original-max-position-embeddings 4096 --yarn-beta-fast 32 "
+                      "--yarn-beta-slow 1 --no-yarn-correction-range-round-to-int ") !=
+        std::string::npos);
+  std::string bridge;
+  for (const auto& [name, text] : oss["megatron-bridge"]["files"].items()) {
+    bridge += text.get<std::string>();
+  }
+  CHECK(bridge.find("m.position_embedding_type = \"yarn\"\nm.yarn_rotary_scaling_factor = 32\n"
+                    "m.yarn_original_max_position_embeddings = 4096\nm.yarn_beta_fast = 32\n"
+                    "m.yarn_beta_slow = 1\nm.yarn_correction_range_round_to_int = False\n") !=
+        std::string::npos);
+  CHECK_FALSE(refuses(oss, "torchtitan", "model.yarn_rotary_scaling_factor"));
+  CHECK(refuses(oss, "deepspeed", "model.yarn_rotary_scaling_factor"));
+  CHECK(refuses(oss, "colossalai", "model.yarn_rotary_scaling_factor"));
+  CHECK(refuses(oss, "mindspeed-llm", "model.yarn_correction_range_round_to_int"));
+
+  // A dense YaRN model that rounds its correction range: MindSpeed-LLM's spelling; torchtitan's
+  // Llama family has no YaRN.
+  nlohmann::json d = reference();
+  d["model"] = nlohmann::json::parse(R"({"name": "yarn-llama", "num_layers": 8,
+    "hidden_size": 4096, "ffn_hidden_size": 11008, "num_attention_heads": 32,
+    "vocab_size": 32000, "activation": "swiglu", "yarn_rotary_scaling_factor": 4,
+    "yarn_original_max_position_embeddings": 2048})");
+  d["strategy"].update(
+      {{"pipeline_model_parallel_size", 2}, {"virtual_pipeline_model_parallel_size", 2}});
+  const nlohmann::json dense = launches(d);
+  CAPTURE(dense["mindspeed-llm"].dump());
+  CHECK(dense["mindspeed-llm"]["command"].get<std::string>().find(
+            " --position-embedding-type rope --rope-scaling-type yarn --rope-scaling-factor 4 "
+            "--rope-scaling-original-max-position-embeddings 2048 --beta-fast 32 --beta-slow 1 ") !=
+        std::string::npos);
+  CHECK(refuses(dense, "torchtitan", "model.yarn_rotary_scaling_factor"));
+}
+
 TEST_CASE(
     "recompute modules: GPT-OSS's layernorm and moe_act pass on; MindSpeed-LLM's base has "
     "no shared_experts") {
@@ -1386,6 +1432,10 @@ TEST_CASE("torchtitan: MoE models as its families, with expert parallelism") {
   REQUIRE(oss.unsupported.empty());
   CHECK(oss.files.at("job.toml").find("name = \"gpt_oss\"") != std::string::npos);
   CHECK(oss.files.at("paraplan_flavor.py").find("sliding_window_size=128,") != std::string::npos);
+  // GPT-OSS's YaRN as GptOssModelArgs takes it (ntk_alpha the slow correction).
+  CHECK(oss.files.at("paraplan_flavor.py")
+            .find("rope_factor=32,\n    original_seq_len=4096,\n    ntk_alpha=1,\n    "
+                  "ntk_beta=32,") != std::string::npos);
   CHECK(oss.files.at("paraplan_flavor.py").find("gate_bias=True") != std::string::npos);
   // DeepEP (flex): expert_parallel_comm_backend "deepep" in deepseek_v3 only.
   const Launch deepep =

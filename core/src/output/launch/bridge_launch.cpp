@@ -53,10 +53,19 @@ std::string model_lines(const ModelSpec& model, const Training& training) {
   if (model.kv_channels > 0) num("kv_channels", model.kv_channels);
   set("vocab_size", std::to_string(model.vocab_size));
   num("seq_length", training.seq_length);
+  const bool yarn = model.yarn_rotary_scaling_factor > 1;
   set("position_embedding_type",
-      model.position_embedding_type == PositionEmbedding::rope   ? "\"rope\""
+      yarn                                                       ? "\"yarn\""
+      : model.position_embedding_type == PositionEmbedding::rope ? "\"rope\""
       : model.position_embedding_type == PositionEmbedding::none ? "\"none\""
                                                                  : "\"learned_absolute\"");
+  if (yarn) {  // GPTModelProvider's yarn_* fields, as gpt_oss_bridge.py sets them
+    set("yarn_rotary_scaling_factor", number(model.yarn_rotary_scaling_factor));
+    num("yarn_original_max_position_embeddings", model.yarn_original_max_position_embeddings);
+    set("yarn_beta_fast", number(model.yarn_beta_fast));
+    set("yarn_beta_slow", number(model.yarn_beta_slow));
+    set("yarn_correction_range_round_to_int", py_bool(model.yarn_correction_range_round_to_int));
+  }
   set("add_bias_linear", py_bool(model.add_bias_linear));
   if (model.qk_layernorm) set("qk_layernorm", "True");  // as Qwen3Bridge / Qwen3MoEBridge
   set("share_embeddings_and_output_weights", py_bool(!model.untie_embeddings_and_output_weights));

@@ -18,6 +18,24 @@ std::string cp_algorithm(CpCommType type) {
   return "megatron_cp_algo";
 }
 
+// Megatron-LM's YaRN flags as MindSpeed-LLM spells them (features_manager/common/rotary.py:
+// --rope-scaling-type yarn on rotary positions, --beta-fast and --beta-slow as integers; the
+// factor is Megatron-LM core_v0.12.1's --rope-scaling-factor). MindSpeed always rounds the
+// correction range (tasks/common/yarn_rope.py): framework_rules_megatron.cpp refuses the rest.
+constexpr std::pair<std::string_view, std::string_view> kYarnSpellings[] = {
+    {"--rotary-scaling-factor", "--rope-scaling-factor"},
+    {"--yarn-original-max-position-embeddings", "--rope-scaling-original-max-position-embeddings"},
+    {"--yarn-beta-fast", "--beta-fast"},
+    {"--yarn-beta-slow", "--beta-slow"},
+};
+
+std::string_view mindspeed_spelling(std::string_view word) {
+  for (const auto& [megatron, mindspeed] : kYarnSpellings) {
+    if (word == megatron) return mindspeed;
+  }
+  return word;
+}
+
 std::vector<std::string> mindspeed_arguments(const LaunchInput& in, int pool) {
   const Strategy& s = in.strategy;
   std::vector<std::string> megatron = megatron_program_arguments(in, pool);
@@ -37,8 +55,11 @@ std::vector<std::string> mindspeed_arguments(const LaunchInput& in, int pool) {
       args.emplace_back("--swap-attention");
     } else if (word == "--offload-modules") {
       ++i;  // --swap-modules keeps its default
+    } else if (word == "--position-embedding-type" && megatron[i + 1] == "yarn") {
+      args.insert(args.end(), {"--position-embedding-type", "rope", "--rope-scaling-type", "yarn"});
+      ++i;
     } else {
-      args.push_back(word);
+      args.emplace_back(mindspeed_spelling(word));
     }
   }
   // MindSpeed's parameter-copy reuse (mindspeed/features_manager/memory/reuse_fp32_param.py).
