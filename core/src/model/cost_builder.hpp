@@ -27,9 +27,11 @@ struct LinearTime {
 // Who adds a linear layer's bias (Megatron-LM's skip_bias_add): the linear module itself
 // (skip_bias_add=False: linear_qkv and the attention's other input projections, the grouped
 // experts' linear_fc1), or Megatron-LM after it, in the bias-activation or bias-dropout-add
-// fusion (skip_bias_add=True: linear_proj, an MLP's linear_fc1 and linear_fc2, the experts'
-// linear_fc2), whose autograd sums the output gradient for the bias gradient.
-enum class BiasAdd { after_module, in_module };
+// fusion (skip_bias_add=True: linear_proj, an MLP's linear_fc1 and linear_fc2), whose autograd
+// sums the output gradient for the bias gradient, or Megatron-Core's grouped experts after their
+// linear_fc2, expert by expert, weighted by the routing probabilities (TEGroupedMLP._apply_bias:
+// its passes, the bias gradient's included, priced by CostBuilder::expert_output_bias).
+enum class BiasAdd { after_module, in_module, expert_output };
 
 // Builds the costs of one layer shape (the values of the layer_cost strategy keys). Token counts
 // are per micro-batch on one GPU: `tokens_` is the GPU's sequence chunk gathered over tensor
@@ -105,6 +107,12 @@ class CostBuilder {
     double saved_bytes = 0;  // the clamped copy the activation keeps beside the fc1 output
   };
   ClampTime clamped_activation(double fc1_output_elements, bool grouped_gemm) const;
+  // The routed experts' weighted fc2 bias added eagerly (layer_cost.cpp expert_output_bias).
+  struct ExpertBiasTime {
+    double forward_s = 0, backward_s = 0;
+  };
+  ExpertBiasTime expert_output_bias(double output_elements, double groups) const;
+  bool eager_grouped_experts(bool grouped_gemm) const;
   void dense_mlp_block(LayerCost& cost, double ffn);
 
   // attention_cost.cpp: the block, its input projections, and the core attention with its

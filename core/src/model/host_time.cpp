@@ -81,6 +81,12 @@ constexpr double kFp8QuantisedCopyAllocations = 2;
 constexpr double kFp8QuantiseCallsPerExpert = 1;
 // TEGroupedMLP's two GroupedLinears (experts.py linear_fc1, linear_fc2).
 constexpr double kGroupedLinearsPerExpertMlp = 2;
+// With biases, TEGroupedMLP adds the fc2 bias expert by expert (experts.py _apply_bias,
+// layer_cost.cpp expert_output_bias): per local expert b * p and the add forward, and autograd's
+// two products and two sums backward; once, the two splits and the cat forward (the cat's
+// backward is views) and the split's backward cat.
+constexpr GroupedLinearOps kExpertOutputBiasOpsPerExpert{2, 4};
+constexpr GroupedLinearOps kExpertOutputBiasOpsOnce{3, 1};
 
 }  // namespace
 
@@ -170,6 +176,13 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
         kGroupedLinearsPerExpertMlp * local_experts * gpu.host_issue.torch_op_s;
     host.expert_forward_s = ops.forward * per_expert_s;
     host.expert_backward_s = ops.backward * per_expert_s;
+    if (model.add_bias_linear) {
+      const GroupedLinearOps& each = kExpertOutputBiasOpsPerExpert;
+      const GroupedLinearOps& once = kExpertOutputBiasOpsOnce;
+      const double op_s = gpu.host_issue.torch_op_s;
+      host.expert_forward_s += (each.forward * local_experts + once.forward) * op_s;
+      host.expert_backward_s += (each.backward * local_experts + once.backward) * op_s;
+    }
   }
   return host;
 }

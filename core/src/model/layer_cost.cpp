@@ -98,7 +98,8 @@ LinearTime CostBuilder::linear(const Kernels& kernels, const Gemm& g, double gro
     time.dgrad_s = groups * kernels.dgrad_s(g);
     time.wgrad_s = groups * kernels.wgrad_s(g);
   }
-  if (model_.add_bias_linear && !bias_gradient_fused(bias_add)) {
+  if (model_.add_bias_linear && bias_add != BiasAdd::expert_output &&
+      !bias_gradient_fused(bias_add)) {
     time.wgrad_s += kernels.memory_s(e_ * groups * g.m * g.n);
   }
   return time;
@@ -217,9 +218,17 @@ CostBuilder::MlpTime CostBuilder::mlp(LayerCost& cost, double rows, double ffn, 
   const BiasAdd fc1_bias = grouped_gemm ? BiasAdd::in_module : BiasAdd::after_module;
   const LinearTime fc1 =
       linear(kernels_, {rows_per_group, gate * ffn / tp, h_}, groups, grouped_gemm, fc1_bias);
-  const LinearTime fc2 = linear(kernels_, {rows_per_group, h_, ffn / tp}, groups, grouped_gemm);
+  const bool eager_output_bias = model_.add_bias_linear && eager_grouped_experts(grouped_gemm);
+  const BiasAdd fc2_bias = eager_output_bias ? BiasAdd::expert_output : BiasAdd::after_module;
+  const LinearTime fc2 =
+      linear(kernels_, {rows_per_group, h_, ffn / tp}, groups, grouped_gemm, fc2_bias);
   add_linear(cost, fc1);
   add_linear(cost, fc2);
+  if (eager_output_bias) {
+    const ExpertBiasTime bias = expert_output_bias(rows * h_, groups);
+    cost.forward.compute_s += bias.forward_s;
+    cost.backward.compute_s += bias.backward_s;
+  }
   const double activation_elements = rows * ffn / tp;
   const ClampTime clamp = clamped_activation(gate * activation_elements, grouped_gemm);
   const double activation_s =
@@ -262,8 +271,7 @@ CostBuilder::MlpTime CostBuilder::mlp(LayerCost& cost, double rows, double ffn, 
 CostBuilder::ClampTime CostBuilder::clamped_activation(double fc1_output_elements,
                                                        bool grouped_gemm) const {
   ClampTime clamp;
-  if (model_.activation_func_clamp_value <= 0 || !grouped_gemm || !framework_.transformer_engine ||
-      !model_.moe || graph_captures(s_, HostRegion::moe_experts)) {
+  if (model_.activation_func_clamp_value <= 0 || !eager_grouped_experts(grouped_gemm)) {
     return clamp;
   }
   constexpr double kMaskBytes = 1;  // torch.bool
@@ -279,6 +287,43 @@ CostBuilder::ClampTime CostBuilder::clamped_activation(double fc1_output_element
                      2 * kernels_.memory_s(where_bytes) + kernels_.memory_s(cat_bytes);
   clamp.saved_bytes = e_ * fc1_output_elements;
   return clamp;
+}
+
+// Whether Megatron-Core's TEGroupedMLP runs the routed experts eagerly (experts.py forward) rather
+// than through Transformer Engine's op fuser (_fused_forward: GroupedLinear, the scaled activation
+// and GroupedLinear as one fused sequence, biases inside), which is taken wherever a CUDA graph
+// captures the routed experts (clamped_activation).
+bool CostBuilder::eager_grouped_experts(bool grouped_gemm) const {
+  return grouped_gemm && framework_.transformer_engine && model_.moe &&
+         !graph_captures(s_, HostRegion::moe_experts);
+}
+
+// The routed experts' fc2 bias (--add-bias-linear, GPT-OSS) as Megatron-Core's eager TEGroupedMLP
+// adds it: linear_fc2 returns its biases (skip_bias_add=True) and experts.py _apply_bias adds
+// each expert's, weighted by its rows' routing probabilities, in a loop over the local experts:
+//   torch.cat([t + b * p for t, b, p in zip(split(output), biases, split(probs))])
+// (Megatron-LM a329dd6da5 "Enable bias in expert mlp [gpt-oss 5/5]", the same at the recipes'
+// pins 0d8e0714cd (Megatron-Bridge 25.11), 4415119 (26.04.01) and 24bad8e (26.08)). The
+// probabilities are in the activations' dtype (router.py: moe_router_dtype unset, as the GPT-OSS
+// recipes leave it), so every pass moves 16-bit rows of the hidden width:
+//   forward   per expert: b * p writes its rows; t + (b * p) reads two and writes one; the cat
+//             reads and writes all rows;
+//   backward  per expert (autograd's MulBackward0): grad * p and grad * b each read and write
+//             the rows, and their sums to the bias's [h] and the probabilities' [rows, 1] read
+//             them; the split's backward concatenates the rows' gradients (read, write).
+// The bias gradient is among these passes (BiasAdd::expert_output).
+CostBuilder::ExpertBiasTime CostBuilder::expert_output_bias(double output_elements,
+                                                            double groups) const {
+  const double expert_elements = output_elements / groups;
+  const double product_s = kernels_.memory_s(e_ * expert_elements);   // b * p: write
+  const double add_s = kernels_.memory_s(3 * e_ * expert_elements);   // t + bp: 2 reads, 1 write
+  const double copy_s = kernels_.memory_s(2 * e_ * output_elements);  // cat: read, write
+  const double grad_product_s = kernels_.memory_s(2 * e_ * expert_elements);  // read, write
+  const double grad_sum_s = kernels_.memory_s(e_ * expert_elements);          // read
+  ExpertBiasTime time;
+  time.forward_s = groups * (product_s + add_s) + copy_s;
+  time.backward_s = groups * 2 * (grad_product_s + grad_sum_s) + copy_s;
+  return time;
 }
 
 // A dense MLP on all tokens, with its TP communication.

@@ -618,3 +618,46 @@ TEST_CASE(
   CHECK(costs(clamped_sc, s).moe.forward.compute_s ==
         doctest::Approx(costs(plain_sc, s).moe.forward.compute_s));
 }
+
+TEST_CASE(
+    "biased grouped experts add Megatron-Core's eager weighted fc2 bias (TEGroupedMLP "
+    "_apply_bias) expert by expert, and nothing where a graph captures them") {
+  std::string biased = moe_model(64, 2);
+  biased.insert(biased.size() - 1, R"(, "add_bias_linear": true)");
+  const Scenario plain_sc = job(moe_model(64, 2));
+  const Scenario biased_sc = job(biased);
+  REQUIRE(biased_sc.model.add_bias_linear);
+  Strategy s = base();
+  s.moe_grouped_gemm = true;
+  s.expert_model_parallel_size = 8;
+  const detail::ModelCosts plain = costs(plain_sc, s);
+  const detail::ModelCosts with_bias = costs(biased_sc, s);
+  // 4096 tokens x top-2 over 8 ranks' 8 local experts each: 8192 rows of h 1024, 16-bit.
+  const GpuSpec& gpu = biased_sc.cluster.pools[0].gpu;
+  const double experts = 8, expert_elements = 8192.0 * 1024 / experts, e = 2;
+  const auto pass = [&](double bytes) { return detail::memory_bound_s(gpu, bytes); };
+  // Forward: per expert b * p (write) and t + bp (two reads, a write); the cat (read, write).
+  const double forward_s = experts * (pass(e * expert_elements) + pass(3 * e * expert_elements)) +
+                           pass(2 * e * experts * expert_elements);
+  // Backward: per expert grad * p and grad * b (read, write) and their sums (read); the cat.
+  const double backward_s =
+      experts * 2 * (pass(2 * e * expert_elements) + pass(e * expert_elements)) +
+      pass(2 * e * experts * expert_elements);
+  CHECK(with_bias.moe.forward.compute_s - plain.moe.forward.compute_s ==
+        doctest::Approx(forward_s).epsilon(1e-9));
+  // The backward also sums linear_proj's bias gradient (outside the experts): at least the
+  // experts' passes, which replace their plain bias-gradient sum.
+  CHECK(with_bias.moe.backward.compute_s - plain.moe.backward.compute_s >= backward_s);
+  // Host: 2 ops per local expert and 3 once forward, 4 per expert and 1 once backward.
+  const double op_s = gpu.host_issue.torch_op_s;
+  REQUIRE(op_s > 0);
+  CHECK(with_bias.moe.host.expert_forward_s - plain.moe.host.expert_forward_s ==
+        doctest::Approx((2 * experts + 3) * op_s));
+  CHECK(with_bias.moe.host.expert_backward_s - plain.moe.host.expert_backward_s >=
+        (4 * experts + 1) * op_s);
+  // A full-iteration graph runs Transformer Engine's op fuser, its bias inside the GroupedLinear.
+  s.cuda_graph_impl = CudaGraphImpl::local;
+  s.cuda_graph_scope = 1u << static_cast<unsigned>(CudaGraphScope::full_iteration);
+  CHECK(costs(biased_sc, s).moe.forward.compute_s ==
+        doctest::Approx(costs(plain_sc, s).moe.forward.compute_s));
+}
