@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "search/prefilters.hpp"
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
@@ -33,8 +34,7 @@ void Searcher::for_each_layer_shape(Visit visit) {
   const bool moe = model_.moe.has_value();
   const bool all_to_all = s_.moe_token_dispatcher_type != MoeDispatcher::allgather;
   const bool shared_experts = moe && model_.moe->num_shared_experts > 0;
-  const std::span<const int64_t> a2a_overlap =
-      moe && all_to_all && s_.expert_model_parallel_size > 1 ? on_off : off;
+  const std::span<const int64_t> a2a_overlap = expert_overlap_allowed(moe, s_) ? on_off : off;
   // The switches this level sets as pinned or by default, read once per call.
   const bool tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
   // The attention kernels as pinned, else Transformer Engine's own choice.
