@@ -59,32 +59,81 @@ describe("GitHub workflows", () => {
     );
   });
 
-  it("CI keeps ccache's files outside the clone between runs, keyed on the compilers and sources", () => {
-    const ci = workflow("ci.yml");
-    const dir = ci.match(/^ {6}CCACHE_DIR: (\S+)$/m)?.[1];
-    assert.ok(dir, "CCACHE_DIR is set for the job");
+  // The actions/cache step of `text` whose path is `dir`.
+  const cacheStep = (text, dir) =>
+    text.split(/\n(?= {6}- )/).find((s) => s.includes(`path: ${dir}\n`));
+
+  // The restore-keys of a cache step, one a line (the step's last lines).
+  const restoreKeysOf = (step) =>
+    (step.split("restore-keys: |\n")[1] ?? "")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean);
+
+  // `file` keeps ccache's files outside the clone between runs, under `prefix`, keyed on the
+  // compilers (as ci.yml hashes them) and the sources, and restores the newest cache of the
+  // same compilers (each of `restores`); npm's downloads likewise, keyed on `lockfile`.
+  function checkCaches(file, { prefix, restores, npmPrefix, lockfile }) {
+    const text = workflow(file);
+    const dir = text.match(/^ {6}CCACHE_DIR: (\S+)$/m)?.[1];
+    assert.ok(dir, `${file}: CCACHE_DIR is set for the job`);
     assert.ok(
       dir.startsWith("/") && !dir.startsWith("/__w"),
       `${dir} is outside the clone`,
     );
-    const step = ci
-      .split(/\n(?= {6}- )/)
-      .find((s) => s.includes(`path: ${dir}\n`));
-    assert.ok(step, `an actions/cache step keeps ${dir}`);
+    const step = cacheStep(text, dir);
+    assert.ok(step, `${file}: an actions/cache step keeps ${dir}`);
     assert.match(step, /uses: actions\/cache@v\d/);
     assert.match(
       step,
-      /key: ccache-.*steps\.compilers\.outputs\.hash.*hashFiles\(.*'core\/\*\*'/,
+      new RegExp(
+        `key: ${prefix}-\\$\\{\\{ steps\\.compilers\\.outputs\\.hash.*hashFiles\\(.*'core/\\*\\*'`,
+      ),
     );
+    const restoreKeys = restoreKeysOf(step);
+    for (const restore of restores) {
+      const key = `${restore}-\${{ steps.compilers.outputs.hash }}-`;
+      assert.ok(restoreKeys.includes(key), `${file} restores ${key}`);
+    }
     assert.match(
-      step,
-      /restore-keys: \|\n\s+ccache-.*steps\.compilers\.outputs\.hash/,
-    );
-    assert.match(
-      ci,
+      text,
       /id: compilers\n\s+run: >-\n\s+echo "hash=\$\(apt-cache policy g\+\+-12 clang-16 emscripten/,
     );
-    assert.match(ci, /apt-get install[^\n]*\n?[^\n]*\bccache\b/);
+    assert.match(text, /apt-get install[^\n]*\n?[^\n]*\bccache\b/);
+    const npmDir = text.match(/^ {6}npm_config_cache: (\S+)$/m)?.[1];
+    assert.ok(npmDir, `${file}: npm_config_cache is set for the job`);
+    const npm = cacheStep(text, npmDir);
+    assert.ok(npm, `${file}: an actions/cache step keeps ${npmDir}`);
+    assert.ok(
+      npm.includes(`key: ${npmPrefix}-\${{ hashFiles(${lockfile}) }}`),
+      `${file}: npm's cache keyed on ${lockfile}`,
+    );
+  }
+
+  it("CI keeps ccache's files outside the clone between runs, keyed on the compilers and sources", () => {
+    checkCaches("ci.yml", {
+      prefix: "ccache-debian12",
+      restores: ["ccache-debian12"],
+      npmPrefix: "npm-debian12",
+      lockfile: "'web/package-lock.json', 'tests/package-lock.json'",
+    });
+  });
+
+  // Under keys of its own (its caches lack the sanitized build, the tests and tests' npm
+  // packages, and an exact hit on them would keep CI from saving its own), restoring CI's.
+  it("Pages keeps ccache's files and npm's downloads between runs, and restores CI's", () => {
+    checkCaches("pages.yml", {
+      prefix: "ccache-pages-debian12",
+      restores: ["ccache-pages-debian12", "ccache-debian12"],
+      npmPrefix: "npm-pages-debian12",
+      lockfile: "'web/package-lock.json'",
+    });
+    const pages = workflow("pages.yml");
+    const npm = cacheStep(pages, "/var/cache/paraplan/npm");
+    assert.deepEqual(restoreKeysOf(npm), [
+      "npm-pages-debian12-",
+      "npm-debian12-",
+    ]);
   });
 
   // lib.sh's compiler_launcher_option, sourced by bash with PATH holding only what lib.sh needs

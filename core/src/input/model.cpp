@@ -77,9 +77,8 @@ void parse_yarn(ObjectReader& object, ModelSpec& model) {
           .value_or(model.yarn_correction_range_round_to_int);
 }
 
-ModelSpec parse_model_object(const nlohmann::json& value, const std::string& path) {
-  ObjectReader object(value, path);
-  ModelSpec model;
+// The sizes: layers, hidden, MLP, heads and query groups, vocabulary, activation, head dim.
+void parse_dimensions(ObjectReader& object, ModelSpec& model) {
   model.name = object.optional_string("name").value_or("custom");
   model.num_layers = object.integer("num_layers", 1, kMaxLayers);
   model.hidden_size = object.integer("hidden_size", 1, kMaxModelDimension);
@@ -106,6 +105,10 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
   } else {
     model.kv_channels = model.hidden_size / model.num_attention_heads;
   }
+}
+
+// The embeddings' tying, biases, dropout and positions, with defaults by MLP kind.
+void parse_family_defaults(ObjectReader& object, ModelSpec& model) {
   model.untie_embeddings_and_output_weights =
       object.optional_boolean("untie_embeddings_and_output_weights").value_or(false);
   // Defaults: GPT-style models (non-gated MLP) keep Megatron-LM's defaults (biases, dropout
@@ -126,6 +129,10 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
       object.optional_choice("position_embedding_type", kPositionEmbeddings)
           .value_or(static_cast<int>(gpt_style ? PositionEmbedding::learned_absolute
                                                : PositionEmbedding::rope)));
+}
+
+// The optional MoE and multi-latent attention objects.
+void parse_moe_and_mla(ObjectReader& object, ModelSpec& model) {
   if (const nlohmann::json* moe = object.find("moe")) {
     ObjectReader moe_object(*moe, object.path_of("moe"));
     model.moe = parse_moe(moe_object, model);
@@ -134,6 +141,10 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
     ObjectReader mla_object(*mla, object.path_of("multi_latent_attention"));
     model.mla = parse_mla(mla_object);
   }
+}
+
+// Multi-token prediction, sliding windows, the clamped activation, query/key norms and YaRN.
+void parse_layer_variants(ObjectReader& object, ModelSpec& model) {
   model.mtp_num_layers = object.optional_integer("mtp_num_layers", 0, kMaxLayers).value_or(0);
   model.window_size = object.optional_integer("window_size", 0, limits::kMaxSeqLength).value_or(0);
   model.window_attn_skip_freq =
@@ -156,6 +167,15 @@ ModelSpec parse_model_object(const nlohmann::json& value, const std::string& pat
                      "multi_latent_attention already normalises its latents (q_layernorm and "
                      "kv_layernorm); qk_layernorm is for standard attention");
   }
+}
+
+ModelSpec parse_model_object(const nlohmann::json& value, const std::string& path) {
+  ObjectReader object(value, path);
+  ModelSpec model;
+  parse_dimensions(object, model);
+  parse_family_defaults(object, model);
+  parse_moe_and_mla(object, model);
+  parse_layer_variants(object, model);
   parse_yarn(object, model);
   object.reject_unknown_keys();
   return model;

@@ -213,7 +213,8 @@ const Rule kMemoryPrecisionRules[] = {
            ids += (ids.empty() ? "" : ", ") + gpu.id;
          }
        }
-       return ids + " has no " + std::string(to_string(c.training.precision)) + " tensor cores";
+       return "pipeline_stage_gpus: " + ids + " has no " +
+              std::string(to_string(c.training.precision)) + " tensor cores";
      }},
 };
 // clang-format on

@@ -127,7 +127,7 @@ const Rule kSequencePipelineDataRules[] = {
               c.model.num_layers + 2;
      },
      [](C c, S s) {
-       return "pipeline x virtual pipeline (" +
+       return "pipeline_model_parallel_size x virtual_pipeline_model_parallel_size (" +
               str(s.pipeline_model_parallel_size * s.virtual_pipeline_model_parallel_size) +
               ") exceeds num_layers + 2 (" + str(c.model.num_layers + 2) +
               "): some chunk would hold no layer";
@@ -160,7 +160,8 @@ const Rule kSequencePipelineDataRules[] = {
      {K::tensor_model_parallel_size, K::context_parallel_size, K::pipeline_model_parallel_size},
      [](C c, S s) { return data_parallel_size(c, s) > 0; },
      [](C c, S s) {
-       return "tensor x context x pipeline parallel (" +
+       return "tensor_model_parallel_size x context_parallel_size x "
+              "pipeline_model_parallel_size (" +
               str(s.tensor_model_parallel_size * s.context_parallel_size *
                   s.pipeline_model_parallel_size) +
               ") does not divide the " + str(c.num_gpus) + " GPUs";

@@ -41,7 +41,7 @@ const Rule kTensorExpertRules[] = {
               divides(s.expert_tensor_parallel(), c.model.moe->moe_ffn_hidden_size);
      },
      [](C c, S s) {
-       return does_not_divide("expert tensor parallel", s.expert_tensor_parallel(),
+       return does_not_divide("expert_tensor_parallel_size", s.expert_tensor_parallel(),
                               "moe_ffn_hidden_size", c.model.moe->moe_ffn_hidden_size);
      }},
 
@@ -78,7 +78,8 @@ const Rule kTensorExpertRules[] = {
                       c.num_gpus);
      },
      [](C c, S s) {
-       return "expert tensor x expert x pipeline parallel (" +
+       return "expert_tensor_parallel_size x expert_model_parallel_size x "
+              "pipeline_model_parallel_size (" +
               str(s.expert_tensor_parallel()) + " x " + str(s.expert_model_parallel_size) +
               " x " + str(s.pipeline_model_parallel_size) + ") does not divide the " +
               str(c.num_gpus) + " GPUs";

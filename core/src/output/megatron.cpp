@@ -273,51 +273,44 @@ void write_cuda_graph_flag(MegatronArgs& out, const StrategyKey& key, int64_t ke
   }
 }
 
-// A composite key's flags, by its own rule.
-void write_composite_flags(MegatronArgs& out, const StrategyKey& key, int64_t key_value,
-                           const CompositeInputs& in) {
-  switch (key.id) {
+// Which writer a composite key's flags come from, by what they describe. No default: a new key
+// is a -Wswitch warning until it is given one. The ones written elsewhere are not Megatron-LM
+// flags: reuse_fp32_param is MindSpeed's (the MindSpeed-LLM launch writes it),
+// pipeline_stage_gpus the GPUs a process runs on, the allocator settings environment variables
+// (launch.cpp writes them); deallocate_pipeline_outputs has no argument (Megatron-LM's training
+// sets it; framework_rules_megatron.cpp refuses off). The table-row keys are written by their
+// row's MegatronFlag (write_table_flag) and never reach the composite writers.
+enum class CompositeWriter { layout, memory, kernel, dispatcher, cuda_graph, elsewhere, table_row };
+
+CompositeWriter composite_writer(StrategyKeyId id) {
+  switch (id) {
     case StrategyKeyId::virtual_pipeline_model_parallel_size:
     case StrategyKeyId::pipeline_stage_layers:
     case StrategyKeyId::sequence_parallel:
-      write_layout_flag(out, key, in);
-      break;
+      return CompositeWriter::layout;
     case StrategyKeyId::recompute_granularity:
     case StrategyKeyId::recompute_method:
     case StrategyKeyId::recompute_num_layers:
     case StrategyKeyId::recompute_modules:
     case StrategyKeyId::offload_modules:
     case StrategyKeyId::zero_stage:
-      write_memory_flag(out, key, in);
-      break;
+      return CompositeWriter::memory;
     case StrategyKeyId::use_flash_attn:
     case StrategyKeyId::attention_backend:
     case StrategyKeyId::fp8_recipe:
     case StrategyKeyId::fp8_param_gather:
-      write_kernel_flag(out, key, in);
-      break;
+      return CompositeWriter::kernel;
     case StrategyKeyId::moe_token_dispatcher_type:
-      if (in.s.moe_token_dispatcher_type != MoeDispatcher::allgather) {
-        out.value(key.megatron_flag, std::string(to_string(in.s.moe_token_dispatcher_type)));
-      }
-      break;
+      return CompositeWriter::dispatcher;
     case StrategyKeyId::cuda_graph_impl:
     case StrategyKeyId::cuda_graph_scope:
-      write_cuda_graph_flag(out, key, key_value, in.s);
-      break;
-    // Not Megatron-LM flags: reuse_fp32_param is MindSpeed's (the MindSpeed-LLM launch writes
-    // it), pipeline_stage_gpus the GPUs a process runs on, and the allocator settings
-    // environment variables (launch.cpp writes them).
+      return CompositeWriter::cuda_graph;
     case StrategyKeyId::reuse_fp32_param:
     case StrategyKeyId::pipeline_stage_gpus:
     case StrategyKeyId::expandable_segments:
     case StrategyKeyId::graph_capture_record_stream_reuse:
-      break;
     case StrategyKeyId::deallocate_pipeline_outputs:
-      // No argument: Megatron-LM's training sets it (framework_rules_megatron.cpp refuses off).
-      break;
-    // Written by their table row's MegatronFlag (write_table_flag); a key whose row says
-    // composite but has no case here is a -Wswitch warning (no default: on purpose).
+      return CompositeWriter::elsewhere;
     case StrategyKeyId::tensor_model_parallel_size:
     case StrategyKeyId::pipeline_model_parallel_size:
     case StrategyKeyId::context_parallel_size:
@@ -354,6 +347,34 @@ void write_composite_flags(MegatronArgs& out, const StrategyKey& key, int64_t ke
     case StrategyKeyId::defer_embedding_wgrad_compute:
     case StrategyKeyId::wgrad_deferral_limit:
     case StrategyKeyId::count:
+      break;
+  }
+  return CompositeWriter::table_row;
+}
+
+// A composite key's flags, by its own rule.
+void write_composite_flags(MegatronArgs& out, const StrategyKey& key, int64_t key_value,
+                           const CompositeInputs& in) {
+  switch (composite_writer(key.id)) {
+    case CompositeWriter::layout:
+      write_layout_flag(out, key, in);
+      break;
+    case CompositeWriter::memory:
+      write_memory_flag(out, key, in);
+      break;
+    case CompositeWriter::kernel:
+      write_kernel_flag(out, key, in);
+      break;
+    case CompositeWriter::dispatcher:
+      if (in.s.moe_token_dispatcher_type != MoeDispatcher::allgather) {
+        out.value(key.megatron_flag, std::string(to_string(in.s.moe_token_dispatcher_type)));
+      }
+      break;
+    case CompositeWriter::cuda_graph:
+      write_cuda_graph_flag(out, key, key_value, in.s);
+      break;
+    case CompositeWriter::elsewhere:
+    case CompositeWriter::table_row:
       break;
   }
 }

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
+#include "search/prefilters.hpp"
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
@@ -33,8 +35,7 @@ void Searcher::for_each_layer_shape(Visit visit) {
   const bool moe = model_.moe.has_value();
   const bool all_to_all = s_.moe_token_dispatcher_type != MoeDispatcher::allgather;
   const bool shared_experts = moe && model_.moe->num_shared_experts > 0;
-  const std::span<const int64_t> a2a_overlap =
-      moe && all_to_all && s_.expert_model_parallel_size > 1 ? on_off : off;
+  const std::span<const int64_t> a2a_overlap = expert_overlap_allowed(moe, s_) ? on_off : off;
   // The switches this level sets as pinned or by default, read once per call.
   const bool tp_comm_overlap = pins_.flag(K::tp_comm_overlap).value_or(false);
   // The attention kernels as pinned, else Transformer Engine's own choice.
@@ -162,37 +163,76 @@ bool Searcher::count_layer_shapes() {
   fill_key(loop_reads_, loop_key_);
   const LoopCount* found = loop_counts_.find(loop_key_);
   if (found == nullptr) {
-    // The tallies before the walk, in the map's order (kept capacity: no allocation per walk).
-    rejection_counts_.clear();
-    for (auto& [why, rejection] : rejections_)
-      rejection_counts_.emplace_back(&rejection, rejection.count);
-    const int64_t pruned = stats_.pruned;
-    LoopCount count;
-    count.kept = false;
-    for_each_layer_shape([&] {
-      if (!rules_hold(Level::layer_shape)) return;
-      count_shape();
-      count.kept = true;
-    });
+    std::optional<Strategy> walked_from;
+    if (audit_ != nullptr) walked_from = s_;
+    LoopCount count = walk_layer_shapes();
     if (stopped_) return count.kept;  // cut short: nothing to keep
-    count.leaves = stats_.pruned - pruned;
-    added_rejections(rejection_counts_, count.rejections);
-    for (const K id : loop_writes_) count.keys.push_back(key_row(id).get(s_, 0));
-    for (const Recompute& recompute : s_.recompute) {
-      count.keys.insert(
-          count.keys.end(),
-          {static_cast<int64_t>(recompute.granularity), static_cast<int64_t>(recompute.method),
-           recompute.num_layers, static_cast<int64_t>(recompute.modules)});
-    }
+    count.walked_from = std::move(walked_from);
     const bool kept = count.kept;
     loop_counts_.emplace(loop_key_, std::move(count));
     return kept;
   }
   const LoopCount& count = *found;
+  if (audit_ != nullptr) audit_loop_replay(count);
   stats_.pruned += count.leaves;
   for (const auto& [rejection, times] : count.rejections) rejection->count += times;
   restore_loop_keys(count);
   return count.kept;
+}
+
+// The shape loop in counting mode, recording what it does (unless cut short).
+Searcher::LoopCount Searcher::walk_layer_shapes() {
+  // The tallies before the walk, in the map's order (kept capacity: no allocation per walk).
+  rejection_counts_.clear();
+  for (auto& [why, rejection] : rejections_)
+    rejection_counts_.emplace_back(&rejection, rejection.count);
+  const int64_t pruned = stats_.pruned;
+  LoopCount count;
+  count.kept = false;
+  for_each_layer_shape([&] {
+    if (!rules_hold(Level::layer_shape)) return;
+    count_shape();
+    count.kept = true;
+  });
+  if (stopped_) return count;
+  count.leaves = stats_.pruned - pruned;
+  added_rejections(rejection_counts_, count.rejections);
+  for (const K id : loop_writes_) count.keys.push_back(key_row(id).get(s_, 0));
+  for (const Recompute& recompute : s_.recompute) {
+    count.keys.insert(
+        count.keys.end(),
+        {static_cast<int64_t>(recompute.granularity), static_cast<int64_t>(recompute.method),
+         recompute.num_layers, static_cast<int64_t>(recompute.modules)});
+  }
+  return count;
+}
+
+// The audit (tests, search_audited): a replayed shape loop must be what a walk from the current
+// state does. Where it is not, the loop reads a key its memo key (loop_reads_, init_shape_counts)
+// lacks, named as audit_replay names the count walk's.
+void Searcher::audit_loop_replay(const LoopCount& count) {
+  ++audit_->loop_memo_checked;
+  const auto walks = [&] { return loop_walks_as(count); };
+  if (walks()) return;
+  ++audit_->violations;
+  audit_->example =
+      "a replayed shape loop count differs from a walk with the same memo key: the loop reads " +
+      keys_that_match(*count.walked_from, walks) +
+      ", missing from loop_reads_ (init_shape_counts, shape_count.cpp)";
+}
+
+// Walks the current shape loop again and takes back what it counted: whether it does what
+// `count` recorded (whether a shape kept the rules, its leaves, rejections and the keys it
+// leaves in `s_`).
+bool Searcher::loop_walks_as(const LoopCount& count) {
+  const Strategy before = s_;
+  const int64_t pruned = stats_.pruned;
+  const LoopCount again = walk_layer_shapes();
+  stats_.pruned = pruned;
+  for (const auto& [rejection, times] : again.rejections) rejection->count -= times;
+  s_ = before;
+  return again.kept == count.kept && again.leaves == count.leaves &&
+         again.rejections == count.rejections && again.keys == count.keys;
 }
 
 // The rejections tallied since `before` (the counts of rejections_, in the map's order), into

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "model/stage_split.hpp"
+#include "search/prefilters.hpp"
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
@@ -45,8 +46,8 @@ double Searcher::evaluate_time(bool& fits, bool time_unfit) {
 bool Searcher::evaluate() {
   ++stats_.evaluated;
   // Activation offloading by layer (below) reads this strategy's time even where it does not fit.
-  const bool offloads_layers = !pins_.given(StrategyKeyId::cpu_offloading_num_layers) &&
-                               s_.pipeline_model_parallel_size == 1;
+  const bool offloads_layers =
+      !pins_.given(StrategyKeyId::cpu_offloading_num_layers) && layer_offload_allowed(s_);
   bool fits = false;
   const double time_s = evaluate_time(fits, offloads_layers);
   // A strategy inside the default margin ranks below those that fit (unless the user allows

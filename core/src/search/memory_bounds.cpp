@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/memory_reserve.hpp"
+#include "search/prefilters.hpp"
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
@@ -32,7 +33,7 @@ bool Searcher::activations_overflow(int fit_pool) {
   split_floors_valid_ = false;
   // Offloading activations by layer (a variant the evaluation tries without pipelining) lowers
   // them: each group's floor then counts none (its state alone).
-  const bool offloads_layers = s_.pipeline_model_parallel_size == 1 && layer_offload_variant_;
+  const bool offloads_layers = layer_offload_allowed(s_) && layer_offload_variant_;
   // The keys the ZeRO level sets as pinned or to their defaults, as it will; the stage it
   // chooses changes only the works' sharded-state traffic (time), so none is priced here.
   for (const auto& [row, value] : zero_pins_.fixed) row->set(s_, 0, value);
@@ -274,7 +275,7 @@ PipelineInput Searcher::margined_input(const Strategy& strategy) const {
 // optimizer on the CPU with the precision-aware optimizer), or none where ZeRO 0 or the pins
 // rule it out.
 const Strategy* Searcher::optimizer_offload_variant() const {
-  if (s_.zero_stage == 0 || !optimizer_offload_expressible_ ||
+  if (!optimizer_offload_allowed(s_) || !optimizer_offload_expressible_ ||
       pins_.given(StrategyKeyId::optimizer_cpu_offload) ||
       !pins_.flag(StrategyKeyId::use_precision_aware_optimizer).value_or(true)) {
     return nullptr;

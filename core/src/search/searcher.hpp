@@ -30,6 +30,7 @@
 
 #include <array>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -109,6 +110,7 @@ struct MemoryBoundAudit {
   int64_t split_checked = 0;  // estimated leaves whose layers the split floor said cannot fit
   int64_t time_checked = 0;   // estimated leaves timed against the recompute level's time bound
   int64_t memo_checked = 0;   // replayed shape counts walked again and compared (shape_count.cpp)
+  int64_t loop_memo_checked = 0;    // replayed shape loop counts walked again (layer_shape.cpp)
   int64_t split_reuse_checked = 0;  // reused layer-split works recomputed and compared (leaf.cpp)
   int64_t violations = 0;           // a floor above the estimated peak, or such a leaf that fits
   std::string example;
@@ -401,12 +403,16 @@ class Searcher {
     int64_t leaves = 0;
     std::vector<std::pair<Rejection*, int64_t>> rejections;
     std::vector<int64_t> keys;  // loop_writes_, then the recompute settings' keys per GPU type
+    std::optional<Strategy> walked_from;  // the state it was walked from (audited searches)
   };
   std::vector<StrategyKeyId> loop_reads_, loop_writes_;
   std::vector<int64_t> loop_key_;  // scratch: the values of loop_reads_ in s_
   KeyValuesMap<LoopCount> loop_counts_;
   std::vector<std::pair<Rejection*, int64_t>> rejection_counts_;  // scratch (count_layer_shapes)
   bool count_layer_shapes();
+  LoopCount walk_layer_shapes();
+  void audit_loop_replay(const LoopCount& count);
+  bool loop_walks_as(const LoopCount& count);
   void restore_loop_keys(const LoopCount& count);
   void added_rejections(const std::vector<std::pair<Rejection*, int64_t>>& before,
                         std::vector<std::pair<Rejection*, int64_t>>& added);
@@ -458,6 +464,7 @@ class Searcher {
   void replay(const ShapeCount& count);
   void audit_replay(const ShapeCount& count);
   bool walks_as(const ShapeCount& count);
+  std::string keys_that_match(const Strategy& walked_from, const std::function<bool()>& walks);
   ClosestMiss closest_;
 };
 

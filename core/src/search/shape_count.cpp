@@ -5,6 +5,7 @@
 // on the keys it reads and does not write, so it runs once per distinct value of those keys and
 // is replayed after (docs/search.md, section 3).
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -171,30 +172,38 @@ void Searcher::replay(const ShapeCount& count) {
 
 // The audit (tests, search_audited): a replayed count must be what a walk from the current state
 // does. Where it is not, the walk reads a key that its memo key (count_reads_, init_shape_counts)
-// lacks: each key whose value differs from the recorded walk's is put back alone, and those that
-// make the walk match again are named.
+// lacks, and keys_that_match names it.
 void Searcher::audit_replay(const ShapeCount& count) {
   ++audit_->memo_checked;
-  if (walks_as(count)) return;
+  const auto walks = [&] { return walks_as(count); };
+  if (walks()) return;
   ++audit_->violations;
+  audit_->example =
+      "a replayed shape count differs from a walk with the same memo key: the count walk reads " +
+      keys_that_match(*count.walked_from, walks) +
+      ", missing from init_shape_counts (shape_count.cpp)";
+}
+
+// The keys whose value in `walked_from` (the state a memoised walk started from), put back alone
+// into `s_`, make `walks` true again: each key whose value differs is tried, with what the
+// levels above derive from the keys (pipeline_level, micro_batch_level) derived again, and `s_`
+// restored after. "more than one key" where none alone does.
+std::string Searcher::keys_that_match(const Strategy& walked_from,
+                                      const std::function<bool()>& walks) {
   const Strategy now = s_;
   const int64_t data_parallel = data_parallel_, micro_batches = micro_batches_;
   std::string keys;
   for (const StrategyKey& key : strategy_keys()) {
-    if (same_key_value(key, now, *count.walked_from)) continue;
-    copy_key_value(key, *count.walked_from, s_);
-    // What the levels above derive from the keys (pipeline_level, micro_batch_level).
+    if (same_key_value(key, now, walked_from)) continue;
+    copy_key_value(key, walked_from, s_);
     data_parallel_ = data_parallel_size(rule_context_, s_);
     micro_batches_ = num_micro_batches(rule_context_, s_);
-    if (walks_as(count)) keys += (keys.empty() ? "" : ", ") + std::string(key.name);
+    if (walks()) keys += (keys.empty() ? "" : ", ") + std::string(key.name);
     s_ = now;
     data_parallel_ = data_parallel;
     micro_batches_ = micro_batches;
   }
-  audit_->example =
-      "a replayed shape count differs from a walk with the same memo key: the count walk reads " +
-      (keys.empty() ? std::string("more than one key") : keys) +
-      ", missing from init_shape_counts (shape_count.cpp)";
+  return keys.empty() ? std::string("more than one key") : keys;
 }
 
 // Walks the current shape again and takes back what it counted: whether it does what `count`

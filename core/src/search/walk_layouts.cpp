@@ -5,6 +5,7 @@
 #include <span>
 
 #include "search/candidates.hpp"
+#include "search/prefilters.hpp"
 #include "search/searcher.hpp"
 
 namespace paraplan::detail {
@@ -61,7 +62,7 @@ void Searcher::expert_level() {
       s_.expert_model_parallel_size = ep;
       s_.expert_tensor_parallel_size = etp;
       // The dispatchers differ only where tokens leave the GPU.
-      const bool dispatches = moe && s_.expert_tensor_parallel() * ep > 1;
+      const bool dispatches = dispatchers_differ(moe, s_);
       const std::vector<int64_t> dispatchers =
           dispatches ? std::vector<int64_t>{0, 1, 2} : std::vector<int64_t>{0};
       for (const int64_t d : pinned_or(pins_.get(K::moe_token_dispatcher_type), dispatchers)) {

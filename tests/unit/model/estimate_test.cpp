@@ -64,7 +64,9 @@ TEST_CASE("infeasible strategies give one reason per problem, naming the numbers
   };
   CHECK(has("tensor_model_parallel_size (3) does not divide num_attention_heads (64)"));
   CHECK(has("context_parallel_size 2 needs use_flash_attn"));
-  CHECK(has("tensor x context x pipeline parallel (18) does not divide the 256 GPUs"));
+  CHECK(
+      has("tensor_model_parallel_size x context_parallel_size x pipeline_model_parallel_size (18) "
+          "does not divide the 256 GPUs"));
   check_finite(r);
 }
 

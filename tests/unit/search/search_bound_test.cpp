@@ -29,14 +29,16 @@ SearchOptions golden_options() {
 // parallelism of an earlier leaf of the same ZeRO level, recomputed and compared bit for bit).
 struct AuditCounts {
   int64_t checked = 0, split_checked = 0, time_checked = 0, replays_checked = 0, ranked = 0;
+  int64_t loop_replays_checked = 0;
   int64_t split_reuses_checked = 0;
 };
 
 // `scenario` searched with the bounds audited: no group of an estimated leaf peaks below its
 // memory floor, no leaf whose layers the split floor says cannot fit does, no leaf is faster
 // than the time bound of its recompute settings (host issue time included), no replayed shape
-// count differs from a walk of the same shape (a key the count walk reads missing from its memo
-// key, shape_count.cpp init_shape_counts: the audit's example names it), and the search (where
+// count differs from a walk of the same shape, nor a replayed shape loop from a walk of the loop
+// (a key the count walk or the loop reads missing from its memo key, shape_count.cpp
+// init_shape_counts: the audit's example names it), and the search (where
 // the memory floors prune nothing) ranks as the pruned one; no reused layer split differs
 // from its recomputation (Searcher::audit_split_reuse).
 void check_bounds(const Scenario& scenario, AuditCounts& counts) {
@@ -48,6 +50,7 @@ void check_bounds(const Scenario& scenario, AuditCounts& counts) {
   counts.split_checked += audit.split_checked;
   counts.time_checked += audit.time_checked;
   counts.replays_checked += audit.memo_checked;
+  counts.loop_replays_checked += audit.loop_memo_checked;
   counts.split_reuses_checked += audit.split_reuse_checked;
   const SearchResult pruned = search(scenario, golden_options());
   REQUIRE(audited.strategies.size() == pruned.strategies.size());
@@ -151,11 +154,12 @@ TEST_CASE("the memory and time bounds hold over random jobs and frameworks" *
     check_bounds(parse_scenario(scenario_json), counts);
   }
   MESSAGE("groups ", counts.checked, ", split leaves ", counts.split_checked, ", timed ",
-          counts.time_checked, ", replayed shape counts ", counts.replays_checked, ", ranked ",
-          counts.ranked);
+          counts.time_checked, ", replayed shape counts ", counts.replays_checked,
+          ", replayed shape loops ", counts.loop_replays_checked, ", ranked ", counts.ranked);
   CHECK(counts.checked > 0);
   CHECK(counts.split_checked > 0);
   CHECK(counts.time_checked > 0);
   CHECK(counts.replays_checked > 0);
+  CHECK(counts.loop_replays_checked > 0);
   CHECK(counts.ranked > 0);
 }

@@ -26,6 +26,25 @@ describe("the core's reasons in Chinese", () => {
         "tensor parallel divides the attention heads",
       ),
     ).toBe("tensor_model_parallel_size（3）不能整除 num_attention_heads（64）");
+    // Reasons that name the strategy keys they are about (rules_test.cpp).
+    expect(
+      coreReason(
+        "tensor_model_parallel_size x context_parallel_size x pipeline_model_parallel_size (18) does not divide the 256 GPUs",
+        "model parallelism divides the GPUs",
+      ),
+    ).toBe("张量 × 上下文 × 流水线并行（18）不能整除 256 块 GPU");
+    expect(
+      coreReason(
+        "expert_tensor_parallel_size x expert_model_parallel_size x pipeline_model_parallel_size (1 x 8 x 4) does not divide the 48 GPUs",
+        "expert grid divides the GPUs",
+      ),
+    ).toBe("专家张量 × 专家 × 流水线并行（1 × 8 × 4）不能整除 48 块 GPU");
+    expect(
+      coreReason(
+        "pipeline_model_parallel_size x virtual_pipeline_model_parallel_size (96) exceeds num_layers + 2 (42): some chunk would hold no layer",
+        "every virtual pipeline chunk holds a layer",
+      ),
+    ).toBe("流水线 × 虚拟流水线（96）超过 num_layers + 2（42）：有的分块将没有层");
     expect(
       coreReasons({
         infeasible_reasons: [

@@ -35,11 +35,11 @@ const ZH: Record<string, [RegExp, Translate]> = {
   ],
   "the estimate stays finite": [/^.*$/, () => "规模过大，无法用双精度估算（时间或显存溢出）"],
   "model parallelism divides the GPUs": [
-    /^tensor x context x pipeline parallel \((\d+)\) does not divide the (\d+) GPUs$/,
+    /^tensor_model_parallel_size x context_parallel_size x pipeline_model_parallel_size \((\d+)\) does not divide the (\d+) GPUs$/,
     (m) => `张量 × 上下文 × 流水线并行（${m[1]}）不能整除 ${m[2]} 块 GPU`,
   ],
   "expert grid divides the GPUs": [
-    /^expert tensor x expert x pipeline parallel \((\d+) x (\d+) x (\d+)\) does not divide the (\d+) GPUs$/,
+    /^expert_tensor_parallel_size x expert_model_parallel_size x pipeline_model_parallel_size \((\d+) x (\d+) x (\d+)\) does not divide the (\d+) GPUs$/,
     (m) => `专家张量 × 专家 × 流水线并行（${m[1]} × ${m[2]} × ${m[3]}）不能整除 ${m[4]} 块 GPU`,
   ],
   "data parallel x micro-batch divides the global batch": [
@@ -51,7 +51,7 @@ const ZH: Record<string, [RegExp, Translate]> = {
     (m) => `pipeline_model_parallel_size（${m[1]}）超过 num_layers（${m[2]}）`,
   ],
   "every virtual pipeline chunk holds a layer": [
-    /^pipeline x virtual pipeline \((\d+)\) exceeds num_layers \+ 2 \((\d+)\): some chunk would hold no layer$/,
+    /^pipeline_model_parallel_size x virtual_pipeline_model_parallel_size \((\d+)\) exceeds num_layers \+ 2 \((\d+)\): some chunk would hold no layer$/,
     (m) => `流水线 × 虚拟流水线（${m[1]}）超过 num_layers + 2（${m[2]}）：有的分块将没有层`,
   ],
   "interleaving needs pipeline parallelism": [
