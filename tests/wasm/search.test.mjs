@@ -136,7 +136,12 @@ describe("search: module and CLI agree", () => {
     "uncertainty",
     "validation",
   ];
-  const TABLE_MEMORY_KEYS = ["peak_gib_per_gpu", "verdict", "verdict_reason"];
+  const TABLE_MEMORY_KEYS = [
+    "peak_gib_per_gpu",
+    "verdict",
+    "verdict_reason",
+    "verdict_reason_text",
+  ];
   // Bytes of JSON a row of the rows so far may take (about 3 KB; a result's row about 20 KB).
   const TABLE_ROW_MAX_BYTES = 6000;
 

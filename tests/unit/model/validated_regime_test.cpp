@@ -16,6 +16,18 @@ using namespace paraplan;
 
 namespace {
 
+// The English of detail::regime_notes.
+std::vector<std::string> regime_notes(const ModelSpec& model, const Training& training,
+                                      const Cluster& cluster, Framework framework,
+                                      const Strategy& strategy, double mfu) {
+  std::vector<std::string> texts;
+  for (const CoreText& note :
+       detail::regime_notes(model, training, cluster, framework, strategy, mfu)) {
+    texts.push_back(note.text);
+  }
+  return texts;
+}
+
 struct Best {
   double mfu = 0;
   std::string run;
@@ -127,8 +139,8 @@ TEST_CASE("a report outside the validated regimes says how") {
   Scenario mla = test::scenario(R"({"model": "deepseek-v3", "training": {"global_batch_size": 64,
       "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
   mla.model.moe.reset();
-  const std::vector<std::string> dense_mla = detail::regime_notes(
-      mla.model, mla.training, mla.cluster, mla.framework, complete_strategy(mla), -1);
+  const std::vector<std::string> dense_mla =
+      regime_notes(mla.model, mla.training, mla.cluster, mla.framework, complete_strategy(mla), -1);
   REQUIRE(dense_mla.size() == 1);
   CHECK(dense_mla[0] ==
         "model family \"dense, multi-latent attention, gated MLP\" was never validated against a "
@@ -139,11 +151,10 @@ TEST_CASE("an MFU above the best published for its GPU is outside the validated 
   const Scenario s = test::scenario(R"({"model": "llama3.1-8b", "training": {
       "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100",
       "count": 8}]}})");
-  CHECK(
-      detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.55)
-          .empty());
+  CHECK(regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.55)
+            .empty());
   const std::vector<std::string> notes =
-      detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.70);
+      regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.70);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] ==
         "causal MFU 70.0% is above the best published for h100 (Hopper) in 16-bit (55.6%, run "
@@ -157,8 +168,7 @@ TEST_CASE(
     const Scenario s = test::scenario(R"({"model": "llama3.1-8b", "training": {
         "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": ")" +
                                       gpu + R"(", "count": 8}]}})");
-    return detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s),
-                                mfu);
+    return regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), mfu);
   };
   // Issue 32: Llama 3 8B on 8 A100 40 GB at 59.8% causal MFU, above any published A100 run.
   const std::vector<std::string> a100_40g = notes("a100-40g", 0.598);
@@ -178,7 +188,7 @@ TEST_CASE("a GPU whose preset fields are overridden is not validated") {
       "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": {"base": "h100",
       "id": "h100-fast", "tensor_tflops": {"bf16": 2000}}, "count": 8}]}})");
   const std::vector<std::string> notes =
-      detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.3);
+      regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.3);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] ==
         "GPU h100-fast is not a preset as published (its fields are given or overridden): no "
@@ -215,8 +225,7 @@ TEST_CASE("a framework, ZeRO stage or MoE loop the published runs miss is outsid
                                       framework + R"(", "training": {"global_batch_size": 64,
         "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100", "count": 8}]},
         "strategy": )" + strategy + "}");
-    return detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s),
-                                -1);
+    return regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), -1);
   };
   // Megatron-LM's runs validate Megatron-Core under Megatron-Bridge and MindSpeed-LLM too.
   for (const char* framework : {"megatron", "megatron-bridge", "mindspeed-llm"}) {

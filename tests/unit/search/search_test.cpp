@@ -482,7 +482,8 @@ TEST_CASE("a table row is the result entry's table keys, with the same values") 
                                                 "tokens_per_s_per_gpu",
                                                 "uncertainty",
                                                 "validation"};
-  const std::vector<std::string> memory_keys = {"peak_gib_per_gpu", "verdict", "verdict_reason"};
+  const std::vector<std::string> memory_keys = {"peak_gib_per_gpu", "verdict", "verdict_reason",
+                                                "verdict_reason_text"};
   bool two_types = false;
   for (size_t i = 0; i < result.strategies.size(); ++i) {
     const nlohmann::json row = to_table_json(result.strategies[i], i + 1, scenario);
