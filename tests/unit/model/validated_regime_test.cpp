@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
+#include "model/text_ids.hpp"
 #include "model/uncertainty.hpp"
 #include "support.hpp"
 
@@ -216,6 +218,31 @@ TEST_CASE("mixture-of-experts and FSDP estimates carry their regime's measured e
                               R"({"tensor_model_parallel_size": 8, "sequence_parallel": true,
                                   "recompute_granularity": "selective"})");
   CHECK(dense.validation.notes.empty());
+}
+
+TEST_CASE("each note, the band and the memory verdict carry their text id and values") {
+  // Issue 30: in 中文 these read English; the page writes them from id and values
+  // (web/src/i18n/core-texts.ts).
+  const Report moe = estimate(test::scenario(R"({"model": "mixtral-8x7b", "training": {
+      "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100",
+      "count": 8}]}, "strategy": {"expert_model_parallel_size": 8}})"));
+  const std::vector<CoreText>& texts = moe.validation.note_texts;
+  REQUIRE(texts.size() == moe.validation.notes.size());
+  for (size_t i = 0; i < texts.size(); ++i) CHECK(texts[i].text == moe.validation.notes[i]);
+  REQUIRE_FALSE(texts.empty());
+  CHECK(texts.back().id == text_id::kMoeMeasuredError);
+  REQUIRE(texts.back().parts.size() == 1);
+  CHECK(texts.back().parts[0].text == moe.uncertainty.regime);
+  CHECK(moe.uncertainty.regime_text.text == moe.uncertainty.regime);
+  CHECK(moe.uncertainty.basis_text.text == moe.uncertainty.basis);
+  CHECK(moe.memory_verdict_text.text == moe.memory_verdict_reason);
+  CHECK(moe.memory_verdict_text.id.starts_with("memory verdict: "));
+  const nlohmann::json json = to_json(moe);
+  CHECK(json["validation"]["note_texts"].size() == texts.size());
+  CHECK(json["validation"]["note_texts"].back()["parts"][0]["id"] ==
+        moe.uncertainty.regime_text.id);
+  CHECK(json["uncertainty"]["basis_text"]["args"]["runs"] == std::to_string(moe.uncertainty.runs));
+  CHECK(json["memory"]["verdict_reason_text"]["id"] == moe.memory_verdict_text.id);
 }
 
 TEST_CASE("a framework, ZeRO stage or MoE loop the published runs miss is outside the regime") {
