@@ -66,10 +66,13 @@ function startupChunks(bundle: OutputBundle, pattern: RegExp): string[] {
   return [...wanted];
 }
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   // Relative URLs: the site works from any base path on any static server.
   base: "./",
   worker: { format: "es" },
   build: { target: "es2022", chunkSizeWarningLimit: 800 },
   plugins: [relaxCspForDevServer(), preloadStartup()],
-});
+  // Under vitest only: tests read the core's list of text ids from the repository
+  // (i18n/core-texts.test.ts reads core/src/model/text_ids.hpp).
+  ...(mode === "test" ? { server: { fs: { allow: [".."] } } } : {}),
+}));

@@ -280,6 +280,97 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
     await page.close();
   });
 
+  it("中文: the band's basis, the memory verdict and the MoE trust note are Chinese, by their id", async () => {
+    const page = await site.context.newPage();
+    await open(
+      page,
+      "lang=zh&model=qwen3-30b-a3b&gpu-infos=h100:64&num-gpus=64&global-batch-size=512&seq-length=4096&run=1&selected=1",
+      byTestId("validation-notes"),
+    );
+    // The detail's band, its basis and the memory verdict (once English: they carried no id).
+    const summary = await page
+      .locator(`${byTestId("detail-view")} dl.summary`)
+      .first()
+      .innerText();
+    assert.match(summary, /个公开运行的实测\/预测 token\/s/, summary);
+    assert.match(summary, /流水线阶段 \d+（h100）峰值 [\d.]+ GiB/, summary);
+    assert.doesNotMatch(
+      summary,
+      /published runs|peaks at|default margin|any framework/,
+      summary,
+    );
+    // The trust notes: MoE's measured error, with its regime's name written in Chinese too.
+    const notes = await page.locator(byTestId("validation-notes")).innerText();
+    assert.match(
+      notes,
+      /混合专家（MoE）模型，模型误差最大之处：“[^”]+”的公开运行实测/,
+      notes,
+    );
+    assert.doesNotMatch(
+      notes,
+      /mixture-of-experts|published runs|was never/,
+      notes,
+    );
+    // The row's hover text: its memory verdict in Chinese.
+    const title = await page
+      .locator(byTestId("result-row"))
+      .first()
+      .getAttribute("title");
+    assert.doesNotMatch(title, /peaks at|was never/, title);
+    await screenshot("i30-9-zh-trust", page);
+    await page.close();
+  });
+
+  it("run=1 at 1440×900: the first rows come into view under the form", async () => {
+    const page = await site.context.newPage();
+    await open(
+      page,
+      "lang=en&model=llama3.1-405b&gpu-infos=h100:1024&num-gpus=1024&global-batch-size=1536&seq-length=8192&run=1",
+    );
+    // The form is built after the first rows, above them: they scroll into view once it is.
+    await page.waitForFunction(
+      () => document.querySelector("form.job") !== null,
+      null,
+      { timeout: TIMEOUT_MS },
+    );
+    await page.waitForFunction(() => scrollY > 0, null, { timeout: 10_000 });
+    const row = await page
+      .locator(byTestId("result-row"))
+      .first()
+      .boundingBox();
+    assert.ok(
+      row && row.y >= 0 && row.y + row.height <= 900,
+      JSON.stringify(row),
+    );
+    await screenshot("i30-3-run-link-1440", page, false);
+    await page.close();
+  });
+
+  it("run=1: rows that come after the form leave a reader who is typing where they are", async () => {
+    const page = await site.context.newPage();
+    // DeepSeek-V3 on 16,384 H100: its first rows come after the form is built.
+    await page.goto(
+      `${site.origin}/paraplan/?lang=en&model=deepseek-v3&gpu-infos=h100:16384&num-gpus=16384&global-batch-size=8192&seq-length=4096&run=1`,
+    );
+    const batch = page.locator(byTestId("global-batch-size"));
+    await batch.waitFor({ timeout: TIMEOUT_MS });
+    if ((await page.locator(byTestId("result-row")).count()) === 0) {
+      await batch.focus();
+      await page.keyboard.type("0");
+      await page.waitForSelector(
+        `${byTestId("result-row")}, ${byTestId("provisional-row")}`,
+        { timeout: TIMEOUT_MS },
+      );
+      await page.waitForTimeout(300);
+      assert.equal(await page.evaluate(() => scrollY), 0);
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.dataset.testid),
+        "global-batch-size",
+      );
+    }
+    await page.close();
+  });
+
   it("results at 1440 px: a row's ≈ and ◇ marks sit on its rank's line", async () => {
     const page = await site.context.newPage();
     await open(

@@ -46,6 +46,9 @@ export class App {
   private readonly formSlot = h("div", { class: "form-slot", testid: "form-slot" });
   private readonly firstRows = new FirstRows();
   private formBuilt = false;
+  // A run=1 link's results come into view once its first rows are drawn under the form.
+  private revealWhenDrawn = false;
+  private resultsSection: HTMLElement | null = null;
   private focusWhenBuilt = false; // a run refused the input before the form was there
   private version = "";
 
@@ -101,6 +104,7 @@ export class App {
     this.runs.subscribe(() => this.runsChanged());
     this.runsChanged();
     if (state.ran) {
+      this.revealWhenDrawn = true;
       void this.search();
       // While the worker searches: in a task of its own, after the frame is painted.
       setTimeout(warmFormatters, 0);
@@ -147,10 +151,11 @@ export class App {
     };
     const results = h(
       "section",
-      { class: "results-section" },
+      { class: "results-section", testid: "results-section" },
       h("div", { class: "results-toolbar" }, viewTabs(this.store, views), share.element),
       ...Object.values(views),
     );
+    this.resultsSection = results;
     this.root.replaceChildren(this.header, this.banner, this.formSlot, results);
     mark("results-drawn");
   }
@@ -174,6 +179,7 @@ export class App {
     // The fields are registered now: the form's mistakes show beside them.
     this.showErrors();
     if (this.focusWhenBuilt) this.errors.focusFirst();
+    this.revealResults();
     mark("form-drawn");
   }
 
@@ -227,6 +233,7 @@ export class App {
       if (this.runs.provisional !== null) {
         mark("first-rows-drawn");
         this.firstRows.markDrawn();
+        this.revealResults();
         void loadCharts();
       }
     });
@@ -235,6 +242,7 @@ export class App {
     this.afterRun(outcome);
     if (outcome.status !== "done") return this.strategies.endProvisional(false);
     this.strategies.showResults();
+    this.revealResults();
     mark("first-rows-drawn");
     void loadCharts();
     const ranks = this.runs.last?.result.strategies.map((ranked) => String(ranked.rank)) ?? [];
@@ -243,6 +251,18 @@ export class App {
       if (!ranks.includes(state.selected)) state.selected = "";
     });
     this.strategies.showSelected();
+  }
+
+  // A run=1 link's rows are drawn first and the form then above them, which at 1440×900 pushes
+  // them below the fold: once both are there, the results scroll to the top of the window,
+  // once, unless the reader has already scrolled or is typing in a field (issue 30).
+  private revealResults(): void {
+    const results = this.resultsSection;
+    const rows = this.runs.provisional !== null || this.runs.last !== null;
+    if (!this.revealWhenDrawn || !this.formBuilt || !rows || results === null) return;
+    this.revealWhenDrawn = false;
+    if (window.scrollY > 0 || isEditing(document.activeElement)) return;
+    results.scrollIntoView({ block: "start" });
   }
 
   private async runScaling(): Promise<void> {
@@ -260,4 +280,11 @@ export class App {
     this.focusWhenBuilt = !this.formBuilt;
     this.errors.focusFirst();
   }
+}
+
+// Whether `element` takes typing: a text field, a list or an editable element.
+function isEditing(element: Element | null): boolean {
+  if (element === null) return false;
+  if (element instanceof HTMLElement && element.isContentEditable) return true;
+  return ["INPUT", "TEXTAREA", "SELECT"].includes(element.tagName);
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace paraplan {
@@ -129,12 +130,31 @@ const char* to_string(MemoryVerdict verdict);
 MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes,
                                 bool expandable_segments = false, bool cuda_graphs = false);
 
+// A text of a report with a stable id and the values it names, so that the page writes it in
+// its language without parsing the English (web/src/i18n/core-texts.ts; docs/contract.md
+// section 4): `text` is the English, `args` its values by name as `text` writes them, `parts`
+// the texts it includes.
+struct CoreText {
+  std::string id;
+  std::string text;
+  std::vector<std::pair<std::string, std::string>> args;
+  std::vector<CoreText> parts;
+};
+
 // Whether a result lies inside the regimes the validation test covers (published runs of the
 // same GPU and precision, model family and sequence length, and an MFU no higher than the best
 // published for that GPU); each note names one way it leaves them.
 struct Validation {
   bool validated = true;
   std::vector<std::string> notes;
+  std::vector<CoreText> note_texts;  // one per note, same order
+
+  // Adds a note: its English to `notes`, its id and values to `note_texts`.
+  void add(CoreText note) {
+    notes.push_back(note.text);
+    note_texts.push_back(std::move(note));
+    validated = false;
+  }
 };
 
 // Stable ids of the infeasible reasons that are not a rule's (a rule's id is its name,
@@ -151,9 +171,11 @@ struct Uncertainty {
   double low_tokens_per_s_per_gpu = 0;
   double high_tokens_per_s_per_gpu = 0;
   double level = 0.8;
-  std::string regime;  // e.g. "Hopper, MoE, Megatron-Core"
-  int64_t runs = 0;    // published runs that inform it
-  std::string basis;   // how it was derived, and why it is wide where few runs inform it
+  std::string regime;    // e.g. "Hopper, MoE, Megatron-Core"
+  int64_t runs = 0;      // published runs that inform it
+  std::string basis;     // how it was derived, and why it is wide where few runs inform it
+  CoreText regime_text;  // `regime` with its id and values
+  CoreText basis_text;   // `basis` with its id and values
 };
 
 struct Report {
@@ -195,7 +217,8 @@ struct Report {
   // The worst stage's verdict, and the numbers behind it.
   MemoryVerdict memory_verdict = MemoryVerdict::fits;
   std::string memory_verdict_reason;
-  int bottleneck_stage = 0;  // the stage that sets the pipeline's pace
+  CoreText memory_verdict_text;  // memory_verdict_reason with its id and values
+  int bottleneck_stage = 0;      // the stage that sets the pipeline's pace
 };
 
 nlohmann::json to_json(const Report& report);

@@ -11,6 +11,7 @@
 #include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
 #include "model/stage_split.hpp"
+#include "model/text_ids.hpp"
 #include "model/uncertainty.hpp"
 #include "model/validated_regime.hpp"
 #include "paraplan/errors.hpp"
@@ -52,12 +53,61 @@ double default_margin_bytes(double capacity_bytes, bool expandable_segments, boo
 
 bool captures_cuda_graphs(const Strategy& s) { return s.cuda_graph_impl != CudaGraphImpl::none; }
 
+// `value` written with `decimals` decimals, as the memory verdict's text writes its numbers.
+std::string decimal(double value, int decimals) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+// Sets the memory verdict's reason, in English and with its id and values.
+void set_verdict_text(Report& report, CoreText text) {
+  report.memory_verdict_reason = text.text;
+  report.memory_verdict_text = std::move(text);
+}
+
+// The reason of `verdict` for `stage`, the worst, at `share` of its capacity with `margin_bytes`
+// the default margin (docs/model.md, "Memory verdict").
+CoreText verdict_text(MemoryVerdict verdict, const StageReport& stage, size_t index, double share,
+                      double margin_bytes, bool expandable, bool graphs) {
+  const double peak = stage.memory.peak_bytes();
+  const std::vector<std::pair<std::string, std::string>> args = {
+      {"stage", std::to_string(index)},
+      {"gpu", stage.gpu},
+      {"peak_gib", decimal(peak / units::kGiB, 1)},
+      {"capacity_gib", decimal(stage.capacity_bytes / units::kGiB, 1)},
+      {"share_percent", decimal(100 * share, 0)},
+      {"free_gib", decimal((stage.capacity_bytes - peak) / units::kGiB, 1)},
+      {"margin_gib", decimal(margin_bytes / units::kGiB, 1)},
+      {"margin_percent", decimal(100 * margin_bytes / stage.capacity_bytes, 0)},
+      {"allocator", expandable ? "expandable_segments" : "default_segments"},
+      {"cuda_graphs", graphs ? "true" : "false"}};
+  const char* what = verdict == MemoryVerdict::oom ? "more than its capacity"
+                     : verdict == MemoryVerdict::at_risk
+                         ? "inside the default margin, where published launches went either way"
+                         : "the most of any stage, below the default margin";
+  const std::string text =
+      "pipeline stage " + args[0].second + " (" + args[1].second + ") peaks at " + args[2].second +
+      " GiB of " + args[3].second + " GiB (" + args[4].second + "%, " + args[5].second +
+      " GiB free): " + what + " (the default margin keeps " + args[6].second + " GiB, " +
+      args[7].second + "%, free, for the allocator mode, " +
+      (expandable ? "expandable segments" : "PyTorch's default fixed segments") +
+      (graphs ? ", with CUDA graphs" : "") + "; docs/model.md \"Memory verdict\")";
+  const char* id = verdict == MemoryVerdict::oom       ? text_id::kVerdictOom
+                   : verdict == MemoryVerdict::at_risk ? text_id::kVerdictAtRisk
+                                                       : text_id::kVerdictFits;
+  return {id, text, args, {}};
+}
+
 // The worst stage's memory verdict and the numbers behind it (docs/model.md, "Memory verdict").
 void set_memory_verdict(Report& report, const Strategy& s) {
   const bool expandable = s.expandable_segments;
   const bool graphs = captures_cuda_graphs(s);
   if (report.stages.empty()) {
-    report.memory_verdict_reason = "memory not estimated: the strategy is rejected before it";
+    set_verdict_text(report, {text_id::kMemoryRejected,
+                              "memory not estimated: the strategy is rejected before it",
+                              {},
+                              {}});
     return;
   }
   size_t worst = 0;
@@ -76,24 +126,9 @@ void set_memory_verdict(Report& report, const Strategy& s) {
   }
   const StageReport& stage = report.stages[worst];
   const double margin = default_margin_bytes(stage.capacity_bytes, expandable, graphs);
-  char text[640];
-  const char* what = verdict == MemoryVerdict::oom ? "more than its capacity"
-                     : verdict == MemoryVerdict::at_risk
-                         ? "inside the default margin, where published launches went either way"
-                         : "the most of any stage, below the default margin";
-  std::snprintf(
-      text, sizeof text,
-      "pipeline stage %zu (%s) peaks at %.1f GiB of %.1f GiB (%.0f%%, %.1f GiB free): "
-      "%s (the default margin keeps %.1f GiB, %.0f%%, free, for the allocator mode, %s%s; "
-      "docs/model.md \"Memory verdict\")",
-      worst, stage.gpu.c_str(), stage.memory.peak_bytes() / units::kGiB,
-      stage.capacity_bytes / units::kGiB, 100 * worst_share,
-      (stage.capacity_bytes - stage.memory.peak_bytes()) / units::kGiB, what, margin / units::kGiB,
-      100 * margin / stage.capacity_bytes,
-      expandable ? "expandable segments" : "PyTorch's default fixed segments",
-      graphs ? ", with CUDA graphs" : "");
   report.memory_verdict = verdict;
-  report.memory_verdict_reason = text;
+  set_verdict_text(report,
+                   verdict_text(verdict, stage, worst, worst_share, margin, expandable, graphs));
 }
 
 // A stage's memory against its GPU's and its host's: infeasible above capacity, a warning inside
@@ -137,7 +172,10 @@ Report overflow_report() {
   overflow.infeasible_reason_ids.emplace_back(kOverflowReason);
   overflow.infeasible_reasons.push_back(
       "the sizes are too large to estimate in double precision (a time or memory overflowed)");
-  overflow.memory_verdict_reason = "memory not estimated: the sizes overflow double precision";
+  set_verdict_text(overflow, {text_id::kMemoryOverflow,
+                              "memory not estimated: the sizes overflow double precision",
+                              {},
+                              {}});
   return overflow;
 }
 
@@ -175,7 +213,7 @@ struct Estimator::Impl {
         band(detail::ratio_band(detail::regime_of(model, cluster, framework),
                                 detail::validation_residuals())) {}
 
-  std::string model_note;  // what the framework's model drops (framework_rules.hpp)
+  CoreText model_note;  // what the framework's model drops (framework_rules.hpp)
   ModelSpec model;
   Training training;
   Cluster cluster;
@@ -197,9 +235,9 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.model_parameters = count_parameters(model).total;
   report.model_flops_per_token = model_flops_per_token(model, training.seq_length);
   report.model_flops_per_token_causal = model_flops_per_token_causal(model, training.seq_length);
-  report.validation.notes =
-      detail::regime_notes(model, training, cluster, framework, s, -1);  // MFU below
-  report.validation.validated = report.validation.notes.empty();
+  for (CoreText& note : detail::regime_notes(model, training, cluster, framework, s, -1)) {
+    report.validation.add(std::move(note));  // MFU below
+  }
   report.uncertainty = detail::uncertainty_of(band, 0);
   const std::optional<detail::Layout> layout =
       detail::plan_layout(model, training, cluster, framework, s, report.infeasible_reasons,
@@ -304,13 +342,15 @@ void Estimator::Impl::set_throughput(Report& report, const detail::Layout& layou
 // The band and the notes on how far the validation covers this strategy.
 void Estimator::Impl::set_validation(Report& report, const Strategy& s) const {
   report.uncertainty = detail::uncertainty_of(band, report.tokens_per_s_per_gpu);
-  report.validation.notes =
-      detail::regime_notes(model, training, cluster, framework, s, report.mfu_causal);
-  if (std::string note = detail::measured_error_note(model, framework, s, band); !note.empty()) {
-    report.validation.notes.push_back(std::move(note));
+  report.validation = {};
+  for (CoreText& note :
+       detail::regime_notes(model, training, cluster, framework, s, report.mfu_causal)) {
+    report.validation.add(std::move(note));
   }
-  if (!model_note.empty()) report.validation.notes.push_back(model_note);
-  report.validation.validated = report.validation.notes.empty();
+  if (CoreText note = detail::measured_error_note(model, framework, s, band); !note.id.empty()) {
+    report.validation.add(std::move(note));
+  }
+  if (!model_note.id.empty()) report.validation.add(model_note);
 }
 
 Estimator::Estimator(ModelSpec model, Training training, Cluster cluster, Framework framework)

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "model/text_ids.hpp"
+
 namespace paraplan::detail {
 
 // torchtitan v0.2.2's families (torchtitan_family.hpp TorchtitanFamily), from their args.py and
@@ -80,12 +82,17 @@ ModelSpec trained_model(ModelSpec model, Framework framework) {
   return model;
 }
 
-std::string trained_model_note(const ModelSpec& model, Framework framework) {
-  if (!drops_mtp(model, framework)) return "";
-  return "torchtitan v0.2.2's " + std::string(to_string(torchtitan_family(model))) +
-         " model has no multi-token prediction (models/deepseek_v3/model/model.py builds none): "
-         "estimated and launched without the model's " +
-         std::to_string(model.mtp_num_layers) + " MTP depth(s)";
+CoreText trained_model_note(const ModelSpec& model, Framework framework) {
+  if (!drops_mtp(model, framework)) return {};
+  const std::string family(to_string(torchtitan_family(model)));
+  const std::string depth = std::to_string(model.mtp_num_layers);
+  return {text_id::kTorchtitanDropsMtp,
+          "torchtitan v0.2.2's " + family +
+              " model has no multi-token prediction (models/deepseek_v3/model/model.py builds "
+              "none): estimated and launched without the model's " +
+              depth + " MTP depth(s)",
+          {{"family", family}, {"mtp_num_layers", depth}},
+          {}};
 }
 
 }  // namespace paraplan::detail

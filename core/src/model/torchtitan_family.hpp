@@ -6,6 +6,7 @@
 
 #include "paraplan/framework.hpp"
 #include "paraplan/model.hpp"
+#include "paraplan/report.hpp"
 
 namespace paraplan::detail {
 
@@ -23,8 +24,8 @@ std::string_view to_string(TorchtitanFamily family);
 // (models/deepseek_v3/model/model.py at v0.2.2 builds no MTP module), so a DeepSeek-V3 run there
 // trains without the MTP depth and is estimated without it. Every other case: `model` itself.
 ModelSpec trained_model(ModelSpec model, Framework framework);
-// The note that says what trained_model dropped, or "" where it dropped nothing.
-std::string trained_model_note(const ModelSpec& model, Framework framework);
+// The note that says what trained_model dropped; its id is empty where it dropped nothing.
+CoreText trained_model_note(const ModelSpec& model, Framework framework);
 
 // SwiGLU with rotary positions: what every torchtitan family is.
 bool swiglu_rope(const ModelSpec& m);

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/text_ids.hpp"
+
 namespace paraplan::detail {
 namespace {
 
@@ -55,28 +57,73 @@ std::string fixed(double value) {
   return text;
 }
 
-// The regimes tried, narrowest first: each a name and whether a run belongs to it.
+// The regimes tried, narrowest first: each a name (with its text id) and whether a run belongs
+// to it.
 struct RegimeLevel {
-  std::string name;
+  CoreText name;
   bool (*member)(const RegimeKey& key, const Residual& r);
 };
 
 std::vector<RegimeLevel> levels(const RegimeKey& key) {
   const std::string kind = key.moe ? "MoE" : "dense";
+  const std::pair<std::string, std::string> gpu{"gpu_family", key.gpu_family};
+  const std::pair<std::string, std::string> model{"kind", kind};
   return {
-      {key.gpu_family + ", " + kind + ", " + key.framework_family,
+      {{text_id::kRegimeGpuKindFramework,
+        key.gpu_family + ", " + kind + ", " + key.framework_family,
+        {gpu, model, {"framework_family", key.framework_family}},
+        {}},
        [](const RegimeKey& k, const Residual& r) {
          return r.gpu_family == k.gpu_family && r.moe == k.moe &&
                 r.framework_family == k.framework_family;
        }},
-      {key.gpu_family + ", " + kind + ", any framework",
+      {{text_id::kRegimeGpuKind,
+        key.gpu_family + ", " + kind + ", any framework",
+        {gpu, model},
+        {}},
        [](const RegimeKey& k, const Residual& r) {
          return r.gpu_family == k.gpu_family && r.moe == k.moe;
        }},
-      {kind + ", any GPU and framework",
+      {{text_id::kRegimeKind, kind + ", any GPU and framework", {model}, {}},
        [](const RegimeKey& k, const Residual& r) { return r.moe == k.moe; }},
-      {"all published runs", [](const RegimeKey&, const Residual&) { return true; }},
+      {{text_id::kRegimeAll, "all published runs", {}, {}},
+       [](const RegimeKey&, const Residual&) { return true; }},
   };
+}
+
+// A regime passed over for too few runs or publishers: "\"NAME\" has R published runs from P
+// publishers' tables".
+CoreText passed_over(const CoreText& regime, int64_t runs, int64_t publishers) {
+  return {text_id::kRegimeTooFewRuns,
+          "\"" + regime.text + "\" has " + std::to_string(runs) + " published run" +
+              (runs == 1 ? "" : "s") + " from " + std::to_string(publishers) +
+              " publishers' tables",
+          {{"runs", std::to_string(runs)}, {"publishers", std::to_string(publishers)}},
+          {regime}};
+}
+
+// How the band was derived, and the narrower regimes passed over (`why`) for too few runs.
+CoreText basis_of(const RatioBand& band, int64_t publishers, std::vector<CoreText> why) {
+  CoreText basis{text_id::kBand,
+                 "measured / predicted tokens/s of " + std::to_string(band.runs) +
+                     " published runs from " + std::to_string(publishers) +
+                     " publishers' tables, their 80% split-conformal interval: " + fixed(band.low) +
+                     " to " + fixed(band.high) + " times the estimate",
+                 {{"runs", std::to_string(band.runs)},
+                  {"publishers", std::to_string(publishers)},
+                  {"low", fixed(band.low)},
+                  {"high", fixed(band.high)}},
+                 {}};
+  if (why.empty()) return basis;
+  basis.id = text_id::kBandWiderRegime;
+  basis.text += "; the wider regime because ";
+  for (size_t i = 0; i < why.size(); ++i) basis.text += (i == 0 ? "" : "; ") + why[i].text;
+  basis.text += " (a band needs " + std::to_string(kMinRegimeRuns) + " runs from " +
+                std::to_string(kMinRegimeLineages) + " publishers)";
+  basis.args.emplace_back("min_runs", std::to_string(kMinRegimeRuns));
+  basis.args.emplace_back("min_publishers", std::to_string(kMinRegimeLineages));
+  basis.parts = std::move(why);
+  return basis;
 }
 
 }  // namespace
@@ -121,7 +168,7 @@ RegimeKey regime_of(const ModelSpec& model, const Cluster& cluster, Framework fr
 
 RatioBand ratio_band(const RegimeKey& key, std::span<const Residual> residuals,
                      std::string_view left_out_lineage) {
-  std::string why;  // the narrower regimes passed over, and their run counts
+  std::vector<CoreText> why;  // the narrower regimes passed over, and their run counts
   const std::vector<RegimeLevel> tried = levels(key);
   for (size_t i = 0; i < tried.size(); ++i) {
     std::vector<double> ratios;
@@ -134,25 +181,17 @@ RatioBand ratio_band(const RegimeKey& key, std::span<const Residual> residuals,
     const int64_t runs = static_cast<int64_t>(ratios.size());
     const int64_t publishers = static_cast<int64_t>(lineages.size());
     if ((runs < kMinRegimeRuns || publishers < kMinRegimeLineages) && i + 1 < tried.size()) {
-      why += (why.empty() ? "" : "; ") + std::string("\"") + tried[i].name + "\" has " +
-             std::to_string(runs) + " published run" + (runs == 1 ? "" : "s") + " from " +
-             std::to_string(publishers) + " publishers' tables";
+      why.push_back(passed_over(tried[i].name, runs, publishers));
       continue;
     }
     RatioBand band;
     if (runs == 0) return band;
     std::tie(band.low, band.high) = conformal_interval(ratios, (1 - kBandLevel) / 2);
-    band.regime = tried[i].name;
+    band.regime_text = tried[i].name;
+    band.regime = band.regime_text.text;
     band.runs = runs;
-    band.basis = "measured / predicted tokens/s of " + std::to_string(runs) +
-                 " published runs from " + std::to_string(publishers) +
-                 " publishers' tables, their 80% split-conformal interval: " + fixed(band.low) +
-                 " to " + fixed(band.high) + " times the estimate";
-    if (!why.empty()) {
-      band.basis += "; the wider regime because " + why + " (a band needs " +
-                    std::to_string(kMinRegimeRuns) + " runs from " +
-                    std::to_string(kMinRegimeLineages) + " publishers)";
-    }
+    band.basis_text = basis_of(band, publishers, std::move(why));
+    band.basis = band.basis_text.text;
     return band;
   }
   return {};
@@ -166,6 +205,8 @@ Uncertainty uncertainty_of(const RatioBand& band, double tokens_per_s_per_gpu) {
   u.regime = band.regime;
   u.runs = band.runs;
   u.basis = band.basis;
+  u.regime_text = band.regime_text;
+  u.basis_text = band.basis_text;
   return u;
 }
 

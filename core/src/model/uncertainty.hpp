@@ -55,6 +55,8 @@ struct RatioBand {
   std::string regime;
   int64_t runs = 0;
   std::string basis;
+  CoreText regime_text;  // `regime` with its id and values
+  CoreText basis_text;   // `basis` with its id and values
 };
 inline constexpr int64_t kMinRegimeRuns = 8;
 inline constexpr int64_t kMinRegimeLineages = 3;

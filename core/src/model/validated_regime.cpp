@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "model/text_ids.hpp"
+
 namespace paraplan::detail {
 namespace {
 
@@ -25,12 +27,12 @@ constexpr std::string_view kValidatedFamilies[] = {
 // The frameworks that ran them, with their ZeRO stages (tests/validation/published_runs_test.cpp
 // checks the set).
 constexpr ValidatedFramework kValidatedFrameworks[] = {
-    {Framework::megatron, 0, ""},
-    {Framework::megatron, 1, ""},
-    {Framework::megatron, 3, ""},   // Megatron-FSDP: R120
-    {Framework::deepspeed, 1, ""},  // Megatron-DeepSpeed's bf16 optimizer: BLOOM-176B
+    {Framework::megatron, 0, "", ""},
+    {Framework::megatron, 1, "", ""},
+    {Framework::megatron, 3, "", ""},   // Megatron-FSDP: R120
+    {Framework::deepspeed, 1, "", ""},  // Megatron-DeepSpeed's bf16 optimizer: BLOOM-176B
     // SC21 Table 2 (R017-R019): docs/model.md section 6.
-    {Framework::deepspeed, 3,
+    {Framework::deepspeed, 3, text_id::kDeepSpeedZero3Slower,
      "its only published runs, DeepSpeed ZeRO-3 of 2021 (SC21 Table 2), ran 1.4 to 3.1 times "
      "slower than predicted: its per-parameter host work is not modelled"},
 };
@@ -82,94 +84,164 @@ Framework validated_as(Framework framework) {
   return megatron_core ? Framework::megatron : framework;
 }
 
-std::vector<std::string> regime_notes(const ModelSpec& model, const Training& training,
-                                      const Cluster& cluster, Framework framework,
-                                      const Strategy& strategy, double mfu) {
-  std::vector<std::string> notes;
+namespace {
+
+using Args = std::vector<std::pair<std::string, std::string>>;
+
+// The note on one GPU type of the cluster, if its runs leave the validated regime; id empty
+// otherwise.
+CoreText gpu_note(const GpuSpec& gpu, std::string_view precision, double mfu) {
+  const std::string& id = gpu.id;
+  const std::string family = gpu_family(gpu);
+  if (gpu.preset.empty()) {
+    return {text_id::kGpuNotPreset,
+            "GPU " + id +
+                " is not a preset as published (its fields are given or overridden): no "
+                "published run measured it",
+            {{"gpu", id}},
+            {}};
+  }
+  const auto gpu_runs = [&](const ValidatedGpu& v) { return v.family == family; };
+  const auto* const end = std::end(kValidatedGpus);
+  const auto* const any = std::find_if(std::begin(kValidatedGpus), end, gpu_runs);
+  const auto* const same = std::find_if(std::begin(kValidatedGpus), end, [&](const auto& v) {
+    return gpu_runs(v) && v.precision == precision;
+  });
+  const std::string p(precision);
+  if (any == end) {
+    return {text_id::kGpuNeverValidated,
+            "GPU type " + id + " was never validated against a published run",
+            {{"gpu", id}},
+            {}};
+  }
+  if (same == end) {
+    return {
+        text_id::kPrecisionNeverValidated,
+        p + " training on " + id + " (" + family + ") was never validated against a published run",
+        {{"precision", p}, {"gpu", id}, {"gpu_family", family}},
+        {}};
+  }
+  if (mfu <= same->best_mfu) return {};
+  return {text_id::kMfuAboveBest,
+          "causal MFU " + percent(mfu) + " is above the best published for " + id + " (" + family +
+              ") in " + p + " (" + percent(same->best_mfu) + ", run " + std::string(same->run) +
+              ")",
+          {{"mfu", percent(mfu)},
+           {"gpu", id},
+           {"gpu_family", family},
+           {"precision", p},
+           {"best_mfu", percent(same->best_mfu)},
+           {"run", std::string(same->run)}},
+          {}};
+}
+
+// The note on the framework and ZeRO stage, if the published runs miss them or miss them by far;
+// id empty otherwise.
+CoreText framework_note(Framework framework, int64_t zero_stage) {
+  const auto* const validated = std::find_if(
+      std::begin(kValidatedFrameworks), std::end(kValidatedFrameworks), [&](const auto& v) {
+        return v.framework == validated_as(framework) && v.zero_stage == zero_stage;
+      });
+  const std::string name(to_string(framework));
+  const Args args = {{"framework", name}, {"zero_stage", std::to_string(zero_stage)}};
+  const std::string framework_stage = name + " with zero_stage " + std::to_string(zero_stage);
+  if (validated == std::end(kValidatedFrameworks)) {
+    const bool titan = framework == Framework::torchtitan;
+    return {titan ? text_id::kTorchtitanOrderOnly : text_id::kFrameworkNeverValidated,
+            framework_stage + " was never validated against a published run" +
+                (titan ? kTorchtitanOrderOnly : ""),
+            args,
+            {}};
+  }
+  if (validated->caveat.empty()) return {};
+  return {std::string(validated->caveat_id),
+          framework_stage + ": " + std::string(validated->caveat),
+          args,
+          {}};
+}
+
+}  // namespace
+
+std::vector<CoreText> regime_notes(const ModelSpec& model, const Training& training,
+                                   const Cluster& cluster, Framework framework,
+                                   const Strategy& strategy, double mfu) {
+  std::vector<CoreText> notes;
+  const auto add = [&notes](CoreText note) {
+    if (!note.id.empty()) notes.push_back(std::move(note));
+  };
   const std::string_view precision = precision_class(training.precision);
   for (const GpuPool& pool : cluster.pools) {
-    if (pool.count <= 0) continue;
-    const std::string& id = pool.gpu.id;
-    const std::string family = gpu_family(pool.gpu);
-    if (pool.gpu.preset.empty()) {
-      notes.push_back("GPU " + id +
-                      " is not a preset as published (its fields are given or overridden): no "
-                      "published run measured it");
-      continue;
-    }
-    const auto gpu_runs = [&](const ValidatedGpu& v) { return v.family == family; };
-    const auto* const end = std::end(kValidatedGpus);
-    const auto* const any = std::find_if(std::begin(kValidatedGpus), end, gpu_runs);
-    const auto* const same = std::find_if(std::begin(kValidatedGpus), end, [&](const auto& v) {
-      return gpu_runs(v) && v.precision == precision;
-    });
-    if (any == end) {
-      notes.push_back("GPU type " + id + " was never validated against a published run");
-    } else if (same == end) {
-      notes.push_back(std::string(precision) + " training on " + id + " (" + family +
-                      ") was never validated against a published run");
-    } else if (mfu > same->best_mfu) {
-      notes.push_back("causal MFU " + percent(mfu) + " is above the best published for " + id +
-                      " (" + family + ") in " + std::string(precision) + " (" +
-                      percent(same->best_mfu) + ", run " + std::string(same->run) + ")");
-    }
+    if (pool.count > 0) add(gpu_note(pool.gpu, precision, mfu));
   }
   const std::string family = model_family(model);
   if (std::find(std::begin(kValidatedFamilies), std::end(kValidatedFamilies), family) ==
       std::end(kValidatedFamilies)) {
-    notes.push_back("model family \"" + family + "\" was never validated against a published run");
+    add({text_id::kFamilyNeverValidated,
+         "model family \"" + family + "\" was never validated against a published run",
+         {{"family", family}},
+         {}});
   }
-  const auto* const validated_framework = std::find_if(
-      std::begin(kValidatedFrameworks), std::end(kValidatedFrameworks), [&](const auto& v) {
-        return v.framework == validated_as(framework) && v.zero_stage == strategy.zero_stage;
-      });
-  const std::string framework_stage =
-      std::string(to_string(framework)) + " with zero_stage " + std::to_string(strategy.zero_stage);
-  if (validated_framework == std::end(kValidatedFrameworks)) {
-    notes.push_back(framework_stage + " was never validated against a published run" +
-                    (framework == Framework::torchtitan ? kTorchtitanOrderOnly : ""));
-  } else if (!validated_framework->caveat.empty()) {
-    notes.push_back(framework_stage + ": " + std::string(validated_framework->caveat));
-  }
+  add(framework_note(framework, strategy.zero_stage));
   // SequentialMLP (Megatron-LM without --moe-grouped-gemm) loops over a GPU's experts in Python,
   // two linears each: its host time is priced at the rate of Megatron-Core's own linears
   // (moe_dispatch.hpp, docs/model.md section 6).
   if (model.moe && !strategy.moe_grouped_gemm &&
       model.moe->num_experts > strategy.expert_model_parallel_size) {
-    notes.push_back(
-        "moe_grouped_gemm off runs one expert at a time from the host, whose launch time is "
-        "priced without Transformer Engine's costs, a lower bound: the validated runs of this "
-        "kind (MegaScale-MoE's Megatron-LM baseline, many experts per GPU) ran 1.2 to 1.3 times "
-        "slower than predicted");
+    add({text_id::kGroupedGemmOffLowerBound,
+         "moe_grouped_gemm off runs one expert at a time from the host, whose launch time is "
+         "priced without Transformer Engine's costs, a lower bound: the validated runs of this "
+         "kind (MegaScale-MoE's Megatron-LM baseline, many experts per GPU) ran 1.2 to 1.3 times "
+         "slower than predicted",
+         {},
+         {}});
   }
   // CUDA graphs' pool: oom-outcomes.json OOM01, OOM02 and OOM14 (docs/model.md section 2).
   if (strategy.cuda_graph_impl != CudaGraphImpl::none) {
-    notes.push_back(
-        "CUDA graphs are priced by their static buffers only, not by their memory pool's "
-        "fragmentation: published launches with graphs and PyTorch's default allocator ran out of "
-        "memory where the model left 18% (Transformer Engine graphs) and 23% (a full-iteration "
-        "graph) of the GPU free; the default margin with graphs is 24%");
+    add({text_id::kCudaGraphPoolNotPriced,
+         "CUDA graphs are priced by their static buffers only, not by their memory pool's "
+         "fragmentation: published launches with graphs and PyTorch's default allocator ran out "
+         "of memory where the model left 18% (Transformer Engine graphs) and 23% (a "
+         "full-iteration graph) of the GPU free; the default margin with graphs is 24%",
+         {},
+         {}});
   }
   if (training.seq_length > kLongestValidatedSeqLength) {
-    notes.push_back("sequence length " + std::to_string(training.seq_length) +
-                    " is longer than any validated run (" +
-                    std::to_string(kLongestValidatedSeqLength) + ")");
+    add({text_id::kSequenceLongerThanValidated,
+         "sequence length " + std::to_string(training.seq_length) +
+             " is longer than any validated run (" + std::to_string(kLongestValidatedSeqLength) +
+             ")",
+         {{"seq_length", std::to_string(training.seq_length)},
+          {"longest", std::to_string(kLongestValidatedSeqLength)}},
+         {}});
   }
   return notes;
 }
 
-std::string measured_error_note(const ModelSpec& model, Framework framework,
-                                const Strategy& strategy, const RatioBand& band) {
+CoreText measured_error_note(const ModelSpec& model, Framework framework, const Strategy& strategy,
+                             const RatioBand& band) {
   const bool fsdp = framework == Framework::torchtitan || strategy.zero_stage == 3;
-  if ((!model.moe && !fsdp) || band.runs == 0) return "";
+  if ((!model.moe && !fsdp) || band.runs == 0) return {};
   char range[64];
   std::snprintf(range, sizeof range, "%.2f to %.2f", band.low, band.high);
   const std::string measured = "published runs of \"" + band.regime + "\" measured " + range +
                                " times the predicted tokens/s (80% interval of " +
                                std::to_string(band.runs) + " runs)";
-  if (model.moe) return "mixture-of-experts, where the model errs most: " + measured;
-  return "FSDP: few published runs measure it (Megatron-FSDP two, torchtitan's FSDP2 none); " +
-         measured;
+  char low[32];
+  char high[32];
+  std::snprintf(low, sizeof low, "%.2f", band.low);
+  std::snprintf(high, sizeof high, "%.2f", band.high);
+  const Args args = {{"low", low}, {"high", high}, {"runs", std::to_string(band.runs)}};
+  if (model.moe) {
+    return {text_id::kMoeMeasuredError,
+            "mixture-of-experts, where the model errs most: " + measured,
+            args,
+            {band.regime_text}};
+  }
+  return {text_id::kFsdpMeasuredError,
+          "FSDP: few published runs measure it (Megatron-FSDP two, torchtitan's FSDP2 none); " +
+              measured,
+          args,
+          {band.regime_text}};
 }
 
 }  // namespace paraplan::detail

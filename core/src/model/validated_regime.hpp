@@ -34,6 +34,7 @@ struct ValidatedGpu {
 struct ValidatedFramework {
   Framework framework;
   int64_t zero_stage = 0;
+  std::string_view caveat_id;  // the caveat's text id (web/src/i18n/core-texts.ts)
   std::string_view caveat;
 };
 
@@ -54,17 +55,18 @@ Framework validated_as(Framework framework);
 
 // For a regime whose published runs the model misses by far (mixture-of-experts, FSDP:
 // Megatron-FSDP or torchtitan's FSDP2), the measured error from the residual table: how far
-// measured tokens/s fell from the prediction in that regime's runs. Empty for the other regimes.
-std::string measured_error_note(const ModelSpec& model, Framework framework,
-                                const Strategy& strategy, const RatioBand& band);
+// measured tokens/s fell from the prediction in that regime's runs. Its id is empty for the
+// other regimes.
+CoreText measured_error_note(const ModelSpec& model, Framework framework, const Strategy& strategy,
+                             const RatioBand& band);
 
 // One note per way the job leaves the validated regimes: a GPU type or precision never
 // measured, a model family never measured, a framework and ZeRO stage never measured (or
 // measured far from the model), a longer sequence, a mechanism the model leaves out that its
 // validated runs show, an MFU above the best published for its GPU (`mfu` is mfu_causal; < 0:
 // not checked). Empty when it stays inside them.
-std::vector<std::string> regime_notes(const ModelSpec& model, const Training& training,
-                                      const Cluster& cluster, Framework framework,
-                                      const Strategy& strategy, double mfu);
+std::vector<CoreText> regime_notes(const ModelSpec& model, const Training& training,
+                                   const Cluster& cluster, Framework framework,
+                                   const Strategy& strategy, double mfu);
 
 }  // namespace paraplan::detail

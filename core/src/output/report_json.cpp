@@ -55,13 +55,41 @@ nlohmann::json stage_time_json(const StageReport& stage) {
           {"optimizer_s", stage.optimizer_s}};
 }
 
+// A text's id and values (docs/contract.md section 4, "Text ids"): {"id", "args": {NAME:
+// VALUE}, "parts": [...]}, parts only where it includes other texts.
+nlohmann::json core_text_json(const CoreText& text) {
+  nlohmann::json args = nlohmann::json::object();
+  for (const auto& [name, value] : text.args) args[name] = value;
+  nlohmann::json out = {{"id", text.id}, {"args", std::move(args)}};
+  if (!text.parts.empty()) {
+    nlohmann::json& parts = out["parts"] = nlohmann::json::array();
+    for (const CoreText& part : text.parts) parts.push_back(core_text_json(part));
+  }
+  return out;
+}
+
+// Sets `out[key]` to `text`'s id and values where it has an id.
+void put_core_text(nlohmann::json& out, const char* key, const CoreText& text) {
+  if (!text.id.empty()) out[key] = core_text_json(text);
+}
+
 // docs/contract.md section 4 `uncertainty`.
 nlohmann::json uncertainty_json(const Uncertainty& u) {
-  return {{"tokens_per_s_per_gpu", {u.low_tokens_per_s_per_gpu, u.high_tokens_per_s_per_gpu}},
-          {"level", u.level},
-          {"regime", u.regime},
-          {"runs", u.runs},
-          {"basis", u.basis}};
+  nlohmann::json out = {
+      {"tokens_per_s_per_gpu", {u.low_tokens_per_s_per_gpu, u.high_tokens_per_s_per_gpu}},
+      {"level", u.level},
+      {"regime", u.regime},
+      {"runs", u.runs},
+      {"basis", u.basis}};
+  put_core_text(out, "regime_text", u.regime_text);
+  put_core_text(out, "basis_text", u.basis_text);
+  return out;
+}
+
+nlohmann::json validation_json(const Validation& v) {
+  nlohmann::json texts = nlohmann::json::array();
+  for (const CoreText& note : v.note_texts) texts.push_back(core_text_json(note));
+  return {{"validated", v.validated}, {"notes", v.notes}, {"note_texts", std::move(texts)}};
 }
 
 }  // namespace
@@ -90,20 +118,21 @@ double Report::headroom_bytes() const {
 }
 
 nlohmann::json to_table_json(const Report& report) {
-  return {{"feasible", report.feasible},
-          {"infeasible_reasons", report.infeasible_reasons},
-          {"iteration_time_s", report.iteration_time_s},
-          {"tokens_per_s_per_gpu", report.tokens_per_s_per_gpu},
-          {"mfu", report.mfu},
-          {"memory",
-           {{"peak_gib_per_gpu", report.peak_memory_bytes() / kGiB},
-            {"verdict", to_string(report.memory_verdict)},
-            {"verdict_reason", report.memory_verdict_reason}}},
-          {"num_gpus", report.num_gpus},
-          {"data_parallel_size", report.data_parallel_size},
-          {"validation",
-           {{"validated", report.validation.validated}, {"notes", report.validation.notes}}},
-          {"uncertainty", uncertainty_json(report.uncertainty)}};
+  nlohmann::json out = {{"feasible", report.feasible},
+                        {"infeasible_reasons", report.infeasible_reasons},
+                        {"iteration_time_s", report.iteration_time_s},
+                        {"tokens_per_s_per_gpu", report.tokens_per_s_per_gpu},
+                        {"mfu", report.mfu},
+                        {"memory",
+                         {{"peak_gib_per_gpu", report.peak_memory_bytes() / kGiB},
+                          {"verdict", to_string(report.memory_verdict)},
+                          {"verdict_reason", report.memory_verdict_reason}}},
+                        {"num_gpus", report.num_gpus},
+                        {"data_parallel_size", report.data_parallel_size},
+                        {"validation", validation_json(report.validation)},
+                        {"uncertainty", uncertainty_json(report.uncertainty)}};
+  put_core_text(out["memory"], "verdict_reason_text", report.memory_verdict_text);
+  return out;
 }
 
 nlohmann::json to_json(const Report& report) {

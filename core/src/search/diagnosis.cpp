@@ -27,12 +27,18 @@ std::string memory_miss(const ClosestMiss& closest, const Cluster& cluster,
   }
   const Strategy& s = closest.strategy;
   const GpuSpec& gpu = cluster.pools[static_cast<size_t>(closest.groups[worst].pool)].gpu;
+  const double margin_bytes = margin.of(gpu.hbm_bytes);
+  // The margin is named only where one is kept (issue 30: "less the 0.0 GiB memory margin").
+  char less_margin[64] = "";
+  if (margin_bytes > 0) {
+    std::snprintf(less_margin, sizeof less_margin, " less the %.1f GiB memory margin",
+                  margin_bytes / kGiB);
+  }
   char text[640];
   std::snprintf(text, sizeof text,
                 "no strategy fits in GPU memory: the closest (tensor %lld, pipeline %lld, "
                 "context %lld, micro-batch %lld, ZeRO %lld, recompute %s) needs %.1f GiB per GPU "
-                "on pipeline stage %lld (%s), %.1f GiB more than its %.1f GiB less the %.1f GiB "
-                "memory margin",
+                "on pipeline stage %lld (%s), %.1f GiB more than its %.1f GiB%s",
                 static_cast<long long>(s.tensor_model_parallel_size),
                 static_cast<long long>(s.pipeline_model_parallel_size),
                 static_cast<long long>(s.context_parallel_size),
@@ -40,7 +46,7 @@ std::string memory_miss(const ClosestMiss& closest, const Cluster& cluster,
                 std::string(to_string(s.recompute.front().granularity)).c_str(),
                 closest.results[worst].memory.peak_bytes() / kGiB,
                 static_cast<long long>(closest.groups[worst].first), gpu.id.c_str(),
-                worst_overflow / kGiB, gpu.hbm_bytes / kGiB, margin.of(gpu.hbm_bytes) / kGiB);
+                worst_overflow / kGiB, gpu.hbm_bytes / kGiB, less_margin);
   return text;
 }
 

@@ -115,10 +115,7 @@ Report Searcher::estimate_on_used_gpus(const Strategy& strategy) const {
                                 strategy.pipeline_stage_gpus.end(), static_cast<int>(pool));
   }
   Report report = Estimator(model_, training_, std::move(used), framework_).estimate(strategy);
-  if (!model_note_.empty()) {
-    report.validation.notes.push_back(model_note_);
-    report.validation.validated = false;
-  }
+  if (!model_note_.id.empty()) report.validation.add(model_note_);
   return report;
 }
 

@@ -261,7 +261,7 @@ class Searcher {
 
   // As the framework trains it (framework_rules.hpp trained_model), and what that dropped.
   const ModelSpec model_;
-  const std::string model_note_;
+  const CoreText model_note_;
   const Training& training_;
   const Framework framework_;  // whose mechanisms price the strategies
   const Cluster cluster_;      // with no GPUs of types that cannot run the precision

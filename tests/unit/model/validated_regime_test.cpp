@@ -7,14 +7,28 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
+#include "model/text_ids.hpp"
 #include "model/uncertainty.hpp"
 #include "support.hpp"
 
 using namespace paraplan;
 
 namespace {
+
+// The English of detail::regime_notes.
+std::vector<std::string> regime_notes(const ModelSpec& model, const Training& training,
+                                      const Cluster& cluster, Framework framework,
+                                      const Strategy& strategy, double mfu) {
+  std::vector<std::string> texts;
+  for (const CoreText& note :
+       detail::regime_notes(model, training, cluster, framework, strategy, mfu)) {
+    texts.push_back(note.text);
+  }
+  return texts;
+}
 
 struct Best {
   double mfu = 0;
@@ -127,8 +141,8 @@ TEST_CASE("a report outside the validated regimes says how") {
   Scenario mla = test::scenario(R"({"model": "deepseek-v3", "training": {"global_batch_size": 64,
       "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
   mla.model.moe.reset();
-  const std::vector<std::string> dense_mla = detail::regime_notes(
-      mla.model, mla.training, mla.cluster, mla.framework, complete_strategy(mla), -1);
+  const std::vector<std::string> dense_mla =
+      regime_notes(mla.model, mla.training, mla.cluster, mla.framework, complete_strategy(mla), -1);
   REQUIRE(dense_mla.size() == 1);
   CHECK(dense_mla[0] ==
         "model family \"dense, multi-latent attention, gated MLP\" was never validated against a "
@@ -139,11 +153,10 @@ TEST_CASE("an MFU above the best published for its GPU is outside the validated 
   const Scenario s = test::scenario(R"({"model": "llama3.1-8b", "training": {
       "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100",
       "count": 8}]}})");
-  CHECK(
-      detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.55)
-          .empty());
+  CHECK(regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.55)
+            .empty());
   const std::vector<std::string> notes =
-      detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.70);
+      regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.70);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] ==
         "causal MFU 70.0% is above the best published for h100 (Hopper) in 16-bit (55.6%, run "
@@ -157,8 +170,7 @@ TEST_CASE(
     const Scenario s = test::scenario(R"({"model": "llama3.1-8b", "training": {
         "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": ")" +
                                       gpu + R"(", "count": 8}]}})");
-    return detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s),
-                                mfu);
+    return regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), mfu);
   };
   // Issue 32: Llama 3 8B on 8 A100 40 GB at 59.8% causal MFU, above any published A100 run.
   const std::vector<std::string> a100_40g = notes("a100-40g", 0.598);
@@ -178,7 +190,7 @@ TEST_CASE("a GPU whose preset fields are overridden is not validated") {
       "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": {"base": "h100",
       "id": "h100-fast", "tensor_tflops": {"bf16": 2000}}, "count": 8}]}})");
   const std::vector<std::string> notes =
-      detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.3);
+      regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), 0.3);
   REQUIRE(notes.size() == 1);
   CHECK(notes[0] ==
         "GPU h100-fast is not a preset as published (its fields are given or overridden): no "
@@ -208,6 +220,31 @@ TEST_CASE("mixture-of-experts and FSDP estimates carry their regime's measured e
   CHECK(dense.validation.notes.empty());
 }
 
+TEST_CASE("each note, the band and the memory verdict carry their text id and values") {
+  // Issue 30: in 中文 these read English; the page writes them from id and values
+  // (web/src/i18n/core-texts.ts).
+  const Report moe = estimate(test::scenario(R"({"model": "mixtral-8x7b", "training": {
+      "global_batch_size": 64, "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100",
+      "count": 8}]}, "strategy": {"expert_model_parallel_size": 8}})"));
+  const std::vector<CoreText>& texts = moe.validation.note_texts;
+  REQUIRE(texts.size() == moe.validation.notes.size());
+  for (size_t i = 0; i < texts.size(); ++i) CHECK(texts[i].text == moe.validation.notes[i]);
+  REQUIRE_FALSE(texts.empty());
+  CHECK(texts.back().id == text_id::kMoeMeasuredError);
+  REQUIRE(texts.back().parts.size() == 1);
+  CHECK(texts.back().parts[0].text == moe.uncertainty.regime);
+  CHECK(moe.uncertainty.regime_text.text == moe.uncertainty.regime);
+  CHECK(moe.uncertainty.basis_text.text == moe.uncertainty.basis);
+  CHECK(moe.memory_verdict_text.text == moe.memory_verdict_reason);
+  CHECK(moe.memory_verdict_text.id.starts_with("memory verdict: "));
+  const nlohmann::json json = to_json(moe);
+  CHECK(json["validation"]["note_texts"].size() == texts.size());
+  CHECK(json["validation"]["note_texts"].back()["parts"][0]["id"] ==
+        moe.uncertainty.regime_text.id);
+  CHECK(json["uncertainty"]["basis_text"]["args"]["runs"] == std::to_string(moe.uncertainty.runs));
+  CHECK(json["memory"]["verdict_reason_text"]["id"] == moe.memory_verdict_text.id);
+}
+
 TEST_CASE("a framework, ZeRO stage or MoE loop the published runs miss is outside the regime") {
   const auto notes = [](const std::string& framework, const std::string& model,
                         const std::string& strategy) {
@@ -215,8 +252,7 @@ TEST_CASE("a framework, ZeRO stage or MoE loop the published runs miss is outsid
                                       framework + R"(", "training": {"global_batch_size": 64,
         "seq_length": 4096}, "cluster": {"gpus": [{"type": "h100", "count": 8}]},
         "strategy": )" + strategy + "}");
-    return detail::regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s),
-                                -1);
+    return regime_notes(s.model, s.training, s.cluster, s.framework, complete_strategy(s), -1);
   };
   // Megatron-LM's runs validate Megatron-Core under Megatron-Bridge and MindSpeed-LLM too.
   for (const char* framework : {"megatron", "megatron-bridge", "mindspeed-llm"}) {

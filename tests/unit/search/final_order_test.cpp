@@ -61,7 +61,7 @@ TEST_CASE("ties are rows whose bands overlap the first row's; family ranks follo
   SearchResult result;
   result.strategies = {row(10.0, 20), row(10.2, 20), row(20.0, 20)};
   const auto band = [](RankedStrategy& r, double low, double high) {
-    r.report.uncertainty = {low, high, 0.8, "regime", 12, "basis"};
+    r.report.uncertainty = {low, high, 0.8, "regime", 12, "basis", {}, {}};
   };
   band(result.strategies[0], 90, 110);
   band(result.strategies[1], 88, 108);

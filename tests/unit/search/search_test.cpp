@@ -482,7 +482,8 @@ TEST_CASE("a table row is the result entry's table keys, with the same values") 
                                                 "tokens_per_s_per_gpu",
                                                 "uncertainty",
                                                 "validation"};
-  const std::vector<std::string> memory_keys = {"peak_gib_per_gpu", "verdict", "verdict_reason"};
+  const std::vector<std::string> memory_keys = {"peak_gib_per_gpu", "verdict", "verdict_reason",
+                                                "verdict_reason_text"};
   bool two_types = false;
   for (size_t i = 0; i < result.strategies.size(); ++i) {
     const nlohmann::json row = to_table_json(result.strategies[i], i + 1, scenario);
@@ -583,6 +584,22 @@ TEST_CASE("a job with no feasible strategy says why") {
     REQUIRE(r.diagnosis.size() == 1);
     CHECK(r.diagnosis[0].find("no strategy fits in GPU memory: the closest") == 0);
     CHECK(r.diagnosis[0].find("GiB more than its 80.0 GiB") != std::string::npos);
+  }
+  SUBCASE("memory names the margin only where one is kept") {
+    // Issue 30: the scaling view's gap read "less the 0.0 GiB memory margin" with none kept.
+    const Scenario scenario = job("llama2-70b", R"([{"type": "a800", "count": 4}])", 8, 4096);
+    SearchOptions options;
+    options.top = 3;
+    options.time_budget_s = 600;
+    options.memory_margin = MemoryMargin::none();
+    const SearchResult none = search(scenario, options);
+    REQUIRE(none.diagnosis.size() == 1);
+    CHECK(none.diagnosis[0].find("memory margin") == std::string::npos);
+    CHECK(none.diagnosis[0].ends_with("GiB more than its 80.0 GiB"));
+    options.memory_margin = parse_memory_margin("10", "margin");
+    const SearchResult ten = search(scenario, options);
+    REQUIRE(ten.diagnosis.size() == 1);
+    CHECK(ten.diagnosis[0].ends_with("than its 80.0 GiB less the 10.0 GiB memory margin"));
   }
   SUBCASE("divisibility") {
     // 4 layers on 7 GPUs, batch 5: 7 divides neither the heads, 2 x the sequence, the layers

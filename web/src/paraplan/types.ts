@@ -43,12 +43,22 @@ export type TimePart = (typeof TIME_PARTS)[number];
 
 export type MemoryVerdict = "fits" | "at_risk" | "oom";
 
+// A text of the core with its stable id and the values it names (core/src/model/text_ids.hpp),
+// which the page writes in its language (i18n/core-texts.ts) beside the English.
+export interface CoreText {
+  id: string;
+  args: Record<string, string>;
+  parts?: CoreText[];
+}
+
 export interface Uncertainty {
   tokens_per_s_per_gpu: [number, number];
   level: number;
   regime: string;
   runs: number;
   basis: string;
+  regime_text?: CoreText;
+  basis_text?: CoreText;
 }
 
 export interface Report {
@@ -67,6 +77,7 @@ export interface Report {
     // fits, at risk (where published runs went either way) or out of memory, with the numbers.
     verdict?: MemoryVerdict;
     verdict_reason?: string;
+    verdict_reason_text?: CoreText;
   };
   time_breakdown_s: Record<TimePart, number>;
   // The interval the measured throughput of a run in this regime falls in 80% of the time.
@@ -83,7 +94,15 @@ export interface Report {
   // Causal-mask MFU (Megatron-LM's current convention) and whether the result lies inside the
   // validated regimes (docs/contract.md section 4).
   mfu_causal?: number;
-  validation?: { validated: boolean; notes: string[] };
+  validation?: Validation;
+}
+
+// Whether the result lies inside the validated regimes; a note per way it leaves them, and each
+// note's id and values (one per note, same order).
+export interface Validation {
+  validated: boolean;
+  notes: string[];
+  note_texts?: CoreText[];
 }
 
 // A framework's launch of a strategy: its command and files, or what it cannot express.
@@ -133,7 +152,12 @@ export type TableReport = Pick<
   | "validation"
   | "num_gpus"
   | "data_parallel_size"
-> & { memory: Pick<Report["memory"], "peak_gib_per_gpu" | "verdict" | "verdict_reason"> };
+> & {
+  memory: Pick<
+    Report["memory"],
+    "peak_gib_per_gpu" | "verdict" | "verdict_reason" | "verdict_reason_text"
+  >;
+};
 
 export type TableRow = Pick<
   RankedStrategy,

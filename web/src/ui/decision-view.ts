@@ -3,6 +3,7 @@
 // reports of modified strategies), a training campaign at its speed, whether it lies inside
 // the validated regimes, and the button that adds it to the comparison.
 import { coreReasons } from "../i18n/core-reasons";
+import { coreNotes } from "../i18n/core-texts";
 import { t } from "../i18n/i18n";
 import type { MessageKey } from "../i18n/messages";
 import type { RankedStrategy, Report, SearchResult } from "../paraplan/types";
@@ -309,7 +310,7 @@ export class DecisionView {
 
   private trust(report: Report): HTMLElement {
     const validation = report.validation;
-    const notes = validation?.notes ?? [];
+    const notes = coreNotes(validation);
     return section(
       "trust.title",
       "trust-view",

@@ -2,6 +2,7 @@
 // simulated pipeline schedule, and the Megatron-LM arguments to run it.
 import type { Chart } from "chart.js";
 import { coreReasons } from "../i18n/core-reasons";
+import { coreText } from "../i18n/core-texts";
 import { t } from "../i18n/i18n";
 import type { RankedStrategy, Report, TraceResult } from "../paraplan/types";
 import { copyText, download } from "./clipboard";
@@ -25,15 +26,17 @@ function uncertaintyRows(ranked: RankedStrategy): [string, string][] {
       t("detail.bandValue", {
         low: number(low, 0),
         high: number(high, 0),
-        regime: uncertainty.regime,
+        regime: coreText(uncertainty.regime, uncertainty.regime_text),
         runs: uncertainty.runs,
       }),
     ]);
-    rows.push(["", uncertainty.basis]);
+    rows.push(["", coreText(uncertainty.basis, uncertainty.basis_text)]);
   }
   if (memory.verdict !== undefined) {
-    const reason = memory.verdict_reason ? `: ${memory.verdict_reason}` : "";
-    rows.push([t("detail.verdict"), `${memory.verdict}${reason}`]);
+    const reason = memory.verdict_reason
+      ? `: ${coreText(memory.verdict_reason, memory.verdict_reason_text)}`
+      : "";
+    rows.push([t("detail.verdict"), `${t(`detail.verdict.${memory.verdict}`)}${reason}`]);
   }
   if (ranked.rank_note) rows.push([t("detail.rankNote"), ranked.rank_note]);
   return rows;

@@ -2,6 +2,7 @@
 // module's estimate; keys left on auto take the core's defaults). Shows the report even when
 // the strategy does not fit, with its reasons.
 import { coreReasons } from "../i18n/core-reasons";
+import { coreNotes } from "../i18n/core-texts";
 import { t } from "../i18n/i18n";
 import type { Report, Scenario } from "../paraplan/types";
 import type { Runs } from "../state/runs";
@@ -137,7 +138,7 @@ export class EstimateView {
         ? h(
             "ul",
             { class: "warning", testid: "validation-notes" },
-            ...report.validation.notes.map((note) => h("li", { text: note })),
+            ...coreNotes(report.validation).map((note) => h("li", { text: note })),
           )
         : null,
     );

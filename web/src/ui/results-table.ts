@@ -1,6 +1,7 @@
 // The ranked strategies as a sortable table; a row opens its details. A provisional table (the
 // best so far while a search runs) has its own test ids, and its rows open nothing: they are
 // replaced by the exact ranking when the search ends.
+import { coreNotes, coreText } from "../i18n/core-texts";
 import { t } from "../i18n/i18n";
 import type { TableRow } from "../paraplan/types";
 import type { Store } from "../state/store";
@@ -144,10 +145,12 @@ export class ResultsTable {
           ...(outOfRegime ? { "data-out-of-regime": "true" } : {}),
           title: [
             ...estimate.infeasible_reasons,
-            ...(estimate.memory.verdict_reason ? [estimate.memory.verdict_reason] : []),
+            ...(estimate.memory.verdict_reason
+              ? [coreText(estimate.memory.verdict_reason, estimate.memory.verdict_reason_text)]
+              : []),
             ...(ranked.tight && estimate.memory.verdict === undefined ? [t("table.tight")] : []),
             ...(ranked.rank_note ? [ranked.rank_note] : []),
-            ...(outOfRegime ? [t("table.outOfRegime"), ...(estimate.validation?.notes ?? [])] : []),
+            ...(outOfRegime ? [t("table.outOfRegime"), ...coreNotes(estimate.validation)] : []),
           ].join("\n"),
         },
         on: this.provisional
@@ -197,9 +200,7 @@ export class ResultsTable {
           testid: "regime-badge",
           text: "◇",
           attrs: {
-            title: [t("table.outOfRegime"), ...(ranked.estimate.validation?.notes ?? [])].join(
-              "\n",
-            ),
+            title: [t("table.outOfRegime"), ...coreNotes(ranked.estimate.validation)].join("\n"),
           },
         }),
       );
