@@ -59,6 +59,10 @@ void with_bridge_moe(nlohmann::json& scenario) {
   strategy["moe_router_fusion"] = true;
   const bool flex = (deepseek && (grace || gpu == "h100")) || (qwen3 && grace);
   strategy["moe_token_dispatcher_type"] = flex ? "flex" : "alltoall";
+  // Megatron-Bridge 97ad8cc6f (25.11) scripts/performance/configs/deepseek/
+  // deepseek_workload_base_configs.py and qwen/qwen3_workload_base_configs.py: the GB200 and
+  // GB300 configs set moe_flex_dispatcher_backend="hybridep", DeepSeek-V3's H100 config "deepep".
+  if (flex) strategy["moe_flex_dispatcher_backend"] = grace ? "hybridep" : "deepep";
   if (deepseek) {
     const bool mtp = name.find("w/ MTP") != std::string::npos;
     nlohmann::json model = nlohmann::json::parse(R"({"name": "DeepSeek-V3", "num_layers": 61,

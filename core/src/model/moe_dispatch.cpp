@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string_view>
 
 namespace paraplan::detail {
@@ -51,6 +52,143 @@ double deduplicated_all_to_all_s(const GpuSpec& gpu, const Group& group, double 
                                    gpu.inter_node.latency_s
                              : 0.0;
   return std::max(intra_s, inter_s);
+}
+
+// The flex dispatcher's published bandwidth through its Torch API (the Python call Megatron-Core's
+// MoEFlexTokenDispatcher makes: kernel, D2D copy to PyTorch memory and stream sync), BF16
+// dispatch and combine, GB/s as the benchmark counts them (DeepEP tests/test_hybrid_ep.py
+// _report_bw: received token rows x hidden x 2 bytes on one NVLink domain; across nodes the
+// rows sent per node reached, the local node counted too, count_rdma_send_from_routing_map).
+// DeepEP hybrid-ep branch 17cfb817bc, docs/README_Hybrid-EP.md "Performance Results": 4,096
+// tokens x hidden 7,168 per rank, top-8, 8 local experts, random uniform router. H100: the
+// HybridEP "IB Bandwidth" table, 8 GPUs a node; B200: the 8-rank comparison table (DeepEP's
+// normal kernels and HybridEP); GB200: the HybridEP and DeepEP tables, all ranks in one NVL72
+// domain. No table measures H100 within one node, B200 across nodes, DeepEP's normal kernels on
+// H100, or another GPU: those keep the network tiers' curves.
+enum class FlexCounted { nvlink_received, node_sent };
+struct FlexMeasurement {
+  std::string_view gpu_preset;
+  MoeFlexBackend backend;
+  int64_t ranks;
+  double sms;
+  FlexCounted counted;
+  double dispatch_gb_per_s;  // BF16
+  double combine_gb_per_s;
+};
+constexpr double kFlexMeasuredTokens = 4096;
+constexpr double kFlexMeasuredHidden = 7168;
+constexpr double kFlexMeasuredTopK = 8;
+constexpr double kFlexMeasuredLocalExperts = 8;
+constexpr double kFlexMeasuredRowBytes = 2 * kFlexMeasuredHidden;
+using B = MoeFlexBackend;
+using C = FlexCounted;
+constexpr FlexMeasurement kFlexMeasured[] = {
+    {"h100", B::hybridep, 16, 4, C::node_sent, 37.08, 42.47},
+    {"h100", B::hybridep, 16, 8, C::node_sent, 57.74, 56.96},
+    {"h100", B::hybridep, 16, 16, C::node_sent, 54.47, 53.35},
+    {"h100", B::hybridep, 32, 4, C::node_sent, 44.88, 43.60},
+    {"h100", B::hybridep, 32, 8, C::node_sent, 46.54, 50.68},
+    {"h100", B::hybridep, 32, 16, C::node_sent, 47.36, 52.53},
+    {"h100", B::hybridep, 64, 4, C::node_sent, 40.63, 41.00},
+    {"h100", B::hybridep, 64, 8, C::node_sent, 41.46, 47.68},
+    {"h100", B::hybridep, 64, 16, C::node_sent, 41.24, 46.57},
+    {"b200", B::deepep, 8, 16, C::nvlink_received, 348, 302},
+    {"b200", B::deepep, 8, 24, C::nvlink_received, 494, 420},
+    {"b200", B::deepep, 8, 28, C::nvlink_received, 560, 477},
+    {"b200", B::deepep, 8, 32, C::nvlink_received, 619, 524},
+    {"b200", B::deepep, 8, 36, C::nvlink_received, 635, 549},
+    {"b200", B::deepep, 8, 40, C::nvlink_received, 629, 570},
+    {"b200", B::deepep, 8, 44, C::nvlink_received, 640, 577},
+    {"b200", B::deepep, 8, 48, C::nvlink_received, 646, 586},
+    {"b200", B::hybridep, 8, 16, C::nvlink_received, 535.94, 530.86},
+    {"gb200", B::hybridep, 8, 16, C::nvlink_received, 550.10, 538.44},
+    {"gb200", B::hybridep, 8, 32, C::nvlink_received, 545.71, 568.94},
+    {"gb200", B::hybridep, 16, 16, C::nvlink_received, 472.84, 474.48},
+    {"gb200", B::hybridep, 16, 32, C::nvlink_received, 523.48, 521.55},
+    {"gb200", B::hybridep, 24, 16, C::nvlink_received, 441.89, 444.40},
+    {"gb200", B::hybridep, 24, 32, C::nvlink_received, 507.32, 483.76},
+    {"gb200", B::hybridep, 32, 16, C::nvlink_received, 485.50, 423.19},
+    {"gb200", B::hybridep, 32, 32, C::nvlink_received, 484.22, 464.54},
+    {"gb200", B::hybridep, 36, 16, C::nvlink_received, 469.96, 418.27},
+    {"gb200", B::hybridep, 36, 32, C::nvlink_received, 479.02, 447.89},
+    {"gb200", B::deepep, 8, 16, C::nvlink_received, 362.01, 310.21},
+    {"gb200", B::deepep, 8, 24, C::nvlink_received, 512.72, 425.95},
+    {"gb200", B::deepep, 8, 32, C::nvlink_received, 615.78, 519.57},
+    {"gb200", B::deepep, 16, 16, C::nvlink_received, 328.80, 278.34},
+    {"gb200", B::deepep, 16, 24, C::nvlink_received, 442.47, 378.32},
+    {"gb200", B::deepep, 16, 32, C::nvlink_received, 520.76, 442.51},
+    {"gb200", B::deepep, 24, 16, C::nvlink_received, 324.64, 126.53},
+    {"gb200", B::deepep, 24, 24, C::nvlink_received, 450.22, 163.62},
+    {"gb200", B::deepep, 24, 32, C::nvlink_received, 502.84, 207.10},
+};
+
+// A measured bandwidth of the flex dispatcher at one group size and SM count.
+struct FlexRate {
+  int64_t ranks = 0;
+  FlexCounted counted = FlexCounted::nvlink_received;
+  double dispatch_gb_per_s = 0;
+  double combine_gb_per_s = 0;
+};
+
+// The rows of this GPU preset and backend at the measured group size nearest the expert
+// group's (by ratio; beyond the table its end), linear in SMs between measured counts (clamped
+// at the ends). Nothing for a GPU no table measured or a preset with fields overridden.
+std::optional<FlexRate> measured_flex_rate(const GpuSpec& gpu, MoeFlexBackend backend,
+                                           int64_t ranks, double sms) {
+  std::optional<int64_t> nearest;
+  for (const FlexMeasurement& m : kFlexMeasured) {
+    if (m.gpu_preset != gpu.preset || m.backend != backend) continue;
+    const auto distance = [&](int64_t r) {
+      return std::abs(std::log(static_cast<double>(r) / static_cast<double>(ranks)));
+    };
+    if (!nearest || distance(m.ranks) < distance(*nearest)) nearest = m.ranks;
+  }
+  if (!nearest) return std::nullopt;
+  const FlexMeasurement* below = nullptr;
+  const FlexMeasurement* above = nullptr;
+  for (const FlexMeasurement& m : kFlexMeasured) {
+    if (m.gpu_preset != gpu.preset || m.backend != backend || m.ranks != *nearest) continue;
+    if (m.sms <= sms && (!below || m.sms > below->sms)) below = &m;
+    if (m.sms >= sms && (!above || m.sms < above->sms)) above = &m;
+  }
+  if (!below) below = above;
+  if (!above) above = below;
+  const double w = above->sms > below->sms ? (sms - below->sms) / (above->sms - below->sms) : 0.0;
+  const auto lerp = [w](double a, double b) { return a + w * (b - a); };
+  return FlexRate{*nearest, below->counted,
+                  lerp(below->dispatch_gb_per_s, above->dispatch_gb_per_s),
+                  lerp(below->combine_gb_per_s, above->combine_gb_per_s)};
+}
+
+// What the flex dispatcher's modelled dispatch and combine times are multiplied by: the
+// measured time of the measured shape (kFlexMeasured) over the time the network tiers give the
+// same shape on this GPU, so that the tiers' curves carry it to other tokens, hidden sizes and
+// routings. 1 where nothing was measured, or where the measurement and the expert group differ
+// in whether they leave one NVLink domain.
+struct FlexScale {
+  double dispatch = 1;
+  double combine = 1;
+};
+FlexScale measured_flex_scale(const GpuSpec& gpu, const Strategy& s, const Group& expert_group,
+                              int64_t gpus_per_node) {
+  const std::optional<FlexRate> rate = measured_flex_rate(
+      gpu, s.moe_flex_dispatcher_backend, expert_group.size, flex_dispatcher_sms(s));
+  if (!rate) return {};
+  const Group measured = place_group(rate->ranks, 1, gpus_per_node);
+  const bool across_nodes = rate->counted == FlexCounted::node_sent;
+  if (measured.spans_nodes != across_nodes || expert_group.spans_nodes != across_nodes) return {};
+  const double experts = kFlexMeasuredLocalExperts * static_cast<double>(rate->ranks);
+  const double rank_copies =
+      distinct_destinations(experts, kFlexMeasuredTopK, static_cast<double>(rate->ranks));
+  const double node_copies =
+      distinct_destinations(experts, kFlexMeasuredTopK, static_cast<double>(measured.nodes()));
+  const double token_bytes = kFlexMeasuredTokens * kFlexMeasuredRowBytes;
+  const double modelled_s =
+      deduplicated_all_to_all_s(gpu, measured, token_bytes, rank_copies, node_copies);
+  const double counted_bytes = token_bytes * (across_nodes ? node_copies : rank_copies);
+  constexpr double kBytesPerGb = 1e9;
+  return {counted_bytes / (rate->dispatch_gb_per_s * kBytesPerGb) / modelled_s,
+          counted_bytes / (rate->combine_gb_per_s * kBytesPerGb) / modelled_s};
 }
 
 }  // namespace
@@ -149,9 +287,11 @@ MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strat
       d.permuted_rows = d.expert_rows;
       d.unpermute_in_rows = d.expert_rows;
       d.unpermute_out_rows = local_tokens * rank_copies * imbalance;
-      d.dispatch_s = deduplicated_all_to_all_s(gpu, tp_ep, local_tokens * imbalance * row_bytes,
-                                               rank_copies, node_copies);
-      d.combine_s = d.dispatch_s;
+      const double modelled_s = deduplicated_all_to_all_s(
+          gpu, tp_ep, local_tokens * imbalance * row_bytes, rank_copies, node_copies);
+      const FlexScale measured = measured_flex_scale(gpu, s, tp_ep, gpus_per_node);
+      d.dispatch_s = modelled_s * measured.dispatch;
+      d.combine_s = modelled_s * measured.combine;
       // HybridEP's metadata preprocessing gathers every member's boolean routing map (tokens x
       // experts, one byte each) before it routes (DeepEP hybrid-ep branch, csrc/hybrid_ep/
       // hybrid_ep.cu HybridEPBuffer::metadata_preprocessing: executor.allgather_routing_map over
