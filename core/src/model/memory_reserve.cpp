@@ -67,42 +67,15 @@ Group model_parallel_group(const PipelineInput& in) {
   return g;
 }
 
-}  // namespace
-
-double nccl_ring_bytes(const MemoryReserveSpec& spec, bool spans_nodes) {
-  const int64_t channels =
-      spans_nodes ? spec.nccl_channels_inter_node : spec.nccl_channels_intra_node;
-  return static_cast<double>(channels) * kNcclChannelBytes;
-}
-
-double nccl_nvls_bytes(const MemoryReserveSpec& spec, int64_t members_per_node) {
-  if (spec.nvls_channels <= 0 || members_per_node < 2) return 0;
-  return static_cast<double>(spec.nvls_channels) * kNvlsChannelBytes *
-         static_cast<double>(members_per_node);
-}
-
-double nccl_p2p_bytes(const MemoryReserveSpec& spec, double nvlink_peers, double network_peers) {
-  return nvlink_peers * static_cast<double>(spec.nccl_p2p_channels_per_peer) *
-             kP2pNvlinkChannelBytes +
-         network_peers * kP2pNetChannelsPerPeer * kP2pNetChannelBytes;
-}
-
-MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
-                             double activations_bytes, double side_stream_cache_bytes) {
+// The NCCL buffers of every communicator the strategy makes, per GPU.
+double nccl_buffers_bytes(const PipelineInput& in, const MemoryReserveSpec& spec) {
   const Strategy& s = *in.strategy;
-  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
-  const MemoryReserveSpec& spec = gpu.memory_reserve;
   const int64_t node = in.cluster->gpus_per_node;
   const int64_t t = s.tensor_model_parallel_size;
   const int64_t cp = s.context_parallel_size;
   const int64_t ep = s.expert_model_parallel_size;
   const int64_t dp_cp = in.data_parallel * cp;
   const int zero = dp_cp > 1 ? s.zero_stage : 0;
-
-  MemoryReserve r;
-  r.cuda_context_bytes = spec.cuda_context_bytes;
-  r.workspaces_bytes = spec.workspace_bytes;
-
   // NCCL buffers of the communicators Megatron-LM uses in training (core/parallel_state.py),
   // each only where the strategy makes it larger than one GPU. NCCL connects an algorithm's
   // buffers when a collective first uses it (NCCL_RUNTIME_CONNECT, default since 2.22): bulk
@@ -154,8 +127,14 @@ MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
   collective(model_parallel_group(in), Use::small);
   const int64_t world = s.gpus_per_stage(in.data_parallel) * in.stages;
   collective({world, std::min(world, node), world > node}, Use::small);
-  r.nccl_buffers_bytes = nccl;
+  return nccl;
+}
 
+// Transformer Engine's tensor-parallel overlap buffers, per GPU.
+double userbuffers_bytes(const PipelineInput& in) {
+  const Strategy& s = *in.strategy;
+  const int64_t t = s.tensor_model_parallel_size;
+  const int64_t cp = s.context_parallel_size;
   // Tensor-parallel overlap buffers (Megatron-LM training/initialize.py
   // _initialize_tp_communicators: shape [seq_length x micro_batch_size / cp, hidden_size]).
   // torchtitan's async tensor parallelism runs PyTorch's fused collective matmuls on symmetric
@@ -165,10 +144,44 @@ MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
     const double gather_element = in.training->precision == Precision::fp8 ? 1 : element;
     const double tokens = static_cast<double>(in.training->seq_length) *
                           static_cast<double>(s.micro_batch_size) / static_cast<double>(cp);
-    r.userbuffers_bytes =
-        tokens * static_cast<double>(in.model->hidden_size) *
-        (kUserbuffersAllGather * gather_element + kUserbuffersReduceScatter * element);
+    return tokens * static_cast<double>(in.model->hidden_size) *
+           (kUserbuffersAllGather * gather_element + kUserbuffersReduceScatter * element);
   }
+  return 0;
+}
+
+}  // namespace
+
+double nccl_ring_bytes(const MemoryReserveSpec& spec, bool spans_nodes) {
+  const int64_t channels =
+      spans_nodes ? spec.nccl_channels_inter_node : spec.nccl_channels_intra_node;
+  return static_cast<double>(channels) * kNcclChannelBytes;
+}
+
+double nccl_nvls_bytes(const MemoryReserveSpec& spec, int64_t members_per_node) {
+  if (spec.nvls_channels <= 0 || members_per_node < 2) return 0;
+  return static_cast<double>(spec.nvls_channels) * kNvlsChannelBytes *
+         static_cast<double>(members_per_node);
+}
+
+double nccl_p2p_bytes(const MemoryReserveSpec& spec, double nvlink_peers, double network_peers) {
+  return nvlink_peers * static_cast<double>(spec.nccl_p2p_channels_per_peer) *
+             kP2pNvlinkChannelBytes +
+         network_peers * kP2pNetChannelsPerPeer * kP2pNetChannelBytes;
+}
+
+MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
+                             double activations_bytes, double side_stream_cache_bytes) {
+  const Strategy& s = *in.strategy;
+  const GpuSpec& gpu = in.cluster->pools[static_cast<size_t>(group.pool)].gpu;
+  const MemoryReserveSpec& spec = gpu.memory_reserve;
+  const int64_t ep = s.expert_model_parallel_size;
+
+  MemoryReserve r;
+  r.cuda_context_bytes = spec.cuda_context_bytes;
+  r.workspaces_bytes = spec.workspace_bytes;
+  r.nccl_buffers_bytes = nccl_buffers_bytes(in, spec);
+  r.userbuffers_bytes = userbuffers_bytes(in);
   // DeepEP's buffers for Megatron-LM's flex dispatcher on nodes of up to eight NVLink peers
   // (moe_memory.hpp). Where NVLink joins more GPUs (GB200 NVL72) the flex dispatcher runs
   // HybridEP, which "natively supports MNNVL" (Megatron-LM moe/README.md, dispatcher table), and

@@ -113,39 +113,46 @@ double megatron_schedule_bytes(const PipelineInput& in, const StageGroup& group,
   return bytes;
 }
 
-}  // namespace
+// The stage's parameters as one GPU of `group` holds them: the ZeRO stage in use, the bytes per
+// parameter and the parameter counts, whole and sharded.
+struct ParameterShares {
+  int zero = 0;
+  ParameterBytes bytes;
+  double edges = 0, layers = 0, all = 0, shard = 0, expert_shard = 0, sharded = 0, unit = 0;
+};
 
-double held_activation_bytes(const Strategy& s, const StageWork& work, double in_flight) {
-  return in_flight * work.stored_activation_bytes + a2a_overlap_extra_bytes(s, work) +
-         work.working_bytes;
-}
-
-StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const StageWork& work,
-                         int64_t index) {
+ParameterShares parameter_shares(const PipelineInput& in, const StageGroup& group,
+                                 const StageWork& work) {
   const Strategy& s = *in.strategy;
   const int64_t dp_cp = in.data_parallel * s.context_parallel_size;
-  const int zero = dp_cp > 1 ? s.zero_stage : 0;
-  const ParameterBytes bytes = parameter_bytes(
-      in.training->precision, s, in.cluster->pools[static_cast<size_t>(group.pool)].gpu);
-  const double edges = work.edge_parameters;
-  const double layers = work.parameters - edges + work.expert_parameters;
-  const double all = layers + edges;
-  const double shard = 1 / static_cast<double>(dp_cp);
-  const double expert_shard = 1 / static_cast<double>(s.expert_data_parallel(in.data_parallel));
-  const double sharded = work.parameters * shard + work.expert_parameters * expert_shard;
+  ParameterShares p;
+  p.zero = dp_cp > 1 ? s.zero_stage : 0;
+  p.bytes = parameter_bytes(in.training->precision, s,
+                            in.cluster->pools[static_cast<size_t>(group.pool)].gpu);
+  p.edges = work.edge_parameters;
+  p.layers = work.parameters - p.edges + work.expert_parameters;
+  p.all = p.layers + p.edges;
+  p.shard = 1 / static_cast<double>(dp_cp);
+  p.expert_shard = 1 / static_cast<double>(s.expert_data_parallel(in.data_parallel));
+  p.sharded = work.parameters * p.shard + work.expert_parameters * p.expert_shard;
   // One layer's parameters (what Megatron-FSDP gathers, and reduces, at a time).
-  const double unit = layers / static_cast<double>(std::max<int64_t>(1, group.layers));
-  StageMemory memory;
-  // Weights and gradients as the framework keeps them (deepspeed_zero.hpp, torchtitan_fsdp.hpp),
-  // else as Megatron-LM does.
-  const Precision precision = in.training->precision;
+  p.unit = p.layers / static_cast<double>(std::max<int64_t>(1, group.layers));
+  return p;
+}
+
+// Weights and gradients as the framework keeps them (deepspeed_zero.hpp, torchtitan_fsdp.hpp),
+// else as Megatron-LM does.
+double weights_bytes(const PipelineInput& in, const StageGroup& group, const StageWork& work,
+                     const ParameterShares& shares) {
+  const Strategy& s = *in.strategy;
+  const auto& [zero, bytes, edges, layers, all, shard, expert_shard, sharded, unit] = shares;
   if (zero == 3 && deepspeed_zero3(in.framework, s)) {
     // DeepSpeed ZeRO-3: this GPU's 16-bit shard, the submodule being used and the one
     // prefetched, as far as stage3_max_live_parameters lets prefetch go (the one in use is
     // always gathered).
     const double fetch = unit / zero3_fetches_per_layer(*in.model, s, group.moe_layers > 0);
     const double live = std::max(fetch, std::min(kDeepSpeed.max_live_parameters, 2 * fetch));
-    memory.weights_bytes = bytes.edge_weight * (sharded + live);
+    return bytes.edge_weight * (sharded + live);
   } else if (zero >= 2 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: the sharded parameters are the fp32 masters (counted with the optimizer state);
     // held as gathered are the block in use and the one prefetched, and the last stage's norm
@@ -158,22 +165,28 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     const double head =
         group.first + group.count == in.stages ? std::min(c.head.parameters, edges) : 0;
     const bool whole = zero == 2 || fsdp2_keeps_unsharded(in.stages);
-    memory.weights_bytes = bytes.layer_gather * (whole ? layers : std::min(layers, 2 * unit)) +
-                           bytes.edge_weight * (whole ? edges : head);
+    return bytes.layer_gather * (whole ? layers : std::min(layers, 2 * unit)) +
+           bytes.edge_weight * (whole ? edges : head);
   } else if (zero == 3) {
     // Megatron-FSDP: this GPU's shard of the weights, plus the layers gathered for compute and
     // prefetch (double buffer).
-    memory.weights_bytes = bytes.layer_weight * ((work.parameters - edges) * shard +
-                                                 work.expert_parameters * expert_shard + 2 * unit) +
-                           bytes.edge_weight * edges * shard;
+    return bytes.layer_weight * ((work.parameters - edges) * shard +
+                                 work.expert_parameters * expert_shard + 2 * unit) +
+           bytes.edge_weight * edges * shard;
   } else {
-    memory.weights_bytes = bytes.layer_weight * layers + bytes.edge_weight * edges;
+    return bytes.layer_weight * layers + bytes.edge_weight * edges;
   }
+}
+
+double gradients_bytes(const PipelineInput& in, const ParameterShares& shares) {
+  const Strategy& s = *in.strategy;
+  const Precision precision = in.training->precision;
+  const auto& [zero, bytes, edges, layers, all, shard, expert_shard, sharded, unit] = shares;
   if (zero == 3 && deepspeed_zero3(in.framework, s)) {
     // DeepSpeed ZeRO-3: the gradient shard in the model dtype (grad_accum_dtype defaults to it
     // under ZeRO, engine.py get_data_types) and the contiguous reduce bucket (stage3.py
     // __ipg_bucket_flat_buffer, reduce_bucket_size elements).
-    memory.gradients_bytes = bytes.edge_weight * (sharded + kDeepSpeed.reduce_bucket_elements);
+    return bytes.edge_weight * (sharded + kDeepSpeed.reduce_bucket_elements);
   } else if (zero >= 2 && torchtitan_fsdp2(in.framework, s)) {
     // FSDP2: one block's 16-bit gradients and their fp32 copy for the reduce-scatter are whole
     // until it is done. With pipelines every unit's fp32 gradients stay whole until the stage's
@@ -183,37 +196,53 @@ StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const
     // this step made as the backward frees the activations: at the peak they are cached on the
     // reduce-scatter stream, not allocated (side_stream_cache_bytes).
     const bool keeps = fsdp2_keeps_unsharded(in.stages);
-    memory.gradients_bytes = kFsdp2ReduceBytes * (keeps ? all : unit) + bytes.edge_weight * unit;
+    return kFsdp2ReduceBytes * (keeps ? all : unit) + bytes.edge_weight * unit;
   } else if (zero == 1 && deepspeed_bf16_optimizer(in.framework, precision, s)) {
     // BF16_Optimizer: the fp32 gradient copies of every parameter (fp32_groups_gradients_flat),
     // and the bf16 gradients autograd makes in each backward, set to None only before the next
     // (clear_lp_grads, set_to_none unless graph_harvesting).
-    memory.gradients_bytes = (4 + bytes.edge_weight) * all;
+    return (4 + bytes.edge_weight) * all;
   } else if (zero >= 1 && deepspeed_zero_optimizer(in.framework, precision, s)) {
     // DeepSpeed's ZeRO optimizer: 16-bit gradients (grad_accum_dtype defaults to the model
     // dtype under ZeRO), whole under ZeRO-1 and reduced into this rank's partition under
     // ZeRO-2, and the contiguous reduce bucket (stage_1_and_2.py ipg_buffer, reduce_bucket_size
     // elements).
-    memory.gradients_bytes =
-        bytes.edge_weight * ((zero == 2 ? sharded : all) + kDeepSpeed.reduce_bucket_elements);
+    return bytes.edge_weight * ((zero == 2 ? sharded : all) + kDeepSpeed.reduce_bucket_elements);
   } else if (zero >= 2) {
     // Megatron-FSDP shards the main gradients in the weights' dtype; one layer's gradients are
     // whole until they are reduce-scattered.
-    memory.gradients_bytes = bytes.fsdp_gradient * (sharded + unit);
+    return bytes.fsdp_gradient * (sharded + unit);
   } else {
-    memory.gradients_bytes = bytes.gradient * all;
+    return bytes.gradient * all;
   }
+}
+
+}  // namespace
+
+double held_activation_bytes(const Strategy& s, const StageWork& work, double in_flight) {
+  return in_flight * work.stored_activation_bytes + a2a_overlap_extra_bytes(s, work) +
+         work.working_bytes;
+}
+
+StageMemory stage_memory(const PipelineInput& in, const StageGroup& group, const StageWork& work,
+                         int64_t index) {
+  const Strategy& s = *in.strategy;
+  const ParameterShares shares = parameter_shares(in, group, work);
+  StageMemory memory;
+  memory.weights_bytes = weights_bytes(in, group, work, shares);
+  memory.gradients_bytes = gradients_bytes(in, shares);
   // The optimizer's parameters; with --optimizer-cpu-offload a share of them in host memory.
-  const double optimized = zero >= 1 ? sharded : all;
+  const double optimized = shares.zero >= 1 ? shares.sharded : shares.all;
   const double on_host = s.optimizer_host_fraction() * optimized;
-  memory.optimizer_bytes = bytes.optimizer * (optimized - on_host);
+  memory.optimizer_bytes = shares.bytes.optimizer * (optimized - on_host);
   const double in_flight = in_flight_micro_batches(
       index, in.stages, s.virtual_pipeline_model_parallel_size, in.micro_batches);
   memory.activations_bytes = held_activation_bytes(s, work, in_flight);
   memory.graph_pool_bytes =
       cuda_graph_pool_bytes(in, group, work, memory.activations_bytes, in_flight);
-  memory.reserve = memory_reserve(in, group, memory.activations_bytes,
-                                  side_stream_cache_bytes(in, s, bytes, unit, sharded, zero));
+  memory.reserve = memory_reserve(
+      in, group, memory.activations_bytes,
+      side_stream_cache_bytes(in, s, shares.bytes, shares.unit, shares.sharded, shares.zero));
   // The MoE rows a full-iteration graph's capture frees but cannot reuse (cuda_graph_memory.cpp):
   // reserved by the caching allocator, not allocated, so counted with what it holds beyond the
   // live tensors.
