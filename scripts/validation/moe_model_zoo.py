@@ -12,8 +12,9 @@ that the model agrees. Only the configurations are read here, never a throughput
 A launch whose GPU no script name or comment names, or whose model has no preset (Qwen3-Next),
 is left out and listed under "skipped"; so is one that passes --offload-optimizer-states
 (run_deepseek_v3_gb200.sh:39, run_kimi_k2_gb200_128k_G128.sh:42; "requires dev branch",
-run_deepseek_v3_gb200.sh:12): Megatron-LM's dev-branch OptimizerStateOffloader
-(megatron/core/optimizer/cpu_offloading/optimizer_state_offloader.py at 9050d4c5fb^) moves
+run_deepseek_v3_gb200.sh:12): Megatron-LM's dev-branch OptimizerStateOffloader (PR #2760,
+6b157e0071, 2026-01-16; megatron/core/optimizer/cpu_offloading/optimizer_state_offloader.py, the
+same at 9050d4c5fb^) moves
 exp_avg, exp_avg_sq and the master weights to host memory for the forward and backward passes
 (training.py train_step: offload_states, release_offloaded_gpu_states before the forward;
 reload in finalize_model_grads), which no Paraplan strategy key states and Megatron-LM main
