@@ -109,6 +109,12 @@ def scenario(env, flags, gpu, per_node, num_layers):
     elif granularity == "selective":
         s.update({"recompute_granularity": "selective",
                   "recompute_modules": flags.get("recompute-modules", ["core_attn"])})
+    # --cuda-graph-impl transformer_engine --cuda-graph-scope ...; --external-cuda-graph is its
+    # deprecated spelling (Megatron-LM arguments.py: "use --cuda-graph-impl=transformer_engine").
+    impl = flags.get("cuda-graph-impl", ["transformer_engine" if "external-cuda-graph" in flags
+                                         else "none"])[0]
+    if impl != "none":
+        s.update({"cuda_graph_impl": impl, "cuda_graph_scope": flags.get("cuda-graph-scope", [])})
     if "fine-grained-activation-offloading" in flags:
         s["offload_modules"] = flags["offload-modules"]
     model_mtp = 0  # no --mtp-num-layers: no multi-token prediction
