@@ -10,7 +10,15 @@ that the model agrees. Only the configurations are read here, never a throughput
         > tests/validation/data/moe-model-zoo-configs.json
 
 A launch whose GPU no script name or comment names, or whose model has no preset (Qwen3-Next),
-is left out and listed under "skipped".
+is left out and listed under "skipped"; so is one that passes --offload-optimizer-states
+(run_deepseek_v3_gb200.sh:39, run_kimi_k2_gb200_128k_G128.sh:42; "requires dev branch",
+run_deepseek_v3_gb200.sh:12): Megatron-LM's dev-branch OptimizerStateOffloader (PR #2760,
+6b157e0071, 2026-01-16; megatron/core/optimizer/cpu_offloading/optimizer_state_offloader.py, the
+same at 9050d4c5fb^) moves
+exp_avg, exp_avg_sq and the master weights to host memory for the forward and backward passes
+(training.py train_step: offload_states, release_offloaded_gpu_states before the forward;
+reload in finalize_model_grads), which no Paraplan strategy key states and Megatron-LM main
+(d98e8a64dd) cannot launch, so the scenario would price a launch that never ran.
 """
 
 import argparse
@@ -101,6 +109,12 @@ def scenario(env, flags, gpu, per_node, num_layers):
     elif granularity == "selective":
         s.update({"recompute_granularity": "selective",
                   "recompute_modules": flags.get("recompute-modules", ["core_attn"])})
+    # --cuda-graph-impl transformer_engine --cuda-graph-scope ...; --external-cuda-graph is its
+    # deprecated spelling (Megatron-LM arguments.py: "use --cuda-graph-impl=transformer_engine").
+    impl = flags.get("cuda-graph-impl", ["transformer_engine" if "external-cuda-graph" in flags
+                                         else "none"])[0]
+    if impl != "none":
+        s.update({"cuda_graph_impl": impl, "cuda_graph_scope": flags.get("cuda-graph-scope", [])})
     if "fine-grained-activation-offloading" in flags:
         s["offload_modules"] = flags["offload-modules"]
     model_mtp = 0  # no --mtp-num-layers: no multi-token prediction
@@ -164,6 +178,10 @@ def main():
             if model not in MODELS or gpu is None:
                 skipped.append(f"{name} ({model if model not in MODELS else 'no GPU named'})")
                 continue
+            flags = flag_values(words[at + 1:])
+            if "offload-optimizer-states" in flags:
+                skipped.append(f"{name} (--offload-optimizer-states: Megatron-LM dev branch)")
+                continue
             base = defaults[model]
             for key, value in base.items():
                 env.setdefault(key, value)
@@ -171,7 +189,7 @@ def main():
             # host on Grace-Blackwell, 8 on HGX.
             per_node = 4 if gpu in ("gb200", "gb300") else 8
             launches.append({"name": name, "scenario": scenario(
-                env, flag_values(words[at + 1:]), gpu, per_node, int(base["NUM_LAYERS"]))})
+                env, flags, gpu, per_node, int(base["NUM_LAYERS"]))})
     write_recipes(f"yanring/Megatron-MoE-ModelZoo {args.commit} best_practice/*/*.sh "
                   "(configurations only), made by scripts/validation/moe_model_zoo.py",
                   launches, skipped)

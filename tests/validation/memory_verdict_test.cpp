@@ -386,10 +386,12 @@ TEST_CASE(
   // frees are priced), and every out-of-memory launch with expandable segments is priced over
   // capacity, so that mode takes the same margins; a quarter of the launches that ran sit above 81%
   // (NVIDIA's tuned recipes up to 99%). The floor is today's share (docs/model.md, "The risk the
-  // default margin leaves"): 73.3% of 360 since the input each QK norm keeps for its backward was
+  // default margin leaves"): 73.7% of 358 since the model zoo's two launches with Megatron-LM's
+  // dev-branch --offload-optimizer-states left the outcomes; 73.3% of 360 since the input each QK
+  // norm keeps for its backward was
   // counted (Qwen3's recipe launches); 75.8% of 360 since the deferred output-layer gradients of
   // PR #3107's launches were priced (RAN06 at 82.5%, at_risk); 76.1% of 360 since RAN17 (OOM01's
   // launch with expandable segments, which ran at 81.6% as priced) joined the outcomes; 76.3% of
   // 359 before.
-  CHECK(overall >= 0.733);
+  CHECK(overall >= 0.737);
 }
