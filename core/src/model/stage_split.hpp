@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "model/pipeline_model.hpp"
@@ -31,6 +32,18 @@ std::vector<int64_t> balanced_split(int64_t layers, std::span<const double> laye
                                     std::span<const double> fixed_s,
                                     std::span<const int64_t> max_layers);
 
+// What a split works with, kept by a caller that splits often (the search's leaves) so that a
+// split allocates nothing: the per-stage times and limits, and the greedy's offers.
+struct SplitScratch {
+  std::vector<double> layer_s, fixed_s;
+  std::vector<int64_t> max_layers;
+  std::vector<std::pair<double, size_t>> with_room, full;
+};
+// balanced_split into `split`, in `scratch`'s kept capacity.
+void balanced_split(int64_t layers, std::span<const double> layer_s,
+                    std::span<const double> fixed_s, std::span<const int64_t> max_layers,
+                    std::vector<int64_t>& split, SplitScratch& scratch);
+
 // The split of the model's layers over `stage_pools` (a GPU type per stage) that balances the
 // stages' times under their memory: per-layer and fixed time and memory of each GPU type from
 // a middle stage of one and of two layers, the embedding's and LM head's time on the first and
@@ -43,16 +56,20 @@ std::vector<int64_t> balanced_split(int64_t layers, std::span<const double> laye
 StageWork stage_work_before_data_parallel(const PipelineInput& input, const StageGroup& group);
 void add_data_parallel(const PipelineInput& input, const StageGroup& group, StageWork& work);
 
-// `reuse`, where given, keeps the one- and two-layer stages' work before data parallelism
+// `reuse` keeps the one- and two-layer stages' work before data parallelism
 // (stage_work_before_data_parallel) per GPU type: computed where it is not `valid`, read where it
 // is. The caller keeps it valid only across strategies that differ in the ZeRO level's keys
 // alone (the search's leaves under one recompute setting), which that work does not read.
+// The split goes into `split`; `scratch` is kept beside the works for the next split.
 struct SplitWorks {
   bool valid = false;
   std::vector<StageWork> one, two;  // per pool
+  SplitScratch scratch;
 };
+void balanced_stage_layers(const PipelineInput& input, std::span<const int> stage_pools,
+                           SplitWorks& reuse, std::vector<int64_t>& split);
+// The same with works of its own.
 std::vector<int64_t> balanced_stage_layers(const PipelineInput& input,
-                                           std::span<const int> stage_pools,
-                                           SplitWorks* reuse = nullptr);
+                                           std::span<const int> stage_pools);
 
 }  // namespace paraplan::detail

@@ -156,18 +156,20 @@ bool Searcher::split_layers(bool reuse) {
   // The estimate's split (under capacity, not the margin), so a strategy ranked here is the one
   // an estimate without pinned layers gives.
   if (reuse && audit_ != nullptr && split_works_.valid) audit_split_reuse(input);
-  s_.pipeline_stage_layers =
-      balanced_stage_layers(input, s_.pipeline_stage_gpus, reuse ? &split_works_ : nullptr);
+  // The split is written into the strategy's own list once every work it reads is computed.
+  if (!reuse) variant_split_works_.valid = false;
+  balanced_stage_layers(input, s_.pipeline_stage_gpus, reuse ? split_works_ : variant_split_works_,
+                        s_.pipeline_stage_layers);
   return !s_.pipeline_stage_layers.empty();
 }
 
 // The audit of split_works_: the works recomputed for this leaf, and its split, as reused.
 void Searcher::audit_split_reuse(const PipelineInput& input) {
   SplitWorks fresh;
-  const std::vector<int64_t> recomputed =
-      balanced_stage_layers(input, s_.pipeline_stage_gpus, &fresh);
+  std::vector<int64_t> recomputed, reused;
+  balanced_stage_layers(input, s_.pipeline_stage_gpus, fresh, recomputed);
   SplitWorks kept = split_works_;
-  const std::vector<int64_t> reused = balanced_stage_layers(input, s_.pipeline_stage_gpus, &kept);
+  balanced_stage_layers(input, s_.pipeline_stage_gpus, kept, reused);
   ++audit_->split_reuse_checked;
   if ((!same_bits(fresh.one, split_works_.one) || !same_bits(fresh.two, split_works_.two) ||
        recomputed != reused) &&

@@ -374,6 +374,8 @@ class Searcher {
   // The leaf's layer split's stage works before data parallelism (balanced_stage_layers), kept
   // across the leaves of one ZeRO level, which differ only in its keys (zero_level invalidates).
   SplitWorks split_works_;
+  // The offload variants' splits (offer_variant): their works recomputed, the scratch kept.
+  SplitWorks variant_split_works_;
   MemoryBoundAudit* audit_ = nullptr;
   double audit_time_floor_s_ = 0;         // the time bound of the leaves below (audit)
   double audit_micro_batch_floor_s_ = 0;  // and that of their micro-batch size

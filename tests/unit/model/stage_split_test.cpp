@@ -156,6 +156,10 @@ TEST_CASE("balanced_split places every layer where the one-at-a-time greedy does
     }
     return split;
   };
+  // The search's form splits into one kept list with one kept scratch (no allocation per leaf):
+  // whatever the previous split left in them, the same split.
+  paraplan::detail::SplitScratch scratch;
+  std::vector<int64_t> kept_split;
   std::mt19937 random(11);
   std::uniform_int_distribution<int> stage_count(1, 32), layer_count(1, 160), cap(0, 40),
       small(1, 4), large(0, 200);
@@ -172,7 +176,9 @@ TEST_CASE("balanced_split places every layer where the one-at-a-time greedy does
       limit[i] = trial % 3 == 0 ? layers : cap(random);
     }
     CAPTURE(trial);
-    CHECK(balanced_split(layers, layer_s, fixed_s, limit) ==
-          greedy(layers, layer_s, fixed_s, limit));
+    const std::vector<int64_t> expected = greedy(layers, layer_s, fixed_s, limit);
+    CHECK(balanced_split(layers, layer_s, fixed_s, limit) == expected);
+    balanced_split(layers, layer_s, fixed_s, limit, kept_split, scratch);
+    CHECK(kept_split == expected);
   }
 }
