@@ -354,8 +354,18 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
     );
     const batch = page.locator(byTestId("global-batch-size"));
     await batch.waitFor({ timeout: TIMEOUT_MS });
-    if ((await page.locator(byTestId("result-row")).count()) === 0) {
-      await batch.focus();
+    // Focus and look in one step: rows drawn before the focus may already have scrolled.
+    const before = await page.evaluate(
+      ([field, rows]) => {
+        document.querySelector(field).focus();
+        return { rows: document.querySelectorAll(rows).length, y: scrollY };
+      },
+      [
+        byTestId("global-batch-size"),
+        `${byTestId("result-row")}, ${byTestId("provisional-row")}`,
+      ],
+    );
+    if (before.rows === 0 && before.y === 0) {
       await page.keyboard.type("0");
       await page.waitForSelector(
         `${byTestId("result-row")}, ${byTestId("provisional-row")}`,

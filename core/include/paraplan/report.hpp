@@ -222,6 +222,8 @@ struct Report {
 };
 
 nlohmann::json to_json(const Report& report);
+// A text's id and values (docs/contract.md section 4, "Text ids").
+nlohmann::json to_json(const CoreText& text);
 
 // What a results table draws of a report: the keys of to_json's `feasible`,
 // `infeasible_reasons`, `iteration_time_s`, `tokens_per_s_per_gpu`, `mfu`, `num_gpus`,

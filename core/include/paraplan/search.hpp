@@ -20,8 +20,10 @@ struct RankedStrategy {
   Report report;
   // Its uncertainty band overlaps the first row's: the model cannot tell them apart.
   bool tie_with_best = false;
-  // Why it ranks above a faster strategy (a safer one within the noise), or "".
+  // Why it ranks above a faster strategy (a safer one within the noise), or "", and that text's
+  // id and values.
   std::string rank_note;
+  CoreText rank_note_text;
 };
 
 struct SearchProgress {

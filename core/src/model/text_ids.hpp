@@ -21,6 +21,10 @@ inline constexpr const char* kRegimeTooFewRuns = "regime with too few runs";
 inline constexpr const char* kBand = "band from published runs";
 inline constexpr const char* kBandWiderRegime = "band from a wider regime";
 
+// Why a row ranks above a faster one within the noise (search/final_order.cpp).
+inline constexpr const char* kRankedAboveSaferVerdict = "ranked above: safer memory verdict";
+inline constexpr const char* kRankedAboveFewerSwitches = "ranked above: fewer risky switches";
+
 // The validation notes (model/validated_regime.cpp, model/torchtitan_family.cpp).
 inline constexpr const char* kGpuNotPreset = "GPU not a preset";
 inline constexpr const char* kGpuNeverValidated = "GPU type never validated";

@@ -55,22 +55,9 @@ nlohmann::json stage_time_json(const StageReport& stage) {
           {"optimizer_s", stage.optimizer_s}};
 }
 
-// A text's id and values (docs/contract.md section 4, "Text ids"): {"id", "args": {NAME:
-// VALUE}, "parts": [...]}, parts only where it includes other texts.
-nlohmann::json core_text_json(const CoreText& text) {
-  nlohmann::json args = nlohmann::json::object();
-  for (const auto& [name, value] : text.args) args[name] = value;
-  nlohmann::json out = {{"id", text.id}, {"args", std::move(args)}};
-  if (!text.parts.empty()) {
-    nlohmann::json& parts = out["parts"] = nlohmann::json::array();
-    for (const CoreText& part : text.parts) parts.push_back(core_text_json(part));
-  }
-  return out;
-}
-
 // Sets `out[key]` to `text`'s id and values where it has an id.
 void put_core_text(nlohmann::json& out, const char* key, const CoreText& text) {
-  if (!text.id.empty()) out[key] = core_text_json(text);
+  if (!text.id.empty()) out[key] = to_json(text);
 }
 
 // docs/contract.md section 4 `uncertainty`.
@@ -88,11 +75,24 @@ nlohmann::json uncertainty_json(const Uncertainty& u) {
 
 nlohmann::json validation_json(const Validation& v) {
   nlohmann::json texts = nlohmann::json::array();
-  for (const CoreText& note : v.note_texts) texts.push_back(core_text_json(note));
+  for (const CoreText& note : v.note_texts) texts.push_back(to_json(note));
   return {{"validated", v.validated}, {"notes", v.notes}, {"note_texts", std::move(texts)}};
 }
 
 }  // namespace
+
+// A text's id and values (docs/contract.md section 4, "Text ids"): {"id", "args": {NAME:
+// VALUE}, "parts": [...]}, parts only where it includes other texts.
+nlohmann::json to_json(const CoreText& text) {
+  nlohmann::json args = nlohmann::json::object();
+  for (const auto& [name, value] : text.args) args[name] = value;
+  nlohmann::json out = {{"id", text.id}, {"args", std::move(args)}};
+  if (!text.parts.empty()) {
+    nlohmann::json& parts = out["parts"] = nlohmann::json::array();
+    for (const CoreText& part : text.parts) parts.push_back(to_json(part));
+  }
+  return out;
+}
 
 double Report::peak_memory_bytes() const {
   double peak = 0;

@@ -80,7 +80,10 @@ std::map<int, std::string> write_table_keys(const RankedStrategy& ranked, size_t
   out["headroom_gib"] = report.headroom_bytes() / kGiB;  // smallest over the stages
   out["tight"] = report.memory_tight;
   out["tie_with_best"] = ranked.tie_with_best;
-  if (!ranked.rank_note.empty()) out["rank_note"] = ranked.rank_note;
+  if (!ranked.rank_note.empty()) {
+    out["rank_note"] = ranked.rank_note;
+    out["rank_note_text"] = to_json(ranked.rank_note_text);
+  }
   return write_per_gpu(s, report, scenario.cluster, out);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 
+#include "model/text_ids.hpp"
 #include "search/top_strategies.hpp"
 
 namespace paraplan::detail {
@@ -24,18 +25,26 @@ std::string as_percent(double fraction) {
   return text;
 }
 
-// Why `safer` ranks above `faster`.
-std::string moved_note(const RankedStrategy& safer, const RankedStrategy& faster) {
+// Why `safer` ranks above `faster`, with its id and values.
+CoreText moved_note(const RankedStrategy& safer, const RankedStrategy& faster) {
   const double slower_fraction = safer.report.iteration_time_s / faster.report.iteration_time_s - 1;
+  CoreText note;
+  note.args = {{"slower_percent", as_percent(slower_fraction)},
+               {"noise_percent", as_percent(kRankNoiseFraction)}};
   std::string why;
   if (safer.report.memory_verdict != faster.report.memory_verdict) {
+    note.id = text_id::kRankedAboveSaferVerdict;
+    note.args.emplace_back("verdict", to_string(safer.report.memory_verdict));
+    note.args.emplace_back("other_verdict", to_string(faster.report.memory_verdict));
     why = std::string("its memory verdict is ") + to_string(safer.report.memory_verdict) +
           " where the other's is " + to_string(faster.report.memory_verdict);
   } else {
+    note.id = text_id::kRankedAboveFewerSwitches;
     why = "fewer risky switches (optimizer CPU offload, CUDA graphs, activation offload)";
   }
-  return "ranked above a strategy " + as_percent(slower_fraction) + " faster, within the " +
-         as_percent(kRankNoiseFraction) + " noise of published throughput: " + why;
+  note.text = "ranked above a strategy " + as_percent(slower_fraction) + " faster, within the " +
+              as_percent(kRankNoiseFraction) + " noise of published throughput: " + why;
+  return note;
 }
 
 bool bands_overlap(const Report& a, const Report& b) {
@@ -74,7 +83,8 @@ void order_by_risk(std::vector<RankedStrategy>& strategies) {
           std::min_element(rows.begin() + static_cast<std::ptrdiff_t>(i) + 1, rows.end(),
                            [](const auto& a, const auto& b) { return a.first < b.first; });
       if (passed != rows.end() && passed->first < rows[i].first) {
-        rows[i].second.rank_note = moved_note(rows[i].second, passed->second);
+        rows[i].second.rank_note_text = moved_note(rows[i].second, passed->second);
+        rows[i].second.rank_note = rows[i].second.rank_note_text.text;
       }
       strategies[first + i] = std::move(rows[i].second);
     }

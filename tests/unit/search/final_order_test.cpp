@@ -4,6 +4,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
+#include "model/text_ids.hpp"
 #include "paraplan/units.hpp"
 #include "search/top_strategies.hpp"
 
@@ -43,6 +46,10 @@ TEST_CASE("within the noise a row without optimizer offload ranks above a faster
   detail::order_by_risk(rows);
   CHECK(times(rows) == std::vector<double>{57.06, 57.00, 70.0});
   CHECK(rows[0].rank_note.find("fewer risky switches") != std::string::npos);
+  // The page writes it from its id and values (web/src/i18n/core-texts.ts).
+  CHECK(rows[0].rank_note_text.id == text_id::kRankedAboveFewerSwitches);
+  CHECK(rows[0].rank_note_text.text == rows[0].rank_note);
+  CHECK(rows[1].rank_note_text.id.empty());
   CHECK(rows[1].rank_note.empty());
   CHECK(rows[2].rank_note.empty());  // 23% slower: beyond the noise, not moved
 }
@@ -55,6 +62,10 @@ TEST_CASE("within the noise a row that fits ranks above one at risk; beyond it t
   // 11.0 s is 10% slower.
   CHECK(times(rows) == std::vector<double>{10.3, 10.4, 10.0, 11.0});
   CHECK(rows[0].rank_note.find("memory verdict is fits") != std::string::npos);
+  CHECK(rows[0].rank_note_text.id == text_id::kRankedAboveSaferVerdict);
+  const auto args = rows[0].rank_note_text.args;
+  CHECK(std::find(args.begin(), args.end(),
+                  std::pair<std::string, std::string>("other_verdict", "at_risk")) != args.end());
 }
 
 TEST_CASE("ties are rows whose bands overlap the first row's; family ranks follow the order") {

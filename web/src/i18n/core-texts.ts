@@ -67,6 +67,12 @@ export const ZH_TEXTS: Record<string, Write> = {
   "band from a wider regime": (a, parts) =>
     `${band(a, parts)}；采用更宽的范围，因为${parts.join("；")}` +
     `（一个区间需要来自 ${a.min_publishers} 家发布方的 ${a.min_runs} 个运行）`,
+  "ranked above: safer memory verdict": (a) =>
+    `排在一个快 ${a.slower_percent} 的策略之上，差距在已发表吞吐 ${a.noise_percent} 的噪声之内：` +
+    `其显存判定为 ${a.verdict}，而对方为 ${a.other_verdict}`,
+  "ranked above: fewer risky switches": (a) =>
+    `排在一个快 ${a.slower_percent} 的策略之上，差距在已发表吞吐 ${a.noise_percent} 的噪声之内：` +
+    `风险开关更少（优化器 CPU 卸载、CUDA Graph、激活卸载）`,
   "GPU not a preset": (a) =>
     `GPU ${a.gpu} 不是原样发布的预设（其字段由用户给出或覆盖）：没有公开运行测量过它`,
   "GPU type never validated": (a) => `GPU 类型 ${a.gpu} 从未与公开运行对照验证`,

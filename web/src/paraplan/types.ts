@@ -131,6 +131,7 @@ export interface RankedStrategy {
   tie_with_best?: boolean;
   // Why it ranks where it does where not by time alone (a safer strategy within the noise).
   rank_note?: string;
+  rank_note_text?: CoreText; // `rank_note` with its id and values
   // The search's identity of its layout (TP, PP, CP, EP, ETP, stage GPUs, ZeRO, offloads) and
   // the layout families it belongs to (core/src/search/top_strategies.hpp): the page never
   // re-derives either.
@@ -167,6 +168,7 @@ export type TableRow = Pick<
   | "tight"
   | "tie_with_best"
   | "rank_note"
+  | "rank_note_text"
   | "max-use-mem-size"
   | "pipeline-stage-chips"
   | "pipeline-stage-layers"

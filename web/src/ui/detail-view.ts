@@ -38,7 +38,9 @@ function uncertaintyRows(ranked: RankedStrategy): [string, string][] {
       : "";
     rows.push([t("detail.verdict"), `${t(`detail.verdict.${memory.verdict}`)}${reason}`]);
   }
-  if (ranked.rank_note) rows.push([t("detail.rankNote"), ranked.rank_note]);
+  if (ranked.rank_note) {
+    rows.push([t("detail.rankNote"), coreText(ranked.rank_note, ranked.rank_note_text)]);
+  }
   return rows;
 }
 

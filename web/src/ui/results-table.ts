@@ -149,7 +149,7 @@ export class ResultsTable {
               ? [coreText(estimate.memory.verdict_reason, estimate.memory.verdict_reason_text)]
               : []),
             ...(ranked.tight && estimate.memory.verdict === undefined ? [t("table.tight")] : []),
-            ...(ranked.rank_note ? [ranked.rank_note] : []),
+            ...(ranked.rank_note ? [coreText(ranked.rank_note, ranked.rank_note_text)] : []),
             ...(outOfRegime ? [t("table.outOfRegime"), ...coreNotes(estimate.validation)] : []),
           ].join("\n"),
         },
