@@ -94,7 +94,7 @@ std::vector<RankedStrategy> Searcher::ranked_rows(bool provisional) {
       if (!provisional) ++stats_.rejected_on_estimate;
       continue;
     }
-    rows.push_back({strategy, std::move(report), false, ""});
+    rows.push_back({strategy, std::move(report), false, "", {}});
   }
   if (provisional) {
     progress_reports_ = std::move(kept);

@@ -331,7 +331,7 @@ SearchResult Searcher::run() {
   for (auto& [family, strategy] : top_.family_bests()) {
     Report report = estimate_on_used_gpus(strategy);
     if (report.feasible) {
-      result.family_bests.push_back({family, {strategy, std::move(report), false, ""}, 0});
+      result.family_bests.push_back({family, {strategy, std::move(report), false, "", {}}, 0});
     }
   }
   finish_order(result, options_.allow_at_risk);
