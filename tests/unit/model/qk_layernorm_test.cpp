@@ -2,10 +2,9 @@
 // TENorm modules over the query and the key after the QKV split (docs/model.md section 1).
 #include <doctest/doctest.h>
 
+#include "layer_jobs.hpp"
 #include "model/host_time.hpp"
-#include "model/layer_cost.hpp"
 #include "paraplan/model.hpp"
-#include "support.hpp"
 
 using namespace paraplan;
 
@@ -14,20 +13,10 @@ namespace {
 // h 2048, 32 heads of 128, 4 query groups (Qwen3-30B-A3B's attention), sequence 4096,
 // micro-batch 1, on H100s whose kernels have no fixed overhead.
 Scenario qk_job(const std::string& extra) {
-  return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 2048,
+  return test::no_overhead_h100_job(R"({"name": "m", "num_layers": 2, "hidden_size": 2048,
       "ffn_hidden_size": 6144, "num_attention_heads": 32, "num_query_groups": 4,
       "kv_channels": 128, "vocab_size": 32000, "activation": "swiglu")" +
-                        extra + R"(},
-      "training": {"global_batch_size": 8, "seq_length": 4096, "precision": "bf16"},
-      "cluster": {"gpus": [{"type": {"base": "h100", "id": "no-overhead",
-      "kernel_overhead_us": 0}, "count": 8}]}})");
-}
-
-detail::LayerCost layer(const Scenario& s) {
-  Strategy strategy;
-  strategy.use_flash_attn = true;
-  return detail::compute_model_costs(s.model, s.training, s.cluster.pools.front().gpu, 8, strategy)
-      .dense;
+                                    extra + "}");
 }
 
 }  // namespace
@@ -36,8 +25,8 @@ TEST_CASE("qk_layernorm adds a norm over Q and over K: 2 passes forward, 3 backw
   const Scenario plain_job = qk_job("");
   const Scenario normed_job = qk_job(R"(, "qk_layernorm": true)");
   REQUIRE(normed_job.model.qk_layernorm);
-  const detail::LayerCost plain = layer(plain_job);
-  const detail::LayerCost normed = layer(normed_job);
+  const detail::LayerCost plain = test::flash_dense_layer(plain_job);
+  const detail::LayerCost normed = test::flash_dense_layer(normed_job);
   const GpuSpec& gpu = plain_job.cluster.pools.front().gpu;
   const double q_bytes = 2.0 * 4096 * 32 * 128, k_bytes = 2.0 * 4096 * 4 * 128;
   const auto pass_s = [&](double bytes) { return detail::memory_bound_s(gpu, bytes); };

@@ -5,9 +5,8 @@
 
 #include <cmath>
 
+#include "layer_jobs.hpp"
 #include "model/host_time.hpp"
-#include "model/layer_cost.hpp"
-#include "support.hpp"
 
 using namespace paraplan;
 
@@ -16,20 +15,20 @@ namespace {
 // h 1024, 8 heads of 128, 2 query groups, sequence 4096, micro-batch 1, on one H100 whose
 // kernels have no fixed overhead (so a pass's time is its bytes at the HBM curve).
 Scenario rotary_job(const std::string& yarn) {
-  return test::scenario(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+  return test::no_overhead_h100_job(R"({"name": "m", "num_layers": 2, "hidden_size": 1024,
       "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
       "vocab_size": 32000, "activation": "swiglu")" +
-                        yarn + R"(},
-      "training": {"global_batch_size": 8, "seq_length": 4096, "precision": "bf16"},
-      "cluster": {"gpus": [{"type": {"base": "h100", "id": "no-overhead",
-      "kernel_overhead_us": 0}, "count": 8}]}})");
+                                    yarn + "}");
 }
 
-detail::LayerCost layer(const Scenario& s) {
-  Strategy strategy;
-  strategy.use_flash_attn = true;
-  return detail::compute_model_costs(s.model, s.training, s.cluster.pools.front().gpu, 8, strategy)
-      .dense;
+// The error parsing a job of this model with `activation` and `fields` raises, or "".
+std::string model_error(const char* activation, const std::string& fields) {
+  return test::input_error(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
+      "ffn_hidden_size": 4096, "num_attention_heads": 8, "vocab_size": 32000,
+      "activation": ")" + std::string(activation) +
+                           "\"" + fields + R"(},
+      "training": {"global_batch_size": 8, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
 }
 
 }  // namespace
@@ -47,8 +46,8 @@ TEST_CASE(
     "backward in place of the fused kernel's 2 and 2") {
   const Scenario rope = rotary_job("");
   const Scenario yarn = rotary_job(R"(, "yarn_rotary_scaling_factor": 32)");
-  const detail::LayerCost fused = layer(rope);
-  const detail::LayerCost unfused = layer(yarn);
+  const detail::LayerCost fused = test::flash_dense_layer(rope);
+  const detail::LayerCost unfused = test::flash_dense_layer(yarn);
   const GpuSpec& gpu = rope.cluster.pools.front().gpu;
   // Q and K: 4096 tokens x (8 + 2) heads x 128, 2 bytes each.
   const double qk_bytes = 2.0 * 4096 * (8 + 2) * 128;
@@ -83,14 +82,7 @@ TEST_CASE("YaRN's unfused rotary embedding issues 22 more PyTorch ops in the att
 }
 
 TEST_CASE("yarn_rotary_scaling_factor: at least 1, only with rotary positions and no MLA") {
-  const auto error = [](const std::string& fields) {
-    return test::input_error(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
-      "ffn_hidden_size": 4096, "num_attention_heads": 8, "vocab_size": 32000,
-      "activation": "gelu")" +
-                             fields + R"(},
-      "training": {"global_batch_size": 8, "seq_length": 4096},
-      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
-  };
+  const auto error = [](const std::string& fields) { return model_error("gelu", fields); };
   CHECK(error(R"(, "position_embedding_type": "rope", "yarn_rotary_scaling_factor": 32)") == "");
   CHECK(error(R"(, "position_embedding_type": "rope", "yarn_rotary_scaling_factor": 0.5)")
             .find("model.yarn_rotary_scaling_factor: expected a number from 1") == 0);
@@ -104,14 +96,7 @@ TEST_CASE("yarn_rotary_scaling_factor: at least 1, only with rotary positions an
 }
 
 TEST_CASE("YaRN's frequency correction: only with a YaRN factor, each bounded") {
-  const auto error = [](const std::string& fields) {
-    return test::input_error(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 1024,
-      "ffn_hidden_size": 4096, "num_attention_heads": 8, "vocab_size": 32000,
-      "activation": "swiglu")" +
-                             fields + R"(},
-      "training": {"global_batch_size": 8, "seq_length": 4096},
-      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
-  };
+  const auto error = [](const std::string& fields) { return model_error("swiglu", fields); };
   CHECK(error(R"(, "yarn_rotary_scaling_factor": 32, "yarn_original_max_position_embeddings": 4096,
       "yarn_beta_fast": 32, "yarn_beta_slow": 1, "yarn_correction_range_round_to_int": false)") ==
         "");
