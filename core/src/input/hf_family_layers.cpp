@@ -10,15 +10,21 @@ namespace {
 
 using nlohmann::json;
 
-// The first-k dense layers of Qwen-MoE's mlp_only_layers and decoder_sparse_step.
-int64_t qwen_dense_layers(ConfigReader& reader, int64_t num_layers) {
-  const int64_t step = reader.count("decoder_sparse_step", kMaxDimension, 1);
+// A config's MoE layer step (`key`, default 1) must be 1: Paraplan models an MoE MLP in every
+// layer after the first dense ones.
+void require_moe_every_layer(ConfigReader& reader, const char* key) {
+  const int64_t step = reader.count(key, kMaxDimension, 1);
   if (step != 1) {
-    throw InputError("decoder_sparse_step",
+    throw InputError(key,
                      "Paraplan models an MoE MLP in every layer after the first dense ones; "
                      "expected 1, got " +
                          std::to_string(step));
   }
+}
+
+// The first-k dense layers of Qwen-MoE's mlp_only_layers and decoder_sparse_step.
+int64_t qwen_dense_layers(ConfigReader& reader, int64_t num_layers) {
+  require_moe_every_layer(reader, "decoder_sparse_step");
   const json* dense = reader.value("mlp_only_layers");
   if (dense == nullptr) return 0;
   if (!dense->is_array()) {
@@ -63,13 +69,7 @@ json gpt_oss_moe(ConfigReader& reader, int64_t ffn) {
 // DeepSeek-V2/V3's experts (DeepseekV3Config, configuration_deepseek_v3.py; Megatron-Bridge
 // deepseek_v3_bridge.py).
 json deepseek_moe(ConfigReader& reader, int64_t num_layers) {
-  const int64_t layer_freq = reader.count("moe_layer_freq", kMaxDimension, 1);
-  if (layer_freq != 1) {
-    throw InputError("moe_layer_freq",
-                     "Paraplan models an MoE MLP in every layer after the first dense ones; "
-                     "expected 1, got " +
-                         std::to_string(layer_freq));
-  }
+  require_moe_every_layer(reader, "moe_layer_freq");
   json moe;
   moe["num_experts"] = reader.positive("n_routed_experts", kMaxDimension);
   moe["top_k"] = reader.positive("num_experts_per_tok", moe["num_experts"].get<int64_t>());
