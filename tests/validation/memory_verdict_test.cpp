@@ -155,6 +155,22 @@ void add_launch_files(std::vector<Outcome>& out) {
   }
 }
 
+// A published sweep's configuration with its published outcome, as sweeps_test.cpp reads it: the
+// sweep's scenario with the configuration's strategy (and batch), or a whole scenario of its own.
+Outcome sweep_outcome(const nlohmann::json& sweep, const nlohmann::json& configuration) {
+  nlohmann::json entry = configuration.contains("scenario") ? configuration["scenario"] : sweep;
+  if (configuration.contains("strategy")) entry["strategy"] = configuration["strategy"];
+  if (configuration.contains("global_batch_size")) {
+    entry["training"]["global_batch_size"] = configuration["global_batch_size"];
+  }
+  nlohmann::json scenario = with_stated_settings(scenario_of(entry), sweep["source"]);
+  if (entry.contains("framework")) scenario["framework"] = entry["framework"];
+  // SC21's runs (2021) predate expandable segments (PyTorch 2.1, 2023): default allocator.
+  return outcome_of("published-sweeps.json",
+                    sweep["id"].get<std::string>() + " " + configuration["name"].get<std::string>(),
+                    !configuration["published_feasible"].get<bool>(), false, scenario);
+}
+
 // Out-of-memory outcomes and the fixes that ran (oom-outcomes.json), and the SC21 sweeps'
 // configurations with the published outcome (published-sweeps.json: Figure 17's runs without
 // recompute ran out of memory).
@@ -170,20 +186,7 @@ void add_outcome_files(std::vector<Outcome>& out) {
   const nlohmann::json sweeps = load("published-sweeps.json");
   for (const nlohmann::json& sweep : sweeps["sweeps"]) {
     for (const nlohmann::json& configuration : sweep["configurations"]) {
-      // As sweeps_test.cpp reads them: the sweep's scenario with the configuration's strategy
-      // (and batch), or a whole scenario of its own.
-      nlohmann::json entry = configuration.contains("scenario") ? configuration["scenario"] : sweep;
-      if (configuration.contains("strategy")) entry["strategy"] = configuration["strategy"];
-      if (configuration.contains("global_batch_size")) {
-        entry["training"]["global_batch_size"] = configuration["global_batch_size"];
-      }
-      nlohmann::json scenario = with_stated_settings(scenario_of(entry), sweep["source"]);
-      if (entry.contains("framework")) scenario["framework"] = entry["framework"];
-      // SC21's runs (2021) predate expandable segments (PyTorch 2.1, 2023): default allocator.
-      out.push_back(outcome_of(
-          "published-sweeps.json",
-          sweep["id"].get<std::string>() + " " + configuration["name"].get<std::string>(),
-          !configuration["published_feasible"].get<bool>(), false, scenario));
+      out.push_back(sweep_outcome(sweep, configuration));
     }
   }
 }
@@ -316,6 +319,59 @@ TEST_CASE("memory verdicts: no launch that ran out of memory is called fits") {
     CHECK(o.verdict != MemoryVerdict::fits);
   }
   CHECK(out_of_memory >= 11);
+}
+
+// The lowest-priced out-of-memory launch without CUDA graphs, which sets the default allocator's
+// margin: SC21 Figure 17's GPT 145.6B without recompute at batch 16 (TP 8, PP 16, micro-batch 1,
+// fp16), whose first stage holds 16 micro-batches. Counted from the code its scripts ran,
+// NVIDIA/Megatron-LM de7dc40 (examples/sc21: run_figure_17.sh, CONFIG.sh; SRUN.sh's container
+// nvcr.io/nvidia/pytorch:20.12-py3, PyTorch 1.8):
+// - weights, fp16 (--fp16): 5 layers of 12h^2/t + 7h/t + 6h, the word embedding's v/t rows and the
+//   learned position embedding, not split over TP (model/language_model.py Embedding);
+// - gradients, one fp16 copy: --DDP-impl local without --use-contiguous-buffers-in-ddp
+//   (arguments.py:582, off) keeps autograd's param.grad; the last step's stays referenced by
+//   param.main_grad (model/distributed.py:206) until this step's all-reduce, live at the peak while
+//   the new one grows as the first backward frees its micro-batch; the fp32 copies the step makes
+//   (optimizer/optimizer.py:309) are freed by zero_grad(set_to_none) before the forward
+//   (training.py:354-358);
+// - optimizer: the fp32 master copy (optimizer.py:247) and Adam's two fp32 moments, 12 bytes;
+// - activations per layer and micro-batch: sbh(10 + 24/t) + 5as^2b/t bytes (Korthikanti et al.
+//   2022): the fused causal softmax runs (model/fused_softmax.py custom_kernel_constraint: s <=
+//   2048, b a / t a multiple of 4) and saves its fp16 output, dropout masks are one byte (PyTorch
+//   1.8 fused_dropout), the linear layers save their input; plus the embedding's dropout mask
+//   (sbh bytes) and the stage output, kept whole per micro-batch (schedules.py output_tensors).
+// The model prices each as held (the reserve adds the context, NCCL and 5% fragmentation): the
+// outcome is not a term the source shows (docs/model.md, "The risk the default margin leaves").
+TEST_CASE(
+    "memory verdicts: SC21 Figure 17's first stage is priced as Megatron-LM de7dc40 holds it") {
+  const nlohmann::json sweeps = load("published-sweeps.json");
+  std::optional<Outcome> found;
+  for (const nlohmann::json& sweep : sweeps["sweeps"]) {
+    if (sweep["id"] != "S17") continue;
+    for (const nlohmann::json& configuration : sweep["configurations"]) {
+      if (configuration["name"] == "no recompute, batch 16") {
+        found = sweep_outcome(sweep, configuration);
+      }
+    }
+  }
+  REQUIRE(found);
+  const Outcome& o = *found;
+  CHECK(o.ran_out);
+  constexpr double s = 2048, b = 1, h = 12288, a = 96, t = 8, v = 51200, layers = 5, in_flight = 16;
+  const double parameters = layers * (12 * h * h / t + 7 * h / t + 6 * h) + v * h / t + s * h;
+  const double layer_bytes = s * b * h * (10 + 24 / t) + 5 * a * s * s * b / t;
+  const double activations = in_flight * (layers * layer_bytes + s * b * h + 2 * s * b * h);
+  std::printf(
+      "\nS17 stage 0 (GiB): weights %.2f / %.2f, gradients %.2f / %.2f, optimizer %.2f / "
+      "%.2f, activations %.2f / %.2f (priced / de7dc40), reserve %.2f, peak %.1f%%\n",
+      o.worst.weights_bytes / kGiB, 2 * parameters / kGiB, o.worst.gradients_bytes / kGiB,
+      2 * parameters / kGiB, o.worst.optimizer_bytes / kGiB, 12 * parameters / kGiB,
+      o.worst.activations_bytes / kGiB, activations / kGiB, o.worst.other_bytes() / kGiB,
+      100 * o.share);
+  CHECK(o.worst.weights_bytes == doctest::Approx(2 * parameters).epsilon(0.001));
+  CHECK(o.worst.gradients_bytes == doctest::Approx(2 * parameters).epsilon(0.001));
+  CHECK(o.worst.optimizer_bytes == doctest::Approx(12 * parameters).epsilon(0.001));
+  CHECK(o.worst.activations_bytes == doctest::Approx(activations).epsilon(0.001));
 }
 
 TEST_CASE(
