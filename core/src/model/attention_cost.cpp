@@ -74,6 +74,20 @@ bool cudnn_trains_head_dims(double compute_capability, double qk_head_dim, doubl
   return latent || wide;
 }
 
+// A sliding window's fused kernel loops each query tile over its window's keys only (cuDNN's
+// diagonal band, FlashAttention's n_block_min), so its tiles' fixed costs are spread over the
+// keys a row attends, as in a causal call that short: it runs at the causal curve's efficiency
+// for the call whose rows attend as many keys on average. The window's rows attend
+// `fraction` (s + 1) / 2 keys on average (window_attention_fraction), as a causal call over
+// L = fraction (s + 1) - 1 tokens does, whose FLOPs are the window's executed FLOPs times L / s:
+// the share returned (1 without a window). Checked against NVIDIA's cuDNN SDPA benchmark of
+// GPT-OSS's attention at windows of 128 and 1024 on GB200 and H200 (cudnn-frontend
+// benchmark/sdpa_benchmark_training results, docs/model.md section 1b).
+double window_curve_share(double fraction, double tokens) {
+  if (fraction >= 1) return 1;
+  return (fraction * (tokens + 1) - 1) / tokens;
+}
+
 // FlashAttention-2's work over a causal sequence of `tokens` (FlashSpan): without context
 // parallelism, or with K and V all-gathered or all-to-all, each query row attends tokens / 2
 // keys on average (all-gathered: this GPU's two query chunks, at mirrored positions, attend
@@ -305,19 +319,23 @@ std::pair<PassTime, PassTime> CostBuilder::fused_attention_kernels(const Attenti
       runs_flash_attention(s_, gpu_, framework_.transformer_engine, qk_head_dim, v_head_dim);
   const double forward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, false, flash);
   const double backward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, true, flash);
+  const double backward = kFlashBackwardFlopsRatio * executed;
+  const double curve_share = window_curve_share(fraction, key_len);
+  const double forward_curve_flops = executed / calls * curve_share;
+  const double backward_curve_flops = backward / calls * curve_share;
   if (flash) {
     const bool ring = cp > 1 && (torch_ring || s_.cp_comm_type == CpCommType::p2p);
     const auto [diagonal, off_diagonal] =
         flash_spans(key_len, ring ? cp : 1, fraction);  // forward and backward alike
-    core_forward.compute_s = kernels16_.flash_attention_s(executed, false, calls, forward_factor,
-                                                          {diagonal, off_diagonal});
-    core_backward.compute_s =
-        kernels16_.flash_attention_s(kFlashBackwardFlopsRatio * executed, true, calls,
-                                     backward_factor, {diagonal, off_diagonal});
+    core_forward.compute_s = kernels16_.flash_attention_s(
+        executed, false, calls, forward_factor, {diagonal, off_diagonal}, forward_curve_flops);
+    core_backward.compute_s = kernels16_.flash_attention_s(
+        backward, true, calls, backward_factor, {diagonal, off_diagonal}, backward_curve_flops);
   } else {
-    core_forward.compute_s = kernels16_.attention_s(executed, false, calls, forward_factor);
+    core_forward.compute_s =
+        kernels16_.attention_s(executed, false, calls, forward_factor, forward_curve_flops);
     core_backward.compute_s =
-        kernels16_.attention_s(kFlashBackwardFlopsRatio * executed, true, calls, backward_factor);
+        kernels16_.attention_s(backward, true, calls, backward_factor, backward_curve_flops);
   }
   return {core_forward, core_backward};
 }

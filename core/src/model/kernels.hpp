@@ -188,31 +188,35 @@ class Kernels {
 
   // A fused attention kernel (FlashAttention, cuDNN) executing `flops` in `calls` launches of
   // equal size (context parallelism: one per ring step), each at its own size's efficiency
-  // times `head_dim_factor` (head_dim_efficiency: the curves are at head dim 128).
-  double attention_s(double flops, bool backward, double calls = 1,
-                     double head_dim_factor = 1) const {
+  // times `head_dim_factor` (head_dim_efficiency: the curves are at head dim 128). A call's size
+  // on the curve is its FLOPs, or `curve_flops` where given (a sliding window's: the causal call
+  // whose rows attend as many keys, attention_cost.cpp window_curve_share).
+  double attention_s(double flops, bool backward, double calls = 1, double head_dim_factor = 1,
+                     double curve_flops = 0) const {
     if (flops <= 0) return 0;
     const EfficiencyCurve& curve =
         backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
-    return flops / (gpu_.tensor_flops(precision_) * curve.at(flops / calls) * head_dim_factor) +
+    const double size = curve_flops > 0 ? curve_flops : flops / calls;
+    return flops / (gpu_.tensor_flops(precision_) * curve.at(size) * head_dim_factor) +
            calls * gpu_.kernel_overhead_s;
   }
 
   // FlashAttention-2's kernels (attention_backend flash) over the same `calls`, whose work is
   // split into `spans`: shares of the FLOPs, each at the preset's flash curve for the span of
-  // its rows (FlashSpan), never faster than the fused curve at the call's size (Shah et al.
-  // 2024, arXiv:2407.08608, Figs. 5-6: on an H100, cuDNN beats FlashAttention-2 at every
-  // measured length, forward and backward); a preset without flash curves prices them as fused.
+  // its rows (FlashSpan), never faster than the fused curve at the call's size (`curve_flops` as
+  // in attention_s; Shah et al. 2024, arXiv:2407.08608, Figs. 5-6: on an H100, cuDNN beats
+  // FlashAttention-2 at every measured length, forward and backward); a preset without flash
+  // curves prices them as fused.
   double flash_attention_s(double flops, bool backward, double calls, double head_dim_factor,
-                           std::initializer_list<FlashSpan> spans) const {
+                           std::initializer_list<FlashSpan> spans, double curve_flops = 0) const {
     const EfficiencyCurve& flash_curve = backward ? gpu_.attention_backward_flash_efficiency
                                                   : gpu_.attention_forward_flash_efficiency;
     if (flops <= 0 || flash_curve.points().empty()) {
-      return attention_s(flops, backward, calls, head_dim_factor);
+      return attention_s(flops, backward, calls, head_dim_factor, curve_flops);
     }
     const EfficiencyCurve& curve =
         backward ? gpu_.attention_backward_efficiency : gpu_.attention_forward_efficiency;
-    const double fused = curve.at(flops / calls);
+    const double fused = curve.at(curve_flops > 0 ? curve_flops : flops / calls);
     double compute_s = 0;
     for (const FlashSpan& span : spans) {
       const double efficiency = std::min(fused, flash_curve.at(span.rows));

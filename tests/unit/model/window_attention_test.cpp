@@ -21,7 +21,10 @@ double counted_fraction(int64_t w, int64_t s) {
 
 // A Llama-like model (h 1024, 8 heads of 128, 2 query groups) with `window` extra model keys, on a
 // GPU whose attention kernels run at half the bf16 peak at every size, with no kernel overhead.
-Scenario windowed_job(const std::string& window, int seq = 8192, int layers = 2) {
+// `curves`: the GPU's attention efficiency curves (sizes in GFLOP).
+Scenario windowed_job(const std::string& window, int seq = 8192, int layers = 2,
+                      const std::string& curves = R"("attention_forward": [[1, 0.5]],
+      "attention_backward": [[1, 0.5]])") {
   return test::scenario(R"({"model": {"name": "m", "num_layers": )" + std::to_string(layers) +
                         R"(, "hidden_size": 1024,
       "ffn_hidden_size": 4096, "num_attention_heads": 8, "num_query_groups": 2,
@@ -30,8 +33,8 @@ Scenario windowed_job(const std::string& window, int seq = 8192, int layers = 2)
       "training": {"global_batch_size": 8, "seq_length": )" +
                         std::to_string(seq) + R"(, "precision": "bf16"},
       "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat", "kernel_overhead_us": 0,
-      "efficiency": {"attention_forward": [[1, 0.5]], "attention_backward": [[1, 0.5]]}},
-      "count": 8}]}})");
+      "efficiency": {)" +
+                        curves + R"(}}, "count": 8}]}})");
 }
 
 detail::LayerCost layer(const Scenario& s, const Strategy& strategy) {
@@ -101,6 +104,40 @@ TEST_CASE("windowed layers run the fused attention over the window's pairs only"
   // Flash attention keeps no s x s matrix: memory and model FLOPs are those of full attention.
   CHECK(every.activation_bytes == full.activation_bytes);
   CHECK(every.forward_flops == full.forward_flops);
+}
+
+TEST_CASE("a window's kernel runs at the efficiency of the causal call its rows' keys make") {
+  // Efficiency rising with size: 0.05 at 1 GFLOP to 0.5 at 10 TFLOP.
+  const std::string sloped = R"("attention_forward": [[1, 0.05], [10000, 0.5]],
+      "attention_backward": [[1, 0.05], [10000, 0.5]])";
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  const int seq = 8192;
+  const double s = seq;
+  // The causal call's FLOPs, from its time at a flat 0.5 without overhead.
+  const Scenario flat = windowed_job("", seq);
+  const double peak_flops = flat.cluster.pools.front().gpu.tensor_flops(Precision::bf16);
+  const double causal_flops = core_forward(layer(flat, strategy)).compute_s * peak_flops * 0.5;
+  for (const int64_t w : {127, 1023}) {
+    CAPTURE(w);
+    const Scenario job = windowed_job(R"(, "window_size": )" + std::to_string(w), seq, 2, sloped);
+    const EfficiencyCurve& curve = job.cluster.pools.front().gpu.attention_forward_efficiency;
+    const double fraction = window_attention_fraction(w, seq);
+    const double executed = fraction * causal_flops;
+    // Its rows attend fraction (s + 1) / 2 keys on average, as a causal call over
+    // fraction (s + 1) - 1 tokens, whose FLOPs are the window's times that length over s.
+    const double tokens = fraction * (s + 1) - 1;
+    const double expected_s = executed / (peak_flops * curve.at(executed * tokens / s));
+    CHECK(core_forward(layer(job, strategy)).compute_s ==
+          doctest::Approx(expected_s).epsilon(1e-12));
+    // Slower than at the window's own FLOPs: its tiles' fixed costs are spread over fewer keys.
+    CHECK(expected_s > executed / (peak_flops * curve.at(executed)));
+  }
+  // No window: the causal call at its own size.
+  const Scenario full = windowed_job("", seq, 2, sloped);
+  const EfficiencyCurve& curve = full.cluster.pools.front().gpu.attention_forward_efficiency;
+  CHECK(core_forward(layer(full, strategy)).compute_s ==
+        doctest::Approx(causal_flops / (peak_flops * curve.at(causal_flops))).epsilon(1e-12));
 }
 
 TEST_CASE("a window with context parallelism shrinks each chunk's kernel alike") {
