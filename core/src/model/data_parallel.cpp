@@ -39,9 +39,25 @@ struct ChunkComm {
   double last_bucket_s = 0;  // what can only start once the chunk's last gradient exists
 };
 
+// The time of the bucket that holds the input embedding. Megatron-LM's buffer fills buckets in
+// backward order and closes one once it holds bucket_size parameters
+// (param_and_grad_buffer.py _compute_default_per_buffer_param_layout: "for param in
+// params[::-1]", ">= bucket_size"), so the embedding, the model's first parameter and the
+// backward's last gradient, lies whole in the last bucket however large it is: its
+// reduce-scatter starts after the last backward, and the next forward's first pre-hook waits for
+// its all-gather (the first bucket dispatched). Only the DDP buffer (distributed optimizer or
+// not) lays parameters out this way.
+template <typename Collective>
+double embedding_bucket_s(Collective collective, const StageSync& in, const Group& dp,
+                          double embedding_bytes_per_parameter) {
+  if (in.strategy->zero_stage > 1 || in.embedding_parameters <= 0) return 0;
+  return bucketed_s(collective, *in.gpu, dp,
+                    embedding_bytes_per_parameter * in.embedding_parameters, 1);
+}
+
 template <typename Collective>
 ChunkComm chunk_comm(Collective collective, const StageSync& in, int64_t chunk,
-                     double bytes_per_parameter) {
+                     double bytes_per_parameter, double embedding_bytes_per_parameter) {
   const Strategy& s = *in.strategy;
   const double v = static_cast<double>(s.virtual_pipeline_model_parallel_size);
   const double dense = in.parameters / v;
@@ -53,6 +69,11 @@ ChunkComm chunk_comm(Collective collective, const StageSync& in, int64_t chunk,
   comm.time_s = bucketed_s(collective, *in.gpu, dp, bytes_per_parameter * dense, buckets) +
                 bucketed_s(collective, *in.gpu, edp, bytes_per_parameter * experts, buckets);
   comm.last_bucket_s = comm.time_s / buckets;
+  if (chunk == 0 && buckets > 1) {
+    const double embedding_s =
+        embedding_bucket_s(collective, in, dp, embedding_bytes_per_parameter);
+    comm.last_bucket_s = std::min(comm.time_s, std::max(comm.last_bucket_s, embedding_s));
+  }
   return comm;
 }
 
@@ -75,11 +96,12 @@ struct ChunkComms {
 
 template <typename Collective>
 ChunkComms chunk_comms(Collective collective, const StageSync& in, int64_t chunks,
-                       double bytes_per_parameter) {
+                       double bytes_per_parameter, double embedding_bytes_per_parameter) {
   ChunkComms comms;
   comms.chunks = static_cast<size_t>(chunks);
-  comms.first = chunk_comm(collective, in, 0, bytes_per_parameter);
-  comms.rest = chunks > 1 && in.first_stage ? chunk_comm(collective, in, 1, bytes_per_parameter)
+  comms.first = chunk_comm(collective, in, 0, bytes_per_parameter, embedding_bytes_per_parameter);
+  comms.rest = chunks > 1 && in.first_stage ? chunk_comm(collective, in, 1, bytes_per_parameter,
+                                                         embedding_bytes_per_parameter)
                                             : comms.first;
   return comms;
 }
@@ -165,8 +187,9 @@ SyncTime iteration_sync(const StageSync& in) {
   // Gradients: DDP all-reduces them, the distributed optimizer reduce-scatters them; ZeRO-2
   // (Megatron-FSDP optim_grads) already reduce-scattered them with every micro-batch.
   if (zero <= 1) {
-    const ChunkComms grads = zero == 0 ? chunk_comms(all_reduce_s, in, v, grad_bytes)
-                                       : chunk_comms(reduce_scatter_s, in, v, grad_bytes);
+    const ChunkComms grads = zero == 0
+                                 ? chunk_comms(all_reduce_s, in, v, grad_bytes, grad_bytes)
+                                 : chunk_comms(reduce_scatter_s, in, v, grad_bytes, grad_bytes);
     const double total = grads.total_s();
     const double exposed =
         s.overlap_grad_reduce ? grad_queue_exposed_s(grads, chunk_backward_s, stages) : total;
@@ -177,7 +200,7 @@ SyncTime iteration_sync(const StageSync& in) {
 
   // Parameters: the distributed optimizer and ZeRO-2 all-gather the updated shards.
   if (zero >= 1) {
-    const ChunkComms params = chunk_comms(all_gather_s, in, v, param_bytes);
+    const ChunkComms params = chunk_comms(all_gather_s, in, v, param_bytes, bytes.edge_gather);
     const double total = params.total_s();
     const double first_window_s = chunk_forward_s + in.forward_before_s / static_cast<double>(v);
     const double exposed = s.overlap_param_gather ? param_queue_exposed_s(params, chunk_forward_s,

@@ -19,15 +19,16 @@ struct StageSync {
   const Strategy* strategy = nullptr;
   const ParameterBytes* bytes = nullptr;  // what each element moves (parameter_bytes.hpp)
   int64_t data_parallel = 1;              // data x context parallel ranks (dense parameters)
-  int64_t stages = 1;            // pipeline size: the interleaved schedule's micro-batch group
-  bool first_stage = true;       // Megatron-LM buckets only the first stage's gradients
-  double parameters = 0;         // dense, on this GPU
-  double edge_parameters = 0;    // of which the embedding, LM head and norms (never fp8)
-  double expert_parameters = 0;  // reduced over expert-data parallelism
-  double forward_s = 0;          // the stage's forward of one micro-batch
-  double backward_s = 0;         // its backward (with recompute) of one micro-batch
-  double forward_before_s = 0;   // the earlier stages' forward of one micro-batch, summed
-  double backward_before_s = 0;  // and their backward
+  int64_t stages = 1;               // pipeline size: the interleaved schedule's micro-batch group
+  bool first_stage = true;          // Megatron-LM buckets only the first stage's gradients
+  double parameters = 0;            // dense, on this GPU
+  double edge_parameters = 0;       // of which the embedding, LM head and norms (never fp8)
+  double embedding_parameters = 0;  // of which the input embedding (first stage, first chunk)
+  double expert_parameters = 0;     // reduced over expert-data parallelism
+  double forward_s = 0;             // the stage's forward of one micro-batch
+  double backward_s = 0;            // its backward (with recompute) of one micro-batch
+  double forward_before_s = 0;      // the earlier stages' forward of one micro-batch, summed
+  double backward_before_s = 0;     // and their backward
 };
 
 struct SyncTime {

@@ -234,6 +234,7 @@ SyncTails data_parallel_tails(const PipelineInput& in, std::vector<GroupResult>&
     sync.first_stage = is_first(groups[g]);
     sync.parameters = dense;
     sync.edge_parameters = w.edge_parameters;
+    sync.embedding_parameters = w.embedding_parameters;
     sync.expert_parameters = experts;
     sync.forward_s = w.forward.total_s();
     sync.backward_s = w.backward.total_s() + w.recompute.total_s();

@@ -74,7 +74,8 @@ struct StageWork {
   double pp_comm_s = 0;
   double zero3_comm_s = 0;  // ZeRO-2/3 (Megatron-FSDP, DeepSpeed, FSDP2): exposed per micro-batch
   double parameters = 0;    // dense ones, edges included
-  double edge_parameters = 0;  // of which the embedding, LM head and final norm
+  double edge_parameters = 0;       // of which the embedding, LM head and final norm
+  double embedding_parameters = 0;  // of which the first stage's input embedding
   double expert_parameters = 0;
   double stored_activation_bytes = 0;  // per micro-batch in flight
   double layer_stored_bytes = 0;       // of which one layer's, on the mean (edges left out)

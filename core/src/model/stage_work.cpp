@@ -325,7 +325,10 @@ EdgeBytes add_edges(const PipelineInput& in, const StageGroup& group, const Mode
                                 ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
                                 : edge.transient_bytes;
   };
-  if (is_first(group)) add_edge(c.embedding, c.embedding.parameters);
+  if (is_first(group)) {
+    add_edge(c.embedding, c.embedding.parameters);
+    work.embedding_parameters = c.embedding.parameters;
+  }
   if (is_last(group, in.stages)) {
     // With one stage, tied embeddings are one table: the LM head adds its final norm only
     // (Megatron-LM theoretical_memory_usage.py counts the output layer only when untied).

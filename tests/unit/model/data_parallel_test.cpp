@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -132,4 +133,39 @@ TEST_CASE("chunks whose sync cannot hide under the cool-down queue on one commun
       6 * reduce_scatter_s(gpu, data_parallel_group(gpu, s, 32), 4 * 2.7e9 / 6);
   CHECK(tight > 0.9 * all_chunks);
   CHECK(comfortable < 0.5 * tight);
+}
+
+TEST_CASE("the input embedding's bucket waits whole for the last backward and the first forward") {
+  // Nemotron-4-15B at TP1 on 64 DGX B200 (8 nodes): 15.7 B parameters, 1.57 B of them the
+  // 256,000 x 6,144 embedding, in buckets of max(40M, 1M x 64) parameters; Megatron-LM closes a
+  // bucket only once it holds that many, so the embedding, the backward's last gradient and the
+  // forward's first weight, is one bucket of its own size, not 1/246 of the chunk.
+  const GpuSpec gpu = parse_gpu(nlohmann::json("b200"), "gpu");
+  Strategy s;
+  s.zero_stage = 1;
+  s.overlap_grad_reduce = true;
+  s.overlap_param_gather = true;
+  StageSync in = stage(gpu, s);
+  in.data_parallel = 64;
+  in.stages = 1;
+  in.parameters = 1.57e10;
+  in.edge_parameters = 2 * 1.57e9;  // the embedding and the untied LM head
+  in.forward_s = 0.3;               // long enough to hide every other bucket
+  in.backward_s = 0.6;
+  const SyncTime uniform = iteration_sync(in);
+  in.embedding_parameters = 1.57e9;
+  const SyncTime embedding = iteration_sync(in);
+
+  const Group dp = data_parallel_group(gpu, s, 64);
+  REQUIRE(dp.spans_nodes);
+  const double buckets = std::ceil(1.57e10 / 64e6);
+  const double grad_bytes = in.bytes->gradient;
+  const double embedding_rs = reduce_scatter_s(gpu, dp, grad_bytes * 1.57e9);
+  const double bucket_rs = reduce_scatter_s(gpu, dp, grad_bytes * 1.57e10 / buckets);
+  // What the embedding's bucket adds is exposed, less what its hiding would have cost anyway.
+  CHECK(embedding.grad_exposed_s - uniform.grad_exposed_s ==
+        doctest::Approx((1 - gpu.overlap_slowdown) * (embedding_rs - bucket_rs)));
+  const double embedding_ag = all_gather_s(gpu, dp, in.bytes->edge_gather * 1.57e9);
+  CHECK(embedding.param_exposed_s >= embedding_ag);
+  CHECK(embedding.param_exposed_s > uniform.param_exposed_s + 0.5 * embedding_ag);
 }
