@@ -265,9 +265,14 @@ MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strat
     }
     case MoeDispatcher::alltoall: {
       // MoEAlltoAllTokenDispatcher: permute top_k copies, all-to-all over expert parallel,
-      // all-gather over expert tensor parallel, sort by local expert; the combine reverses it.
+      // all-gather over expert tensor parallel, sort by local expert; the combine reverses it:
+      // with more than one local expert it first sorts the experts' output back by source rank
+      // (combine_preprocess, "Unpermutation 2": sort_chunks_by_idxs, or a transpose copy when
+      // padded to capacity; Megatron-Core 0.12 token_unpermutation to d98e8a64dd).
       const double sent = local_tokens * top_k;
-      d.permuted_rows = sent + (local_experts > 1 ? d.expert_rows : 0.0);
+      const double sorted_rows = local_experts > 1 ? d.expert_rows : 0.0;
+      d.permuted_rows = sent + sorted_rows;
+      d.unsorted_rows = sorted_rows;
       d.unpermute_in_rows = sent;
       d.unpermute_out_rows = local_tokens;
       const double a2a = all_to_all_s(gpu, ep_group, sent * imbalance * row_bytes);

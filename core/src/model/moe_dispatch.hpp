@@ -29,6 +29,7 @@ struct MoeDispatch {
   double permuted_rows = 0;       // rows permuted into expert order on this GPU
   double unpermute_in_rows = 0;   // expert-output rows the unpermute reads
   double unpermute_out_rows = 0;  // token rows the unpermute sums them into
+  double unsorted_rows = 0;       // expert-output rows sorted back by source rank (alltoall)
   double dispatch_s = 0;          // forward dispatch collectives (the combine's backward mirrors)
   double combine_s = 0;           // forward combine collectives (the dispatch's backward mirrors)
   // Forward only, before the dispatch: HybridEP's all-gather of the routing map over the

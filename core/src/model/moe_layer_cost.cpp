@@ -102,7 +102,11 @@ void CostBuilder::moe_permutation(MoeBlock& m) const {
   const double gather_s = kernels_.memory_s(permute_bytes);
   const double scatter_s = s_.moe_permute_fusion ? kernels_.memory_s(unpermute_bytes)
                                                  : kernels_.scatter_add_s(unpermute_bytes);
-  m.permutation_s = gather_s + scatter_s;
+  // The all-to-all dispatcher's sort back by source rank (MoeDispatch::unsorted_rows): a read
+  // and a write of the experts' output rows, in the experts' node (combine_preprocess runs
+  // after the experts, before the combine), and its backward a sort into expert order again.
+  const double unsort_s = kernels_.memory_s(2 * row * m.d.unsorted_rows);
+  m.permutation_s = gather_s + scatter_s + unsort_s;
   m.block.forward.compute_s += m.permutation_s;
   m.block.backward.compute_s += m.permutation_s;
   // The all-to-all dispatcher permutes before its dispatch and unpermutes after its combine

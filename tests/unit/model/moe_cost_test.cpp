@@ -171,6 +171,27 @@ TEST_CASE("rows per GPU by dispatcher: gathered over ETP x EP, or top-k copies o
         doctest::Approx(detail::all_to_all_s(gpu, detail::place_group(8, 1, 8), n * 2 * 2048)));
 }
 
+TEST_CASE("the alltoall dispatcher sorts back by source rank every row it sorted by expert") {
+  // token_dispatcher.py: dispatch_postprocess sorts the received rows by local expert, and
+  // combine_preprocess sorts the experts' output back ("Unpermutation 2") before the combine.
+  const Scenario sc = job(moe_model(16, 2));
+  const GpuSpec& gpu = sc.cluster.pools[0].gpu;
+  const double n = 1024;
+  Strategy s = base();
+  s.expert_model_parallel_size = 8;  // two local experts
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  detail::MoeDispatch d = detail::moe_dispatch(gpu, sc.model, s, 8, n, 2);
+  CHECK(d.unsorted_rows == doctest::Approx(d.expert_rows));
+  CHECK(d.permuted_rows == doctest::Approx(d.unpermute_in_rows + d.unsorted_rows));
+  // Priced as a copy of those rows each way: the block's compute carries it forward and backward.
+  const detail::LayerCost with_sort = costs(sc, s).moe;
+  s.expert_model_parallel_size = 16;  // one local expert: nothing to sort
+  d = detail::moe_dispatch(gpu, sc.model, s, 8, n, 2);
+  CHECK(d.unsorted_rows == 0);
+  CHECK(d.permuted_rows == doctest::Approx(d.unpermute_in_rows));
+  CHECK(with_sort.forward.compute_s > costs(sc, s).moe.forward.compute_s);
+}
+
 TEST_CASE("the allgather dispatcher moves un-duplicated tokens: cheaper than top-k copies") {
   const Scenario sc = job(moe_model(8, 4));
   Strategy s = base();
