@@ -279,6 +279,17 @@ CostBuilder::RotaryTime CostBuilder::rotary_embedding(const AttentionShape& a,
   return rotary;
 }
 
+// Megatron-Core has linear_proj keep its 16-bit input for its backward under fp8 recipes other
+// than delayed scaling (attention.py set_save_original_input: "the output of the fused core_attn
+// is saved by itself, and linear_proj also saves the quantized tensor of this output"; Megatron-LM
+// 781e765818 of 2025-08-19, with TE 2.6 and later; in the pins of Megatron-Bridge 25.11-26.06),
+// and quantises it again for the weight gradient. Priced in time; its memory (the fp8 copy it no
+// longer keeps, counted in attention_block) is not.
+bool CostBuilder::projection_keeps_16bit_input() const {
+  return framework_.transformer_engine && training_.precision == Precision::fp8 &&
+         s_.fp8_recipe != Fp8Recipe::delayed;
+}
+
 // What the core attention keeps for its backward beyond Q, K, V.
 double CostBuilder::core_attention_saved_bytes(const AttentionShape& a) const {
   const double batch = a.batch, heads = a.heads, query_len = a.query_len, key_len = a.key_len;
@@ -529,7 +540,10 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
     qkv_projection(cost, a, p);
   }
   const Gemm out_proj{tokens_, h_, heads * v_head_dim};
-  const LinearTime row = linear(kernels_, out_proj);
+  LinearTime row = linear(kernels_, out_proj);
+  if (projection_keeps_16bit_input()) {
+    row.wgrad_s += kernels_.requantise_extra_s(out_proj.m * out_proj.k);
+  }
   p.split_parameters += out_proj.n * out_proj.k;
   add_linear(cost, p.column);
   add_linear(cost, row);

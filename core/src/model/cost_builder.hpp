@@ -129,6 +129,7 @@ class CostBuilder {
     double forward_s = 0, backward_s = 0;
   };
   RotaryTime rotary_embedding(const AttentionShape& a, double rotated_heads) const;
+  bool projection_keeps_16bit_input() const;
   double core_attention_saved_bytes(const AttentionShape& a) const;
   std::pair<PassTime, PassTime> fused_attention_kernels(const AttentionShape& a, double score_flops,
                                                         double fraction, bool torch_ring) const;

@@ -51,17 +51,21 @@ struct Gemm {
 // fused_multi_quantize the same): one fused nvte_multi_cast_transpose kernel over every expert's
 // input for delayed scaling ("Currently only have fused kernel for FP8 delayed scaling"), and for
 // every other recipe each expert's input quantized on its own ("Quantize kernels individually"),
-// its kernels per expert at that expert's size: `fused_over_groups`.
+// its kernels per expert at that expert's size: `fused_over_groups`. Per element, `read_bytes`
+// (the 16-bit input, and once more for the amax under current scaling) and `copy_bytes`, written
+// for each of the two copies (row- and column-wise).
 struct Fp8Quantisation {
-  double bytes_per_element;
+  double read_bytes;
+  double copy_bytes;
   double kernels;
   bool fused_over_groups;
+  double bytes_per_element() const { return read_bytes + 2 * copy_bytes; }
 };
 constexpr Fp8Quantisation kFp8Quantisation[] = {
-    {2 + 1 + 1, 1, true},                 // delayed
-    {2 + 2 + 1 + 1, 4, false},            // tensorwise
-    {2 + 2 * (1 + 1.0 / 32), 1, false},   // mxfp8
-    {2 + 2 * (1 + 4.0 / 128), 1, false},  // blockwise
+    {2, 1, 1, true},               // delayed
+    {2 + 2, 1, 4, false},          // tensorwise
+    {2, 1 + 1.0 / 32, 1, false},   // mxfp8
+    {2, 1 + 4.0 / 128, 1, false},  // blockwise
 };
 
 // A share of a FlashAttention-2 call's work and the rows its thread blocks loop over. The
@@ -174,6 +178,15 @@ class Kernels {
     return grouped_gemm_s(g, groups, element_bytes_);
   }
 
+  // A GEMM input kept in 16 bits for the backward (Transformer Engine's save_original_input,
+  // module/linear.py: the forward quantises it row-wise only, the backward again from the kept
+  // tensor, column-wise, for the weight gradient): what the second quantisation adds to
+  // quantising `elements` once for both uses, the time gemm_s prices.
+  double requantise_extra_s(double elements) const {
+    if (precision_ != Precision::fp8) return 0;
+    return 2 * quantise_one_use_s(elements) - quantise_s(elements);
+  }
+
   // Forward GEMM and its two backward GEMMs (input gradient, weight gradient).
   double dgrad_s(const Gemm& g) const { return gemm_s({g.m, g.k, g.n}); }
   // The weight gradient accumulates into Megatron-LM's fp32 main_grad (read and written); its
@@ -244,7 +257,12 @@ class Kernels {
 
   // Quantising `elements` 16-bit values to fp8 for both their uses (kFp8Quantisation).
   double quantise_s(double elements) const {
-    const double bytes = quantisation_.bytes_per_element * elements;
+    const double bytes = quantisation_.bytes_per_element() * elements;
+    return memory_only_s(bytes) + quantisation_.kernels * gpu_.kernel_overhead_s;
+  }
+  // Quantising them for one use: one copy written.
+  double quantise_one_use_s(double elements) const {
+    const double bytes = (quantisation_.read_bytes + quantisation_.copy_bytes) * elements;
     return memory_only_s(bytes) + quantisation_.kernels * gpu_.kernel_overhead_s;
   }
 

@@ -32,7 +32,9 @@ detail::LayerCost layer(const Scenario& s, const Strategy& strategy) {
 
 }  // namespace
 
-TEST_CASE("fp8 quantisation: each GEMM input once per pass, bytes by Transformer Engine recipe") {
+TEST_CASE(
+    "fp8 quantisation: each GEMM input once per pass, bytes by Transformer Engine recipe; outside "
+    "delayed scaling linear_proj's kept 16-bit input again for its weight gradient") {
   const Scenario s = flat_job("fp8");
   Strategy strategy;
   const auto with = [&](Fp8Recipe recipe) {
@@ -50,18 +52,23 @@ TEST_CASE("fp8 quantisation: each GEMM input once per pass, bytes by Transformer
   const double forward = tokens * (1024 + 1024 + 1024 + 4096);
   const double backward = tokens * (12 * 128 + 1024 + 2 * 4096 + 1024);
   const double bandwidth = 1e12;
+  // Outside delayed scaling the output projection keeps its 16-bit input (heads x d) and
+  // quantises it row-wise forward, column-wise again for its weight gradient (Megatron-Core's
+  // attention.py set_save_original_input, Megatron-LM 781e765818; Transformer Engine linear.py):
+  // one more read of it, amax included.
+  const double projection_input = tokens * 1024;
   // Current scaling reads each input once more for its amax (quantizer.cpp,
   // Float8CurrentScalingQuantizer::quantize_impl: nvte_compute_amax, then nvte_quantize_v2).
   CHECK(tensorwise.forward.compute_s - delayed.forward.compute_s ==
         doctest::Approx(2 * forward / bandwidth).epsilon(1e-9));
   CHECK(tensorwise.backward.compute_s - delayed.backward.compute_s ==
-        doctest::Approx(2 * backward / bandwidth).epsilon(1e-9));
+        doctest::Approx((2 * backward + 4 * projection_input) / bandwidth).epsilon(1e-9));
   // MXFP8 writes a scale byte per 32 elements in each of its two directions; blockwise an fp32
   // scale per 128.
   CHECK(mxfp8.forward.compute_s - delayed.forward.compute_s ==
         doctest::Approx(2.0 / 32 * forward / bandwidth).epsilon(1e-9));
   CHECK(blockwise.backward.compute_s - delayed.backward.compute_s ==
-        doctest::Approx(8.0 / 128 * backward / bandwidth).epsilon(1e-9));
+        doctest::Approx((8.0 / 128 * backward + 2 * projection_input) / bandwidth).epsilon(1e-9));
 }
 
 TEST_CASE("fp8 current scaling launches four kernels per quantisation, delayed scaling one") {
@@ -78,15 +85,23 @@ TEST_CASE("fp8 current scaling launches four kernels per quantisation, delayed s
         "count": 8}]}})");
   };
   Strategy strategy;
-  const auto extra_s = [&](const Scenario& s) {
-    strategy.fp8_recipe = Fp8Recipe::tensorwise;
-    const double tensorwise = layer(s, strategy).forward.compute_s;
-    strategy.fp8_recipe = Fp8Recipe::delayed;
-    return tensorwise - layer(s, strategy).forward.compute_s;
+  const auto extra_s = [&](const Scenario& s, bool backward) {
+    const auto pass_s = [&](Fp8Recipe recipe) {
+      strategy.fp8_recipe = recipe;
+      const detail::LayerCost cost = layer(s, strategy);
+      return backward ? cost.backward.compute_s : cost.forward.compute_s;
+    };
+    return pass_s(Fp8Recipe::tensorwise) - pass_s(Fp8Recipe::delayed);
   };
   // Four GEMM inputs quantised in the forward (QKV, output projection, FC1, FC2), three more
   // kernels each.
-  CHECK(extra_s(job("10")) - extra_s(job("0")) == doctest::Approx(4 * 3 * 10e-6).epsilon(1e-6));
+  CHECK(extra_s(job("10"), false) - extra_s(job("0"), false) ==
+        doctest::Approx(4 * 3 * 10e-6).epsilon(1e-6));
+  // Backward: three more per quantised output gradient (QKV, the output projection, FC1, FC2),
+  // and the output projection's kept 16-bit input quantised again for its weight gradient
+  // (set_save_original_input): four.
+  CHECK(extra_s(job("10"), true) - extra_s(job("0"), true) ==
+        doctest::Approx((4 * 3 + 4) * 10e-6).epsilon(1e-6));
 }
 
 TEST_CASE(
