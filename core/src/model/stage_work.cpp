@@ -321,9 +321,11 @@ EdgeBytes add_edges(const PipelineInput& in, const StageGroup& group, const Mode
     work.edge_parameters += parameters;
     work.stored_activation_bytes += edge.activation_bytes;
     edge_bytes.stored += edge.activation_bytes;
-    edge_bytes.transient += in.framework == Framework::torchtitan
-                                ? torchtitan_loss_bytes_per_logit(s) * edge.logit_elements
-                                : edge.transient_bytes;
+    edge_bytes.transient +=
+        in.framework == Framework::torchtitan
+            ? torchtitan_loss_bytes_per_logit(s, activation_element_bytes(in.training->precision)) *
+                  edge.logit_elements
+            : edge.transient_bytes;
   };
   if (is_first(group)) {
     add_edge(c.embedding, c.embedding.parameters);

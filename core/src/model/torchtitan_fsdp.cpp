@@ -10,9 +10,11 @@ bool torchtitan_fsdp2(Framework framework, const Strategy& s) {
   return framework == Framework::torchtitan && s.zero_stage >= 2;
 }
 
-double torchtitan_loss_bytes_per_logit(const Strategy& s) {
-  return s.tensor_model_parallel_size > 1 ? kTorchtitanLossParallelBytesPerLogit
-                                          : kTorchtitanLossBytesPerLogit;
+double torchtitan_loss_bytes_per_logit(const Strategy& s, double logit_element_bytes) {
+  if (s.tensor_model_parallel_size > 1) return kTorchtitanLossParallelBytesPerLogit;
+  if (s.cross_entropy_loss_fusion)
+    return kTorchtitanCompiledLossLogitElements * logit_element_bytes;
+  return kTorchtitanLossBytesPerLogit;
 }
 
 bool fsdp2_keeps_unsharded(int64_t pipeline_stages) { return pipeline_stages > 1; }

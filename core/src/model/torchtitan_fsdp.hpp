@@ -35,10 +35,24 @@ constexpr double kTorchtitanLossBytesPerLogit = 3 * 4;
 // at b5bcd76: 16 bytes per logit.
 constexpr double kTorchtitanLossParallelBytesPerLogit = 4 * 4;
 
-// The bytes per logit torchtitan's loss holds: vocabulary parallel with tensor parallelism
-// (torchtitan 9dec370 train.py loss_parallel unless training.disable_loss_parallel; b5bcd76
-// cross_entropy_loss on Shard(-1) logits), PyTorch's fused cross_entropy otherwise.
-double torchtitan_loss_bytes_per_logit(const Strategy& s);
+// torchtitan's compiled loss (cross_entropy_loss_fusion: compile.components "loss", v0.2.2
+// components/loss.py build_cross_entropy_loss `torch.compile(loss_fn)`; at e7c0cae, June 2025,
+// whenever training.compile, added by pytorch/torchtitan#1033; 9dec370 of December 2024 left it
+// uncompiled, "compiling loss function causes CUDA errors"): Inductor fuses the fp32 cast, the
+// log-softmax and the NLL into reductions over the 16-bit logits, which the backward keeps in
+// place of the fp32 log-softmax (the partitioner recomputes pointwise ops from the smallest
+// saved tensor, the graph's input, and keeps the per-row max and sum), and writes the input
+// gradient in the logits' dtype in one kernel (nll_loss_backward's scatter into zeros becomes a
+// pointwise select, inductor fx_passes scatter_upon_const_tensor): the saved logits and their
+// gradient, two logit elements.
+constexpr double kTorchtitanCompiledLossLogitElements = 2;
+
+// The bytes per logit torchtitan's loss holds, `logit_element_bytes` being the logits' element:
+// vocabulary parallel with tensor parallelism (torchtitan 9dec370 train.py loss_parallel unless
+// training.disable_loss_parallel; b5bcd76 cross_entropy_loss on Shard(-1) logits), whose
+// compiled form over DTensors is not priced apart; compiled without it
+// (cross_entropy_loss_fusion); PyTorch's fused cross_entropy otherwise.
+double torchtitan_loss_bytes_per_logit(const Strategy& s, double logit_element_bytes);
 
 // What torchtitan's LM head saves beyond the rank's sequence shard of its input, held from the
 // head's forward through the loss to the head's backward: with tensor parallelism the output

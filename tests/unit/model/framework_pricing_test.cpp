@@ -542,6 +542,40 @@ TEST_CASE(
   CHECK(run("megatron", true).stages[0].memory.reserve.userbuffers_bytes > 0);
 }
 
+TEST_CASE(
+    "torchtitan's compiled loss keeps the 16-bit logits and their gradient: 2 elements a logit") {
+  Strategy s;
+  // Compiled (cross_entropy_loss_fusion, compile.components "loss"): the saved logits and the
+  // input gradient in their own dtype, 4 bytes from 16-bit logits, 8 from fp32 ones.
+  s.cross_entropy_loss_fusion = true;
+  CHECK(torchtitan_loss_bytes_per_logit(s, 2) == 4);
+  CHECK(torchtitan_loss_bytes_per_logit(s, 4) == 8);
+  // Eager: the fp32 log-softmax, its gradient and the input's.
+  s.cross_entropy_loss_fusion = false;
+  CHECK(torchtitan_loss_bytes_per_logit(s, 2) == 12);
+  // Vocabulary parallel (tensor parallelism): the eager four fp32 tensors, compiled or not.
+  s.tensor_model_parallel_size = 2;
+  CHECK(torchtitan_loss_bytes_per_logit(s, 2) == 16);
+  s.cross_entropy_loss_fusion = true;
+  CHECK(torchtitan_loss_bytes_per_logit(s, 2) == 16);
+  // Llama 3.1 8B at local batch 2 of 8192 tokens (the H200 runs' shape, selective checkpointing):
+  // the loss is the peak's transient, and compiling it frees 8 bytes of each of the micro-batch's
+  // 2 x 8192 x 128256 logits.
+  const auto run = [](bool fusion) {
+    return estimate(
+        test::scenario(std::string(R"({"model": "llama3.1-8b", "framework": "torchtitan",
+        "training": {"global_batch_size": 64, "seq_length": 8192},
+        "cluster": {"gpus": [{"type": "h200", "count": 32}]},
+        "strategy": {"micro_batch_size": 2, "use_flash_attn": true, "zero_stage": 3,
+                     "recompute_granularity": "selective", "cross_entropy_loss_fusion": )") +
+                       (fusion ? "true" : "false") + "}}"));
+  };
+  const Report eager = run(false), compiled = run(true);
+  REQUIRE(compiled.feasible);
+  CHECK(eager.stages[0].memory.activations_bytes - compiled.stages[0].memory.activations_bytes ==
+        doctest::Approx((12 - 4) * 2 * 8192 * 128256.0).epsilon(1e-6));
+}
+
 TEST_CASE("torchtitan FSDP2 + EP: DeepSeek-V3 without MTP, experts sharded over efsdp") {
   // torchtitan v0.2.2 parallel_dims.py: experts over ep ranks of dp_shard x cp x tp, each
   // expert's parameters sharded over efsdp = dp_shard x cp x tp / (etp x ep); the dense

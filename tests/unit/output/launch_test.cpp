@@ -430,6 +430,26 @@ TEST_CASE("the deferred output-layer gradients and kept stage outputs: written o
         std::string::npos);
 }
 
+TEST_CASE("torchtitan compiles the loss where the fused loss is priced, the blocks for async TP") {
+  const auto job = [](bool fusion, bool overlap) {
+    const nlohmann::json all = launches(
+        nlohmann::json::parse(std::string(R"({"model": "llama3.1-8b", "framework": "torchtitan",
+      "training": {"global_batch_size": 64, "seq_length": 8192, "precision": "bf16"},
+      "cluster": {"gpus": [{"type": "h100", "count": 32}]},
+      "strategy": {"micro_batch_size": 2, "zero_stage": 3, "tensor_model_parallel_size": 2,
+                   "sequence_parallel": true, "cross_entropy_loss_fusion": )") +
+                              (fusion ? "true" : "false") + R"(, "tp_comm_overlap": )" +
+                              (overlap ? "true" : "false") + "}}"));
+    REQUIRE(all["torchtitan"].contains("files"));
+    return all["torchtitan"]["files"]["job.toml"].get<std::string>();
+  };
+  CHECK(job(true, false).find("[compile]\nenable = true\ncomponents = [\"loss\"]") !=
+        std::string::npos);
+  CHECK(job(true, true).find("components = [\"model\", \"loss\"]") != std::string::npos);
+  CHECK(job(false, true).find("components = [\"model\"]\n") != std::string::npos);
+  CHECK(job(false, false).find("[compile]") == std::string::npos);
+}
+
 TEST_CASE("FSDP with pipelines: torchtitan launches it, the Megatron family cannot") {
   const nlohmann::json all = launches(nlohmann::json::parse(R"({"model": "llama3.1-405b",
       "framework": "torchtitan",
@@ -1763,8 +1783,6 @@ constexpr IgnoredKey kNotLaunched[] = {
     {Framework::torchtitan, StrategyKeyId::attention_backend, "open: its attention is SDPA/flex"},
     {Framework::torchtitan, StrategyKeyId::overlap_grad_reduce, "open: FSDP2 overlaps always"},
     {Framework::torchtitan, StrategyKeyId::overlap_param_gather, "open: FSDP2 overlaps always"},
-    {Framework::torchtitan, StrategyKeyId::cross_entropy_loss_fusion,
-     "open: no fused-loss option written"},
 };
 
 bool not_launched(Framework framework, StrategyKeyId key) {

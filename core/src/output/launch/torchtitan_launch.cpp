@@ -1,5 +1,8 @@
 // torchtitan v0.2.2 (73a0e6979dd1, the last release with TOML job files; launch-targets.md
 // section 7): a job file and `torchrun -m torchtitan.train`.
+#include <string>
+#include <vector>
+
 #include "model/even_split.hpp"
 #include "model/framework_rules.hpp"
 #include "model/stage_split.hpp"
@@ -227,6 +230,19 @@ std::string training_section(const LaunchInput& in) {
   return t;
 }
 
+// The [compile] section (job_config.py Compile: components "model" and "loss"): the blocks, which
+// async tensor parallelism needs, and the loss, as priced under cross_entropy_loss_fusion
+// (torchtitan_fsdp.hpp kTorchtitanCompiledLossLogitElements).
+std::string compile_section(const Strategy& s) {
+  std::vector<std::string> components;
+  if (s.tp_comm_overlap) components.emplace_back("\"model\"");
+  if (s.cross_entropy_loss_fusion) components.emplace_back("\"loss\"");
+  if (components.empty()) return "";
+  std::string list;
+  for (const std::string& c : components) list += (list.empty() ? "" : ", ") + c;
+  return "\n[compile]\nenable = true\ncomponents = [" + list + "]\n";
+}
+
 // The [parallelism] section: data (replicated or sharded), tensor, pipeline, context and expert
 // parallelism.
 std::string parallelism_section(const LaunchInput& in) {
@@ -319,7 +335,7 @@ Launch torchtitan_launch(const LaunchInput& in) {
   if (s.moe_router_force_load_balancing) {
     t += "\n[debug]\nmoe_force_load_balance = true  # round-robin routing (models/moe/moe.py)\n";
   }
-  if (s.tp_comm_overlap) t += "\n[compile]\nenable = true\ncomponents = [\"model\"]\n";
+  t += compile_section(s);
   if (training.precision == Precision::fp8 && s.fp8_recipe != Fp8Recipe::mxfp8) {
     t += "\n[quantize.linear.float8]\nrecipe_name = \"tensorwise\"\n"
          "enable_fsdp_float8_all_gather = " +
