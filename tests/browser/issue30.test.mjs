@@ -262,6 +262,39 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
     await page.close();
   });
 
+  it("中文: a search without a strategy and a scaling gap say why in Chinese, by their id", async () => {
+    const page = await site.context.newPage();
+    // 70B on 4 A800: nothing fits in memory (the closest miss, search/diagnosis.cpp).
+    const job =
+      "lang=zh&model=llama2-70b&gpu-infos=a800:4&num-gpus=4&global-batch-size=8&seq-length=4096&precision=bf16";
+    await open(page, `${job}&run=1`, byTestId("diagnosis"));
+    const diagnosis = await page.locator(byTestId("diagnosis")).innerText();
+    assert.match(
+      diagnosis,
+      /没有策略能放入 GPU 显存：最接近的策略（张量 \d+，流水线 \d+.*每卡需要 [\d.]+ GiB/,
+      diagnosis,
+    );
+    assert.doesNotMatch(diagnosis, /no strategy|closest|GiB more/, diagnosis);
+    await screenshot("i30-9-zh-diagnosis", page);
+    // The scaling view: 4 and 8 GPUs, each a gap whose reason is the search's diagnosis.
+    await open(
+      page,
+      `${job}&scale-from=4&scale-to=8&scale-step=4&scale-budget=20`,
+      byTestId("search-button"),
+    );
+    await page.click(byTestId("tab-scaling"));
+    await page.click(byTestId("scaling-button"));
+    await waitForScalingRows(page, 2, TIMEOUT_MS);
+    const gap = await page
+      .locator(`${byTestId("scaling-row")} td:last-child`)
+      .first()
+      .innerText();
+    assert.match(gap, /^空缺：没有策略能放入 GPU 显存/, gap);
+    assert.doesNotMatch(gap, /no strategy|closest|GiB more/, gap);
+    await screenshot("i30-9-zh-scaling-gap", page);
+    await page.close();
+  });
+
   it("中文: a MoE strategy's sensitivities give a rule's reason in Chinese", async () => {
     const page = await site.context.newPage();
     await open(

@@ -128,6 +128,7 @@ describe("search: module and CLI agree", () => {
   const TABLE_REPORT_KEYS = [
     "data_parallel_size",
     "feasible",
+    "infeasible_reason_ids",
     "infeasible_reasons",
     "iteration_time_s",
     "memory",

@@ -226,10 +226,10 @@ nlohmann::json to_json(const Report& report);
 nlohmann::json to_json(const CoreText& text);
 
 // What a results table draws of a report: the keys of to_json's `feasible`,
-// `infeasible_reasons`, `iteration_time_s`, `tokens_per_s_per_gpu`, `mfu`, `num_gpus`,
-// `data_parallel_size`, `validation`, `uncertainty`, and of its `memory` `peak_gib_per_gpu`,
-// `verdict` and `verdict_reason`, with the same values (to_json builds on it); none of the
-// per-stage parts.
+// `infeasible_reasons`, `infeasible_reason_ids`, `iteration_time_s`, `tokens_per_s_per_gpu`, `mfu`,
+// `num_gpus`, `data_parallel_size`, `validation`, `uncertainty`, and of its `memory`
+// `peak_gib_per_gpu`, `verdict` and `verdict_reason`, with the same values (to_json builds on it);
+// none of the per-stage parts.
 nlohmann::json to_table_json(const Report& report);
 
 }  // namespace paraplan

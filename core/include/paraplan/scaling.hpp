@@ -69,7 +69,8 @@ ScalingPoint search_point(const nlohmann::json& scenario, int64_t num_gpus,
                           const std::function<Scenario(const nlohmann::json&)>& parse);
 
 // {"num_gpus", "global_batch_size", "best": one entry of search --json's strategies or null,
-// "stats": the search's stats, and "reason" (why there is none) where best is null};
+// "stats": the search's stats, and "reason" (why there is none) with "reason_text" (its id and
+// values) where best is null};
 // scaling_json adds "cliff", "dip", "efficiency" and "notes" to each.
 nlohmann::json to_json(const ScalingPoint& point);
 

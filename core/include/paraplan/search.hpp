@@ -101,8 +101,9 @@ struct SearchStats {
   int64_t feasible = 0;              // evaluated configurations that fit in memory
   int64_t rejected_on_estimate = 0;  // top strategies the public estimate refused (a bug: 0)
   double seconds = 0;
-  bool complete = true;  // false when cancelled or out of time budget
-  std::string stopped;   // why an incomplete search stopped
+  bool complete = true;   // false when cancelled or out of time budget
+  std::string stopped;    // why an incomplete search stopped
+  CoreText stopped_text;  // `stopped` with its id and values
 };
 
 struct FamilyBest {
@@ -115,7 +116,8 @@ struct SearchResult {
   std::vector<RankedStrategy> strategies;  // best first
   std::vector<FamilyBest> family_bests;    // families with a feasible strategy seen
   SearchStats stats;
-  std::vector<std::string> diagnosis;  // why no strategy is feasible, when none is
+  std::vector<std::string> diagnosis;     // why no strategy is feasible, when none is
+  std::vector<CoreText> diagnosis_texts;  // one per diagnosis line, with its id and values
 };
 
 // Searches the strategies of `scenario`; strategy keys it gives are fixed.
@@ -124,6 +126,9 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options = {})
 // The search output of docs/contract.md section 5: strategies with their reports, Megatron-LM flags
 // and the AIAK-style fields, and the statistics.
 nlohmann::json to_json(const SearchResult& result, const Scenario& scenario);
+
+// That output's "stats".
+nlohmann::json to_json(const SearchStats& stats);
 
 // One entry of that output's "strategies": the strategy ranked `rank` (from 1).
 nlohmann::json to_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario);

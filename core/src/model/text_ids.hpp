@@ -25,6 +25,21 @@ inline constexpr const char* kBandWiderRegime = "band from a wider regime";
 inline constexpr const char* kRankedAboveSaferVerdict = "ranked above: safer memory verdict";
 inline constexpr const char* kRankedAboveFewerSwitches = "ranked above: fewer risky switches";
 
+// Why a search found no strategy (search/diagnosis.cpp): no GPU runs the precision, nothing fits
+// in memory (the closest miss), or the rules ruled every candidate out (one part per rule: its
+// reason, with the reason's own id, and how many candidates it dropped).
+inline constexpr const char* kNoTensorCores = "no strategy: no tensor cores for the precision";
+inline constexpr const char* kNoStrategyFits = "no strategy: nothing fits in GPU memory";
+inline constexpr const char* kNoStrategyMeetsRules = "no strategy: the rules ruled it out";
+inline constexpr const char* kRuledOutCandidates = "candidates a rule ruled out";
+
+// Why a search stopped early (search/ranking.cpp), and a scaling point without a strategy
+// (search/scaling.cpp: its search's diagnosis and why it stopped as parts).
+inline constexpr const char* kStoppedTimeBudget = "search stopped: time budget";
+inline constexpr const char* kStoppedCancelled = "search stopped: cancelled";
+inline constexpr const char* kStoppedEarly = "the search stopped early";
+inline constexpr const char* kNoStrategyAtSize = "no strategy at this size";
+
 // The validation notes (model/validated_regime.cpp, model/torchtitan_family.cpp).
 inline constexpr const char* kGpuNotPreset = "GPU not a preset";
 inline constexpr const char* kGpuNeverValidated = "GPU type never validated";

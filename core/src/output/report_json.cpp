@@ -120,6 +120,7 @@ double Report::headroom_bytes() const {
 nlohmann::json to_table_json(const Report& report) {
   nlohmann::json out = {{"feasible", report.feasible},
                         {"infeasible_reasons", report.infeasible_reasons},
+                        {"infeasible_reason_ids", report.infeasible_reason_ids},
                         {"iteration_time_s", report.iteration_time_s},
                         {"tokens_per_s_per_gpu", report.tokens_per_s_per_gpu},
                         {"mfu", report.mfu},
@@ -150,7 +151,6 @@ nlohmann::json to_json(const Report& report) {
   memory["tight"] = report.memory_tight;
   memory["warnings"] = report.memory_warnings;
   memory["per_stage"] = std::move(memory_stages);
-  out["infeasible_reason_ids"] = report.infeasible_reason_ids;
   out["tokens_per_s"] = report.tokens_per_s;
   out["samples_per_s"] = report.samples_per_s;
   out["model_tflops_per_gpu"] = report.model_tflops_per_gpu;

@@ -147,18 +147,22 @@ nlohmann::json to_json(const SearchResult& result, const Scenario& scenario) {
     family_bests[std::string(to_string(family.family))] =
         ranked_json(family.best, family.rank, scenario);
   }
-  const SearchStats& stats = result.stats;
+  nlohmann::json diagnosis_texts = nlohmann::json::array();
+  for (const CoreText& text : result.diagnosis_texts) diagnosis_texts.push_back(to_json(text));
   return {{"strategies", strategies},
-          {"stats",
-           {{"space", stats.space},
-            {"evaluated", stats.evaluated},
-            {"pruned", stats.pruned},
-            {"feasible", stats.feasible},
-            {"seconds", stats.seconds},
-            {"complete", stats.complete},
-            {"stopped", stats.stopped}}},
+          {"stats", to_json(result.stats)},
           {"diagnosis", result.diagnosis},
+          {"diagnosis_texts", std::move(diagnosis_texts)},
           {"family_bests", family_bests}};
+}
+
+nlohmann::json to_json(const SearchStats& stats) {
+  nlohmann::json out = {{"space", stats.space},     {"evaluated", stats.evaluated},
+                        {"pruned", stats.pruned},   {"feasible", stats.feasible},
+                        {"seconds", stats.seconds}, {"complete", stats.complete},
+                        {"stopped", stats.stopped}};
+  if (!stats.stopped_text.id.empty()) out["stopped_text"] = to_json(stats.stopped_text);
+  return out;
 }
 
 nlohmann::json to_json(const RankedStrategy& ranked, size_t rank, const Scenario& scenario) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "model/text_ids.hpp"
 #include "paraplan/estimate.hpp"
 #include "search/final_order.hpp"
 #include "search/searcher.hpp"
@@ -23,9 +24,10 @@ void Searcher::tick() {
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (counted && elapsed_s > options_.time_budget_s) {
-    char text[96];
-    std::snprintf(text, sizeof text, "time budget of %g s reached", options_.time_budget_s);
-    stats_.stopped = text;
+    char budget[32];
+    std::snprintf(budget, sizeof budget, "%g", options_.time_budget_s);
+    stats_.stopped = "time budget of " + std::string(budget) + " s reached";
+    stats_.stopped_text = {text_id::kStoppedTimeBudget, stats_.stopped, {{"budget_s", budget}}, {}};
     stopped_ = true;
   } else if (options_.on_progress && (counted || elapsed_s >= next_report_s_ || first_best_due())) {
     report_progress(elapsed_s);
@@ -66,6 +68,7 @@ void Searcher::report_progress(double elapsed_s) {
   }
   if (!options_.on_progress(progress)) {
     stats_.stopped = "cancelled";
+    stats_.stopped_text = {text_id::kStoppedCancelled, stats_.stopped, {}, {}};
     stopped_ = true;
   }
 }

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "input/json_reader.hpp"
+#include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/presets.hpp"
@@ -172,25 +173,27 @@ ScalingPoint search_point(const nlohmann::json& scenario, int64_t num_gpus,
 
 namespace {
 
-nlohmann::json stats_json(const SearchStats& stats) {
-  return {{"space", stats.space},     {"evaluated", stats.evaluated},
-          {"pruned", stats.pruned},   {"feasible", stats.feasible},
-          {"seconds", stats.seconds}, {"complete", stats.complete},
-          {"stopped", stats.stopped}};
-}
-
 // Why a size has no strategy: the search's diagnosis (the rules that ruled every candidate out,
-// with their numbers, or the closest miss in memory), else why the search stopped.
-std::string no_strategy_reason(const ScalingPoint& point) {
+// with their numbers, or the closest miss in memory), and why the search stopped, as its parts.
+CoreText no_strategy_reason(const ScalingPoint& point) {
   const SearchResult& result = point.result;
-  std::string reason;
-  for (const std::string& line : result.diagnosis) reason += (reason.empty() ? "" : "; ") + line;
+  CoreText reason{text_id::kNoStrategyAtSize,
+                  "",
+                  {{"num_gpus", std::to_string(point.num_gpus)}},
+                  result.diagnosis_texts};
   if (!result.stats.complete) {
-    reason += (reason.empty() ? "" : "; ") + std::string("the search stopped early") +
-              (result.stats.stopped.empty() ? "" : " (" + result.stats.stopped + ")");
+    CoreText stopped{text_id::kStoppedEarly, "the search stopped early", {}, {}};
+    if (!result.stats.stopped.empty()) {
+      stopped.text += " (" + result.stats.stopped + ")";
+      stopped.parts.push_back(result.stats.stopped_text);
+    }
+    reason.parts.push_back(std::move(stopped));
   }
-  return reason.empty() ? "no strategy is feasible at " + std::to_string(point.num_gpus) + " GPUs"
-                        : reason;
+  for (const CoreText& part : reason.parts)
+    reason.text += (reason.text.empty() ? "" : "; ") + part.text;
+  if (reason.text.empty())
+    reason.text = "no strategy is feasible at " + std::to_string(point.num_gpus) + " GPUs";
+  return reason;
 }
 
 }  // namespace
@@ -202,8 +205,12 @@ nlohmann::json to_json(const ScalingPoint& point) {
       {"global_batch_size", point.scenario.training.global_batch_size},
       {"best", result.strategies.empty() ? nlohmann::json(nullptr)
                                          : to_json(result.strategies.front(), 1, point.scenario)},
-      {"stats", stats_json(result.stats)}};
-  if (result.strategies.empty()) out["reason"] = no_strategy_reason(point);
+      {"stats", to_json(result.stats)}};
+  if (result.strategies.empty()) {
+    const CoreText reason = no_strategy_reason(point);
+    out["reason"] = reason.text;
+    out["reason_text"] = to_json(reason);
+  }
   return out;
 }
 

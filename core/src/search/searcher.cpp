@@ -337,7 +337,12 @@ SearchResult Searcher::run() {
   finish_order(result, options_.allow_at_risk);
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   result.stats = stats_;
-  if (result.strategies.empty() && stats_.complete) result.diagnosis = diagnosis();
+  if (result.strategies.empty() && stats_.complete) {
+    for (CoreText& text : diagnosis()) {
+      result.diagnosis.push_back(text.text);
+      result.diagnosis_texts.push_back(std::move(text));
+    }
+  }
   return result;
 }
 

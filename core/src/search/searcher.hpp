@@ -255,7 +255,8 @@ class Searcher {
   // between reports, and no count of the rejected.
   std::vector<RankedStrategy> ranked_rows(bool provisional);
 
-  std::vector<std::string> diagnosis() const;
+  // Why no strategy is feasible (search/diagnosis.cpp), each with its id and values.
+  std::vector<CoreText> diagnosis() const;
   // The public estimate of a strategy on a cluster of just the GPUs it uses.
   Report estimate_on_used_gpus(const Strategy& strategy) const;
 

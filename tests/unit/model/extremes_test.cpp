@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "model/text_ids.hpp"
 #include "paraplan/search.hpp"
 #include "support.hpp"
 
@@ -143,4 +144,8 @@ TEST_CASE("GPU types without the training precision are left out of a search") {
   CHECK(none.strategies.empty());
   REQUIRE(none.diagnosis.size() == 1);
   CHECK(none.diagnosis[0] == "no GPU type of the cluster has fp8 tensor cores");
+  REQUIRE(none.diagnosis_texts.size() == 1);
+  CHECK(none.diagnosis_texts[0].id == std::string(text_id::kNoTensorCores));
+  CHECK(none.diagnosis_texts[0].args ==
+        std::vector<std::pair<std::string, std::string>>{{"precision", "fp8"}});
 }

@@ -184,6 +184,37 @@ TEST_CASE("a scaling point holds the best strategy of the search at its size") {
         }).rfind("scaling.step:", 0) == 0);
 }
 
+TEST_CASE("a scaling point without a strategy says why, with its id and values for translations") {
+  // 70B on 4 A800: nothing fits in memory (search_test "a job with no feasible strategy").
+  const nlohmann::json scenario = nlohmann::json::parse(R"({"model": "llama2-70b",
+      "training": {"global_batch_size": 8, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "a800", "count": 4}]}})");
+  const nlohmann::json range = {{"from", 4}, {"to", 4}, {"step", 4}};
+  const nlohmann::json point =
+      search_scaling_point(parse_scaling_request({{"scenario", scenario}, {"scaling", range}}), 4);
+  REQUIRE(point["best"].is_null());
+  CHECK(point["reason"].get<std::string>().rfind("no strategy fits in GPU memory", 0) == 0);
+  CHECK(point["reason_text"]["id"] == "no strategy at this size");
+  CHECK(point["reason_text"]["args"]["num_gpus"] == "4");
+  REQUIRE(point["reason_text"]["parts"].size() == 1);
+  CHECK(point["reason_text"]["parts"][0]["id"] == "no strategy: nothing fits in GPU memory");
+  CHECK(point["reason_text"]["parts"][0]["args"]["gpu"] == "a800");
+  // A search cancelled at its first unit of work: no diagnosis, the stop and why as parts.
+  SearchOptions options;
+  options.progress_every = 1;
+  options.on_progress = [](const SearchProgress&) { return false; };
+  const nlohmann::json stopped = to_json(search_point(
+      scenario, 4, options, [](const nlohmann::json& json) { return parse_scenario(json); }));
+  REQUIRE(stopped["best"].is_null());
+  CHECK(stopped["reason"] == "the search stopped early (cancelled)");
+  const nlohmann::json& early = stopped["reason_text"]["parts"];
+  REQUIRE(early.size() == 1);
+  CHECK(early[0]["id"] == "the search stopped early");
+  CHECK(early[0]["parts"][0] ==
+        nlohmann::json({{"id", "search stopped: cancelled"}, {"args", nlohmann::json::object()}}));
+  CHECK(stopped["stats"]["stopped_text"] == early[0]["parts"][0]);
+}
+
 TEST_CASE("sweep parameters: ranges, lists and errors naming the flag") {
   SweepParameter p = parse_sweep_parameter("hbm_gib=40:80:20", "--sweep");
   CHECK(p.name == "hbm_gib");

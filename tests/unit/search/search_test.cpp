@@ -10,6 +10,8 @@
 #include <numeric>
 #include <set>
 
+#include "model/rules.hpp"
+#include "model/text_ids.hpp"
 #include "paraplan/units.hpp"
 #include "search/final_order.hpp"
 #include "search/top_strategies.hpp"
@@ -18,6 +20,13 @@
 using namespace paraplan;
 
 namespace {
+
+// The value of `text`'s argument `name`, empty where it has none.
+std::string arg_of(const CoreText& text, std::string_view name) {
+  for (const auto& [key, value] : text.args)
+    if (key == name) return value;
+  return "";
+}
 
 Scenario job(const std::string& model, const std::string& gpus, int batch, int seq,
              const std::string& extra = "") {
@@ -474,6 +483,7 @@ TEST_CASE("a table row is the result entry's table keys, with the same values") 
                                              "tight"};
   const std::vector<std::string> report_keys = {"data_parallel_size",
                                                 "feasible",
+                                                "infeasible_reason_ids",
                                                 "infeasible_reasons",
                                                 "iteration_time_s",
                                                 "memory",
@@ -586,6 +596,16 @@ TEST_CASE("a job with no feasible strategy says why") {
     REQUIRE(r.diagnosis.size() == 1);
     CHECK(r.diagnosis[0].find("no strategy fits in GPU memory: the closest") == 0);
     CHECK(r.diagnosis[0].find("GiB more than its 80.0 GiB") != std::string::npos);
+    // The same with its id and values (translations never parse the English).
+    REQUIRE(r.diagnosis_texts.size() == 1);
+    const CoreText& text = r.diagnosis_texts[0];
+    CHECK(text.id == std::string(text_id::kNoStrategyFits));
+    CHECK(text.text == r.diagnosis[0]);
+    CHECK(arg_of(text, "gpu") == "a800");
+    CHECK(arg_of(text, "capacity_gib") == "80.0");
+    CHECK(r.diagnosis[0].find("needs " + arg_of(text, "needs_gib") +
+                              " GiB per GPU on pipeline stage " + arg_of(text, "stage")) !=
+          std::string::npos);
   }
   SUBCASE("memory names the margin only where one is kept") {
     // Issue 30: the scaling view's gap read "less the 0.0 GiB memory margin" with none kept.
@@ -598,10 +618,12 @@ TEST_CASE("a job with no feasible strategy says why") {
     REQUIRE(none.diagnosis.size() == 1);
     CHECK(none.diagnosis[0].find("memory margin") == std::string::npos);
     CHECK(none.diagnosis[0].ends_with("GiB more than its 80.0 GiB"));
+    CHECK(arg_of(none.diagnosis_texts.at(0), "margin_gib").empty());
     options.memory_margin = parse_memory_margin("10", "margin");
     const SearchResult ten = search(scenario, options);
     REQUIRE(ten.diagnosis.size() == 1);
     CHECK(ten.diagnosis[0].ends_with("than its 80.0 GiB less the 10.0 GiB memory margin"));
+    CHECK(arg_of(ten.diagnosis_texts.at(0), "margin_gib") == "10.0");
   }
   SUBCASE("divisibility") {
     // 4 layers on 7 GPUs, batch 5: 7 divides neither the heads, 2 x the sequence, the layers
@@ -614,6 +636,21 @@ TEST_CASE("a job with no feasible strategy says why") {
     CHECK(r.strategies.empty());
     REQUIRE(r.diagnosis.size() == 1);
     CHECK(r.diagnosis[0].find("no strategy divides evenly") == 0);
+    // Each rule that ruled candidates out is a part: its reason with the reason's id (the
+    // rule's name, which the page translates it by) and its count, as the line writes them.
+    REQUIRE(r.diagnosis_texts.size() == 1);
+    const CoreText& text = r.diagnosis_texts[0];
+    CHECK(text.id == std::string(text_id::kNoStrategyMeetsRules));
+    CHECK(text.text == r.diagnosis[0]);
+    REQUIRE(!text.parts.empty());
+    std::set<std::string> names;
+    for (const detail::Rule& rule : detail::rules()) names.insert(std::string(rule.name));
+    for (const CoreText& part : text.parts) {
+      CHECK(part.id == std::string(text_id::kRuledOutCandidates));
+      CHECK(names.contains(arg_of(part, "reason_id")));
+      CHECK(r.diagnosis[0].find(arg_of(part, "reason") + " (" + arg_of(part, "reason_id") + ", " +
+                                arg_of(part, "count") + " candidate") != std::string::npos);
+    }
   }
   SUBCASE("a rule of the launch target that reads no strategy key, only the model") {
     // MindSpeed-LLM has no sliding-window attention; gpt-oss-20b has a window (framework_rules.cpp
@@ -643,12 +680,15 @@ TEST_CASE("progress reports arrive and cancelling stops the search") {
   CHECK(calls == 3);
   CHECK_FALSE(result.stats.complete);
   CHECK(result.stats.stopped == "cancelled");
+  CHECK(result.stats.stopped_text.id == std::string(text_id::kStoppedCancelled));
 
   options.on_progress = nullptr;
   options.time_budget_s = 0;
   const SearchResult timed = search(scenario, options);
   CHECK_FALSE(timed.stats.complete);
   CHECK(timed.stats.stopped == "time budget of 0 s reached");
+  CHECK(timed.stats.stopped_text.id == std::string(text_id::kStoppedTimeBudget));
+  CHECK(arg_of(timed.stats.stopped_text, "budget_s") == "0");
 }
 
 TEST_CASE("progress reports carry the ranking so far, by the clock, only when it changed") {

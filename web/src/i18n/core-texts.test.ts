@@ -72,6 +72,77 @@ describe("the core's texts in Chinese", () => {
     ).toEqual(["GPU 类型 gb300 从未与公开运行对照验证", "no id"]);
   });
 
+  it("say why a search found no strategy, with the rules' own reasons, and why it stopped", () => {
+    use("zh");
+    const miss = {
+      id: "no strategy: nothing fits in GPU memory",
+      args: {
+        tensor: "8",
+        pipeline: "16",
+        context: "1",
+        micro_batch: "1",
+        zero: "1",
+        recompute: "full",
+        needs_gib: "92.4",
+        stage: "0",
+        gpu: "h100",
+        over_gib: "13.2",
+        capacity_gib: "79.2",
+      },
+    };
+    expect(coreText("no strategy fits ...", miss)).toBe(
+      "没有策略能放入 GPU 显存：最接近的策略（张量 8，流水线 16，上下文 1，微批次 1，ZeRO 1，" +
+        "重计算 full）在流水线阶段 0（h100）每卡需要 92.4 GiB，比其 79.2 GiB 多 13.2 GiB",
+    );
+    expect(
+      coreText("no strategy fits ...", { ...miss, args: { ...miss.args, margin_gib: "7.9" } }),
+    ).toContain("比其 79.2 GiB（减去 7.9 GiB 显存余量）多 13.2 GiB");
+    const rules = {
+      id: "no strategy: the rules ruled it out",
+      args: {},
+      parts: [
+        {
+          id: "candidates a rule ruled out",
+          args: {
+            reason:
+              "data parallel (24) x micro_batch_size (1) does not divide global_batch_size (512)",
+            reason_id: "data parallel x micro-batch divides the global batch",
+            count: "310",
+          },
+        },
+        {
+          id: "candidates a rule ruled out",
+          args: { reason: "a launch target's reason", reason_id: "no translation", count: "1" },
+        },
+      ],
+    };
+    const stopped = {
+      id: "the search stopped early",
+      args: {},
+      parts: [{ id: "search stopped: time budget", args: { budget_s: "30" } }],
+    };
+    expect(
+      coreText("no strategy divides evenly ...", {
+        id: "no strategy at this size",
+        args: { num_gpus: "72" },
+        parts: [rules, stopped],
+      }),
+    ).toBe(
+      "没有策略能整除并满足 Megatron-LM 的规则；排除候选的原因：" +
+        "数据并行（24）× micro_batch_size（1）不能整除 global_batch_size（512）（310 个候选）；" +
+        "a launch target's reason（1 个候选）；搜索提前停止（已达到 30 秒的时间预算）",
+    );
+    expect(
+      coreText("no strategy ...", { id: "no strategy at this size", args: { num_gpus: "72" } }),
+    ).toBe("在 72 块 GPU 上没有可行的策略");
+    expect(
+      coreText("no GPU type ...", {
+        id: "no strategy: no tensor cores for the precision",
+        args: { precision: "fp8" },
+      }),
+    ).toBe("集群中没有任何 GPU 类型具备 fp8 张量核心");
+  });
+
   it("stay English in English, without an id, or with an id or part not known", () => {
     const text = { id: "GPU type never validated", args: { gpu: "gb300" } };
     expect(coreText("English", text)).toBe("English");

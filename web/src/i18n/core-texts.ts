@@ -1,8 +1,10 @@
 // The core's texts that carry an id (core/src/model/text_ids.hpp: the memory verdict's reason,
-// the uncertainty band's regime and basis, the trust notes) in the page's language, written from
+// the uncertainty band's regime and basis, the trust notes, why a search found no strategy or
+// stopped early) in the page's language, written from
 // their id and values, never parsed from the English. A text without an id, or with an id this
 // file does not know, stays English; core-texts.test.ts fails on an id of the core not written.
 import type { CoreText, Validation } from "../paraplan/types";
+import { coreReason } from "./core-reasons";
 import { language } from "./i18n";
 
 type Args = Record<string, string>;
@@ -49,6 +51,14 @@ const framework = (a: Args) => `${a.framework}（zero_stage ${a.zero_stage}）`;
 const measured = (a: Args, parts: string[]) =>
   `“${parts[0]}”的公开运行实测为预测 token/s 的 ${a.low} 至 ${a.high} 倍（${a.runs} 个运行的 80% 区间）`;
 
+// "no strategy fits in GPU memory: the closest (...) needs ..." (search/diagnosis.cpp memory_miss).
+const memoryMiss: Write = (a) =>
+  `没有策略能放入 GPU 显存：最接近的策略（张量 ${a.tensor}，流水线 ${a.pipeline}，上下文 ` +
+  `${a.context}，微批次 ${a.micro_batch}，ZeRO ${a.zero}，重计算 ${a.recompute}）在流水线阶段 ` +
+  `${a.stage}（${a.gpu}）每卡需要 ${a.needs_gib} GiB，比其 ${a.capacity_gib} GiB` +
+  (a.margin_gib === undefined ? " " : `（减去 ${a.margin_gib} GiB 显存余量）`) +
+  `多 ${a.over_gib} GiB`;
+
 // zh: by id (text_ids.hpp), the text from its values and its parts (already written).
 export const ZH_TEXTS: Record<string, Write> = {
   "memory verdict: fits": verdict("fits"),
@@ -73,6 +83,21 @@ export const ZH_TEXTS: Record<string, Write> = {
   "ranked above: fewer risky switches": (a) =>
     `排在一个快 ${a.slower_percent} 的策略之上，差距在已发表吞吐 ${a.noise_percent} 的噪声之内：` +
     `风险开关更少（优化器 CPU 卸载、CUDA Graph、激活卸载）`,
+  "no strategy: no tensor cores for the precision": (a) =>
+    `集群中没有任何 GPU 类型具备 ${a.precision} 张量核心`,
+  "no strategy: nothing fits in GPU memory": memoryMiss,
+  "no strategy: the rules ruled it out": (_a, parts) =>
+    "没有策略能整除并满足 Megatron-LM 的规则；" +
+    (parts.length > 0 ? `排除候选的原因：${parts.join("；")}` : "没有剩余可尝试的候选"),
+  // The rule's own reason, written by its id where it has a translation (core-reasons.ts).
+  "candidates a rule ruled out": (a) =>
+    `${coreReason(a.reason ?? "", a.reason_id)}（${a.count} 个候选）`,
+  "search stopped: time budget": (a) => `已达到 ${a.budget_s} 秒的时间预算`,
+  "search stopped: cancelled": () => "已取消",
+  "the search stopped early": (_a, parts) =>
+    parts.length > 0 ? `搜索提前停止（${parts[0]}）` : "搜索提前停止",
+  "no strategy at this size": (a, parts) =>
+    parts.length > 0 ? parts.join("；") : `在 ${a.num_gpus} 块 GPU 上没有可行的策略`,
   "GPU not a preset": (a) =>
     `GPU ${a.gpu} 不是原样发布的预设（其字段由用户给出或覆盖）：没有公开运行测量过它`,
   "GPU type never validated": (a) => `GPU 类型 ${a.gpu} 从未与公开运行对照验证`,

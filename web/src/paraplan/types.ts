@@ -146,6 +146,7 @@ export type TableReport = Pick<
   Report,
   | "feasible"
   | "infeasible_reasons"
+  | "infeasible_reason_ids"
   | "iteration_time_s"
   | "tokens_per_s_per_gpu"
   | "mfu"
@@ -188,12 +189,14 @@ export interface SearchStats {
   seconds: number;
   complete: boolean;
   stopped: string;
+  stopped_text?: CoreText; // `stopped` with its id and values (i18n/core-texts.ts)
 }
 
 export interface SearchResult {
   strategies: RankedStrategy[];
   stats: SearchStats;
   diagnosis: string[];
+  diagnosis_texts?: CoreText[]; // one per diagnosis line, with its id and values
   // The best strategy of each layout family over every strategy the search saw (rank 0 where
   // it is not listed); absent for families with none.
   family_bests?: Partial<Record<LayoutFamily, RankedStrategy>>;
@@ -335,6 +338,7 @@ export interface ScalingPointResult {
   best: RankedStrategy | null;
   stats: SearchStats;
   reason?: string; // why there is no strategy, where best is null
+  reason_text?: CoreText; // `reason` with its id and values
 }
 
 // A hardware sweep (paraplan sweep): the search request and one or two "NAME=VALUES".

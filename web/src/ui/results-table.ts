@@ -1,6 +1,7 @@
 // The ranked strategies as a sortable table; a row opens its details. A provisional table (the
 // best so far while a search runs) has its own test ids, and its rows open nothing: they are
 // replaced by the exact ranking when the search ends.
+import { coreReasons } from "../i18n/core-reasons";
 import { coreNotes, coreText } from "../i18n/core-texts";
 import { t } from "../i18n/i18n";
 import type { TableRow } from "../paraplan/types";
@@ -144,7 +145,7 @@ export class ResultsTable {
           ...(ranked.tie_with_best ? { "data-tie": "true" } : {}),
           ...(outOfRegime ? { "data-out-of-regime": "true" } : {}),
           title: [
-            ...estimate.infeasible_reasons,
+            ...coreReasons(estimate),
             ...(estimate.memory.verdict_reason
               ? [coreText(estimate.memory.verdict_reason, estimate.memory.verdict_reason_text)]
               : []),

@@ -3,6 +3,7 @@
 // tokens/s per GPU and in all against the ideal line (the first size's per-GPU throughput times
 // the GPUs), the best strategy of a point on hover, and the cliffs marked.
 import type { TooltipItem } from "chart.js";
+import { coreText } from "../i18n/core-texts";
 import { t } from "../i18n/i18n";
 import type { RankedStrategy, ScalingPointResult } from "../paraplan/types";
 import type { PageState } from "../state/page-state";
@@ -334,7 +335,11 @@ export class ScalingView {
                 "",
                 "",
                 "",
-                point.result.reason ? t("scaling.gap", { reason: point.result.reason }) : "",
+                point.result.reason
+                  ? t("scaling.gap", {
+                      reason: coreText(point.result.reason, point.result.reason_text),
+                    })
+                  : "",
               ]
             : [
                 String(point.result.global_batch_size),

@@ -1,6 +1,7 @@
 // The line above the results: what to do first, how the last search went (every count
 // taken from the strategies the table lists), whether the inputs have changed since, and
 // why nothing fits.
+import { coreText } from "../i18n/core-texts";
 import { t } from "../i18n/i18n";
 import type { SearchProgress } from "../paraplan/types";
 import { summarise, type Run } from "../state/runs";
@@ -59,7 +60,10 @@ export class StatusView {
     );
     if (!stats.complete)
       parts.push(
-        h("p", { class: "note", text: t("search.incomplete", { reason: stats.stopped }) }),
+        h("p", {
+          class: "note",
+          text: t("search.incomplete", { reason: coreText(stats.stopped, stats.stopped_text) }),
+        }),
       );
     if (summary.feasible === 0) {
       parts.push(
@@ -67,7 +71,13 @@ export class StatusView {
           "div",
           { class: "diagnosis", testid: "diagnosis" },
           h("p", { class: "strong", text: t("search.nothingFeasible") }),
-          h("ul", {}, ...result.diagnosis.map((line) => h("li", { text: line }))),
+          h(
+            "ul",
+            {},
+            ...result.diagnosis.map((line, index) =>
+              h("li", { text: coreText(line, result.diagnosis_texts?.[index]) }),
+            ),
+          ),
         ),
       );
     }
