@@ -283,8 +283,9 @@ CostBuilder::RotaryTime CostBuilder::rotary_embedding(const AttentionShape& a,
 // than delayed scaling (attention.py set_save_original_input: "the output of the fused core_attn
 // is saved by itself, and linear_proj also saves the quantized tensor of this output"; Megatron-LM
 // 781e765818 of 2025-08-19, with TE 2.6 and later; in the pins of Megatron-Bridge 25.11-26.06),
-// and quantises it again for the weight gradient. Priced in time; its memory (the fp8 copy it no
-// longer keeps, counted in attention_block) is not.
+// and quantises it again for the weight gradient. The 16-bit tensor it keeps is the attention's
+// own output O: one copy, held by the projection (and so also where the core attention is
+// recomputed), and no fp8 copy (attention_block).
 bool CostBuilder::projection_keeps_16bit_input() const {
   return framework_.transformer_engine && training_.precision == Precision::fp8 &&
          s_.fp8_recipe != Fp8Recipe::delayed;
@@ -297,8 +298,11 @@ double CostBuilder::core_attention_saved_bytes(const AttentionShape& a) const {
   if (s_.use_flash_attn) {
     core_bytes = 4 * batch * heads * query_len;  // fp32 log-sum-exp per row
     // In fp8 the output projection saves its input in fp8, while the fused attention kernel
-    // keeps its 16-bit output O for its own backward (model-review P5).
-    if (training_.precision == Precision::fp8) core_bytes += e_ * tokens_ * heads * a.v_head_dim;
+    // keeps its 16-bit output O for its own backward (model-review P5); where the projection
+    // keeps O itself, O is the projection's (attention_block).
+    if (training_.precision == Precision::fp8 && !projection_keeps_16bit_input()) {
+      core_bytes += e_ * tokens_ * heads * a.v_head_dim;
+    }
   } else {
     // Softmax output, and with dropout its mask and output (the "5as^2b" of Korthikanti).
     const double elements = batch * heads * query_len * key_len;
@@ -555,8 +559,9 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   const double core_bytes = core_attention_saved_bytes(a);
   const PassTime core_forward = core_attention(cost, a, score_flops, moe);
 
-  // Q, K, V; the core's own; the output projection's input.
-  const double projection_input_bytes = saved_input_bytes_ * tokens_ * heads * v_head_dim;
+  // Q, K, V; the core's own; the output projection's input (16-bit where it keeps O itself).
+  const double projection_input_bytes =
+      (projection_keeps_16bit_input() ? e_ : saved_input_bytes_) * tokens_ * heads * v_head_dim;
   cost.activation_bytes += p.qkv_bytes + core_bytes + projection_input_bytes;
   cost.offload(OffloadModule::core_attn) += p.qkv_bytes + core_bytes;
   cost.offload(OffloadModule::attn_proj) += projection_input_bytes;

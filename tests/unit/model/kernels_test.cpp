@@ -71,6 +71,31 @@ TEST_CASE(
         doctest::Approx((8.0 / 128 * backward + 2 * projection_input) / bandwidth).epsilon(1e-9));
 }
 
+TEST_CASE(
+    "fp8 outside delayed scaling: the output projection keeps the attention's 16-bit output, not "
+    "an "
+    "fp8 copy of it") {
+  const Scenario s = flat_job("fp8");
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  const auto with = [&](Fp8Recipe recipe) {
+    strategy.fp8_recipe = recipe;
+    return layer(s, strategy);
+  };
+  const detail::LayerCost delayed = with(Fp8Recipe::delayed);
+  const detail::LayerCost tensorwise = with(Fp8Recipe::tensorwise);
+  // Delayed scaling: the fused attention keeps its output O (16 bits) and the projection an fp8
+  // copy of it. Otherwise the projection keeps O itself (Megatron-LM attention.py
+  // set_save_original_input): one byte an element less in all, and O is the projection's, so
+  // recomputing the core attention no longer frees it.
+  const double output_elements = 2048.0 * 1024;
+  CHECK(tensorwise.activation_bytes - delayed.activation_bytes ==
+        doctest::Approx(-output_elements).epsilon(1e-9));
+  CHECK(delayed.unit(RecomputeModule::core_attn).saved_bytes -
+            tensorwise.unit(RecomputeModule::core_attn).saved_bytes ==
+        doctest::Approx(2 * output_elements).epsilon(1e-9));
+}
+
 TEST_CASE("fp8 current scaling launches four kernels per quantisation, delayed scaling one") {
   // TE 2.9 Float8CurrentScalingQuantizer::quantize_impl: zero_amax_kernel and amax_kernel
   // (nvte_compute_amax), nvte_compute_scale_from_amax, nvte_quantize_v2.
