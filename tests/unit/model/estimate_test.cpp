@@ -154,8 +154,9 @@ TEST_CASE("memory verdict: the margin of the framework's allocator mode") {
 
 // Launches that capture CUDA graphs take the margin derived for their class in each allocator
 // mode (input/memory_margin.cpp): since the capture's deferred frees are priced
-// (cuda_graph_memory.cpp), the lowest out-of-memory launch with graphs (OOM01, 81.6%) gives 19%,
-// one more than without (SC21 Figure 17, 82.7%: 18%); the verdict reads the graphs' margin.
+// (cuda_graph_memory.cpp), the lowest out-of-memory launch with graphs (OOM01, 82.5% since its
+// output projection's 16-bit input is priced) gives 18%, as without (SC21 Figure 17, 82.7%: 18%);
+// the verdict reads the graphs' margin.
 TEST_CASE("memory verdict: the margin of launches with CUDA graphs") {
   const double capacity_bytes = 100.0;
   for (const bool expandable : {false, true}) {
@@ -165,7 +166,7 @@ TEST_CASE("memory verdict: the margin of launches with CUDA graphs") {
     const double with = limits::default_memory_margin_percent(mode, true);
     CAPTURE(expandable);
     CHECK(without == limits::default_memory_margin_percent(mode));
-    CHECK(with == 19);
+    CHECK(with == 18);
     CHECK(without == 18);
     CHECK(memory_verdict_of(100 - with - 0.5, capacity_bytes, expandable, true) ==
           MemoryVerdict::fits);
