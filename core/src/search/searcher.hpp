@@ -110,6 +110,7 @@ struct MemoryBoundAudit {
   int64_t split_checked = 0;  // estimated leaves whose layers the split floor said cannot fit
   int64_t time_checked = 0;   // estimated leaves timed against the recompute level's time bound
   int64_t memo_checked = 0;   // replayed shape counts walked again and compared (shape_count.cpp)
+  int64_t zero_memo_checked = 0;    // of which the ZeRO level's below a recompute setting
   int64_t loop_memo_checked = 0;    // replayed shape loop counts walked again (layer_shape.cpp)
   int64_t split_reuse_checked = 0;  // reused layer-split works recomputed and compared (leaf.cpp)
   int64_t violations = 0;           // a floor above the estimated peak, or such a leaf that fits

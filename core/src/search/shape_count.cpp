@@ -208,6 +208,7 @@ void Searcher::replay(const ShapeCount& count) {
 // lacks, and keys_that_match names it.
 void Searcher::audit_replay(const ShapeCount& count, Level level) {
   ++audit_->memo_checked;
+  if (level == Level::zero) ++audit_->zero_memo_checked;
   const auto walks = [&] { return walks_as(count, level); };
   if (walks()) return;
   ++audit_->violations;
