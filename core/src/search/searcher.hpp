@@ -188,6 +188,7 @@ class Searcher {
   std::pair<double, double> fixed_split_bound_s(bool recompute) const;
   std::pair<double, double> one_type_leaf_split_bound_s(bool recompute) const;
   std::pair<double, double> mixed_split_bound_s(bool recompute) const;
+  mutable std::vector<double> pool_layer_s_;  // scratch of mixed_split_bound_s
   std::pair<double, double> one_type_split_bound_s(double dense_s, double moe_s, double embedding_s,
                                                    double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
