@@ -142,8 +142,15 @@ std::pair<double, double> Searcher::one_type_leaf_split_bound_s(bool recompute) 
 // split, least work.
 std::pair<double, double> Searcher::mixed_split_bound_s(bool recompute) const {
   const size_t stages = s_.pipeline_stage_gpus.size();
+  // A stage's layer time depends only on its GPU type: computed once per type (NaN: not yet).
+  std::vector<double>& pool_layer_s = pool_layer_s_;
+  pool_layer_s.assign(cluster_.pools.size(), std::numeric_limits<double>::quiet_NaN());
   const auto layer_s = [&](size_t i) {
-    return std::min(bound_layer_s(i, false, recompute), bound_layer_s(i, true, recompute));
+    double& known = pool_layer_s[static_cast<size_t>(s_.pipeline_stage_gpus[i])];
+    if (std::isnan(known)) {
+      known = std::min(bound_layer_s(i, false, recompute), bound_layer_s(i, true, recompute));
+    }
+    return known;
   };
   double pace = 0, work = 0;
   double rate = 0, fixed = 0, fastest_layer = std::numeric_limits<double>::infinity();

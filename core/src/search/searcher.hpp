@@ -110,6 +110,7 @@ struct MemoryBoundAudit {
   int64_t split_checked = 0;  // estimated leaves whose layers the split floor said cannot fit
   int64_t time_checked = 0;   // estimated leaves timed against the recompute level's time bound
   int64_t memo_checked = 0;   // replayed shape counts walked again and compared (shape_count.cpp)
+  int64_t zero_memo_checked = 0;    // of which the ZeRO level's below a recompute setting
   int64_t loop_memo_checked = 0;    // replayed shape loop counts walked again (layer_shape.cpp)
   int64_t split_reuse_checked = 0;  // reused layer-split works recomputed and compared (leaf.cpp)
   int64_t violations = 0;           // a floor above the estimated peak, or such a leaf that fits
@@ -187,9 +188,14 @@ class Searcher {
   std::pair<double, double> fixed_split_bound_s(bool recompute) const;
   std::pair<double, double> one_type_leaf_split_bound_s(bool recompute) const;
   std::pair<double, double> mixed_split_bound_s(bool recompute) const;
+  mutable std::vector<double> pool_layer_s_;  // scratch of mixed_split_bound_s
   std::pair<double, double> one_type_split_bound_s(double dense_s, double moe_s, double embedding_s,
                                                    double head_s, int64_t stages) const;
   bool bound_prunes(bool recompute) const;
+  bool recompute_bound_prunes();
+  // lower_bound_s(true) of the current recompute settings; NaN until asked.
+  static constexpr double kUnknownTime = std::numeric_limits<double>::quiet_NaN();
+  double recompute_bound_s_ = kUnknownTime;
   double micro_batch_bound_s();
   bool micro_batch_bound_prunes();
   void begin_size_floors();
@@ -391,7 +397,7 @@ class Searcher {
   struct ShapeCount {
     int64_t leaves = 0;
     std::vector<std::pair<Rejection*, int64_t>> rejections;  // into rejections_ (stable nodes)
-    std::vector<Recompute> recompute;
+    std::vector<Recompute> recompute;     // none for the ZeRO level's walk (it writes none)
     std::vector<int64_t> zero_keys;       // keys_decided_at(Level::zero), in that order
     std::optional<Strategy> walked_from;  // the state it was walked from (audited searches)
   };
@@ -463,10 +469,15 @@ class Searcher {
   bool floor_reads_above_layouts_ = false;  // the floors read no key of the layouts (virtual on)
   void init_shape_floors();
   void init_sizes_reads();
-  ShapeCount walk_shape_count();
+  ShapeCount walk_count(Level level);
   void replay(const ShapeCount& count);
-  void audit_replay(const ShapeCount& count);
-  bool walks_as(const ShapeCount& count);
+  void audit_replay(const ShapeCount& count, Level level);
+  bool walks_as(const ShapeCount& count, Level level);
+  // The same for the ZeRO level's walk below one recompute setting the bounds rule out, by the
+  // values of count_reads_ and the recompute settings (`zero_count_reads_`).
+  std::vector<StrategyKeyId> zero_count_reads_;
+  KeyValuesMap<ShapeCount> zero_counts_;
+  void count_zero_level();
   std::string keys_that_match(const Strategy& walked_from, const std::function<bool()>& walks);
   ClosestMiss closest_;
 };

@@ -86,6 +86,8 @@ void Searcher::init_shape_counts() {
                          keys_decided_at(Level::zero, leaf_splits_layers_) |
                          KeySet{K::recompute_num_layers};
   const KeySet loop_written = written | keys_decided_at(Level::layer_shape, leaf_splits_layers_);
+  const KeySet recompute_keys =
+      keys_decided_at(Level::recompute, leaf_splits_layers_) | KeySet{K::recompute_num_layers};
   for (const StrategyKey& key : strategy_keys()) {
     if (loop_reads.contains(key.id) && !loop_written.contains(key.id)) {
       loop_reads_.push_back(key.id);
@@ -95,6 +97,10 @@ void Searcher::init_shape_counts() {
       loop_writes_.push_back(key.id);
     }
     if (reads.contains(key.id) && !written.contains(key.id)) count_reads_.push_back(key.id);
+    // The ZeRO level's count walk starts below the recompute settings: it reads them too.
+    if (reads.contains(key.id) && (!written.contains(key.id) || recompute_keys.contains(key.id))) {
+      zero_count_reads_.push_back(key.id);
+    }
     if (keys_decided_at(Level::zero, leaf_splits_layers_).contains(key.id)) {
       zero_keys_.push_back(key.id);
     }
@@ -127,23 +133,50 @@ void Searcher::count_shape() {
   }
   fill_count_key();
   if (const ShapeCount* found = shape_counts_.find(count_key_)) {
-    if (audit_ != nullptr) audit_replay(*found);
+    if (audit_ != nullptr) audit_replay(*found, Level::recompute);
     replay(*found);
     return;
   }
   std::optional<Strategy> walked_from;
   if (audit_ != nullptr) walked_from = s_;
-  ShapeCount walked = walk_shape_count();
+  ShapeCount walked = walk_count(Level::recompute);
   ShapeCount& count = shape_counts_.emplace(count_key_, std::move(walked));
   count.walked_from = std::move(walked_from);
 }
 
-// The walk itself, recording what it does.
-Searcher::ShapeCount Searcher::walk_shape_count() {
+// Counts the leaves of the current recompute settings, as zero_level(Walk::count, ...) does (the
+// block-recompute pool only matters to estimated leaves): walked once per distinct value of the
+// keys the shape's count walk reads and of the recompute settings, and replayed after.
+void Searcher::count_zero_level() {
+  if (stopped_) {
+    zero_level(Walk::count, -1);
+    return;
+  }
+  fill_key(zero_count_reads_, count_key_);
+  if (const ShapeCount* found = zero_counts_.find(count_key_)) {
+    if (audit_ != nullptr) audit_replay(*found, Level::zero);
+    replay(*found);
+    split_works_.valid = false;  // as zero_level leaves it
+    return;
+  }
+  std::optional<Strategy> walked_from;
+  if (audit_ != nullptr) walked_from = s_;
+  ShapeCount walked = walk_count(Level::zero);
+  ShapeCount& count = zero_counts_.emplace(count_key_, std::move(walked));
+  count.walked_from = std::move(walked_from);
+}
+
+// The walk itself from `level` (the recompute level's: a shape's; the ZeRO level's: a recompute
+// setting's), recording what it does.
+Searcher::ShapeCount Searcher::walk_count(Level level) {
   const int64_t before = stats_.pruned;
   std::vector<std::string_view> recorded;
   recorded_rejections_ = &recorded;
-  recompute_level(0, Walk::count, -1);
+  if (level == Level::zero) {
+    zero_level(Walk::count, -1);
+  } else {
+    recompute_level(0, Walk::count, -1);
+  }
   recorded_rejections_ = nullptr;
   ShapeCount count;
   count.leaves = stats_.pruned - before;
@@ -154,7 +187,7 @@ Searcher::ShapeCount Searcher::walk_shape_count() {
     }
     ++count.rejections.back().second;
   }
-  count.recompute = s_.recompute;
+  if (level == Level::recompute) count.recompute = s_.recompute;  // the ZeRO level's: unchanged
   for (const K id : zero_keys_) count.zero_keys.push_back(key_row(id).get(s_, 0));
   return count;
 }
@@ -164,7 +197,7 @@ Searcher::ShapeCount Searcher::walk_shape_count() {
 void Searcher::replay(const ShapeCount& count) {
   stats_.pruned += count.leaves;
   for (const auto& [rejection, times] : count.rejections) rejection->count += times;
-  s_.recompute = count.recompute;
+  if (!count.recompute.empty()) s_.recompute = count.recompute;
   for (size_t i = 0; i < zero_keys_.size(); ++i) {
     key_row(zero_keys_[i]).set(s_, 0, count.zero_keys[i]);
   }
@@ -173,9 +206,10 @@ void Searcher::replay(const ShapeCount& count) {
 // The audit (tests, search_audited): a replayed count must be what a walk from the current state
 // does. Where it is not, the walk reads a key that its memo key (count_reads_, init_shape_counts)
 // lacks, and keys_that_match names it.
-void Searcher::audit_replay(const ShapeCount& count) {
+void Searcher::audit_replay(const ShapeCount& count, Level level) {
   ++audit_->memo_checked;
-  const auto walks = [&] { return walks_as(count); };
+  if (level == Level::zero) ++audit_->zero_memo_checked;
+  const auto walks = [&] { return walks_as(count, level); };
   if (walks()) return;
   ++audit_->violations;
   audit_->example =
@@ -208,9 +242,9 @@ std::string Searcher::keys_that_match(const Strategy& walked_from,
 
 // Walks the current shape again and takes back what it counted: whether it does what `count`
 // recorded (its leaves, rejections and the keys it leaves in `s_`).
-bool Searcher::walks_as(const ShapeCount& count) {
+bool Searcher::walks_as(const ShapeCount& count, Level level) {
   const Strategy before = s_;
-  const ShapeCount again = walk_shape_count();
+  const ShapeCount again = walk_count(level);
   stats_.pruned -= again.leaves;
   for (const auto& [rejection, times] : again.rejections) rejection->count -= times;
   s_ = before;

@@ -2,6 +2,7 @@
 // expert, pipeline, virtual pipeline and stage GPU types, then the micro-batch sizes, counted once
 // where their bound rules them all out.
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 #include "search/candidates.hpp"
@@ -298,5 +299,13 @@ bool Searcher::walk_micro_batch_sizes(const std::vector<int64_t>& sizes, const L
 // the subtree out: no strategy below it can enter the top N.
 bool Searcher::bound_prunes(bool recompute) const {
   return !options_.exhaustive && top_.full() && lower_bound_s(recompute) >= top_.worst_s();
+}
+
+// bound_prunes(true), its bound computed once per recompute setting (recompute_level resets it):
+// the leaves below read it again as the N-th best improves.
+bool Searcher::recompute_bound_prunes() {
+  if (options_.exhaustive || !std::isfinite(top_.worst_s())) return false;
+  if (std::isnan(recompute_bound_s_)) recompute_bound_s_ = lower_bound_s(true);
+  return recompute_bound_s_ >= top_.worst_s();
 }
 }  // namespace paraplan::detail

@@ -60,18 +60,21 @@ bool Searcher::recompute_level(size_t pool, Walk walk, int fit_pool) {
     if (audit_ != nullptr && walk == Walk::evaluate) audit_time_floor_s_ = lower_bound_s(true);
     // With the recompute settings known, the bound counts what they redo: a subtree that cannot
     // beat the N-th best is only counted. Only once this micro-batch size is known to fit (or
-    // left unknown) elsewhere: whether it fits decides if larger sizes are walked (below).
+    // left unknown) elsewhere: whether it fits decides if larger sizes are walked (below). Then
+    // what the subtree returns no longer matters, so this bound is asked before the memory
+    // floors, which cost more.
+    recompute_bound_s_ = kUnknownTime;
+    if (walk == Walk::evaluate && micro_batch_fits_ && recompute_bound_prunes()) {
+      count_zero_level();
+      return true;
+    }
     // Where some stage's activations alone exceed its memory, nothing below fits (once something
     // is ranked; before that, where they exceed it by more than the closest miss so far, which
     // the answer where nothing fits names: floors_rule_out).
     if (walk == Walk::evaluate && !options_.exhaustive && memory_bound_exact(fit_pool) &&
         floors_rule_out(fit_pool)) {
-      zero_level(Walk::count, fit_pool);
+      count_zero_level();
       return false;
-    }
-    if (walk == Walk::evaluate && micro_batch_fits_ && bound_prunes(true)) {
-      zero_level(Walk::count, fit_pool);
-      return true;
     }
     const bool fits = zero_level(walk, fit_pool);
     micro_batch_fits_ |= fits;
@@ -131,6 +134,14 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     }
     if (!(*invariant_rules_hold ? rules_hold(Level::zero, zero_stage_varying_)
                                 : rules_hold(Level::zero))) {
+      continue;
+    }
+    // The recompute settings' time bound again, against the N-th best as the leaves before left
+    // it: once this micro-batch size is known to fit or be unknown (here, or by a leaf before),
+    // a leaf it rules out is only counted, as the recompute level counts its subtree.
+    if (walk == Walk::evaluate && (micro_batch_fits_ || any_fit_or_unknown) &&
+        recompute_bound_prunes()) {
+      any_fit_or_unknown |= leaf(Walk::count, fit_pool);
       continue;
     }
     if (walk == Walk::evaluate && static_memory_overflows(fit_pool)) {

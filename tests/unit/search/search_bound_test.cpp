@@ -30,13 +30,15 @@ SearchOptions golden_options() {
 struct AuditCounts {
   int64_t checked = 0, split_checked = 0, time_checked = 0, replays_checked = 0, ranked = 0;
   int64_t loop_replays_checked = 0;
+  int64_t zero_replays_checked = 0;  // replayed counts of a ZeRO level (count_zero_level)
   int64_t split_reuses_checked = 0;
 };
 
 // `scenario` searched with the bounds audited: no group of an estimated leaf peaks below its
 // memory floor, no leaf whose layers the split floor says cannot fit does, no leaf is faster
 // than the time bound of its recompute settings (host issue time included), no replayed shape
-// count differs from a walk of the same shape, nor a replayed shape loop from a walk of the loop
+// count differs from a walk of the same shape (nor of a ZeRO level, count_zero_level), nor a
+// replayed shape loop from a walk of the loop
 // (a key the count walk or the loop reads missing from its memo key, shape_count.cpp
 // init_shape_counts: the audit's example names it), and the search (where
 // the memory floors prune nothing) ranks as the pruned one; no reused layer split differs
@@ -51,6 +53,7 @@ void check_bounds(const Scenario& scenario, AuditCounts& counts) {
   counts.time_checked += audit.time_checked;
   counts.replays_checked += audit.memo_checked;
   counts.loop_replays_checked += audit.loop_memo_checked;
+  counts.zero_replays_checked += audit.zero_memo_checked;
   counts.split_reuses_checked += audit.split_reuse_checked;
   const SearchResult pruned = search(scenario, golden_options());
   REQUIRE(audited.strategies.size() == pruned.strategies.size());
@@ -82,6 +85,7 @@ TEST_CASE("the bounds of a leaf are at most its estimated peak and time: AIAK ex
   CHECK(counts.split_reuses_checked > 0);
   CHECK(counts.split_checked > 0);
   CHECK(counts.time_checked > 0);
+  CHECK(counts.zero_replays_checked > 0);
 }
 
 TEST_CASE("the bounds of a leaf are at most its estimated peak and time: preset jobs" *
@@ -155,11 +159,13 @@ TEST_CASE("the memory and time bounds hold over random jobs and frameworks" *
   }
   MESSAGE("groups ", counts.checked, ", split leaves ", counts.split_checked, ", timed ",
           counts.time_checked, ", replayed shape counts ", counts.replays_checked,
-          ", replayed shape loops ", counts.loop_replays_checked, ", ranked ", counts.ranked);
+          ", replayed shape loops ", counts.loop_replays_checked, ", of ZeRO levels ",
+          counts.zero_replays_checked, ", ranked ", counts.ranked);
   CHECK(counts.checked > 0);
   CHECK(counts.split_checked > 0);
   CHECK(counts.time_checked > 0);
   CHECK(counts.replays_checked > 0);
   CHECK(counts.loop_replays_checked > 0);
+  CHECK(counts.zero_replays_checked > 0);
   CHECK(counts.ranked > 0);
 }
