@@ -191,6 +191,18 @@ FlexScale measured_flex_scale(const GpuSpec& gpu, const Strategy& s, const Group
           counted_bytes / (rate->combine_gb_per_s * kBytesPerGb) / modelled_s};
 }
 
+// HybridEP's metadata preprocessing gathers every member's boolean routing map (tokens x
+// experts, one byte each) before it routes (DeepEP hybrid-ep branch, csrc/hybrid_ep/
+// hybrid_ep.cu HybridEPBuffer::metadata_preprocessing: executor.allgather_routing_map over the
+// group; Megatron-LM token_dispatcher.py _HybridEPManager.dispatch passes routing_map each
+// forward, and the combine and the backward reuse the handle). DeepEP's normal kernels exchange
+// per-rank and per-expert counts instead (Buffer.get_dispatch_layout, notify): nothing here.
+double hybridep_routing_map_gather_s(const GpuSpec& gpu, const Strategy& s, const Group& tp_ep,
+                                     double local_tokens, double experts) {
+  if (s.moe_flex_dispatcher_backend != MoeFlexBackend::hybridep) return 0;
+  return all_gather_s(gpu, tp_ep, local_tokens * static_cast<double>(tp_ep.size) * experts);
+}
+
 }  // namespace
 
 double dropless_load_imbalance(const ModelSpec& model, const Strategy& s) {
@@ -297,16 +309,7 @@ MoeDispatch moe_dispatch(const GpuSpec& gpu, const ModelSpec& model, const Strat
       const FlexScale measured = measured_flex_scale(gpu, s, tp_ep, gpus_per_node);
       d.dispatch_s = modelled_s * measured.dispatch;
       d.combine_s = modelled_s * measured.combine;
-      // HybridEP's metadata preprocessing gathers every member's boolean routing map (tokens x
-      // experts, one byte each) before it routes (DeepEP hybrid-ep branch, csrc/hybrid_ep/
-      // hybrid_ep.cu HybridEPBuffer::metadata_preprocessing: executor.allgather_routing_map over
-      // the group; Megatron-LM token_dispatcher.py _HybridEPManager.dispatch passes routing_map
-      // each forward, and the combine and the backward reuse the handle). DeepEP's normal kernels
-      // exchange per-rank and per-expert counts instead (Buffer.get_dispatch_layout, notify).
-      if (s.moe_flex_dispatcher_backend == MoeFlexBackend::hybridep) {
-        d.routing_map_gather_s =
-            all_gather_s(gpu, tp_ep, local_tokens * static_cast<double>(tp_ep.size) * experts);
-      }
+      d.routing_map_gather_s = hybridep_routing_map_gather_s(gpu, s, tp_ep, local_tokens, experts);
       break;
     }
   }

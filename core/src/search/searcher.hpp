@@ -472,6 +472,7 @@ class Searcher {
   ShapeCount walk_count(Level level);
   void replay(const ShapeCount& count);
   void audit_replay(const ShapeCount& count, Level level);
+  bool replay_or_record(KeyValuesMap<ShapeCount>& counts, Level level);
   bool walks_as(const ShapeCount& count, Level level);
   // The same for the ZeRO level's walk below one recompute setting the bounds rule out, by the
   // values of count_reads_ and the recompute settings (`zero_count_reads_`).

@@ -132,16 +132,7 @@ void Searcher::count_shape() {
     return;
   }
   fill_count_key();
-  if (const ShapeCount* found = shape_counts_.find(count_key_)) {
-    if (audit_ != nullptr) audit_replay(*found, Level::recompute);
-    replay(*found);
-    return;
-  }
-  std::optional<Strategy> walked_from;
-  if (audit_ != nullptr) walked_from = s_;
-  ShapeCount walked = walk_count(Level::recompute);
-  ShapeCount& count = shape_counts_.emplace(count_key_, std::move(walked));
-  count.walked_from = std::move(walked_from);
+  replay_or_record(shape_counts_, Level::recompute);
 }
 
 // Counts the leaves of the current recompute settings, as zero_level(Walk::count, ...) does (the
@@ -153,17 +144,25 @@ void Searcher::count_zero_level() {
     return;
   }
   fill_key(zero_count_reads_, count_key_);
-  if (const ShapeCount* found = zero_counts_.find(count_key_)) {
-    if (audit_ != nullptr) audit_replay(*found, Level::zero);
-    replay(*found);
+  if (replay_or_record(zero_counts_, Level::zero)) {
     split_works_.valid = false;  // as zero_level leaves it
-    return;
+  }
+}
+
+// Replays the count recorded under count_key_ in `counts`, or walks it from `level` and records
+// it (with the strategy it was walked from, for the audit); true where it replayed.
+bool Searcher::replay_or_record(KeyValuesMap<ShapeCount>& counts, Level level) {
+  if (const ShapeCount* found = counts.find(count_key_)) {
+    if (audit_ != nullptr) audit_replay(*found, level);
+    replay(*found);
+    return true;
   }
   std::optional<Strategy> walked_from;
   if (audit_ != nullptr) walked_from = s_;
-  ShapeCount walked = walk_count(Level::zero);
-  ShapeCount& count = zero_counts_.emplace(count_key_, std::move(walked));
+  ShapeCount walked = walk_count(level);
+  ShapeCount& count = counts.emplace(count_key_, std::move(walked));
   count.walked_from = std::move(walked_from);
+  return false;
 }
 
 // The walk itself from `level` (the recompute level's: a shape's; the ZeRO level's: a recompute
