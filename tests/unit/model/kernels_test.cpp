@@ -72,9 +72,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "fp8 outside delayed scaling: the output projection keeps the attention's 16-bit output, not "
-    "an "
-    "fp8 copy of it") {
+    "fp8 outside delayed scaling: the output projection keeps the attention's 16-bit output, "
+    "not an fp8 copy of it") {
   const Scenario s = flat_job("fp8");
   Strategy strategy;
   strategy.use_flash_attn = true;
