@@ -401,21 +401,38 @@ const detail::Rule& rule_named(std::string_view name) {
   return detail::rules().front();
 }
 
+// A case's scenario and completed strategy, the rule it breaks, and that rule's reason there.
+struct Broken {
+  Scenario scenario;
+  Strategy strategy;
+  const detail::Rule* rule = nullptr;
+  std::string reason;
+};
+
+Broken break_rule(const Case& c) {
+  Broken b{test::scenario(c.scenario), {}, &rule_named(c.rule), {}};
+  b.strategy = complete_strategy(b.scenario);
+  c.strategy(b.strategy);
+  int64_t gpus = 0;
+  for (const GpuPool& pool : b.scenario.cluster.pools) gpus += pool.count;
+  const detail::RuleContext context{b.scenario.model, b.scenario.training, b.scenario.cluster,
+                                    gpus};
+  REQUIRE_FALSE(b.rule->holds(context, b.strategy));
+  b.reason = b.rule->reason(context, b.strategy);
+  return b;
+}
+
 }  // namespace
 
 TEST_CASE("every rule has a case that breaks it, and the estimate gives its reason") {
   std::set<std::string_view> covered;
   for (const Case& c : cases()) {
     CAPTURE(c.rule);
-    const Scenario scenario = test::scenario(c.scenario);
-    Strategy strategy = complete_strategy(scenario);
-    c.strategy(strategy);
-    int64_t gpus = 0;
-    for (const GpuPool& pool : scenario.cluster.pools) gpus += pool.count;
-    const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, gpus};
-    const detail::Rule& rule = rule_named(c.rule);
-    REQUIRE_FALSE(rule.holds(context, strategy));
-    const std::string reason = rule.reason(context, strategy);
+    const Broken broken = break_rule(c);
+    const Strategy& strategy = broken.strategy;
+    const detail::Rule& rule = *broken.rule;
+    const std::string& reason = broken.reason;
+    const Scenario& scenario = broken.scenario;
     const Report report =
         Estimator(scenario.model, scenario.training, scenario.cluster).estimate(strategy);
     CHECK_FALSE(report.feasible);
@@ -469,17 +486,9 @@ std::vector<std::string_view> keys_named(std::string_view text, KeySet reads) {
 TEST_CASE("every infeasible reason names a strategy key its rule reads") {
   for (const Case& c : cases()) {
     CAPTURE(c.rule);
-    const Scenario scenario = test::scenario(c.scenario);
-    Strategy strategy = complete_strategy(scenario);
-    c.strategy(strategy);
-    int64_t gpus = 0;
-    for (const GpuPool& pool : scenario.cluster.pools) gpus += pool.count;
-    const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, gpus};
-    const detail::Rule& rule = rule_named(c.rule);
-    REQUIRE_FALSE(rule.holds(context, strategy));
-    const std::string reason = rule.reason(context, strategy);
-    CAPTURE(reason);
-    CHECK_FALSE(keys_named(reason, rule.reads).empty());
+    const Broken broken = break_rule(c);
+    CAPTURE(broken.reason);
+    CHECK_FALSE(keys_named(broken.reason, broken.rule->reads).empty());
   }
   for (size_t f = 0; f < framework_names().size(); ++f) {
     for (const detail::FrameworkRule* rule : detail::framework_rules(static_cast<Framework>(f))) {
