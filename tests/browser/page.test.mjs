@@ -122,7 +122,7 @@ describe("web page (production build)", () => {
     await search(page);
     const wide = await headrooms();
     assert.ok(wide.length > 0);
-    // A800 holds 80 GiB, H800 79.18 GiB: a quarter of the smaller is 19.79 GiB.
+    // A800 holds 79.33 GiB, H800 79.18 GiB: a quarter of the smaller is 19.79 GiB.
     for (const headroom of wide)
       assert.ok(headroom >= 19.79, `${headroom} GiB free`);
     assert.match(await urlOf(page), /memory-margin=25%25/);

@@ -437,17 +437,21 @@ TEST_CASE(
   }
   // Most of those that ran are fits. The target of 90% is out of reach with these outcomes:
   // launches that ran out of memory with the default allocator sit at 82.5% (OOM01, OOM02, TE
-  // graphs) and 82.7% (SC21 Figure 17, no graphs, with its kept stage outputs) of capacity as the
+  // graphs) and 83.5% (SC21 Figure 17, no graphs, with its kept stage outputs) of capacity as the
   // model prices them (OOM14, a full-iteration graph, is over capacity once its capture's deferred
   // frees are priced), and every out-of-memory launch with expandable segments is priced over
   // capacity, so that mode takes the same margins; a quarter of the launches that ran sit above 81%
   // (NVIDIA's tuned recipes up to 99%). The floor is today's share (docs/model.md, "The risk the
-  // default margin leaves"): 74.9% of 358 since the output projection's 16-bit input was
+  // default margin leaves"): 77.9% of 358 (279) since torchtitan's H100 96 GB HBM2e holds the
+  // 95.0 GiB CUDA reports (torchtitan's own log), not 89.4; 75.7% of 358 (271) since each GPU's
+  // capacity is what CUDA reports
+  // (the A100's 79.25 GiB: SC21 at 83.5%, the default class's margin 18% -> 17%; presets/README.md
+  // "Memory capacity"); 74.9% of 358 since the output projection's 16-bit input was
   // priced in memory (OOM01/OOM02 at 82.5%: the graphs class's margin 19% -> 18%); 73.7% of 358
   // since the model zoo's two launches with Megatron-LM's dev-branch --offload-optimizer-states
   // left the outcomes; 73.3% of 360 since the input each QK norm keeps for its backward was counted
   // (Qwen3's recipe launches); 75.8% of 360 since the deferred output-layer gradients of PR #3107's
   // launches were priced (RAN06 at 82.5%, at_risk); 76.1% of 360 since RAN17 (OOM01's launch with
   // expandable segments, which ran at 81.6% as priced) joined the outcomes; 76.3% of 359 before.
-  CHECK(overall >= 0.748);
+  CHECK(overall >= 0.779);
 }

@@ -8,11 +8,12 @@ namespace paraplan::limits {
 namespace {
 
 // PyTorch's default allocator (fixed segments), launches that capture no CUDA graph: the lowest
-// predicted peak of a launch that ran out of memory in it is 82.7% of capacity (SC21 Figure 17's
+// predicted peak of a launch that ran out of memory in it is 83.5% of capacity (SC21 Figure 17's
 // runs without recompute, PyTorch before 2.1, with their schedule's kept stage outputs:
-// deallocate_pipeline_outputs off at Megatron-LM de7dc40; 81.8% before those were priced), so 18%
+// deallocate_pipeline_outputs off at Megatron-LM de7dc40, of the 79.25 GiB CUDA reports on an
+// A100 80GB; 82.7% of nvidia-smi's 80 GiB before, 81.8% before the outputs were priced), so 17%
 // calls every one at_risk or oom.
-constexpr double kDefaultSegmentsMarginPercent = 18;
+constexpr double kDefaultSegmentsMarginPercent = 17;
 
 // The default allocator with CUDA graphs: the lowest is 82.5% (OOM01/OOM02, Megatron-Bridge PR
 // #3107, TE graphs of the MLP, fp8 current scaling with the core attention recomputed: its output

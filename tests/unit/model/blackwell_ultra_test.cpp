@@ -44,8 +44,8 @@ TEST_CASE("gb300 and b300 carry their datasheet numbers") {
   CHECK(gb300.tensor_flops(Precision::bf16) == 2500 * kTera);
   CHECK(gb300.tensor_flops(Precision::fp8) == 5000 * kTera);
   CHECK(gb300.tensor_flops(Precision::bf16) == gb200.tensor_flops(Precision::bf16));
-  CHECK(gb300.hbm_bytes == doctest::Approx(277.5 * kGiB));  // 288 GB, 284208 MiB usable
-  CHECK(gb200.hbm_bytes == doctest::Approx(185.0 * kGiB));  // 186 GB, 189471 MiB usable
+  CHECK(gb300.hbm_bytes == doctest::Approx(276.5 * kGiB));   // 288 GB, 276.50 GiB for CUDA
+  CHECK(gb200.hbm_bytes == doctest::Approx(184.31 * kGiB));  // 186 GB, 184.31 GiB for CUDA
   CHECK(gb300.hbm_bytes_per_s == 8000 * kGiga);
   CHECK(gb300.nvlink_domain_gpus == 72);
   CHECK(gb300.gpus_per_host == 4);
@@ -80,7 +80,7 @@ TEST_CASE("Llama 3 70B on 64 GB300: feasible, as fast as GB200, a larger micro-b
   REQUIRE(gb200.feasible);
   CHECK(gb300.iteration_time_s == doctest::Approx(gb200.iteration_time_s));
 
-  // Micro-batch 2 needs about 200 GiB per GPU: more than GB200's 185, less than GB300's 277.5.
+  // Micro-batch 2 needs about 200 GiB per GPU: more than GB200's 184.3, less than GB300's 276.5.
   const Report gb300_mbs2 = llama3_70b("gb300", 64, 4, 2);
   const Report gb200_mbs2 = llama3_70b("gb200", 64, 4, 2);
   CHECK(gb300_mbs2.feasible);

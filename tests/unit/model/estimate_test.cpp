@@ -75,7 +75,7 @@ TEST_CASE("out of memory names the stage, the need and the capacity") {
   CHECK_FALSE(r.feasible);
   REQUIRE(r.infeasible_reasons.size() == 1);
   CHECK(r.infeasible_reasons[0].find("pipeline stage 0 (a800, 80 layers) needs ") == 0);
-  CHECK(r.infeasible_reasons[0].find("more than the 80.0 GiB it has") != std::string::npos);
+  CHECK(r.infeasible_reasons[0].find("more than the 79.3 GiB it has") != std::string::npos);
   CHECK(r.iteration_time_s > 0);  // timing is still reported for an out-of-memory strategy
 }
 
@@ -155,8 +155,8 @@ TEST_CASE("memory verdict: the margin of the framework's allocator mode") {
 // Launches that capture CUDA graphs take the margin derived for their class in each allocator
 // mode (input/memory_margin.cpp): since the capture's deferred frees are priced
 // (cuda_graph_memory.cpp), the lowest out-of-memory launch with graphs (OOM01, 82.5% since its
-// output projection's 16-bit input is priced) gives 18%, as without (SC21 Figure 17, 82.7%: 18%);
-// the verdict reads the graphs' margin.
+// output projection's 16-bit input is priced) gives 18%, one more than without (SC21 Figure 17,
+// 83.5% of the A100's 79.25 GiB: 17%); the verdict reads the graphs' margin.
 TEST_CASE("memory verdict: the margin of launches with CUDA graphs") {
   const double capacity_bytes = 100.0;
   for (const bool expandable : {false, true}) {
@@ -167,7 +167,7 @@ TEST_CASE("memory verdict: the margin of launches with CUDA graphs") {
     CAPTURE(expandable);
     CHECK(without == limits::default_memory_margin_percent(mode));
     CHECK(with == 18);
-    CHECK(without == 18);
+    CHECK(without == 17);
     CHECK(memory_verdict_of(100 - with - 0.5, capacity_bytes, expandable, true) ==
           MemoryVerdict::fits);
     CHECK(memory_verdict_of(100 - with + 0.5, capacity_bytes, expandable, true) ==
