@@ -1,9 +1,11 @@
 #include "model/validated_regime.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "model/text_ids.hpp"
+#include "paraplan/limits.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -195,14 +197,17 @@ std::vector<CoreText> regime_notes(const ModelSpec& model, const Training& train
          {},
          {}});
   }
-  // CUDA graphs' pool: oom-outcomes.json OOM01, OOM02 and OOM14 (docs/model.md section 2).
+  // CUDA graphs' pool: oom-outcomes.json OOM01 and OOM02 (docs/model.md section 2).
   if (strategy.cuda_graph_impl != CudaGraphImpl::none) {
+    const std::string margin = std::to_string(std::lround(
+        limits::default_memory_margin_percent(limits::AllocatorMode::default_segments, true)));
     add({text_id::kCudaGraphPoolNotPriced,
          "CUDA graphs are priced by their static buffers only, not by their memory pool's "
-         "fragmentation: published launches with graphs and PyTorch's default allocator ran out "
-         "of memory where the model left 18% (Transformer Engine graphs) and 23% (a "
-         "full-iteration graph) of the GPU free; the default margin with graphs is 24%",
-         {},
+         "fragmentation: published launches with Transformer Engine's graphs and PyTorch's "
+         "default allocator ran out of memory where the model left 17.5% of the GPU free; the "
+         "default margin with graphs is " +
+             margin + "%",
+         {{"margin_percent", margin}},
          {}});
   }
   if (training.seq_length > kLongestValidatedSeqLength) {

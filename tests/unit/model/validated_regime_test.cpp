@@ -281,6 +281,7 @@ TEST_CASE("a framework, ZeRO stage or MoE loop the published runs miss is outsid
             R"({"cuda_graph_impl": "transformer_engine", "cuda_graph_scope": ["mlp"]})");
   REQUIRE(graphs.size() == 1);
   CHECK(graphs[0].starts_with("CUDA graphs are priced by their static buffers only"));
+  CHECK(graphs[0].ends_with("the default margin with graphs is 18%"));  // memory_margin.cpp
 
   // SequentialMLP: a host loop over the GPU's experts, unless each GPU holds one.
   const std::vector<std::string> loop =

@@ -117,10 +117,10 @@ export const ZH_TEXTS: Record<string, Write> = {
   "grouped GEMM off is a lower bound": () =>
     "关闭 moe_grouped_gemm 时由主机逐个专家启动，其启动时间未计 Transformer Engine 的开销，是下界：" +
     "此类已验证运行（MegaScale-MoE 的 Megatron-LM 基线，每卡多个专家）比预测慢 1.2 至 1.3 倍",
-  "CUDA graph pool not priced": () =>
-    "CUDA Graph 只按其静态缓冲计入，未计其内存池的碎片：使用 CUDA Graph 与 PyTorch 默认分配器的" +
-    "已发表启动，在模型预计仍有 18%（Transformer Engine Graph）和 23%（整迭代 Graph）显存空闲时" +
-    "就已显存不足；使用 CUDA Graph 时默认余量为 24%",
+  "CUDA graph pool not priced": (a) =>
+    "CUDA Graph 只按其静态缓冲计入，未计其内存池的碎片：使用 Transformer Engine Graph 与 PyTorch" +
+    "默认分配器的已发表启动，在模型预计仍有 17.5% 显存空闲时就已显存不足；使用 CUDA Graph 时默认余量为 " +
+    `${a.margin_percent}%`,
   "sequence longer than validated": (a) =>
     `序列长度 ${a.seq_length} 超过任何已验证的运行（${a.longest}）`,
   "mixture-of-experts measured error": (a, parts) =>
