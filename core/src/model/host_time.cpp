@@ -40,6 +40,10 @@ constexpr HostOps kMlpOps{2, 2};
 // 402bc50b1c, section 2.1.4: "72 kernels ... 31 kernels").
 constexpr HostOps kMoeRouterOps{1, 72};
 constexpr HostOps kMoeFusedRouterOps{1, 31};
+// With the flex dispatcher (DeepEP, HybridEP) "a fused kernel for the EP communication
+// preprocess" brings the router's and the preprocess's kernels to 17 with the router fusion (the
+// same guide, section 2.2.1): the fused router's share, less the preprocess's own ops below.
+constexpr double kFlexFusedRouterAndPreprocessOps = 17;
 // The dispatcher's preprocess (token_dispatcher.py MoEAlltoAllTokenDispatcher
 // preprocess/dispatch_preprocess): the tokens-per-expert count, its exchange over the expert
 // group, the device-to-host copy of the counts (the sync), then the permutation: Transformer
@@ -115,8 +119,12 @@ HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& stra
     }
     case HostRegion::mlp:
       return kMlpOps;
-    case HostRegion::moe_router:
-      return strategy.moe_router_fusion ? kMoeFusedRouterOps : kMoeRouterOps;
+    case HostRegion::moe_router: {
+      if (!strategy.moe_router_fusion) return kMoeRouterOps;
+      if (strategy.moe_token_dispatcher_type != MoeDispatcher::flex) return kMoeFusedRouterOps;
+      const double preprocess_ops = host_ops(HostRegion::moe_preprocess, model, strategy).torch_ops;
+      return {kMoeFusedRouterOps.te_modules, kFlexFusedRouterAndPreprocessOps - preprocess_ops};
+    }
     case HostRegion::moe_preprocess: {
       HostOps ops = kMoePreprocessOps;
       ops.torch_ops += strategy.moe_permute_fusion ? kPermuteFusedOps : kPermuteUnfusedOps;

@@ -96,6 +96,21 @@ TEST_CASE("the fused router issues 31 kernels a forward, the unfused one 72") {
   CHECK(host_ops(HostRegion::moe_router, moe.model, s).te_modules == 1);
 }
 
+TEST_CASE("with the flex dispatcher the fused router and the preprocess issue 17 kernels") {
+  // The same guide, section 2.2.1: DeepEP's fused preprocess kernel.
+  const Scenario moe = test::scenario(R"({"model": "mixtral-8x7b",
+      "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  Strategy s;
+  s.moe_router_fusion = true;
+  s.moe_token_dispatcher_type = MoeDispatcher::flex;
+  CHECK(host_ops(HostRegion::moe_router, moe.model, s).torch_ops +
+            host_ops(HostRegion::moe_preprocess, moe.model, s).torch_ops ==
+        17);
+  s.moe_router_fusion = false;
+  CHECK(host_ops(HostRegion::moe_router, moe.model, s).torch_ops == 72);
+}
+
 TEST_CASE("GroupedLinear's per-expert ops: GEMMs, and in fp8 each expert's quantised copies") {
   using paraplan::detail::grouped_linear_ops_per_expert;
   Strategy s;
