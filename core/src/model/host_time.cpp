@@ -62,6 +62,18 @@ constexpr double kUnpermuteFusedOps = 1, kUnpermuteUnfusedOps = 3;
 // and linear_fc2.
 constexpr HostOps kSharedExpertOps{2, 1};
 
+// A PyTorch op inside a training layer costs its host more than the bare op a preset prices
+// (host.torch_op_us: one eager torch.add on tensors without gradients): autograd records it and
+// later runs its backward, and the layer's Python runs around it. Measured on a lent H200's host
+// by scripts/calibration/measure_host.py, the eager layers without a host sync in them
+// (measured/host-h200-2026-11-26-run1.json and -run2.json: dense_layer gpt-1.7b-s4096 and
+// llama3-8b-s8192, moe_stage grouped; host_us over kernels, forward and backward): 32.0 to
+// 45.5 us per kernel, median 37.6 us, against 6.83 us per bare eager torch.add on that host
+// (measured/h200-2026-11-26.json samples.launch.eager_add_us): 5.50 times. The region ops
+// below and the experts' Python-level bias ops are such ops; the per-expert GEMMs, allocations
+// and quantize calls of GroupedLinear's C++ loops are not (they stay at the bare op's price).
+constexpr double kLayerOpOverBareOp = 37.6 / 6.83;
+
 // Transformer Engine's GroupedLinear (TEGroupedMLP's linear_fc1 and linear_fc2) works expert by
 // expert on the host: grouped_linear.py (TE 2.9 to 2.16, the releases of the 2025-26 NeMo
 // containers; the module keeps this path unless built with its single grouped weight) and
@@ -162,9 +174,10 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
                                   strategy.moe_flex_dispatcher_backend == MoeFlexBackend::hybridep);
   host.syncs = moe && !(strategy.drop_and_pad() && sync_free_padding);
   if (host.syncs && gpu.host_issue.torch_op_s > 0) host.sync_gap_s = gpu.host_issue.sync_gap_s;
+  const double layer_op_s = kLayerOpOverBareOp * gpu.host_issue.torch_op_s;
   const auto price = [&](HostRegion region) {
     const HostOps ops = host_ops(region, model, strategy);
-    host[region] = ops.te_modules * module_s + ops.torch_ops * gpu.host_issue.torch_op_s;
+    host[region] = ops.te_modules * module_s + ops.torch_ops * layer_op_s;
   };
   price(HostRegion::attention);
   if (!moe) {
@@ -187,9 +200,8 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
     if (model.add_bias_linear) {
       const GroupedLinearOps& each = kExpertOutputBiasOpsPerExpert;
       const GroupedLinearOps& once = kExpertOutputBiasOpsOnce;
-      const double op_s = gpu.host_issue.torch_op_s;
-      host.expert_forward_s += (each.forward * local_experts + once.forward) * op_s;
-      host.expert_backward_s += (each.backward * local_experts + once.backward) * op_s;
+      host.expert_forward_s += (each.forward * local_experts + once.forward) * layer_op_s;
+      host.expert_backward_s += (each.backward * local_experts + once.backward) * layer_op_s;
     }
   }
   return host;
