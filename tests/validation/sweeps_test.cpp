@@ -281,9 +281,14 @@ TEST_CASE("published sweeps: the order of the MoE Parallel Folding paper's confi
   //   against 42-45%). At batch 1024 on 1024 GPUs PP 8 runs 16 micro-batches, and the model's
   //   1F1B bubble (7/16 of the compute, no interleaving: the ModelZoo's VPP 1 for this model) cuts
   //   the folded mapping from 53% MFU at 128 GPUs to 36%; the paper's fell from 52% to 45%.
+  // - Mixtral-8x22B at 128 GPUs (Tables 3 and 4): FSDP + EP (TP 2) 3% ahead of TP + EP + DP
+  //   (TP 4); the paper has it 1-2% behind. At TP 4 each GPU's share of a layer is half TP 2's
+  //   while its host issues as many ops (host_time.cpp, priced per op of a training layer):
+  //   the eager MoE layer is held to its host.
   const std::map<std::string, int> known_discordant = {
       {"MPF-T4-mixtral-1024", 2}, {"MPF-T4-qwen2-128", 1},  {"MPF-T4-qwen2-256", 1},
-      {"MPF-T4-qwen2-512", 1},    {"MPF-T4-qwen2-1024", 1}, {"MPF-T4-g8t8-1024", 1}};
+      {"MPF-T4-qwen2-512", 1},    {"MPF-T4-qwen2-1024", 1}, {"MPF-T4-g8t8-1024", 1},
+      {"MPF-T3-mixtral", 1},      {"MPF-T4-mixtral-128", 1}};
   CHECK(best >= 20);
   CHECK(mean_tau >= 0.87);
   for (const auto& [id, r] : results) {

@@ -40,6 +40,10 @@ constexpr HostOps kMlpOps{2, 2};
 // 402bc50b1c, section 2.1.4: "72 kernels ... 31 kernels").
 constexpr HostOps kMoeRouterOps{1, 72};
 constexpr HostOps kMoeFusedRouterOps{1, 31};
+// With the flex dispatcher (DeepEP, HybridEP) "a fused kernel for the EP communication
+// preprocess" brings the router's and the preprocess's kernels to 17 with the router fusion (the
+// same guide, section 2.2.1): the fused router's share, less the preprocess's own ops below.
+constexpr double kFlexFusedRouterAndPreprocessOps = 17;
 // The dispatcher's preprocess (token_dispatcher.py MoEAlltoAllTokenDispatcher
 // preprocess/dispatch_preprocess): the tokens-per-expert count, its exchange over the expert
 // group, the device-to-host copy of the counts (the sync), then the permutation: Transformer
@@ -57,6 +61,18 @@ constexpr double kUnpermuteFusedOps = 1, kUnpermuteUnfusedOps = 3;
 // Shared experts (shared_experts.py SharedExpertMLP): an MLP, its own linear_fc1, activation
 // and linear_fc2.
 constexpr HostOps kSharedExpertOps{2, 1};
+
+// A PyTorch op inside a training layer costs its host more than the bare op a preset prices
+// (host.torch_op_us: one eager torch.add on tensors without gradients): autograd records it and
+// later runs its backward, and the layer's Python runs around it. Measured on a lent H200's host
+// by scripts/calibration/measure_host.py, the eager layers without a host sync in them
+// (measured/host-h200-2026-11-26-run1.json and -run2.json: dense_layer gpt-1.7b-s4096 and
+// llama3-8b-s8192, moe_stage grouped; host_us over kernels, forward and backward): 32.0 to
+// 45.5 us per kernel, median 37.6 us, against 6.83 us per bare eager torch.add on that host
+// (measured/h200-2026-11-26.json samples.launch.eager_add_us): 5.50 times. The region ops
+// below and the experts' Python-level bias ops are such ops; the per-expert GEMMs, allocations
+// and quantize calls of GroupedLinear's C++ loops are not (they stay at the bare op's price).
+constexpr double kLayerOpOverBareOp = 37.6 / 6.83;
 
 // Transformer Engine's GroupedLinear (TEGroupedMLP's linear_fc1 and linear_fc2) works expert by
 // expert on the host: grouped_linear.py (TE 2.9 to 2.16, the releases of the 2025-26 NeMo
@@ -115,8 +131,12 @@ HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& stra
     }
     case HostRegion::mlp:
       return kMlpOps;
-    case HostRegion::moe_router:
-      return strategy.moe_router_fusion ? kMoeFusedRouterOps : kMoeRouterOps;
+    case HostRegion::moe_router: {
+      if (!strategy.moe_router_fusion) return kMoeRouterOps;
+      if (strategy.moe_token_dispatcher_type != MoeDispatcher::flex) return kMoeFusedRouterOps;
+      const double preprocess_ops = host_ops(HostRegion::moe_preprocess, model, strategy).torch_ops;
+      return {kMoeFusedRouterOps.te_modules, kFlexFusedRouterAndPreprocessOps - preprocess_ops};
+    }
     case HostRegion::moe_preprocess: {
       HostOps ops = kMoePreprocessOps;
       ops.torch_ops += strategy.moe_permute_fusion ? kPermuteFusedOps : kPermuteUnfusedOps;
@@ -154,9 +174,10 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
                                   strategy.moe_flex_dispatcher_backend == MoeFlexBackend::hybridep);
   host.syncs = moe && !(strategy.drop_and_pad() && sync_free_padding);
   if (host.syncs && gpu.host_issue.torch_op_s > 0) host.sync_gap_s = gpu.host_issue.sync_gap_s;
+  const double layer_op_s = kLayerOpOverBareOp * gpu.host_issue.torch_op_s;
   const auto price = [&](HostRegion region) {
     const HostOps ops = host_ops(region, model, strategy);
-    host[region] = ops.te_modules * module_s + ops.torch_ops * gpu.host_issue.torch_op_s;
+    host[region] = ops.te_modules * module_s + ops.torch_ops * layer_op_s;
   };
   price(HostRegion::attention);
   if (!moe) {
@@ -179,9 +200,8 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
     if (model.add_bias_linear) {
       const GroupedLinearOps& each = kExpertOutputBiasOpsPerExpert;
       const GroupedLinearOps& once = kExpertOutputBiasOpsOnce;
-      const double op_s = gpu.host_issue.torch_op_s;
-      host.expert_forward_s += (each.forward * local_experts + once.forward) * op_s;
-      host.expert_backward_s += (each.backward * local_experts + once.backward) * op_s;
+      host.expert_forward_s += (each.forward * local_experts + once.forward) * layer_op_s;
+      host.expert_backward_s += (each.backward * local_experts + once.backward) * layer_op_s;
     }
   }
   return host;

@@ -96,6 +96,43 @@ TEST_CASE("the fused router issues 31 kernels a forward, the unfused one 72") {
   CHECK(host_ops(HostRegion::moe_router, moe.model, s).te_modules == 1);
 }
 
+TEST_CASE("with the flex dispatcher the fused router and the preprocess issue 17 kernels") {
+  // The same guide, section 2.2.1: DeepEP's fused preprocess kernel.
+  const Scenario moe = test::scenario(R"({"model": "mixtral-8x7b",
+      "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  Strategy s;
+  s.moe_router_fusion = true;
+  s.moe_token_dispatcher_type = MoeDispatcher::flex;
+  CHECK(host_ops(HostRegion::moe_router, moe.model, s).torch_ops +
+            host_ops(HostRegion::moe_preprocess, moe.model, s).torch_ops ==
+        17);
+  s.moe_router_fusion = false;
+  CHECK(host_ops(HostRegion::moe_router, moe.model, s).torch_ops == 72);
+}
+
+TEST_CASE(
+    "a PyTorch op of a training layer costs its host 5.5 bare ops, a GroupedLinear GEMM one") {
+  // scripts/calibration/measured/host-h200-2026-11-26-run1.json and -run2.json: 37.6 us per
+  // kernel of eager layers against 6.83 us per bare torch.add (h200-2026-11-26.json).
+  using paraplan::detail::layer_host_time;
+  const Scenario moe = test::scenario(R"({"model": "mixtral-8x7b",
+      "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  Strategy s;
+  s.moe_grouped_gemm = true;
+  const GpuSpec& gpu = moe.cluster.pools.front().gpu;
+  const double op_s = gpu.host_issue.torch_op_s;
+  REQUIRE(op_s > 0);
+  const auto host = layer_host_time(moe.model, s, gpu, true);
+  // The router: the pre-MLP norm (a TE module) and 72 PyTorch ops.
+  CHECK(host[HostRegion::moe_router] ==
+        doctest::Approx(gpu.host_issue.te_module_s + 72 * op_s * 37.6 / 6.83));
+  // Mixtral's 8 experts on one GPU: one GEMM per expert and GroupedLinear forward, at the bare
+  // op's price (Transformer Engine's C++ loop).
+  CHECK(host.expert_forward_s == doctest::Approx(2 * 8 * op_s));
+}
+
 TEST_CASE("GroupedLinear's per-expert ops: GEMMs, and in fp8 each expert's quantised copies") {
   using paraplan::detail::grouped_linear_ops_per_expert;
   Strategy s;
