@@ -83,7 +83,8 @@ class CostBuilder {
   void add_norm_recompute(LayerCost& cost) const;
   void block_elementwise(LayerCost& cost) const;
   void block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
-                     double column_bytes = -1) const;
+                     double column_bytes = -1, double column_modules = 1) const;
+  double amax_reduction_s() const;
   // A tensor-parallel collective of `comm_s` issued ahead of a GEMM: `overlapped_s` of it stays
   // exposed where it runs beside the GEMM, all of it where it waits for the GEMM's end
   // (device_connections.hpp tp_collectives_overlap_gemms).
@@ -150,6 +151,8 @@ class CostBuilder {
   void moe_router(LayerCost& cost, MoeBlock& m) const;
   void moe_permutation(MoeBlock& m) const;
   void moe_routed_experts(LayerCost& cost, MoeBlock& m);
+  bool experts_pad_rows_for_fp8(const MoeBlock& m) const;
+  void moe_fp8_padding(MoeBlock& m) const;
   void moe_shared_experts_and_dispatch(LayerCost& cost, MoeBlock& m);
   void moe_elementwise(MoeBlock& m);
   void moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const;

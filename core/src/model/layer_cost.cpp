@@ -165,12 +165,18 @@ void CostBuilder::block_elementwise(LayerCost& cost) const {
 // Megatron-LM communicates at the block edges: all-reduce, or all-gather + reduce-scatter
 // with sequence parallelism (Korthikanti et al. 2022, Fig. 5). `column_bytes` is what the
 // column-parallel side gathers (the hidden state, or multi-latent attention's latents); the
-// row-parallel side reduces the hidden state.
+// row-parallel side reduces the hidden state; `column_modules` column-parallel modules gather
+// their inputs (multi-latent attention's two up-projections, one elsewhere).
 void CostBuilder::block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
-                                double column_bytes) const {
+                                double column_bytes, double column_modules) const {
   if (s_.tensor_model_parallel_size <= 1) return;
   const double row_bytes = hidden_bytes();
   if (column_bytes < 0) column_bytes = row_bytes;
+  // Each sequence-parallel gather of an fp8 input under current scaling first reduces the
+  // input's amax over the group (amax_reduction_s): the column-parallel modules' inputs forward,
+  // the row-parallel module's output gradient backward.
+  cost.forward.tp_comm_s += column_modules * amax_reduction_s();
+  cost.backward.tp_comm_s += amax_reduction_s();
   if (!sequence_parallel_) {
     // Forward all-reduce after the row-parallel GEMM; backward all-reduce of the column
     // GEMM's input gradient overlaps its weight-gradient GEMM (async all-reduce).
@@ -205,6 +211,23 @@ void CostBuilder::block_tp_comm(LayerCost& cost, const LinearTime& column, const
       row_gather +
       tp_overlap_exposed_s(column_gather, exposed_s(gpu_, column_gather, column.dgrad_s)) +
       tp_overlap_exposed_s(column_scatter, exposed_s(gpu_, column_scatter, column.wgrad_s));
+}
+
+// Transformer Engine's current scaling (fp8_recipe tensorwise) gathers a sequence-parallel
+// input in fp8 with one scale for the whole group: the quantizer of a column-parallel module's
+// input and of a row-parallel module's output gradient reduces its amax over the tensor-parallel
+// group before the cast (module/linear.py and layernorm_linear.py
+// _customize_quantizers_float8_current_scaling: with_amax_reduction, amax_reduction_group =
+// tp_group, when sequence_parallel; csrc/quantizer.cpp Float8CurrentScalingQuantizer::
+// quantize_impl: amax kernel, allreduce(MAX)->wait() of the one fp32 amax, scale, cast; TE 2.9 to
+// 2.16): an all-reduce of one fp32 on the compute stream's path, nothing beside it. Delayed
+// scaling's scales come from the history (reduced once a step), MXFP8's and the block-wise
+// recipe's from each block.
+double CostBuilder::amax_reduction_s() const {
+  const bool current_scaling =
+      training_.precision == Precision::fp8 && s_.fp8_recipe == Fp8Recipe::tensorwise;
+  if (!current_scaling || !sequence_parallel_ || !framework_.transformer_engine) return 0;
+  return scalar_all_reduce_s(tp_group_);
 }
 
 // FC1, activation, FC2 of width `ffn` split over `tp` GPUs, on `rows` token rows spread evenly
