@@ -234,8 +234,8 @@ double CostBuilder::gathered_input_element_bytes() const {
 // tp_group, when sequence_parallel; csrc/quantizer.cpp Float8CurrentScalingQuantizer::
 // quantize_impl: amax kernel, allreduce(MAX)->wait() of the one fp32 amax, scale, cast; TE 2.9 to
 // 2.16): an all-reduce of one fp32 on the compute stream's path, nothing beside it. Delayed
-// scaling's scales come from the history (reduced once a step), MXFP8's and the block-wise
-// recipe's from each block.
+// scaling's scales come from the amax history (reduced after each autocast region's forward and
+// backward, not per input), MXFP8's and the block-wise recipe's from each block.
 double CostBuilder::amax_reduction_s() const {
   const bool current_scaling =
       training_.precision == Precision::fp8 && s_.fp8_recipe == Fp8Recipe::tensorwise;
