@@ -138,7 +138,7 @@ struct CostBuilder::AttentionProjections {
   double split_parameters = 0;       // this GPU's share of the tensor-parallel ones
   double projection_flops = 0;       // forward FLOPs of the projections on this GPU
   double qkv_bytes = 0;              // Q, K, V kept for the attention backward
-  double column_bytes = -1;  // what the column-parallel side gathers (default: hidden state)
+  TpColumnInput column_input;  // what the column-parallel side gathers (default: hidden state)
 };
 
 CostBuilder::AttentionShape CostBuilder::attention_shape() const {
@@ -186,7 +186,14 @@ void CostBuilder::mla_projections(LayerCost& cost, const AttentionShape& a,
   }
   add_attention_column(p, {norm_tokens_, kv_rank + rope, h_}, false);
   add_attention_column(p, {tokens_, heads * (mla.qk_head_dim + v_head_dim), kv_rank}, true);
-  p.column_bytes = e_ * tokens_ * ((q_rank > 0 ? q_rank : h_) + kv_rank + rope);
+  // The query's and the key-value's up-projections gather their latents (quantised in fp8,
+  // block_tp_comm); the shared rotary key is gathered on its own in 16 bits
+  // (gather_from_sequence_parallel_region).
+  const double gathered_latents = (q_rank > 0 ? q_rank : h_) + kv_rank;
+  p.column_input = {
+      .bytes = e_ * tokens_ * (gathered_latents + rope),
+      .gathered_bytes = tokens_ * (gathered_input_element_bytes() * gathered_latents + e_ * rope),
+      .modules = 2};
   // q_layernorm and kv_layernorm on the latents, forward and backward.
   const double latents = (q_rank + kv_rank) * norm_tokens_;
   cost.forward.compute_s += kernels_.memory_s(2 * e_ * latents);
@@ -551,7 +558,7 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   p.split_parameters += out_proj.n * out_proj.k;
   add_linear(cost, p.column);
   add_linear(cost, row);
-  block_tp_comm(cost, p.column, row, p.column_bytes);
+  block_tp_comm(cost, p.column, row, p.column_input);
   block_elementwise(cost);
 
   // Core attention: scores and context per head over this GPU's query chunk.

@@ -19,6 +19,18 @@ constexpr double kNcclNetOverheadS = 3.0e-6;
 // ncclFuncAllReduce) busBw = std::min(busBw*.92, ...)"), algorithm bandwidth busBw * .5.
 constexpr double kNcclTreeBandwidthFactor = 0.92;
 
+// The same constants for the LL protocol, which NCCL's model picks for a buffer of a few bytes
+// (its latency is the lowest, its bandwidth irrelevant there): baseLatencies Ring LL 6.6 us,
+// Tree LL 6.8 us; hwLatencies NVLINK Ring LL 0.6 us, Tree LL 0.6 us, NET Ring LL 2.7 us, Tree
+// LL 5.0 us; the network overhead per intra-node step of an inter-node ring, 1 us (not tripled
+// outside Simple). Taken for every GPU: the presets give Simple's per-step latencies only.
+constexpr double kNcclRingLlBaseLatencyS = 6.6e-6;
+constexpr double kNcclTreeLlBaseLatencyS = 6.8e-6;
+constexpr double kNcclNvlinkLlStepS = 0.6e-6;
+constexpr double kNcclNetRingLlStepS = 2.7e-6;
+constexpr double kNcclNetTreeLlStepS = 5.0e-6;
+constexpr double kNcclNetLlOverheadS = 1.0e-6;
+
 // The presets' intra_node and inter_node curves are nccl-tests bus bandwidth by buffer size,
 // measured on one 8-GPU node and on 2 nodes of 8 (presets/README.md). A ring moves its buffer in
 // steps of buffer / ranks, so a group's efficiency is the curve read at the buffer that gives
@@ -122,6 +134,24 @@ double all_reduce_s(const GpuSpec& gpu, const Group& group, double bytes) {
   const double tree =
       bytes / (0.5 * kNcclTreeBandwidthFactor * bus_bandwidth(gpu, group, bytes / n)) +
       std::max(0.0, tree_latency - reference_latency_s(gpu, Collective::all_reduce, group));
+  return std::min(ring, tree);
+}
+
+// NCCL's ring and tree all-reduce latencies (tuning.cc, as nccl_ring_latency_s and
+// nccl_tree_latency_s) with the LL constants; NCCL runs the shorter.
+double scalar_all_reduce_s(const Group& group) {
+  if (group.size <= 1) return 0;
+  const double nodes = static_cast<double>(group.nodes());
+  const double steps = 2 * static_cast<double>(group.size - 1);
+  const double inter_steps = 2 * (nodes - 1);
+  const double intra_step_s =
+      group.spans_nodes ? std::max(kNcclNvlinkLlStepS, kNcclNetLlOverheadS) : kNcclNvlinkLlStepS;
+  const double ring = kNcclRingLlBaseLatencyS + (steps - inter_steps) * intra_step_s +
+                      inter_steps * kNcclNetRingLlStepS;
+  const double per_node = static_cast<double>(group.size) / nodes;
+  const double tree =
+      kNcclTreeLlBaseLatencyS + 2 * ((per_node - 1) * kNcclNvlinkLlStepS +
+                                     std::floor(std::log2(nodes)) * kNcclNetTreeLlStepS);
   return std::min(ring, tree);
 }
 

@@ -30,6 +30,9 @@ double all_gather_s(const GpuSpec& gpu, const Group& group, double bytes);
 double reduce_scatter_s(const GpuSpec& gpu, const Group& group, double bytes);
 // Ring or tree, whichever NCCL's cost model finds faster.
 double all_reduce_s(const GpuSpec& gpu, const Group& group, double bytes);
+// An all-reduce of a few bytes (one fp32 scalar): all latency, at NCCL's LL protocol, the one its
+// cost model picks for such a buffer (collectives.cpp).
+double scalar_all_reduce_s(const Group& group);
 // Each member exchanges `bytes_per_gpu` evenly with all others.
 double all_to_all_s(const GpuSpec& gpu, const Group& group, double bytes_per_gpu);
 // One point-to-point message between neighbours.

@@ -33,6 +33,14 @@ struct LinearTime {
 // its passes, the bias gradient's included, priced by CostBuilder::expert_output_bias).
 enum class BiasAdd { after_module, in_module, expert_output };
 
+// What a block's column-parallel modules take in over tensor parallel
+// (CostBuilder::block_tp_comm).
+struct TpColumnInput {
+  double bytes = -1;           // the 16-bit input (default: the hidden state)
+  double gathered_bytes = -1;  // what a sequence-parallel all-gather of it moves
+  double modules = 1;          // the column-parallel modules that gather it
+};
+
 // Builds the costs of one layer shape (the values of the layer_cost strategy keys). Token counts
 // are per micro-batch on one GPU: `tokens_` is the GPU's sequence chunk gathered over tensor
 // parallelism, `norm_tokens_` what element-wise ops see (a 1/t slice with sequence parallelism).
@@ -83,7 +91,9 @@ class CostBuilder {
   void add_norm_recompute(LayerCost& cost) const;
   void block_elementwise(LayerCost& cost) const;
   void block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
-                     double column_bytes = -1) const;
+                     TpColumnInput input = {}) const;
+  double gathered_input_element_bytes() const;
+  double amax_reduction_s() const;
   // A tensor-parallel collective of `comm_s` issued ahead of a GEMM: `overlapped_s` of it stays
   // exposed where it runs beside the GEMM, all of it where it waits for the GEMM's end
   // (device_connections.hpp tp_collectives_overlap_gemms).
@@ -150,6 +160,8 @@ class CostBuilder {
   void moe_router(LayerCost& cost, MoeBlock& m) const;
   void moe_permutation(MoeBlock& m) const;
   void moe_routed_experts(LayerCost& cost, MoeBlock& m);
+  bool experts_pad_rows_for_fp8(const MoeBlock& m) const;
+  void moe_fp8_padding(MoeBlock& m) const;
   void moe_shared_experts_and_dispatch(LayerCost& cost, MoeBlock& m);
   void moe_elementwise(MoeBlock& m);
   void moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const;

@@ -141,6 +141,11 @@ class Kernels {
   double element_bytes() const { return element_bytes_; }
   // Bytes per element of a GEMM input saved for the backward pass (fp8 in fp8 training).
   double operand_bytes() const { return operand_bytes_; }
+  // Bytes per element of a GEMM input's quantised copy, scales included (kFp8Quantisation
+  // copy_bytes; the 16-bit element outside fp8 training).
+  double quantised_copy_bytes() const {
+    return precision_ == Precision::fp8 ? quantisation_.copy_bytes : element_bytes_;
+  }
 
   // Roofline of tensor-core time at the size's efficiency and the operands' HBM traffic; in
   // fp8 training, plus quantising the `m x k` input (the activation forward, the output

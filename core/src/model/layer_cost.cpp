@@ -163,26 +163,35 @@ void CostBuilder::block_elementwise(LayerCost& cost) const {
 
 // Tensor-parallel communication of a block: column-parallel linear in, row-parallel out.
 // Megatron-LM communicates at the block edges: all-reduce, or all-gather + reduce-scatter
-// with sequence parallelism (Korthikanti et al. 2022, Fig. 5). `column_bytes` is what the
+// with sequence parallelism (Korthikanti et al. 2022, Fig. 5). `input` is what the
 // column-parallel side gathers (the hidden state, or multi-latent attention's latents); the
 // row-parallel side reduces the hidden state.
 void CostBuilder::block_tp_comm(LayerCost& cost, const LinearTime& column, const LinearTime& row,
-                                double column_bytes) const {
+                                TpColumnInput input) const {
   if (s_.tensor_model_parallel_size <= 1) return;
   const double row_bytes = hidden_bytes();
-  if (column_bytes < 0) column_bytes = row_bytes;
+  // The gathers move GEMM inputs (gathered_input_element_bytes), the reduce-scatters GEMM
+  // outputs, 16-bit.
+  const double quantised = gathered_input_element_bytes() / e_;
+  if (input.bytes < 0) input.bytes = row_bytes;
+  if (input.gathered_bytes < 0) input.gathered_bytes = quantised * input.bytes;
+  // Each sequence-parallel gather of an fp8 input under current scaling first reduces the
+  // input's amax over the group (amax_reduction_s): the column-parallel modules' inputs forward,
+  // the row-parallel module's output gradient backward.
+  cost.forward.tp_comm_s += input.modules * amax_reduction_s();
+  cost.backward.tp_comm_s += amax_reduction_s();
   if (!sequence_parallel_) {
     // Forward all-reduce after the row-parallel GEMM; backward all-reduce of the column
     // GEMM's input gradient overlaps its weight-gradient GEMM (async all-reduce).
     cost.forward.tp_comm_s += all_reduce_s(gpu_, tp_group_, row_bytes);
-    const double column_reduce = all_reduce_s(gpu_, tp_group_, column_bytes);
+    const double column_reduce = all_reduce_s(gpu_, tp_group_, input.bytes);
     cost.backward.tp_comm_s +=
         tp_overlap_exposed_s(column_reduce, exposed_s(gpu_, column_reduce, column.wgrad_s));
     return;
   }
-  const double column_gather = all_gather_s(gpu_, tp_group_, column_bytes);
-  const double column_scatter = reduce_scatter_s(gpu_, tp_group_, column_bytes);
-  const double row_gather = all_gather_s(gpu_, tp_group_, row_bytes);
+  const double column_gather = all_gather_s(gpu_, tp_group_, input.gathered_bytes);
+  const double column_scatter = reduce_scatter_s(gpu_, tp_group_, input.bytes);
+  const double row_gather = all_gather_s(gpu_, tp_group_, quantised * row_bytes);
   const double row_scatter = reduce_scatter_s(gpu_, tp_group_, row_bytes);
   if (s_.tp_comm_overlap) {
     // Transformer Engine's userbuffers with their default methods (tp_comm_overlap.hpp).
@@ -205,6 +214,33 @@ void CostBuilder::block_tp_comm(LayerCost& cost, const LinearTime& column, const
       row_gather +
       tp_overlap_exposed_s(column_gather, exposed_s(gpu_, column_gather, column.dgrad_s)) +
       tp_overlap_exposed_s(column_scatter, exposed_s(gpu_, column_scatter, column.wgrad_s));
+}
+
+// Bytes per element of a GEMM input that a sequence-parallel all-gather moves. Transformer Engine
+// gathers it quantised in fp8 training (module/linear.py and layernorm_linear.py: the local rows
+// through the input quantizer, then gather_along_first_dim(..., quantizer=...) or the
+// userbuffers' fp8 buffer; the backward's re-gather of a column-parallel input and
+// grad_output_preprocess's gather of a row-parallel output gradient likewise, TE 2.9): the
+// quantised copy's bytes (kFp8Quantisation copy_bytes, scales included). Otherwise 16-bit.
+double CostBuilder::gathered_input_element_bytes() const {
+  return framework_.transformer_engine ? kernels_.quantised_copy_bytes() : e_;
+}
+
+// Transformer Engine's current scaling (fp8_recipe tensorwise) gathers a sequence-parallel
+// input in fp8 with one scale for the whole group: the quantizer of a column-parallel module's
+// input and of a row-parallel module's output gradient reduces its amax over the tensor-parallel
+// group before the cast (module/linear.py and layernorm_linear.py
+// _customize_quantizers_float8_current_scaling: with_amax_reduction, amax_reduction_group =
+// tp_group, when sequence_parallel; csrc/quantizer.cpp Float8CurrentScalingQuantizer::
+// quantize_impl: amax kernel, allreduce(MAX)->wait() of the one fp32 amax, scale, cast; TE 2.9 to
+// 2.16): an all-reduce of one fp32 on the compute stream's path, nothing beside it. Delayed
+// scaling's scales come from the amax history (reduced after each autocast region's forward and
+// backward, not per input), MXFP8's and the block-wise recipe's from each block.
+double CostBuilder::amax_reduction_s() const {
+  const bool current_scaling =
+      training_.precision == Precision::fp8 && s_.fp8_recipe == Fp8Recipe::tensorwise;
+  if (!current_scaling || !sequence_parallel_ || !framework_.transformer_engine) return 0;
+  return scalar_all_reduce_s(tp_group_);
 }
 
 // FC1, activation, FC2 of width `ffn` split over `tp` GPUs, on `rows` token rows spread evenly

@@ -1,5 +1,6 @@
 // The MoE block of one layer: router, permutation, token dispatch, routed and shared experts.
 #include <algorithm>
+#include <cmath>
 
 #include "model/a2a_pair_schedule.hpp"
 #include "model/collectives.hpp"
@@ -155,6 +156,55 @@ void CostBuilder::moe_routed_experts(LayerCost& cost, MoeBlock& m) {
   cost.forward_flops += 2 * m.n * top_k * et * mlp_weights(expert_ffn) / et;
 }
 
+// The rows each local expert's fp8 GEMMs need to be a multiple of, by recipe (Megatron-LM
+// fp8_utils.py get_fp8_align_size at 92c8482e6d and get_align_size_for_quantization after it:
+// 32 for MXFP8's blocks of 32, 16 otherwise).
+namespace {
+double fp8_rows_alignment(Fp8Recipe recipe) { return recipe == Fp8Recipe::mxfp8 ? 32 : 16; }
+}  // namespace
+
+// Whether Megatron-Core's experts copy their rows to pad each local expert's to the fp8 GEMMs'
+// alignment (experts.py TEGroupedMLP: quantization_padding / fp8_padding, Transformer Engine's
+// Fp8Padding and Fp8Unpadding; SequentialMLP _pad_tensor_for_quantization), Megatron-Core 0.14
+// to 0.18 (the pins of Megatron-Bridge 25.09 to 26.06: 92c8482e6d, 4415119414, 002255075c).
+// Not where the dispatcher has padded them already (HybridEP pads its dispatch to the alignment,
+// token_dispatcher.py pad_multiple; moe_utils.py skip_routed_expert_padding), nor where every
+// expert's rows are aligned (Fp8Padding.forward returns its input when `m_splits ==
+// padded_m_splits`): a dropless layer's routed counts vary, so some are not; padded to capacity
+// every expert gets capacity x expert tensor x expert parallel rows (token_dispatcher.py
+// num_tokens_per_local_expert), capacity = ceil(tokens x top_k / experts x factor)
+// (moe_utils.py get_capacity). Megatron-LM --moe-router-padding-for-fp8 (padding the routing map
+// instead) is off by default and in the Qwen3 and DeepSeek recipes (Megatron-Bridge
+// qwen3_moe.py, deepseek_v3.py): not a strategy key.
+bool CostBuilder::experts_pad_rows_for_fp8(const MoeBlock& m) const {
+  if (training_.precision != Precision::fp8 || !framework_.transformer_engine) return false;
+  if (s_.moe_token_dispatcher_type == MoeDispatcher::flex &&
+      s_.moe_flex_dispatcher_backend == MoeFlexBackend::hybridep) {
+    return false;
+  }
+  if (!s_.drop_and_pad()) return true;
+  const double top_k = static_cast<double>(model_.moe->top_k);
+  const double capacity = std::ceil(m.n * top_k / m.experts * s_.moe_expert_capacity_factor);
+  const double rows = capacity * static_cast<double>(s_.expert_tensor_parallel()) *
+                      static_cast<double>(s_.expert_model_parallel_size);
+  return std::fmod(rows, fp8_rows_alignment(s_.fp8_recipe)) != 0;
+}
+
+// The padding's copies (experts_pad_rows_for_fp8): tex.fused_multi_row_padding of the experts'
+// input rows and of their probs (fp32, one a row) before them, fused_multi_row_unpadding of
+// their output rows after them, each a read and a write of the rows; the backward copies the
+// three gradients back the other way (fp8_padding.py, fp8_unpadding.py _Fp8Padding.backward,
+// _Fp8Unpadding.backward).
+void CostBuilder::moe_fp8_padding(MoeBlock& m) const {
+  if (!experts_pad_rows_for_fp8(m)) return;
+  constexpr double kProbBytes = 4;  // the dispatcher's fp32 probs
+  const double row_copy_s = kernels_.memory_s(2 * e_ * h_ * m.d.expert_rows);
+  const double probs_copy_s = kernels_.memory_s(2 * kProbBytes * m.d.expert_rows);
+  const double copies_s = 2 * row_copy_s + probs_copy_s;
+  m.block.forward.compute_s += copies_s;
+  m.block.backward.compute_s += copies_s;
+}
+
 void CostBuilder::moe_shared_experts_and_dispatch(LayerCost& cost, MoeBlock& m) {
   const MoeSpec& moe = *model_.moe;
   const double expert_ffn = static_cast<double>(moe.moe_ffn_hidden_size);
@@ -270,6 +320,7 @@ void CostBuilder::moe_block(LayerCost& cost) {
   moe_router(cost, m);
   moe_permutation(m);
   moe_routed_experts(cost, m);
+  moe_fp8_padding(m);
   moe_shared_experts_and_dispatch(cost, m);
   moe_elementwise(m);
   moe_a2a_overlap(cost, m);

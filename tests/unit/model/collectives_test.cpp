@@ -30,6 +30,17 @@ TEST_CASE("ring latency is NCCL's: base plus a step per rank, network steps wher
   CHECK(nccl_tree_latency_s(gpu, 32, 4) == doctest::Approx(8.4e-6 + 2 * (7 * 3.4e-6 + 2 * 14e-6)));
 }
 
+TEST_CASE("an all-reduce of one scalar costs NCCL's LL latency, ring or tree, whichever is less") {
+  // tuning.cc: Ring LL 6.6 us + 0.6 us a NVLink step; Tree LL 6.8 us + 2 x 0.6 us a chain step.
+  CHECK(scalar_all_reduce_s(place_group(2, 1, 8)) == doctest::Approx(6.6e-6 + 2 * 0.6e-6));
+  CHECK(scalar_all_reduce_s(place_group(8, 1, 8)) == doctest::Approx(6.6e-6 + 14 * 0.6e-6));
+  // 64 GPUs on 8 nodes: the ring's 14 network steps (2.7 us) and 112 others (1 us each) lose to
+  // the tree's chains of 7 and its 3 levels of 5 us.
+  CHECK(scalar_all_reduce_s(place_group(64, 1, 8)) ==
+        doctest::Approx(6.8e-6 + 2 * (7 * 0.6e-6 + 3 * 5.0e-6)));
+  CHECK(scalar_all_reduce_s(place_group(1, 1, 8)) == 0);
+}
+
 TEST_CASE("groups are placed by NVLink domain and span nodes over the rails") {
   const Group tp = place_group(8, 1, 8);
   CHECK_FALSE(tp.spans_nodes);

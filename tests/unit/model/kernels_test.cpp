@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "model/collectives.hpp"
 #include "model/layer_cost.hpp"
 #include "support.hpp"
 
@@ -93,6 +94,64 @@ TEST_CASE(
   CHECK(delayed.unit(RecomputeModule::core_attn).saved_bytes -
             tensorwise.unit(RecomputeModule::core_attn).saved_bytes ==
         doctest::Approx(2 * output_elements).epsilon(1e-9));
+}
+
+TEST_CASE(
+    "in fp8 a sequence-parallel layer gathers its GEMM inputs quantised, and reduce-scatters its "
+    "GEMM outputs in 16 bits") {
+  // Transformer Engine linear.py / layernorm_linear.py: gather_along_first_dim(..., quantizer=...)
+  // of the input quantised locally.
+  const auto forward_comm_s = [](const std::string& precision, Fp8Recipe recipe) {
+    const Scenario s = flat_job(precision);
+    Strategy strategy;
+    strategy.tensor_model_parallel_size = 8;
+    strategy.sequence_parallel = true;
+    strategy.fp8_recipe = recipe;
+    return layer(s, strategy).forward.tp_comm_s;
+  };
+  const Scenario s = flat_job("bf16");
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  const detail::Group tp = detail::place_group(8, 1, 8);
+  const double hidden = 2048.0 * 1024;  // tokens x h
+  // Forward: the attention's and the MLP's input gathered, their outputs reduce-scattered.
+  const auto expected = [&](double gathered_bytes) {
+    return 2 * (detail::all_gather_s(gpu, tp, gathered_bytes * hidden) +
+                detail::reduce_scatter_s(gpu, tp, 2 * hidden));
+  };
+  CHECK(forward_comm_s("bf16", Fp8Recipe::delayed) == doctest::Approx(expected(2)));
+  CHECK(forward_comm_s("fp8", Fp8Recipe::delayed) == doctest::Approx(expected(1)));
+  // MXFP8: a scale byte per 32 elements with the data.
+  CHECK(forward_comm_s("fp8", Fp8Recipe::mxfp8) == doctest::Approx(expected(1 + 1.0 / 32)));
+}
+
+TEST_CASE(
+    "fp8 current scaling with sequence parallelism reduces each gathered input's amax over the "
+    "tensor-parallel group first") {
+  // Transformer Engine linear.py / layernorm_linear.py: with_amax_reduction on a column-parallel
+  // module's input quantizer and a row-parallel module's output-gradient quantizer under
+  // sequence parallelism; quantizer.cpp: one fp32 all-reduce between the amax and the cast.
+  const Scenario s = flat_job("fp8");
+  Strategy strategy;
+  strategy.tensor_model_parallel_size = 8;
+  const auto comm_s = [&](Fp8Recipe recipe, bool sequence_parallel) {
+    strategy.fp8_recipe = recipe;
+    strategy.sequence_parallel = sequence_parallel;
+    return layer(s, strategy);
+  };
+  const auto forward_comm_s = [&](Fp8Recipe recipe, bool sequence_parallel) {
+    return comm_s(recipe, sequence_parallel).forward.tp_comm_s;
+  };
+  const double amax_s = detail::scalar_all_reduce_s(detail::place_group(8, 1, 8));
+  // Forward: the inputs of QKV and FC1, the two column-parallel modules; backward: the output
+  // gradients of the output projection and FC2, the two row-parallel ones (less the little the
+  // recipes' different GEMM times change the other collectives' exposure).
+  CHECK(forward_comm_s(Fp8Recipe::tensorwise, true) - forward_comm_s(Fp8Recipe::delayed, true) ==
+        doctest::Approx(2 * amax_s).epsilon(1e-9));
+  CHECK(comm_s(Fp8Recipe::tensorwise, true).backward.tp_comm_s -
+            comm_s(Fp8Recipe::delayed, true).backward.tp_comm_s >
+        1.5 * amax_s);
+  // Without sequence parallelism the inputs are not gathered, nor their amax reduced.
+  CHECK(forward_comm_s(Fp8Recipe::tensorwise, false) == forward_comm_s(Fp8Recipe::delayed, false));
 }
 
 TEST_CASE("fp8 current scaling launches four kernels per quantisation, delayed scaling one") {

@@ -234,6 +234,43 @@ TEST_CASE("a grouped GEMM over many small experts beats one GEMM per expert") {
 }
 
 TEST_CASE(
+    "fp8 experts copy their rows to pad each expert's to the GEMMs' alignment, unless the "
+    "dispatcher padded them or every expert's rows are aligned") {
+  // Megatron-Core experts.py TEGroupedMLP: quantization_padding and quantization_unpadding
+  // (Transformer Engine Fp8Padding, Fp8Unpadding: a copy unless every split is aligned).
+  const Scenario sc = test::scenario(R"({"model": )" + moe_model() +
+                                     R"(, "training": {"global_batch_size": 64,
+      "seq_length": 4096, "precision": "fp8"},
+      "cluster": {"gpus": [{"type": "h100", "count": 64}]}})");
+  const GpuSpec& gpu = sc.cluster.pools[0].gpu;
+  Strategy s = base();
+  s.expert_model_parallel_size = 8;
+  s.moe_grouped_gemm = true;
+  s.fp8_recipe = Fp8Recipe::tensorwise;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  const auto moe = [&](double capacity_factor) {
+    s.moe_expert_capacity_factor = capacity_factor;
+    s.moe_pad_expert_input_to_capacity = capacity_factor > 0;
+    return costs(sc, s).moe;
+  };
+  // Balanced and dropless, or padded to a capacity of exactly the balanced share (1024 rows from
+  // each of the 8 ranks: aligned): the same 4096 x 2 rows on each GPU's experts. Dropless, the
+  // routed counts are not aligned: the input rows (h 1024, bf16) and their fp32 probs are
+  // copied in, the output rows out, and their gradients back.
+  const double rows = 4096 * 2;
+  const double copies_s = 2 * detail::memory_bound_s(gpu, 2 * 2 * 1024 * rows) +
+                          detail::memory_bound_s(gpu, 2 * 4 * rows);
+  const detail::LayerCost dropless = moe(0);
+  const detail::LayerCost padded = moe(1);
+  CHECK(dropless.forward.compute_s - padded.forward.compute_s == doctest::Approx(copies_s));
+  CHECK(dropless.backward.compute_s - padded.backward.compute_s == doctest::Approx(copies_s));
+  // HybridEP pads its dispatch to the alignment (token_dispatcher.py pad_multiple).
+  s.moe_token_dispatcher_type = MoeDispatcher::flex;
+  s.moe_flex_dispatcher_backend = MoeFlexBackend::hybridep;
+  CHECK(moe(0).forward.compute_s == doctest::Approx(moe(1).forward.compute_s));
+}
+
+TEST_CASE(
     "SequentialMLP's forward waits for the host to issue each expert; its layer's backward "
     "does not, its stage's backward does when the loops outlast it") {
   // 64 experts of 128 rows per micro-batch: a few us of GPU work each, far less than the
