@@ -499,6 +499,22 @@ TEST_CASE("2025-26 published runs, each with the settings its recipe states") {
   CHECK(row("H009")->predicted == doctest::Approx(row("H008")->predicted).epsilon(1e-9));
 }
 
+// `restated` cites a recipe for each setting the entry states (key "strategy.moe_router_fusion",
+// "model.mtp_num_layers", "framework"): the test estimates the entry itself, so each cited value
+// must be the entry's own, or the table prices a setting other than the one its source names.
+TEST_CASE("2025-26 published runs: every restated setting is the entry's own") {
+  for (const nlohmann::json& entry : load("published-runs-2025.json")) {
+    for (const nlohmann::json& restated : entry.value("restated", nlohmann::json::array())) {
+      std::string pointer = "/" + restated["key"].get<std::string>();
+      std::replace(pointer.begin(), pointer.end(), '.', '/');
+      const nlohmann::json::json_pointer at(pointer);
+      INFO(entry["id"].get<std::string>() << " " << pointer);
+      REQUIRE(entry.contains(at));
+      CHECK(entry.at(at) == restated["value"]);
+    }
+  }
+}
+
 TEST_CASE("uncertainty bands: coverage leave-one-source-out, and the residual table is current") {
   const std::vector<Row>& rows = published_rows();
   const std::vector<detail::Residual> residuals = residuals_of(rows);

@@ -54,8 +54,10 @@ void with_bridge_moe(nlohmann::json& scenario) {
   strategy["moe_grouped_gemm"] = true;
   strategy["moe_permute_fusion"] = true;
   // scripts/performance/configs/{deepseek,qwen,gpt_oss}/*_llm_pretrain.py (97ad8cc6f): the
-  // common configs (set_deepseek_v3_common_configs, set_qwen3_common_configs,
-  // set_gpt_oss_common_configs) set cfg.model.moe_router_fusion = True.
+  // common configs (set_deepseek_v3_common_configs, deepseek_llm_pretrain.py:47;
+  // set_qwen3_common_configs, qwen3_llm_pretrain.py:66; set_gpt_oss_common_configs,
+  // gpt_oss_llm_pretrain.py:38) set cfg.model.moe_router_fusion = True; the release's
+  // Megatron-Core (3rdparty/Megatron-LM 92c8482e6d, core 0.16.0) has it.
   strategy["moe_router_fusion"] = true;
   const bool flex = (deepseek && (grace || gpu == "h100")) || (qwen3 && grace);
   strategy["moe_token_dispatcher_type"] = flex ? "flex" : "alltoall";
