@@ -1,10 +1,89 @@
 #include "model/collectives.hpp"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 
+#include "model/collective_memo.hpp"
+
 namespace paraplan::detail {
+
+// The memo's table: direct-mapped, an entry per slot, a newer collective overwriting an older one
+// in its slot. Only the GPUs of the scope's cluster are memoised, by their pool: a GPU elsewhere
+// (an estimate's own copy of the cluster) is computed as outside any scope.
+struct CollectiveMemoScope::Table {
+  enum class Kind : uint8_t { all_gather, reduce_scatter, all_reduce, all_to_all, p2p };
+  struct Entry {
+    uint64_t bytes_bits = 0;
+    int64_t size = 0, members_per_node = 0;
+    uint32_t pool = 0;
+    Kind kind = Kind::all_gather;
+    bool spans_nodes = false, used = false;
+    double time_s = 0;
+  };
+  static constexpr size_t kSlots = 4096;  // a power of two
+
+  const Cluster* cluster = nullptr;
+  std::array<Entry, kSlots> entries{};
+
+  // The pool of `gpu` in the scope's cluster, or -1.
+  int pool_of(const GpuSpec& gpu) const {
+    for (size_t p = 0; p < cluster->pools.size(); ++p) {
+      if (&cluster->pools[p].gpu == &gpu) return static_cast<int>(p);
+    }
+    return -1;
+  }
+
+  static size_t slot_of(const Entry& key) {
+    uint64_t h = key.bytes_bits * 0x9E3779B97F4A7C15ull;
+    h ^= static_cast<uint64_t>(key.size) * 0xC2B2AE3D27D4EB4Full;
+    h ^= (static_cast<uint64_t>(key.members_per_node) << 16) ^
+         (static_cast<uint64_t>(key.pool) << 8) ^ (static_cast<uint64_t>(key.kind) << 1) ^
+         static_cast<uint64_t>(key.spans_nodes);
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return static_cast<size_t>(h & (kSlots - 1));
+  }
+
+  static bool same_key(const Entry& a, const Entry& b) {
+    return a.used && a.bytes_bits == b.bytes_bits && a.size == b.size &&
+           a.members_per_node == b.members_per_node && a.pool == b.pool && a.kind == b.kind &&
+           a.spans_nodes == b.spans_nodes;
+  }
+};
+
 namespace {
+
+thread_local CollectiveMemoScope::Table* active_memo = nullptr;
+
+using MemoKind = CollectiveMemoScope::Table::Kind;
+
+// `compute()`, the time of the collective `kind` of `group` over `bytes` on `gpu`, read from the
+// active memo where it holds it.
+template <typename Compute>
+double memoised(const GpuSpec& gpu, MemoKind kind, const Group& group, double bytes,
+                Compute compute) {
+  CollectiveMemoScope::Table* table = active_memo;
+  const int pool = table != nullptr ? table->pool_of(gpu) : -1;
+  if (pool < 0) return compute();
+  const CollectiveMemoScope::Table::Entry key{std::bit_cast<uint64_t>(bytes),
+                                              group.size,
+                                              group.members_per_node,
+                                              static_cast<uint32_t>(pool),
+                                              kind,
+                                              group.spans_nodes,
+                                              true,
+                                              0};
+  CollectiveMemoScope::Table::Entry& entry =
+      table->entries[CollectiveMemoScope::Table::slot_of(key)];
+  if (CollectiveMemoScope::Table::same_key(entry, key)) return entry.time_s;
+  const double time_s = compute();
+  entry = key;
+  entry.time_s = time_s;
+  return time_s;
+}
 
 // NCCL's cost model (NVIDIA/nccl src/graph/tuning.cc, ncclTopoTuneModel and its default tuner
 // constants), Simple protocol, the one NCCL uses for the large buffers of training:
@@ -73,6 +152,49 @@ double ring_s(const GpuSpec& gpu, const Group& group, double bytes, Collective c
          std::max(0.0, latency - reference_latency_s(gpu, collective, group));
 }
 
+// all_reduce_s outside the memo.
+double ring_or_tree_all_reduce_s(const GpuSpec& gpu, const Group& group, double bytes) {
+  const double ring = ring_s(gpu, group, bytes, Collective::all_reduce);
+  // NCCL enables the tree across nodes and picks the algorithm its model predicts faster: the
+  // tree's latency grows with log2(nodes), its bandwidth is .92 x .5 of the bus bandwidth.
+  if (!group.spans_nodes || bytes <= 0) return ring;
+  const double n = static_cast<double>(group.size);
+  const double tree_latency = nccl_tree_latency_s(gpu, group.size, group.nodes());
+  const double tree =
+      bytes / (0.5 * kNcclTreeBandwidthFactor * bus_bandwidth(gpu, group, bytes / n)) +
+      std::max(0.0, tree_latency - reference_latency_s(gpu, Collective::all_reduce, group));
+  return std::min(ring, tree);
+}
+
+// all_to_all_s outside the memo.
+double pairwise_all_to_all_s(const GpuSpec& gpu, const Group& group, double bytes_per_gpu) {
+  if (group.size <= 1 || bytes_per_gpu <= 0) return 0;
+  const double n = static_cast<double>(group.size);
+  const double k = static_cast<double>(group.members_per_node);
+  const double chunk = bytes_per_gpu / n;
+  // Chunks to peers in the domain go over NVLink, the rest over this GPU's NIC, concurrently;
+  // NCCL issues the sends to all peers at once over its channels, so the start-up is a
+  // log2(n)-deep fan-out of the slowest tier's steps rather than n-1 sequential ones. A chunk to
+  // one peer moves as one step of the reference ring that sends chunks of its size (the curves'
+  // key, above).
+  const double intra_s = (k - 1) * chunk / tier_bandwidth(gpu.intra_node, chunk * kIntraCurveRanks);
+  const double inter_s =
+      group.spans_nodes ? (n - k) * chunk / tier_bandwidth(gpu.inter_node, chunk * kInterCurveRanks)
+                        : 0.0;
+  const double steps = std::ceil(std::log2(n));
+  const double step_s = group.spans_nodes ? gpu.inter_node.latency_s : gpu.intra_node.latency_s;
+  return steps * step_s + std::max(intra_s, inter_s);
+}
+
+// p2p_s outside the memo.
+double message_s(const GpuSpec& gpu, bool inter_node, double bytes) {
+  if (bytes <= 0) return 0;
+  // One message moves as one step of the reference ring that sends messages of its size.
+  const NetworkTier& tier = inter_node ? gpu.inter_node : gpu.intra_node;
+  const double ranks = static_cast<double>(inter_node ? kInterCurveRanks : kIntraCurveRanks);
+  return tier.latency_s + bytes / tier_bandwidth(tier, bytes * ranks);
+}
+
 }  // namespace
 
 double nccl_ring_latency_s(const GpuSpec& gpu, Collective collective, int64_t ranks,
@@ -117,24 +239,18 @@ Group place_group(int64_t size, int64_t stride, int64_t domain_gpus) {
 }
 
 double all_gather_s(const GpuSpec& gpu, const Group& group, double bytes) {
-  return ring_s(gpu, group, bytes, Collective::all_gather);
+  return memoised(gpu, MemoKind::all_gather, group, bytes,
+                  [&] { return ring_s(gpu, group, bytes, Collective::all_gather); });
 }
 
 double reduce_scatter_s(const GpuSpec& gpu, const Group& group, double bytes) {
-  return ring_s(gpu, group, bytes, Collective::reduce_scatter);
+  return memoised(gpu, MemoKind::reduce_scatter, group, bytes,
+                  [&] { return ring_s(gpu, group, bytes, Collective::reduce_scatter); });
 }
 
 double all_reduce_s(const GpuSpec& gpu, const Group& group, double bytes) {
-  const double ring = ring_s(gpu, group, bytes, Collective::all_reduce);
-  // NCCL enables the tree across nodes and picks the algorithm its model predicts faster: the
-  // tree's latency grows with log2(nodes), its bandwidth is .92 x .5 of the bus bandwidth.
-  if (!group.spans_nodes || bytes <= 0) return ring;
-  const double n = static_cast<double>(group.size);
-  const double tree_latency = nccl_tree_latency_s(gpu, group.size, group.nodes());
-  const double tree =
-      bytes / (0.5 * kNcclTreeBandwidthFactor * bus_bandwidth(gpu, group, bytes / n)) +
-      std::max(0.0, tree_latency - reference_latency_s(gpu, Collective::all_reduce, group));
-  return std::min(ring, tree);
+  return memoised(gpu, MemoKind::all_reduce, group, bytes,
+                  [&] { return ring_or_tree_all_reduce_s(gpu, group, bytes); });
 }
 
 // NCCL's ring and tree all-reduce latencies (tuning.cc, as nccl_ring_latency_s and
@@ -156,30 +272,22 @@ double scalar_all_reduce_s(const Group& group) {
 }
 
 double all_to_all_s(const GpuSpec& gpu, const Group& group, double bytes_per_gpu) {
-  if (group.size <= 1 || bytes_per_gpu <= 0) return 0;
-  const double n = static_cast<double>(group.size);
-  const double k = static_cast<double>(group.members_per_node);
-  const double chunk = bytes_per_gpu / n;
-  // Chunks to peers in the domain go over NVLink, the rest over this GPU's NIC, concurrently;
-  // NCCL issues the sends to all peers at once over its channels, so the start-up is a
-  // log2(n)-deep fan-out of the slowest tier's steps rather than n-1 sequential ones. A chunk to
-  // one peer moves as one step of the reference ring that sends chunks of its size (the curves'
-  // key, above).
-  const double intra_s = (k - 1) * chunk / tier_bandwidth(gpu.intra_node, chunk * kIntraCurveRanks);
-  const double inter_s =
-      group.spans_nodes ? (n - k) * chunk / tier_bandwidth(gpu.inter_node, chunk * kInterCurveRanks)
-                        : 0.0;
-  const double steps = std::ceil(std::log2(n));
-  const double step_s = group.spans_nodes ? gpu.inter_node.latency_s : gpu.intra_node.latency_s;
-  return steps * step_s + std::max(intra_s, inter_s);
+  return memoised(gpu, MemoKind::all_to_all, group, bytes_per_gpu,
+                  [&] { return pairwise_all_to_all_s(gpu, group, bytes_per_gpu); });
 }
 
 double p2p_s(const GpuSpec& gpu, bool inter_node, double bytes) {
-  if (bytes <= 0) return 0;
-  // One message moves as one step of the reference ring that sends messages of its size.
-  const NetworkTier& tier = inter_node ? gpu.inter_node : gpu.intra_node;
-  const double ranks = static_cast<double>(inter_node ? kInterCurveRanks : kIntraCurveRanks);
-  return tier.latency_s + bytes / tier_bandwidth(tier, bytes * ranks);
+  const Group link{inter_node ? 1 : 0, 0, inter_node};  // the tier as the memo's key
+  return memoised(gpu, MemoKind::p2p, link, bytes,
+                  [&] { return message_s(gpu, inter_node, bytes); });
 }
+
+CollectiveMemoScope::CollectiveMemoScope(const Cluster& cluster)
+    : table_(std::make_unique<Table>()), enclosing_(active_memo) {
+  table_->cluster = &cluster;
+  active_memo = table_.get();
+}
+
+CollectiveMemoScope::~CollectiveMemoScope() { active_memo = enclosing_; }
 
 }  // namespace paraplan::detail

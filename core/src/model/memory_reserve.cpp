@@ -130,6 +130,50 @@ double nccl_buffers_bytes(const PipelineInput& in, const MemoryReserveSpec& spec
   return nccl;
 }
 
+// Everything nccl_buffers_bytes reads: equal keys, equal bytes.
+struct NcclBuffersKey {
+  int64_t channels_intra_node = 0, channels_inter_node = 0, p2p_channels_per_peer = 0,
+          nvls_channels = 0;
+  int64_t gpus_per_node = 0, tensor = 0, context = 0, expert = 0, expert_tensor = 0,
+          data_parallel = 0, stages = 0, zero_stage = 0;
+  bool sequence_parallel = false, moe = false, untied_embeddings = false, valid = false;
+  bool operator==(const NcclBuffersKey&) const = default;
+};
+
+NcclBuffersKey nccl_buffers_key(const PipelineInput& in, const MemoryReserveSpec& spec) {
+  const Strategy& s = *in.strategy;
+  return {spec.nccl_channels_intra_node,
+          spec.nccl_channels_inter_node,
+          spec.nccl_p2p_channels_per_peer,
+          spec.nvls_channels,
+          in.cluster->gpus_per_node,
+          s.tensor_model_parallel_size,
+          s.context_parallel_size,
+          s.expert_model_parallel_size,
+          s.expert_tensor_parallel(),
+          in.data_parallel,
+          in.stages,
+          s.zero_stage,
+          s.sequence_parallel,
+          in.model->moe.has_value(),
+          in.model->untie_embeddings_and_output_weights,
+          true};
+}
+
+// nccl_buffers_bytes, computed once for the stages that share its inputs: the stages of one
+// evaluation, and the leaves of a layout that differ only in keys it does not read, ask one after
+// the other, so the last inputs and their bytes are kept (per thread).
+double shared_nccl_buffers_bytes(const PipelineInput& in, const MemoryReserveSpec& spec) {
+  thread_local NcclBuffersKey last_key;
+  thread_local double last_bytes = 0;
+  const NcclBuffersKey key = nccl_buffers_key(in, spec);
+  if (!(key == last_key)) {
+    last_bytes = nccl_buffers_bytes(in, spec);
+    last_key = key;
+  }
+  return last_bytes;
+}
+
 // Transformer Engine's tensor-parallel overlap buffers, per GPU.
 double userbuffers_bytes(const PipelineInput& in) {
   const Strategy& s = *in.strategy;
@@ -180,7 +224,7 @@ MemoryReserve memory_reserve(const PipelineInput& in, const StageGroup& group,
   MemoryReserve r;
   r.cuda_context_bytes = spec.cuda_context_bytes;
   r.workspaces_bytes = spec.workspace_bytes;
-  r.nccl_buffers_bytes = nccl_buffers_bytes(in, spec);
+  r.nccl_buffers_bytes = shared_nccl_buffers_bytes(in, spec);
   r.userbuffers_bytes = userbuffers_bytes(in);
   // DeepEP's buffers for Megatron-LM's flex dispatcher on nodes of up to eight NVLink peers
   // (moe_memory.hpp). Where NVLink joins more GPUs (GB200 NVL72) the flex dispatcher runs

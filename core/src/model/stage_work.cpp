@@ -392,10 +392,9 @@ void add_stage_data_parallel(const PipelineInput& in, const StageGroup& group,
   }
 }
 
-}  // namespace
-
-StageWork stage_work_before_data_parallel(const PipelineInput& in, const StageGroup& group) {
-  const StageShape shape = stage_shape(in, group);
+// stage_work_before_data_parallel of the stage's shape.
+StageWork shaped_work_before_data_parallel(const PipelineInput& in, const StageGroup& group,
+                                           const StageShape& shape) {
   const StageLayers& stage = shape.stage;
   StageWork work;
   const PassTime layers_forward = add_layer_passes(in, group, stage, work);
@@ -406,13 +405,20 @@ StageWork stage_work_before_data_parallel(const PipelineInput& in, const StageGr
   return work;
 }
 
+}  // namespace
+
+StageWork stage_work_before_data_parallel(const PipelineInput& in, const StageGroup& group) {
+  return shaped_work_before_data_parallel(in, group, stage_shape(in, group));
+}
+
 void add_data_parallel(const PipelineInput& in, const StageGroup& group, StageWork& work) {
   add_stage_data_parallel(in, group, stage_shape(in, group).stage, work);
 }
 
 StageWork stage_work(const PipelineInput& in, const StageGroup& group) {
-  StageWork work = stage_work_before_data_parallel(in, group);
-  add_data_parallel(in, group, work);
+  const StageShape shape = stage_shape(in, group);  // once for both parts
+  StageWork work = shaped_work_before_data_parallel(in, group, shape);
+  add_stage_data_parallel(in, group, shape.stage, work);
   return work;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "model/collective_memo.hpp"
 #include "paraplan/estimate.hpp"
 #include "search/final_order.hpp"
 
@@ -323,6 +324,8 @@ void Searcher::reject(std::string_view why, const std::string& example) {
 }
 
 SearchResult Searcher::run() {
+  // The walk prices the same collectives again and again on the cluster's GPUs: once each.
+  const CollectiveMemoScope collective_memo(cluster_);
   tensor_level();
   stats_.complete = !stopped_;
   stats_.space = stats_.evaluated + stats_.pruned;

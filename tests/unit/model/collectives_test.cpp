@@ -4,9 +4,12 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <nlohmann/json.hpp>
 
+#include "model/collective_memo.hpp"
 #include "paraplan/hardware.hpp"
+#include "paraplan/scenario.hpp"
 
 using namespace paraplan;
 using namespace paraplan::detail;
@@ -117,4 +120,31 @@ TEST_CASE("all-to-all and point-to-point read the curves as a ring step of their
   // One message of buffer / 8 is one of those steps.
   CHECK(p2p_s(gpu, false, buffer / 8) - gpu.intra_node.latency_s ==
         doctest::Approx(all_gather_s(gpu, node, buffer) / 7));
+}
+
+TEST_CASE("a search's collective memo returns each GPU's own times, bit for bit") {
+  Cluster cluster;
+  cluster.gpus_per_node = 8;
+  cluster.pools = {{a100(), 8}, {parse_gpu(nlohmann::json("h100"), "gpu"), 8}};
+  const GpuSpec a100_copy = cluster.pools[0].gpu, h100_copy = cluster.pools[1].gpu;
+  const Group groups[] = {place_group(8, 1, 8), place_group(64, 8, 8), place_group(16, 1, 8)};
+  const auto times = [&](const GpuSpec& gpu, const Group& group, double bytes) {
+    return std::array<double, 5>{all_gather_s(gpu, group, bytes),
+                                 reduce_scatter_s(gpu, group, bytes),
+                                 all_reduce_s(gpu, group, bytes), all_to_all_s(gpu, group, bytes),
+                                 p2p_s(gpu, group.spans_nodes, bytes)};
+  };
+  const CollectiveMemoScope memo(cluster);
+  for (int round = 0; round < 2; ++round) {  // the second round reads the memo
+    for (const Group& group : groups) {
+      for (const double bytes : {1e3, 3e6, 7.5e8}) {
+        const auto a = times(cluster.pools[0].gpu, group, bytes);
+        const auto h = times(cluster.pools[1].gpu, group, bytes);
+        CHECK(a == times(a100_copy, group, bytes));  // a GPU outside the cluster: computed
+        CHECK(h == times(h100_copy, group, bytes));
+        CHECK(a != h);        // the same key on another GPU type is another time
+        CHECK(a[2] != a[0]);  // and another collective on the same one
+      }
+    }
+  }
 }

@@ -3,6 +3,10 @@
 // fragmentation), the two peaks, and the memory mechanisms of the stage edges.
 #include <doctest/doctest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "model/layer_cost.hpp"
 #include "model/memory_reserve.hpp"
 #include "model/parameter_bytes.hpp"
@@ -203,6 +207,39 @@ TEST_CASE("NCCL buffers grow with the communicators a strategy makes") {
   const std::string no_nvls = R"({"gpus_per_node": 8, "gpus": [{"type": {"base": "h100",
       "id": "h100-no-nvls", "memory_reserve": {"nvls_channels": 0}}, "count": 8}]})";
   CHECK(nccl("", no_nvls) == doctest::Approx(nccl("", kNode) - 16 * 2 * kMiB * 8));
+}
+
+TEST_CASE("a strategy's NCCL buffers do not depend on the strategy priced before it") {
+  // Each variant changes one input of the NCCL buffers (the GPU's channels included); priced after
+  // any other, it holds its own bytes.
+  const std::string two_nodes = R"({"gpus_per_node": 8, "gpus": [{"type": "h100", "count": 16}]})";
+  const std::string no_nvls = R"({"gpus_per_node": 8, "gpus": [{"type": {"base": "h100",
+      "id": "h100-no-nvls", "memory_reserve": {"nvls_channels": 0}}, "count": 8}]})";
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      {R"("zero_stage": 1)", kNode},
+      {R"("zero_stage": 1)", two_nodes},
+      {R"("zero_stage": 0)", two_nodes},
+      {R"("zero_stage": 1)", no_nvls},
+      {R"("zero_stage": 1, "tensor_model_parallel_size": 2)", kNode},
+      {R"("zero_stage": 1, "context_parallel_size": 2)", kNode},
+      {R"("zero_stage": 1, "pipeline_model_parallel_size": 2)", kNode},
+      {R"("zero_stage": 1, "pipeline_model_parallel_size": 4)", kNode}};
+  const auto nccl = [&](size_t i) {
+    const Report r = run(kLlama8b, kTraining, variants[i].second,
+                         R"({"use_flash_attn": true, )" + variants[i].first + "}");
+    REQUIRE(!r.stages.empty());
+    return r.stages.front().memory.reserve.nccl_buffers_bytes;
+  };
+  std::vector<double> alone;
+  for (size_t i = 0; i < variants.size(); ++i) alone.push_back(nccl(i));
+  // Each differs from the one before it (the checks below can tell a stale value).
+  for (size_t i = 1; i < variants.size(); ++i) CHECK_MESSAGE(alone[i] != alone[i - 1], i);
+  for (size_t before = 0; before < variants.size(); ++before) {
+    for (size_t i = 0; i < variants.size(); ++i) {
+      nccl(before);
+      CHECK(nccl(i) == alone[i]);
+    }
+  }
 }
 
 TEST_CASE("tied embeddings are one table with one pipeline stage") {
