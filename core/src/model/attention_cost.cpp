@@ -339,8 +339,12 @@ std::pair<PassTime, PassTime> CostBuilder::fused_attention_kernels(const Attenti
                                                                   : 1;
   const bool flash =
       runs_flash_attention(s_, gpu_, framework_.transformer_engine, qk_head_dim, v_head_dim);
-  const double forward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, false, flash);
-  const double backward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, true, flash);
+  const AttentionKernels kernels = flash ? AttentionKernels::flash
+                                   : gpu_.compute_capability >= kBlackwellComputeCapability
+                                       ? AttentionKernels::cudnn_blackwell
+                                       : AttentionKernels::cudnn;
+  const double forward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, false, kernels);
+  const double backward_factor = head_dim_efficiency(qk_head_dim, v_head_dim, true, kernels);
   const double backward = kFlashBackwardFlopsRatio * executed;
   const double curve_share = window_curve_share(fraction, key_len);
   const double forward_curve_flops = executed / calls * curve_share;

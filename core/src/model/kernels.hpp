@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <iterator>
+#include <span>
 
 #include "model/layer_cost.hpp"
 #include "paraplan/hardware.hpp"
@@ -87,12 +88,24 @@ struct FlashSpan {
 // The fused kernel's efficiency at a head dim, relative to head dim 128 at the same executed
 // FLOPs (the attention curves are measured at 128). cuDNN 9.19 on a lent H100, micro-batch 1,
 // 16-32 heads, 2,048-8,192 tokens (scripts/calibration/measured/h100-attention-b1-2026-11-26.json,
-// presets/README.md); applied to every GPU, none other measured.
+// presets/README.md); applied to Hopper and older GPUs.
 struct HeadDimEfficiency {
   double head_dim, forward, backward;
 };
 constexpr HeadDimEfficiency kEqualHeadDims[] = {
     {64, 0.85, 0.95}, {128, 1.0, 1.0}, {192, 0.98, 0.71}, {256, 0.99, 0.79}};
+// cuDNN on Blackwell (compute capability 10) at head dim 64, from NVIDIA's own SDPA benchmark
+// (NVIDIA/cudnn-frontend df73764, benchmark/sdpa_benchmark_training/results/*_919_only_cudnn,
+// cuDNN 9.19, bf16, non-deterministic backward, 64 query and 8 key-value heads): GPT-OSS's
+// attention (head dim 64, a 1,024-token window, 16,384-32,768 tokens, every row attending
+// about 1,024 keys) against Llama 3.1's (head dim 128, causal over 2,048 tokens, 1,024 keys a
+// row on average), TFLOP/s over the executed pairs, forward / backward: GB200 632 / 660 against
+// 1,042 / 836 (0.61 / 0.79), GB300 748 / 689 against 1,266 / 906 (0.59 / 0.76); the mean, 0.60
+// / 0.78. The same comparison on the benchmark's H200 (358 / 299 against 484 / 370: 0.74 /
+// 0.81) matches the lent H200's equal-length causal sweep (0.72 / 0.78, kFlashHeadDims below).
+// The wider head dims, not in that benchmark, are Hopper's (kEqualHeadDims).
+constexpr HeadDimEfficiency kBlackwellEqualHeadDims[] = {
+    {64, 0.60, 0.78}, {128, 1.0, 1.0}, {192, 0.98, 0.71}, {256, 0.99, 0.79}};
 // Multi-latent attention: query/key 192 (128 + 64 rotary), value 128.
 constexpr HeadDimEfficiency kLatentHeadDims = {192, 1.0, 0.865};
 // FlashAttention-2 (PyTorch 2.11's flash backend) keeps its efficiency at wide heads, where
@@ -105,15 +118,33 @@ constexpr HeadDimEfficiency kLatentHeadDims = {192, 1.0, 0.865};
 constexpr HeadDimEfficiency kFlashHeadDims[] = {
     {64, 0.86, 0.87}, {128, 1.0, 1.0}, {192, 1.04, 1.02}, {256, 1.11, 0.97}};
 
+// Whose fused attention kernels run, for their head-dim tables: cuDNN on Hopper and older GPUs
+// (kEqualHeadDims), cuDNN on Blackwell (kBlackwellEqualHeadDims), FlashAttention-2
+// (kFlashHeadDims).
+enum class AttentionKernels { cudnn, cudnn_blackwell, flash };
+
+// The measured head dims of those kernels.
+inline std::span<const HeadDimEfficiency> head_dim_table(AttentionKernels kernels) {
+  switch (kernels) {
+    case AttentionKernels::cudnn_blackwell:
+      return kBlackwellEqualHeadDims;
+    case AttentionKernels::flash:
+      return kFlashHeadDims;
+    case AttentionKernels::cudnn:
+      break;
+  }
+  return kEqualHeadDims;
+}
+
 // Piecewise linear in the head dim between the measured ones, clamped at both ends; a query/key
 // head dim above the value's is multi-latent attention's (FlashAttention-2 takes equal ones).
 inline double head_dim_efficiency(double qk_head_dim, double v_head_dim, bool backward,
-                                  bool flash = false) {
+                                  AttentionKernels kernels = AttentionKernels::cudnn) {
   const auto value = [&](const HeadDimEfficiency& e) { return backward ? e.backward : e.forward; };
   if (qk_head_dim > v_head_dim) return value(kLatentHeadDims);
-  const auto* first = flash ? std::begin(kFlashHeadDims) : std::begin(kEqualHeadDims);
-  const auto* last = flash ? std::end(kFlashHeadDims) : std::end(kEqualHeadDims);
-  const auto* upper = std::find_if(
+  const std::span<const HeadDimEfficiency> table = head_dim_table(kernels);
+  const auto first = table.begin(), last = table.end();
+  const auto upper = std::find_if(
       first, last, [&](const HeadDimEfficiency& e) { return e.head_dim >= qk_head_dim; });
   if (upper == first) return value(*upper);
   if (upper == last) return value(*std::prev(upper));

@@ -31,6 +31,32 @@ detail::LayerCost layer(const Scenario& s, const Strategy& strategy) {
       .dense;
 }
 
+// flat_job's layer with 8 heads of 64 on a `base` GPU whose forward attention curve is given.
+Scenario head_dim_64_job(const std::string& base) {
+  return test::scenario(R"({"model": {"name": "m", "num_layers": 2,
+      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 8,
+      "num_query_groups": 2, "kv_channels": 64, "vocab_size": 32000, "activation": "swiglu"},
+      "training": {"global_batch_size": 8, "seq_length": 2048},
+      "cluster": {"gpus": [{"type": {"base": ")" +
+                        base + R"(", "id": "flat", "kernel_overhead_us": 0,
+      "efficiency": {"attention_forward": [[1, 0.25], [1000, 0.5]]}}, "count": 8}]}})");
+}
+
+// Its core attention's forward with flash attention (cuDNN's fused kernel).
+double head_dim_64_core_attention_s(const Scenario& s) {
+  Strategy strategy;
+  strategy.use_flash_attn = true;
+  return layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s;
+}
+
+// The causal FLOPs it executes at the curve's efficiency times `head_dim_factor`.
+double head_dim_64_expected_s(const Scenario& s, double head_dim_factor) {
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  const double executed = 0.5 * 4.0 * 8 * 2048 * 2048 * 64;
+  return executed / (gpu.tensor_flops(Precision::bf16) *
+                     gpu.attention_forward_efficiency.at(executed) * head_dim_factor);
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -378,6 +404,7 @@ TEST_CASE(
 }
 
 TEST_CASE("fused attention at a head dim: the curve at 128 times the measured factor") {
+  using detail::AttentionKernels;
   using detail::head_dim_efficiency;
   CHECK(head_dim_efficiency(128, 128, false) == 1.0);
   CHECK(head_dim_efficiency(128, 128, true) == 1.0);
@@ -388,27 +415,34 @@ TEST_CASE("fused attention at a head dim: the curve at 128 times the measured fa
   CHECK(head_dim_efficiency(512, 512, true) == doctest::Approx(0.79));   // clamped
   CHECK(head_dim_efficiency(192, 128, true) == doctest::Approx(0.865));  // multi-latent
   // FlashAttention-2 keeps its backward at head dim 192, where cuDNN's loses 29%.
-  CHECK(head_dim_efficiency(192, 192, true, true) == doctest::Approx(1.02));
+  CHECK(head_dim_efficiency(192, 192, true, AttentionKernels::flash) == doctest::Approx(1.02));
   CHECK(head_dim_efficiency(192, 192, true) == doctest::Approx(0.71));
-  CHECK(head_dim_efficiency(160, 160, false, true) == doctest::Approx(1.02));  // between
-  CHECK(head_dim_efficiency(192, 128, true, true) == doctest::Approx(0.865));  // multi-latent
+  CHECK(head_dim_efficiency(160, 160, false, AttentionKernels::flash) ==
+        doctest::Approx(1.02));  // between
+  CHECK(head_dim_efficiency(192, 128, true, AttentionKernels::flash) ==
+        doctest::Approx(0.865));  // multi-latent
 
   // The layer's core attention: 8 heads of 64 instead of 128 execute half the FLOPs at 0.85 of
   // the curve's efficiency at that size.
-  Strategy strategy;
-  strategy.use_flash_attn = true;
-  const Scenario s = test::scenario(R"({"model": {"name": "m", "num_layers": 2,
-      "hidden_size": 1024, "ffn_hidden_size": 4096, "num_attention_heads": 8,
-      "num_query_groups": 2, "kv_channels": 64, "vocab_size": 32000, "activation": "swiglu"},
-      "training": {"global_batch_size": 8, "seq_length": 2048},
-      "cluster": {"gpus": [{"type": {"base": "h100", "id": "flat", "kernel_overhead_us": 0,
-      "efficiency": {"attention_forward": [[1, 0.25], [1000, 0.5]]}}, "count": 8}]}})");
-  const GpuSpec& gpu = s.cluster.pools.front().gpu;
-  const double executed = 0.5 * 4.0 * 8 * 2048 * 2048 * 64;
-  const double expected = executed / (gpu.tensor_flops(Precision::bf16) *
-                                      gpu.attention_forward_efficiency.at(executed) * 0.85);
-  CHECK(layer(s, strategy).unit(RecomputeModule::core_attn).forward.compute_s ==
-        doctest::Approx(expected).epsilon(1e-12));
+  const Scenario s = head_dim_64_job("h100");
+  CHECK(head_dim_64_core_attention_s(s) ==
+        doctest::Approx(head_dim_64_expected_s(s, 0.85)).epsilon(1e-12));
+}
+
+TEST_CASE("fused attention at head dim 64 on Blackwell: cuDNN's own benchmark, 0.60 / 0.78") {
+  using detail::AttentionKernels;
+  using detail::head_dim_efficiency;
+  CHECK(head_dim_efficiency(64, 64, false, AttentionKernels::cudnn_blackwell) ==
+        doctest::Approx(0.60));
+  CHECK(head_dim_efficiency(64, 64, true, AttentionKernels::cudnn_blackwell) ==
+        doctest::Approx(0.78));
+  CHECK(head_dim_efficiency(128, 128, true, AttentionKernels::cudnn_blackwell) == 1.0);
+  CHECK(head_dim_efficiency(192, 192, true, AttentionKernels::cudnn_blackwell) ==
+        doctest::Approx(0.71));  // Hopper's, not in the benchmark
+  // A B200 runs cuDNN at head dim 64 (Transformer Engine's backend rule) at 0.60 of its curve.
+  const Scenario s = head_dim_64_job("b200");
+  CHECK(head_dim_64_core_attention_s(s) ==
+        doctest::Approx(head_dim_64_expected_s(s, 0.60)).epsilon(1e-12));
 }
 
 TEST_CASE("rotary embedding: the fused kernel reads and writes Q and K each way") {
