@@ -263,8 +263,9 @@ TEST_CASE("a launch is a command with files, or the fields the framework cannot 
     for (const auto& [framework, launch] : all.items()) {
       CAPTURE(framework);
       if (launch.contains("unsupported")) {
-        CHECK(launch.size() == 1);
+        CHECK(launch.size() == 2);  // with unsupported_texts, one per reason
         CHECK(!launch["unsupported"].empty());
+        CHECK(launch["unsupported_texts"].size() == launch["unsupported"].size());
         for (const auto& reason : launch["unsupported"]) {
           const std::string why = reason;
           CHECK(why.find(": ") != std::string::npos);  // "field: why"
