@@ -1,6 +1,7 @@
 // JavaScript face of Paraplan: JSON text in, JSON text out. Errors become JavaScript
 // exceptions carrying the same one-line message as the CLI, with the JSON path and the message
-// also as separate fields (`path`, `detail`). No model logic here.
+// also as separate fields (`path`, `detail`), and the message's id and values (`text`, where it
+// has an id: the page writes it in its language). No model logic here.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -25,13 +26,14 @@ using paraplan::InputError;
 // Runs `body`, turning any C++ exception into a thrown JavaScript Error.
 template <typename Body>
 std::string guarded(Body body) {
-  std::string message, path, detail;
+  std::string message, path, detail, text;
   try {
     return body();
   } catch (const InputError& error) {
     message = error.what();
     path = error.path();
     detail = error.message();
+    if (!error.text().id.empty()) text = to_json(error.text()).dump();
   } catch (const std::exception& error) {
     message = std::string("internal error: ") + error.what();
     detail = message;
@@ -39,6 +41,7 @@ std::string guarded(Body body) {
   val exception = val::global("Error").new_(message);
   exception.set("path", path);
   exception.set("detail", detail);
+  if (!text.empty()) exception.set("text", val::global("JSON").call<val>("parse", text));
   exception.throw_();
   return {};
 }

@@ -3,11 +3,21 @@
 // the whole pipeline schedule of a long iteration with its left-out steady state said, and the
 // polish (phone columns, Escape, the core's reasons in Chinese, errors at the right field).
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { waitForScalingRows } from "./lib/scaling.mjs";
 import { useSite } from "./lib/use-site.mjs";
 import { SCREENSHOTS } from "./site.mjs";
+
+const HF = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "unit",
+  "data",
+  "hf",
+);
 
 const TIMEOUT_MS = 300_000;
 
@@ -516,6 +526,77 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
       await page.locator(byTestId("error-message")).innerText(),
       "Enter a percentage from 0 to 90%",
     );
+    await page.close();
+  });
+
+  it("中文: a launch target's refusals, the Hugging Face import's reasons and its input errors are Chinese, by their id", async () => {
+    const page = await site.context.newPage();
+    await open(
+      page,
+      "lang=zh&model=qwen3-30b-a3b&gpu-infos=h100:64&num-gpus=64&global-batch-size=512&seq-length=4096&run=1&selected=1",
+      byTestId("launch-framework"),
+    );
+    // Every target that cannot launch the strategy says why, field by field, in Chinese.
+    const refused = await page
+      .locator(`${byTestId("launch-framework")} option`)
+      .evaluateAll((all) =>
+        all
+          .filter((option) => option.textContent.endsWith("✕"))
+          .map((option) => option.value),
+      );
+    assert.ok(refused.length > 0);
+    for (const framework of refused) {
+      await page.selectOption(byTestId("launch-framework"), framework);
+      const reasons = await page
+        .locator(`${byTestId("launch-unsupported")} li`)
+        .allInnerTexts();
+      assert.ok(reasons.length > 0, framework);
+      for (const reason of reasons) {
+        assert.match(
+          reason,
+          /^[\w.]+：.*[\u4e00-\u9fff]/u,
+          `${framework}: ${reason}`,
+        );
+        assert.doesNotMatch(reason, / has no | no such option|: no /, reason);
+      }
+    }
+    await page.locator(byTestId("launch-view")).scrollIntoViewIfNeeded();
+    await screenshot("i30-9-zh-launch-refused", page, false);
+
+    // The import's reasons for the keys it did not map, and an input error of the config.
+    const config = JSON.parse(
+      readFileSync(join(HF, "Qwen3-30B-A3B.json"), "utf8"),
+    );
+    await page.goto(`${site.origin}/paraplan/?lang=zh`);
+    await page.waitForSelector(byTestId("search-button"));
+    await page.click(`${byTestId("hf-import")} summary`);
+    await page.fill(byTestId("hf-config-input"), JSON.stringify(config));
+    await page.click(byTestId("hf-import-button"));
+    const unmapped = await page.locator(byTestId("hf-unmapped")).innerText();
+    assert.match(
+      unmapped,
+      /rope_theta\s*RoPE 基数不改变权重形状和 FLOP 数/,
+      unmapped,
+    );
+    assert.doesNotMatch(
+      unmapped,
+      /changes no|a token id|weight initialization/,
+      unmapped,
+    );
+    await page.locator(byTestId("hf-import")).scrollIntoViewIfNeeded();
+    await screenshot("i30-9-zh-hf-import", page, false);
+    await page.fill(
+      byTestId("hf-config-input"),
+      JSON.stringify({ ...config, hidden_size: "wide" }),
+    );
+    await page.click(byTestId("hf-import-button"));
+    const error = page.locator(byTestId("hf-import-error"));
+    await error.waitFor();
+    assert.match(
+      await error.innerText(),
+      /hidden_size：应为正整数，实际为 字符串 "wide"/,
+    );
+    await screenshot("i30-9-zh-hf-error", page, false);
     await page.close();
   });
 

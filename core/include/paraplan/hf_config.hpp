@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "paraplan/report.hpp"
+
 namespace paraplan {
 
 // A key of config.json that did not become a model field.
@@ -21,6 +23,7 @@ struct UnmappedKey {
   // "unknown": not a key Paraplan knows for this family.
   std::string status;
   std::string reason;
+  CoreText reason_text;  // `reason` with its id and values (model/text_ids.hpp)
 };
 
 struct HfImport {
@@ -34,7 +37,8 @@ struct HfImport {
 // "hidden_size: expected a positive integer, got 0"); the caller prefixes where it came from.
 HfImport import_hf_config(const nlohmann::json& config, std::string_view name = {});
 
-// {"architecture", "model", "unmapped": [{"key", "status", "reason"}], "parameters": {...}}.
+// {"architecture", "model", "unmapped": [{"key", "status", "reason", "reason_text"}],
+// "parameters": {...}}.
 nlohmann::json to_json(const HfImport& imported);
 
 // The architectures import_hf_config maps.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "paraplan/framework.hpp"
+#include "paraplan/report.hpp"
 #include "paraplan/scenario.hpp"
 
 namespace paraplan {
@@ -17,13 +18,14 @@ struct Launch {
   std::string command;                       // shell text: environment and torchrun lines
   std::map<std::string, std::string> files;  // name -> text (configs, scripts)
   std::vector<std::string> unsupported;      // "field: why"; when set, no command or files
+  std::vector<CoreText> unsupported_texts;   // one per `unsupported`, with its id and values
 };
 
 // `strategy` with its stage GPUs and layers spelled out; `data_parallel_size` as estimated.
 Launch make_launch(Framework framework, const Strategy& strategy, const Scenario& scenario,
                    int64_t data_parallel_size);
 
-// {"command": ..., "files": {...}} or {"unsupported": [...]}.
+// {"command": ..., "files": {...}} or {"unsupported": [...], "unsupported_texts": [...]}.
 nlohmann::json to_json(const Launch& launch);
 
 // Every framework's launch, keyed by its name.

@@ -149,15 +149,22 @@ int64_t hf_linear_biases(ConfigReader& reader, Family family, const HfDimensions
   const double attention_biases =
       static_cast<double>(d.num_layers) * ((d.heads + 2 * d.groups) * head_dim + d.hidden);
   if (attention_bias && !all_biases) {
+    const std::string parameters = count_text(attention_biases);
     reader.report("attention_bias", "unsupported",
-                  "biases on the attention projections only: add_bias_linear covers every "
-                  "linear layer, so they are left out (" +
-                      count_text(attention_biases) + " parameters)");
+                  {text_id::kHfAttentionBiasesOnly,
+                   "biases on the attention projections only: add_bias_linear covers every "
+                   "linear layer, so they are left out (" +
+                       parameters + " parameters)",
+                   {{"parameters", parameters}},
+                   {}});
   }
   if (mlp_bias && !all_biases) {
     reader.report("mlp_bias", "unsupported",
-                  "biases on the MLP only: add_bias_linear covers every linear layer, so they "
-                  "are left out");
+                  {text_id::kHfMlpBiasesOnly,
+                   "biases on the MLP only: add_bias_linear covers every linear layer, so they "
+                   "are left out",
+                   {},
+                   {}});
   }
   return head_dim;
 }
@@ -222,7 +229,10 @@ HfImport import_hf_config(const json& config, std::string_view name) {
 json to_json(const HfImport& imported) {
   json unmapped = json::array();
   for (const UnmappedKey& key : imported.unmapped) {
-    unmapped.push_back({{"key", key.key}, {"status", key.status}, {"reason", key.reason}});
+    unmapped.push_back({{"key", key.key},
+                        {"status", key.status},
+                        {"reason", key.reason},
+                        {"reason_text", to_json(key.reason_text)}});
   }
   return {{"architecture", imported.architecture},
           {"model", imported.model},

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "input/json_reader.hpp"
+#include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/hf_config.hpp"
 
@@ -45,7 +46,7 @@ class ConfigReader {
 
   int64_t positive(std::string_view key, int64_t max) {
     const nlohmann::json* found = value(key);
-    if (found == nullptr) throw InputError(std::string(key), "is required");
+    if (found == nullptr) throw required_error(std::string(key));
     return read_positive(*found, key, max);
   }
   std::optional<int64_t> optional_positive(std::string_view key, int64_t max) {
@@ -58,8 +59,10 @@ class ConfigReader {
     const nlohmann::json* found = value(key);
     if (found == nullptr) return otherwise;
     if (!is_integer(*found) || found->get<double>() < 0 || found->get<double>() > max) {
-      throw InputError(std::string(key), "expected an integer from 0 to " + std::to_string(max) +
-                                             ", got " + describe(*found));
+      const std::string high = std::to_string(max);
+      throw value_error(std::string(key), text_id::kErrorIntegerRange,
+                        "expected an integer from 0 to " + high, {{"min", "0"}, {"max", high}},
+                        *found);
     }
     return static_cast<int64_t>(found->get<double>());
   }
@@ -67,7 +70,8 @@ class ConfigReader {
     const nlohmann::json* found = value(key);
     if (found == nullptr) return otherwise;
     if (!found->is_boolean()) {
-      throw InputError(std::string(key), "expected true or false, got " + describe(*found));
+      throw value_error(std::string(key), text_id::kErrorBoolean, "expected true or false", {},
+                        *found);
     }
     return found->get<bool>();
   }
@@ -80,21 +84,28 @@ class ConfigReader {
     const nlohmann::json* found = value(key);
     if (found == nullptr) return std::nullopt;
     if (!found->is_string()) {
-      throw InputError(std::string(key), "expected a string, got " + describe(*found));
+      throw value_error(std::string(key), text_id::kErrorString, "expected a string", {}, *found);
     }
     return found->get<std::string>();
   }
 
-  // Reports `key` (when present, or always when `synthetic`) as not mapped.
-  void report(std::string_view key, std::string status, std::string reason) {
+  // Reports `key` as not mapped, with the reason's English, id and values.
+  void report(std::string_view key, std::string status, CoreText reason) {
     used_.insert(std::string(key));
-    unmapped_.push_back({std::string(key), std::move(status), std::move(reason)});
+    std::string english = reason.text;
+    unmapped_.push_back(
+        {std::string(key), std::move(status), std::move(english), std::move(reason)});
   }
-  void ignore_if_present(std::string_view key, std::string reason) {
+  void ignore_if_present(std::string_view key, CoreText reason) {
     if (config_.contains(key)) report(key, "ignored", std::move(reason));
   }
-  void unsupported_if_present(std::string_view key, std::string reason) {
-    if (config_.contains(key)) report(key, "unsupported", std::move(reason));
+  // The reason of a key that another key's reason covers ("see n_group").
+  static CoreText see_key(std::string_view other) {
+    return {text_id::kHfSeeKey, "see " + std::string(other), {{"key", std::string(other)}}, {}};
+  }
+  // `key` ignored with the reason of the table of ignored keys.
+  static CoreText ignored_key(const std::string& key, const std::string& reason) {
+    return {text_id::kHfIgnoredKey, reason, {{"key", key}}, {}};
   }
   bool used(std::string_view key) const { return used_.count(key) > 0; }
   bool present(std::string_view key) const {
@@ -108,11 +119,15 @@ class ConfigReader {
       if (used_.count(key)) continue;
       const auto known = ignored_keys().find(key);
       if (known != ignored_keys().end()) {
-        unmapped_.push_back({key, "ignored", known->second});
+        unmapped_.push_back({key, "ignored", known->second, ignored_key(key, known->second)});
       } else {
-        unmapped_.push_back({key, "unknown",
-                             "not a key Paraplan knows for " + std::string(architecture) +
-                                 ": left out; check that it does not change the layers"});
+        const std::string reason = "not a key Paraplan knows for " + std::string(architecture) +
+                                   ": left out; check that it does not change the layers";
+        unmapped_.push_back(
+            {key,
+             "unknown",
+             reason,
+             {text_id::kHfUnknownKey, reason, {{"architecture", std::string(architecture)}}, {}}});
       }
     }
     std::stable_sort(unmapped_.begin(), unmapped_.end(),
@@ -128,11 +143,13 @@ class ConfigReader {
   }
   static int64_t read_positive(const nlohmann::json& value, std::string_view key, int64_t max) {
     if (!is_integer(value) || value.get<double>() < 1) {
-      throw InputError(std::string(key), "expected a positive integer, got " + describe(value));
+      throw value_error(std::string(key), text_id::kErrorPositiveInteger,
+                        "expected a positive integer", {}, value);
     }
     if (value.get<double>() > static_cast<double>(max)) {
-      throw InputError(std::string(key), "expected a positive integer up to " +
-                                             std::to_string(max) + ", got " + describe(value));
+      const std::string high = std::to_string(max);
+      throw value_error(std::string(key), text_id::kErrorPositiveInteger,
+                        "expected a positive integer up to " + high, {{"max", high}}, value);
     }
     return static_cast<int64_t>(value.get<double>());
   }

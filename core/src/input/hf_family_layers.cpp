@@ -88,16 +88,22 @@ void deepseek_expert_groups(ConfigReader& reader) {
   const int64_t groups_of_experts = reader.count("n_group", kMaxDimension, 1);
   reader.find("topk_group");
   if (groups_of_experts > 1) {
-    reader.report("n_group", "unsupported",
-                  "group-limited routing (each token's experts in at most topk_group of " +
-                      std::to_string(groups_of_experts) +
-                      " groups; Megatron-LM --moe-router-num-groups, "
-                      "--moe-router-group-topk): Paraplan counts the all-to-all as if a "
-                      "token's experts may sit on any GPU");
-    reader.ignore_if_present("topk_group", "see n_group");
+    const std::string groups = std::to_string(groups_of_experts);
+    reader.report(
+        "n_group", "unsupported",
+        {text_id::kHfGroupLimitedRouting,
+         "group-limited routing (each token's experts in at most topk_group of " + groups +
+             " groups; Megatron-LM --moe-router-num-groups, "
+             "--moe-router-group-topk): Paraplan counts the all-to-all as if a "
+             "token's experts may sit on any GPU",
+         {{"groups", groups}},
+         {}});
+    reader.ignore_if_present("topk_group", ConfigReader::see_key("n_group"));
   } else {
-    reader.ignore_if_present("n_group", "one group: no group-limited routing");
-    reader.ignore_if_present("topk_group", "one group: no group-limited routing");
+    const CoreText one_group{
+        text_id::kHfOneExpertGroup, "one group: no group-limited routing", {}, {}};
+    reader.ignore_if_present("n_group", one_group);
+    reader.ignore_if_present("topk_group", one_group);
   }
 }
 
@@ -126,7 +132,8 @@ void gpt_oss_yarn(ConfigReader& reader, json& model) {
   const auto type = scaling->is_object() ? scaling->find("rope_type") : scaling->end();
   const auto factor = scaling->is_object() ? scaling->find("factor") : scaling->end();
   if (type == scaling->end() || *type != "yarn" || factor == scaling->end()) {
-    reader.report("rope_scaling", "ignored", ignored_keys().at("rope_scaling"));
+    reader.report("rope_scaling", "ignored",
+                  ConfigReader::ignored_key("rope_scaling", ignored_keys().at("rope_scaling")));
     return;
   }
   model["yarn_rotary_scaling_factor"] = detail::read_number(*factor, "rope_scaling.factor", 1, 1e6);
@@ -155,16 +162,24 @@ void hf_family_attention_notes(ConfigReader& reader, Family family, const HfDime
     // Qwen2Attention: q_proj, k_proj and v_proj with bias=True (modeling_qwen2.py).
     const double qkv_biases =
         static_cast<double>(d.num_layers) * (d.heads + 2 * d.groups) * head_dim;
+    const std::string parameters = count_text(qkv_biases);
     reader.report("architectures", "unsupported",
-                  "Qwen2 has biases on the q, k and v projections only (Megatron-LM "
-                  "--add-qkv-bias); add_bias_linear covers every linear layer, so they are left "
-                  "out (" +
-                      count_text(qkv_biases) + " parameters)");
+                  {text_id::kHfQkvBiasesOnly,
+                   "Qwen2 has biases on the q, k and v projections only (Megatron-LM "
+                   "--add-qkv-bias); add_bias_linear covers every linear layer, so they are left "
+                   "out (" +
+                       parameters + " parameters)",
+                   {{"parameters", parameters}},
+                   {}});
   } else if (family == Family::gpt_oss) {
     // GptOssAttention.sinks: one learned logit per head (modeling_gpt_oss.py).
+    const std::string heads = std::to_string(d.heads);
     reader.report("architectures", "unsupported",
-                  "gpt-oss adds a learned attention-sink logit per head (" +
-                      std::to_string(d.heads) + " parameters per layer): not modelled");
+                  {text_id::kHfAttentionSinks,
+                   "gpt-oss adds a learned attention-sink logit per head (" + heads +
+                       " parameters per layer): not modelled",
+                   {{"heads", heads}},
+                   {}});
   } else {
     reader.find("architectures");
   }

@@ -21,16 +21,20 @@ using nlohmann::json;
 // layer, or all but every N-th (window_attn_skip_freq N); other patterns are reported.
 void sliding_window(ConfigReader& reader, Family family, int64_t num_layers, json& model) {
   if (!reader.present("sliding_window")) {
-    reader.ignore_if_present("sliding_window", "null: full attention");
-    reader.ignore_if_present("use_sliding_window", "no sliding window");
+    reader.ignore_if_present("sliding_window",
+                             {text_id::kHfNoWindow, "null: full attention", {}, {}});
+    reader.ignore_if_present("use_sliding_window",
+                             {text_id::kHfNoWindow, "no sliding window", {}, {}});
     return;
   }
   // Qwen2/Qwen3 apply sliding_window only with use_sliding_window (configuration_qwen2.py).
   const bool qwen =
       family == Family::qwen2 || family == Family::qwen3 || family == Family::qwen3_moe;
   if (qwen && !reader.flag("use_sliding_window", false)) {
-    reader.report("sliding_window", "ignored", "use_sliding_window is false: full attention");
-    reader.ignore_if_present("use_sliding_window", "false: full attention");
+    reader.report("sliding_window", "ignored",
+                  {text_id::kHfWindowOff, "use_sliding_window is false: full attention", {}, {}});
+    reader.ignore_if_present("use_sliding_window",
+                             {text_id::kHfWindowOff, "false: full attention", {}, {}});
     return;
   }
   reader.find("use_sliding_window");
@@ -43,28 +47,39 @@ void sliding_window(ConfigReader& reader, Family family, int64_t num_layers, jso
                          return type == json("sliding_attention") || type == json("full_attention");
                        });
     if (!known) {
+      const std::string layers = std::to_string(num_layers);
       reader.report("layer_types", "unsupported",
-                    "expected one of sliding_attention or full_attention per layer (" +
-                        std::to_string(num_layers) + "): every layer counted with full attention");
-      reader.report("sliding_window", "unsupported", "see layer_types");
+                    {text_id::kHfLayerTypesUnknown,
+                     "expected one of sliding_attention or full_attention per layer (" + layers +
+                         "): every layer counted with full attention",
+                     {{"num_layers", layers}},
+                     {}});
+      reader.report("sliding_window", "unsupported", ConfigReader::see_key("layer_types"));
       return;
     }
     for (size_t i = 0; i < sliding.size(); ++i)
       sliding[i] = (*types)[i] == json("sliding_attention");
-    reader.ignore_if_present("max_window_layers", "layer_types lists the windowed layers");
+    reader.ignore_if_present(
+        "max_window_layers",
+        {text_id::kHfLayerTypesListWindows, "layer_types lists the windowed layers", {}, {}});
   } else if (qwen) {
     const int64_t full = reader.count("max_window_layers", limits::kMaxLayers, 0);
     for (int64_t i = 0; i < num_layers && i < full; ++i) sliding[static_cast<size_t>(i)] = false;
   }
   const int64_t windowed = std::count(sliding.begin(), sliding.end(), true);
   if (windowed == 0) {
-    reader.report("sliding_window", "ignored", "no layer uses the window: full attention");
+    reader.report(
+        "sliding_window", "ignored",
+        {text_id::kHfNoLayerWindowed, "no layer uses the window: full attention", {}, {}});
     return;
   }
   if (window < 2) {
     reader.report("sliding_window", "unsupported",
-                  "a window of the query alone has no Megatron-LM --window-size: full attention "
-                  "counted");
+                  {text_id::kHfWindowOfQueryAlone,
+                   "a window of the query alone has no Megatron-LM --window-size: full attention "
+                   "counted",
+                   {},
+                   {}});
     return;
   }
   if (windowed == num_layers) {
@@ -83,15 +98,22 @@ void sliding_window(ConfigReader& reader, Family family, int64_t num_layers, jso
       return;
     }
   }
-  reader.report("sliding_window", "unsupported",
-                "sliding-window attention over " + width + " in " + std::to_string(windowed) +
-                    " of " + std::to_string(num_layers) +
-                    " layers in a pattern other than every layer or all but every N-th "
-                    "(window_attn_skip_freq): Paraplan counts full causal attention in every "
-                    "layer, so their attention time is overestimated for sequences longer than "
-                    "the window");
-  reader.ignore_if_present("layer_types", "see sliding_window");
-  reader.ignore_if_present("max_window_layers", "see sliding_window");
+  const std::string windowed_layers = std::to_string(windowed);
+  const std::string layers = std::to_string(num_layers);
+  reader.report(
+      "sliding_window", "unsupported",
+      {text_id::kHfWindowPattern,
+       "sliding-window attention over " + width + " in " + windowed_layers + " of " + layers +
+           " layers in a pattern other than every layer or all but every N-th "
+           "(window_attn_skip_freq): Paraplan counts full causal attention in every "
+           "layer, so their attention time is overestimated for sequences longer than "
+           "the window",
+       {{"window", std::to_string(window)},
+        {"windowed_layers", windowed_layers},
+        {"num_layers", layers}},
+       {}});
+  reader.ignore_if_present("layer_types", ConfigReader::see_key("sliding_window"));
+  reader.ignore_if_present("max_window_layers", ConfigReader::see_key("sliding_window"));
 }
 
 // layer_types naming only full attention (newer transformers write it for every model).
@@ -103,11 +125,15 @@ void full_layer_types(ConfigReader& reader) {
         return type == json("full_attention");
       });
   if (all_full) {
-    reader.report("layer_types", "ignored", "every layer has full attention");
+    reader.report("layer_types", "ignored",
+                  {text_id::kHfAllLayersFull, "every layer has full attention", {}, {}});
   } else {
     reader.report("layer_types", "unsupported",
-                  "layers other than full attention without a sliding_window: Paraplan counts "
-                  "full causal attention in every layer");
+                  {text_id::kHfOtherLayersUnwindowed,
+                   "layers other than full attention without a sliding_window: Paraplan counts "
+                   "full causal attention in every layer",
+                   {},
+                   {}});
   }
 }
 

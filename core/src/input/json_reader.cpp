@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 
 namespace paraplan::detail {
@@ -32,6 +33,13 @@ size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// A string value as an error shows it: JSON-quoted, its first 40 characters.
+std::string quoted(const nlohmann::json& value) {
+  std::string text = value.get<std::string>();
+  if (text.size() > 40) text = text.substr(0, 40) + "...";
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
 std::string printable_key(const std::string& key) {
@@ -50,12 +58,8 @@ std::string describe(const nlohmann::json& value) {
       return "null";
     case nlohmann::json::value_t::boolean:
       return value.get<bool>() ? "true" : "false";
-    case nlohmann::json::value_t::string: {
-      std::string text = value.get<std::string>();
-      if (text.size() > 40) text = text.substr(0, 40) + "...";
-      return "the string " +
-             nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    }
+    case nlohmann::json::value_t::string:
+      return "the string " + quoted(value);
     case nlohmann::json::value_t::number_integer:
     case nlohmann::json::value_t::number_unsigned:
     case nlohmann::json::value_t::number_float:
@@ -69,14 +73,32 @@ std::string describe(const nlohmann::json& value) {
   }
 }
 
+std::vector<std::pair<std::string, std::string>> got_args(const nlohmann::json& value) {
+  return {{"got_type", value.type_name()},
+          {"got_value", value.is_string() ? quoted(value) : describe(value)}};
+}
+
+InputError value_error(const std::string& path, const char* id, const std::string& message,
+                       std::vector<std::pair<std::string, std::string>> args,
+                       const nlohmann::json& got) {
+  for (auto& arg : got_args(got)) args.push_back(std::move(arg));
+  return InputError(path, CoreText{id, message + ", got " + describe(got), std::move(args), {}});
+}
+
+InputError required_error(const std::string& path) {
+  return InputError(path, CoreText{text_id::kErrorRequired, "is required", {}, {}});
+}
+
 // The readers build their error messages only on the error path: formatting the bounds of
 // every number read (an ostringstream each) was most of a request's parse time in the
 // WebAssembly module's first search (issue 30 item 8).
 int64_t read_integer(const nlohmann::json& value, const std::string& path, int64_t min,
                      int64_t max) {
   const auto fail = [&]() {
-    return InputError(path, "expected an integer from " + std::to_string(min) + " to " +
-                                std::to_string(max) + ", got " + describe(value));
+    const std::string low = std::to_string(min), high = std::to_string(max);
+    return value_error(path, text_id::kErrorIntegerRange,
+                       "expected an integer from " + low + " to " + high,
+                       {{"min", low}, {"max", high}}, value);
   };
   if (!value.is_number()) throw fail();
   const double x = value.get<double>();
@@ -91,8 +113,10 @@ int64_t read_integer(const nlohmann::json& value, const std::string& path, int64
 
 double read_number(const nlohmann::json& value, const std::string& path, double min, double max) {
   const auto fail = [&]() {
-    return InputError(path, "expected a number from " + format_number(min) + " to " +
-                                format_number(max) + ", got " + describe(value));
+    const std::string low = format_number(min), high = format_number(max);
+    return value_error(path, text_id::kErrorNumberRange,
+                       "expected a number from " + low + " to " + high,
+                       {{"min", low}, {"max", high}}, value);
   };
   if (!value.is_number()) throw fail();
   const double x = value.get<double>();
@@ -102,13 +126,14 @@ double read_number(const nlohmann::json& value, const std::string& path, double 
 
 bool read_boolean(const nlohmann::json& value, const std::string& path) {
   if (!value.is_boolean()) {
-    throw InputError(path, "expected true or false, got " + describe(value));
+    throw value_error(path, text_id::kErrorBoolean, "expected true or false", {}, value);
   }
   return value.get<bool>();
 }
 
 std::string read_string(const nlohmann::json& value, const std::string& path) {
-  if (!value.is_string()) throw InputError(path, "expected a string, got " + describe(value));
+  if (!value.is_string())
+    throw value_error(path, text_id::kErrorString, "expected a string", {}, value);
   return value.get<std::string>();
 }
 
@@ -120,17 +145,19 @@ int read_choice(const nlohmann::json& value, const std::string& path,
       if (text == choices[i]) return static_cast<int>(i);
     }
   }
-  std::string expected = "expected one of";
+  std::string listed;
   for (size_t i = 0; i < choices.size(); ++i) {
-    expected += (i == 0 ? " \"" : ", \"") + std::string(choices[i]) + "\"";
+    listed += (i == 0 ? "\"" : ", \"") + std::string(choices[i]) + "\"";
   }
-  throw InputError(path, expected + ", got " + describe(value));
+  throw value_error(path, text_id::kErrorChoice, "expected one of " + listed, {{"choices", listed}},
+                    value);
 }
 
 ObjectReader::ObjectReader(const nlohmann::json& object, std::string path)
     : object_(object), path_(std::move(path)) {
   if (!object_.is_object()) {  // "$" names the document itself (JSONPath's root)
-    throw InputError(path_.empty() ? "$" : path_, "expected an object, got " + describe(object_));
+    throw value_error(path_.empty() ? "$" : path_, text_id::kErrorObject, "expected an object", {},
+                      object_);
   }
 }
 
@@ -148,7 +175,7 @@ const nlohmann::json* ObjectReader::find(std::string_view key) {
 
 const nlohmann::json& ObjectReader::required(std::string_view key) {
   const nlohmann::json* value = find(key);
-  if (value == nullptr) throw InputError(path_of(key), "is required");
+  if (value == nullptr) throw required_error(path_of(key));
   return *value;
 }
 
@@ -220,8 +247,13 @@ void ObjectReader::reject_unknown_keys(std::initializer_list<std::string_view> a
         closest = candidate;
       }
     }
-    if (!closest.empty()) message += " (did you mean \"" + std::string(closest) + "\"?)";
-    throw InputError(path_of(printable_key(key)), message);
+    std::vector<std::pair<std::string, std::string>> args;
+    if (!closest.empty()) {
+      message += " (did you mean \"" + std::string(closest) + "\"?)";
+      args.emplace_back("closest", closest);
+    }
+    throw InputError(path_of(printable_key(key)),
+                     CoreText{text_id::kErrorUnknownKey, message, std::move(args), {}});
   }
 }
 

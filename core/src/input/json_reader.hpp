@@ -12,9 +12,21 @@
 #include <utility>
 #include <vector>
 
+#include "paraplan/errors.hpp"
+
 namespace paraplan::detail {
 
 std::string describe(const nlohmann::json& value);  // "a string", "the number -2", ...
+// The values an input error gives of the value it got (text_ids.hpp, kError...): its JSON type
+// as `got_type` and as describe writes it, strings quoted without "the string", as `got_value`.
+std::vector<std::pair<std::string, std::string>> got_args(const nlohmann::json& value);
+// An input error at `path` with id `id`, English `message` (", got ..." is appended) and values
+// `args` (got_args are appended).
+InputError value_error(const std::string& path, const char* id, const std::string& message,
+                       std::vector<std::pair<std::string, std::string>> args,
+                       const nlohmann::json& got);
+// "is required" at `path`.
+InputError required_error(const std::string& path);
 std::string printable_key(const std::string& key);  // quoted and shortened when odd
 
 // Largest integer accepted anywhere: far beyond any real cluster or model, small enough that

@@ -3,6 +3,7 @@
 #include <initializer_list>
 
 #include "model/framework_rule_parts.hpp"
+#include "model/text_ids.hpp"
 
 namespace paraplan::detail {
 
@@ -16,6 +17,16 @@ std::vector<const FrameworkRule*> framework_rules(Framework framework) {
     }
   }
   return out;
+}
+
+std::string framework_rule_id(const FrameworkRule& rule) {
+  int same_field = 0;
+  for (const FrameworkRule* other : framework_rules(rule.framework)) {
+    if (other->field == rule.field) ++same_field;
+    if (other == &rule) break;
+  }
+  std::string id = std::string(to_string(rule.framework)) + ": " + std::string(rule.field);
+  return same_field > 1 ? id + " #" + std::to_string(same_field) : id;
 }
 
 namespace {
@@ -72,22 +83,41 @@ void fit_default_value(std::span<const FrameworkRule* const> rules, const RuleCo
   k.set(strategy, 0, default_value);
 }
 
-std::vector<std::string> unsupported(const RuleContext& context, Framework scenario_framework,
-                                     const Strategy& strategy) {
-  std::vector<std::string> reasons;
+namespace {
+// A rule of the launch target that `strategy` breaks.
+CoreText target_reason(const FrameworkRule& rule) {
+  return {text_id::kLaunchTargetRule,
+          rule.reason(),
+          {{"field", std::string(rule.field)}, {"rule", framework_rule_id(rule)}},
+          {}};
+}
+
+// A rulebook rule `strategy` breaks on the launch target, named by `field`, the first key it reads.
+CoreText kept_rule_reason(const Rule& rule, std::string_view field, const RuleContext& context,
+                          const Strategy& strategy) {
+  const std::string reason = rule.reason(context, strategy);
+  return {
+      text_id::kLaunchKeepsRule,
+      std::string(field) + ": " + reason,
+      {{"field", std::string(field)}, {"reason", reason}, {"reason_id", std::string(rule.name)}},
+      {}};
+}
+}  // namespace
+
+std::vector<CoreText> unsupported(const RuleContext& context, Framework scenario_framework,
+                                  const Strategy& strategy) {
+  std::vector<CoreText> reasons;
   for (const FrameworkRule* rule : framework_rules(context.framework)) {
-    if (!rule->expressible(context, strategy)) reasons.push_back(rule->reason());
+    if (!rule->expressible(context, strategy)) reasons.push_back(target_reason(*rule));
   }
   RuleContext scenario_context = context;
   scenario_context.framework = scenario_framework;
   for (const Rule& rule : rules()) {
     if (rule.holds(context, strategy) || !rule.holds(scenario_context, strategy)) continue;
-    // "field: why", the field being the first key the rule reads.
     for (size_t id = 0; id < kNumStrategyKeys; ++id) {
       const auto key = static_cast<StrategyKeyId>(id);
       if (!rule.reads.contains(key)) continue;
-      reasons.push_back(std::string(strategy_key(key).name) + ": " +
-                        rule.reason(context, strategy));
+      reasons.push_back(kept_rule_reason(rule, strategy_key(key).name, context, strategy));
       break;
     }
   }

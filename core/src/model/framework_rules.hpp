@@ -14,6 +14,7 @@
 #include "model/rules.hpp"
 #include "model/torchtitan_family.hpp"
 #include "paraplan/framework.hpp"
+#include "paraplan/report.hpp"
 
 namespace paraplan::detail {
 
@@ -29,6 +30,11 @@ struct FrameworkRule {
 
 // The rules of `framework`.
 std::vector<const FrameworkRule*> framework_rules(Framework framework);
+
+// `rule`'s stable id, by which the page writes its reason in its language
+// (web/src/i18n/launch-reasons.ts): "<framework>: <field>", with " #N" for the N-th rule of its
+// target on the same field (N > 1, in table order).
+std::string framework_rule_id(const FrameworkRule& rule);
 
 // Turns off switch `key` where `strategy` has it on, `pins` leave it out and one of `rules` that
 // reads it breaks: a default that the launch target cannot express gives way.
@@ -63,10 +69,11 @@ inline constexpr uint32_t kMindSpeedSwapAttentionModules = [] {
   return bits;
 }();
 
-// "field: why" for every rule of `context.framework` that `strategy` breaks, then for every
-// rulebook rule it breaks there but not under `scenario_framework` (a rule one of them lifts:
-// RuleContext::framework).
-std::vector<std::string> unsupported(const RuleContext& context, Framework scenario_framework,
-                                     const Strategy& strategy);
+// "field: why" for every rule of `context.framework` that `strategy` breaks
+// (text_id::kLaunchTargetRule with the field and the rule's id), then for every rulebook rule it
+// breaks there but not under `scenario_framework` (a rule one of them lifts:
+// RuleContext::framework; text_id::kLaunchKeepsRule with the field and the rule's reason and name).
+std::vector<CoreText> unsupported(const RuleContext& context, Framework scenario_framework,
+                                  const Strategy& strategy);
 
 }  // namespace paraplan::detail

@@ -1,5 +1,6 @@
-// Stable ids of the report's texts (CoreText::id: the memory verdict's reason, the uncertainty
-// band's regime and basis, the validation notes). The page writes each in its language by id
+// Stable ids of the core's texts (CoreText::id: the memory verdict's reason, the uncertainty
+// band's regime and basis, the validation notes, the launch targets' refusals, the Hugging Face
+// import's reasons). The page writes each in its language by id
 // (web/src/i18n/core-texts.ts); its test reads this list and fails on an id it cannot write.
 #pragma once
 
@@ -57,5 +58,43 @@ inline constexpr const char* kSequenceLongerThanValidated = "sequence longer tha
 inline constexpr const char* kMoeMeasuredError = "mixture-of-experts measured error";
 inline constexpr const char* kFsdpMeasuredError = "FSDP measured error";
 inline constexpr const char* kTorchtitanDropsMtp = "torchtitan drops multi-token prediction";
+
+// The Hugging Face import's reasons for a key of config.json it did not map (input/hf_*.cpp).
+inline constexpr const char* kHfIgnoredKey = "config key: ignored";
+inline constexpr const char* kHfUnknownKey = "config key: unknown";
+inline constexpr const char* kHfSeeKey = "config key: see another key";
+inline constexpr const char* kHfAttentionBiasesOnly = "config: biases on the attention only";
+inline constexpr const char* kHfMlpBiasesOnly = "config: biases on the MLP only";
+inline constexpr const char* kHfQkvBiasesOnly = "config: biases on q, k and v only";
+inline constexpr const char* kHfAttentionSinks = "config: attention sinks";
+inline constexpr const char* kHfGroupLimitedRouting = "config: group-limited routing";
+inline constexpr const char* kHfOneExpertGroup = "config: one expert group";
+inline constexpr const char* kHfNoWindow = "config: no sliding window";
+inline constexpr const char* kHfWindowOff = "config: sliding window switched off";
+inline constexpr const char* kHfLayerTypesListWindows = "config: layer_types lists the windows";
+inline constexpr const char* kHfLayerTypesUnknown = "config: layer_types not understood";
+inline constexpr const char* kHfNoLayerWindowed = "config: no layer uses the window";
+inline constexpr const char* kHfWindowOfQueryAlone = "config: window of the query alone";
+inline constexpr const char* kHfWindowPattern = "config: sliding-window pattern";
+inline constexpr const char* kHfAllLayersFull = "config: every layer full attention";
+inline constexpr const char* kHfOtherLayersUnwindowed = "config: other layers without a window";
+
+// Input errors of the strict readers (input/json_reader.cpp, input/hf_config_reader.hpp): the
+// value got as `got_type` (its JSON type) and `got_value` (as describe writes it, strings quoted).
+inline constexpr const char* kErrorIntegerRange = "input error: expected an integer in a range";
+inline constexpr const char* kErrorPositiveInteger = "input error: expected a positive integer";
+inline constexpr const char* kErrorNumberRange = "input error: expected a number in a range";
+inline constexpr const char* kErrorBoolean = "input error: expected true or false";
+inline constexpr const char* kErrorString = "input error: expected a string";
+inline constexpr const char* kErrorChoice = "input error: expected one of the choices";
+inline constexpr const char* kErrorObject = "input error: expected an object";
+inline constexpr const char* kErrorRequired = "input error: is required";
+inline constexpr const char* kErrorUnknownKey = "input error: unknown key";
+
+// Why a launch target cannot launch a strategy (model/framework_rules.cpp unsupported): one of
+// its own rules (by the rule's id, framework_rule_id), or a rule of the rulebook it keeps where
+// the scenario's framework lifts it (with the rule's reason and name).
+inline constexpr const char* kLaunchTargetRule = "launch target cannot express";
+inline constexpr const char* kLaunchKeepsRule = "launch target keeps a rule";
 
 }  // namespace paraplan::text_id

@@ -201,12 +201,21 @@ TEST_CASE("HF import: every key is mapped or reported, unknown keys too") {
       CAPTURE(entry.key);
       CHECK(entry.status != "unknown");  // the published configs hold no key Paraplan lacks
       CHECK(!entry.reason.empty());
+      // Its id and values, for the page's languages (web/src/i18n/import-texts.ts).
+      CHECK(!entry.reason_text.id.empty());
+      CHECK(entry.reason_text.text == entry.reason);
     }
   }
   nlohmann::json odd = config("Meta-Llama-3-8B.json");
   odd["frobnication"] = 3;
   const HfImport result = import_hf_config(odd);
   CHECK(status(result, "frobnication") == "unknown");
+  const UnmappedKey* frobnication = find_key(result, "frobnication");
+  REQUIRE(frobnication != nullptr);
+  CHECK(frobnication->reason_text.id == "config key: unknown");
+  CHECK(frobnication->reason_text.args ==
+        std::vector<std::pair<std::string, std::string>>{{"architecture", "LlamaForCausalLM"}});
+  CHECK(to_json(result)["unmapped"][0].contains("reason_text"));
   CHECK(result.model["name"] == "LlamaForCausalLM");
   CHECK(import_hf_config(odd, "my-llama").model["name"] == "my-llama");
   odd["_name_or_path"] = "meta-llama/Meta-Llama-3-8B";
@@ -306,6 +315,9 @@ TEST_CASE("HF import: sliding windows Megatron-LM can express map, others are re
   CHECK(!shifted.model.contains("window_size"));
   CHECK(status(shifted, "sliding_window") == "unsupported");
   CHECK(find_key(shifted, "sliding_window")->reason.find("3 of 6 layers") != std::string::npos);
+  CHECK(find_key(shifted, "sliding_window")->reason_text.args ==
+        std::vector<std::pair<std::string, std::string>>{
+            {"window", "128"}, {"windowed_layers", "3"}, {"num_layers", "6"}});
   // Qwen: windows from max_window_layers on; all layers (0) maps, the first 2 full does not.
   const HfImport qwen_all =
       windowed("Qwen3ForCausalLM",

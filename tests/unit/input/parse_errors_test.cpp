@@ -8,6 +8,19 @@ using paraplan::test::input_error;
 
 namespace {
 
+// The id and values the error of `json` carries, for the page to write it in its language
+// (web/src/i18n/error-texts.ts), with its English as `text`.
+paraplan::CoreText error_text(std::string_view json) {
+  try {
+    paraplan::test::scenario(json);
+  } catch (const paraplan::InputError& error) {
+    return error.text();
+  }
+  return {};
+}
+
+using Args = std::vector<std::pair<std::string, std::string>>;
+
 const char* kCluster = R"("cluster": {"gpus": [{"type": "a100", "count": 8}]})";
 const char* kTraining = R"("training": {"global_batch_size": 8, "seq_length": 2048})";
 
@@ -34,6 +47,31 @@ TEST_CASE("errors name the field and the expectation") {
         "the string \"some\"");
   CHECK(input_error(with_strategy(R"({"zero_stage": 4})")) ==
         "strategy.zero_stage: expected an integer from 0 to 3, got 4");
+}
+
+TEST_CASE("the strict readers' errors carry an id and the values they name") {
+  const paraplan::CoreText range = error_text(with_strategy(R"({"zero_stage": 4})"));
+  CHECK(range.id == "input error: expected an integer in a range");
+  CHECK(range.text == "expected an integer from 0 to 3, got 4");
+  CHECK(range.args == Args{{"min", "0"}, {"max", "3"}, {"got_type", "number"}, {"got_value", "4"}});
+  const paraplan::CoreText choice =
+      error_text(with_strategy(R"({"recompute_granularity": "some"})"));
+  CHECK(choice.id == "input error: expected one of the choices");
+  CHECK(choice.args == Args{{"choices", "\"none\", \"selective\", \"full\""},
+                            {"got_type", "string"},
+                            {"got_value", "\"some\""}});
+  CHECK(error_text(with_strategy(R"({"sequence_parallel": [1]})")).args ==
+        Args{{"got_type", "array"}, {"got_value", "an array"}});
+  const paraplan::CoreText unknown = error_text(with_strategy(R"({"tensor_parallel_size": 2})"));
+  CHECK(unknown.id == "input error: unknown key");
+  CHECK(unknown.args == Args{{"closest", "tensor_model_parallel_size"}});
+  CHECK(error_text(R"({"training": {}})").id == "input error: is required");
+  CHECK(error_text(R"([1])").id == "input error: expected an object");
+  // An error of another kind has no id yet: the page shows its English.
+  CHECK(error_text(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                   R"(, "cluster": {"gpus": [{"type": "a100", "count": 8}, {"type": "a100", )"
+                   R"("count": 8}]}})")
+            .id.empty());
 }
 
 TEST_CASE("a number key reads within its own limits: a capacity factor above 1") {

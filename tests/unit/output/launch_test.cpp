@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/framework_rules.hpp"
 #include "model/rules.hpp"
 #include "paraplan/megatron.hpp"
 #include "paraplan/search.hpp"
@@ -262,8 +263,9 @@ TEST_CASE("a launch is a command with files, or the fields the framework cannot 
     for (const auto& [framework, launch] : all.items()) {
       CAPTURE(framework);
       if (launch.contains("unsupported")) {
-        CHECK(launch.size() == 1);
+        CHECK(launch.size() == 2);  // with unsupported_texts, one per reason
         CHECK(!launch["unsupported"].empty());
+        CHECK(launch["unsupported_texts"].size() == launch["unsupported"].size());
         for (const auto& reason : launch["unsupported"]) {
           const std::string why = reason;
           CHECK(why.find(": ") != std::string::npos);  // "field: why"
@@ -400,6 +402,44 @@ TEST_CASE("what a framework cannot express is unsupported, naming the field") {
                                                    {"recompute_granularity", "none"}}));
   CHECK(plain["deepspeed"].contains("command"));
   CHECK(plain["colossalai"].contains("command"));
+}
+
+TEST_CASE("each unsupported reason carries its rule's id and field, for the page's languages") {
+  // Distinct ids for every rule of every target, the second rule on one field numbered
+  // (web/src/i18n/launch-reasons.ts derives the same from the tables).
+  std::set<std::string> ids;
+  for (size_t f = 0; f < framework_names().size(); ++f) {
+    for (const detail::FrameworkRule* rule : detail::framework_rules(static_cast<Framework>(f))) {
+      CHECK(ids.insert(detail::framework_rule_id(*rule)).second);
+    }
+  }
+  CHECK(ids.count("deepspeed: zero_stage") == 1);
+  CHECK(ids.count("deepspeed: zero_stage #2") == 1);
+  // The launch's texts: one per reason, the English the same, the field and the rule named.
+  const nlohmann::json ref = launches(reference());
+  const nlohmann::json& deepspeed = ref["deepspeed"];
+  REQUIRE(deepspeed["unsupported_texts"].size() == deepspeed["unsupported"].size());
+  const nlohmann::json& first = deepspeed["unsupported_texts"][0];
+  CHECK(first["id"] == "launch target cannot express");
+  CHECK(first["args"]["field"] == "virtual_pipeline_model_parallel_size");
+  CHECK(first["args"]["rule"] == "deepspeed: virtual_pipeline_model_parallel_size");
+  // A rulebook rule the target keeps (Megatron-FSDP without pipelines, lifted by torchtitan).
+  const nlohmann::json fsdp = launches(nlohmann::json::parse(R"({"model": "llama3.1-405b",
+      "framework": "torchtitan",
+      "training": {"global_batch_size": 256, "seq_length": 8192, "precision": "bf16"},
+      "cluster": {"gpus": [{"type": "h100", "count": 512}]},
+      "strategy": {"tensor_model_parallel_size": 8, "sequence_parallel": true,
+                   "pipeline_model_parallel_size": 8, "micro_batch_size": 1,
+                   "recompute_granularity": "full", "recompute_method": "uniform",
+                   "recompute_num_layers": 1, "zero_stage": 3}})"));
+  bool kept = false;
+  for (const nlohmann::json& text : fsdp["megatron"]["unsupported_texts"]) {
+    if (text["id"] != "launch target keeps a rule") continue;
+    kept = true;
+    CHECK(text["args"]["reason_id"] == "Megatron-FSDP runs without pipeline parallelism");
+    CHECK(text["args"]["reason"].get<std::string>().find("Megatron-FSDP") != std::string::npos);
+  }
+  CHECK(kept);
 }
 
 TEST_CASE("the deferred output-layer gradients and kept stage outputs: written or refused") {

@@ -1,14 +1,19 @@
 // The core's texts that carry an id (core/src/model/text_ids.hpp: the memory verdict's reason,
 // the uncertainty band's regime and basis, the trust notes, why a search found no strategy or
-// stopped early) in the page's language, written from
-// their id and values, never parsed from the English. A text without an id, or with an id this
+// stopped early, why a launch target cannot launch, the Hugging Face import's reasons, the input
+// errors) in the page's language, written from their id and values, never parsed from the English. A text without an id, or with an id this
 // file does not know, stays English; core-texts.test.ts fails on an id of the core not written.
 import type { CoreText, Validation } from "../paraplan/types";
 import { coreReason } from "./core-reasons";
+import { ERROR_TEXTS_ZH } from "./error-texts";
 import { language } from "./i18n";
+import { IMPORT_TEXTS_ZH } from "./import-texts";
+import { LAUNCH_TEXTS_ZH } from "./launch-reasons";
 
-type Args = Record<string, string>;
-type Write = (args: Args, parts: string[]) => string;
+export type Args = Record<string, string>;
+// A text from its values and its parts (already written); undefined where a table it reads has
+// no entry for a value (the text then stays English).
+export type Write = (args: Args, parts: string[]) => string | undefined;
 
 // Names inside the core's values: GPU families (model/uncertainty.cpp gpu_family) and model
 // families' parts (model/validated_regime.cpp model_family); proper names stay as they are.
@@ -42,7 +47,7 @@ const verdict =
     (a.cuda_graphs === "true" ? "，含 CUDA Graph" : "") +
     `；docs/model.md“Memory verdict”）`;
 
-const band: Write = (a) =>
+const band = (a: Args): string =>
   `来自 ${a.publishers} 家发布方表格的 ${a.runs} 个公开运行的实测/预测 token/s，` +
   `其 80% 分裂共形区间：估计值的 ${a.low} 至 ${a.high} 倍`;
 
@@ -61,6 +66,9 @@ const memoryMiss: Write = (a) =>
 
 // zh: by id (text_ids.hpp), the text from its values and its parts (already written).
 export const ZH_TEXTS: Record<string, Write> = {
+  ...LAUNCH_TEXTS_ZH,
+  ...IMPORT_TEXTS_ZH,
+  ...ERROR_TEXTS_ZH,
   "memory verdict: fits": verdict("fits"),
   "memory verdict: at_risk": verdict("at_risk"),
   "memory verdict: oom": verdict("oom"),
@@ -75,7 +83,7 @@ export const ZH_TEXTS: Record<string, Write> = {
     `“${parts[0]}”只有来自 ${a.publishers} 家发布方表格的 ${a.runs} 个公开运行`,
   "band from published runs": band,
   "band from a wider regime": (a, parts) =>
-    `${band(a, parts)}；采用更宽的范围，因为${parts.join("；")}` +
+    `${band(a)}；采用更宽的范围，因为${parts.join("；")}` +
     `（一个区间需要来自 ${a.min_publishers} 家发布方的 ${a.min_runs} 个运行）`,
   "ranked above: safer memory verdict": (a) =>
     `排在一个快 ${a.slower_percent} 的策略之上，差距在已发表吞吐 ${a.noise_percent} 的噪声之内：` +
@@ -141,6 +149,11 @@ function zhText(text: CoreText): string | undefined {
   return write(text.args, parts as string[]);
 }
 
+// Texts of the core in the page's language, one per English text (`texts` in the same order).
+export function coreTextList(english: string[], texts: CoreText[] | undefined): string[] {
+  return english.map((text, index) => coreText(text, texts?.[index]));
+}
+
 // The core's English `english`, with id and values `text`, in the page's language.
 export function coreText(english: string, text: CoreText | undefined): string {
   if (language() !== "zh" || text === undefined) return english;
@@ -149,7 +162,5 @@ export function coreText(english: string, text: CoreText | undefined): string {
 
 // A report's trust notes in the page's language, one per note.
 export function coreNotes(validation: Validation | undefined): string[] {
-  return (validation?.notes ?? []).map((note, index) =>
-    coreText(note, validation?.note_texts?.[index]),
-  );
+  return coreTextList(validation?.notes ?? [], validation?.note_texts);
 }

@@ -106,7 +106,10 @@ export interface Validation {
 }
 
 // A framework's launch of a strategy: its command and files, or what it cannot express.
-export type Launch = { command: string; files: Record<string, string> } | { unsupported: string[] };
+// `unsupported_texts`: one per reason, with its id and values (i18n/core-texts.ts).
+export type Launch =
+  | { command: string; files: Record<string, string> }
+  | { unsupported: string[]; unsupported_texts?: CoreText[] };
 
 export interface RankedStrategy {
   rank: number;
@@ -316,6 +319,7 @@ export interface UnmappedKey {
   key: string;
   status: "ignored" | "unsupported" | "unknown";
   reason: string;
+  reason_text?: CoreText; // `reason` with its id and values (i18n/import-texts.ts)
 }
 
 // The module's importHfConfig: a config.json mapped to a scenario's model object.

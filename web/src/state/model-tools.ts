@@ -6,6 +6,7 @@ import type { Client } from "../worker/client";
 import { CancelledError } from "../worker/errors";
 import type { FieldError } from "./checker";
 import type { InputLimits } from "./module-schema";
+import { moduleErrorText } from "./module-errors";
 import { CUSTOM_MODEL_FIELDS, type PageState } from "./page-state";
 import { buildCustomModel } from "./scenario";
 
@@ -65,7 +66,8 @@ export class ModelTools {
       return { status: "counted", counts: await this.client.call("parameterCounts", model.value) };
     } catch (error) {
       if (error instanceof CancelledError) return { status: "cancelled" };
-      return { status: "refused", message: error instanceof Error ? error.message : String(error) };
+      const message = error instanceof Error ? moduleErrorText(error) : String(error);
+      return { status: "refused", message };
     }
   }
 }

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { setLanguage } from "../i18n/i18n";
 import { fieldOfPath, pathOf, placeModuleError } from "./module-errors";
 import { moduleSchema } from "./module-schema";
 
@@ -59,5 +60,51 @@ describe("placing a module error at its field", () => {
     expect(placeModuleError({ message }, schema).field).toBe("pinned.tp");
     expect(pathOf({ message: "the calculator's worker failed to start" })).toBe("");
     expect(placeModuleError({ message: "internal error: bad_alloc" }, schema).field).toBeNull();
+  });
+
+  describe("in Chinese", () => {
+    // setLanguage retranslates a document; these tests have none, so give it an empty root.
+    const root = { querySelectorAll: () => [] } as unknown as ParentNode;
+    const use = (lang: "en" | "zh") => {
+      (globalThis as { document?: unknown }).document ??= { documentElement: {} };
+      setLanguage(lang, root);
+    };
+    afterEach(() => use("en"));
+
+    it("writes the message from its id and values, after its path", () => {
+      use("zh");
+      const path = "strategy.tensor_model_parallel_size";
+      const detail = 'expected an integer from 1 to 16777216, got the string "x"';
+      const text = {
+        id: "input error: expected an integer in a range",
+        args: { min: "1", max: "16777216", got_type: "string", got_value: '"x"' },
+      };
+      expect(
+        placeModuleError({ message: `${path}: ${detail}`, path, detail, text }, schema),
+      ).toEqual({
+        field: "pinned.tp",
+        text: `${path}：应为 1 到 16777216 之间的整数，实际为 字符串 "x"`,
+      });
+      const unknown = {
+        message: 'model.num_layer: unknown key (did you mean "num_layers"?)',
+        path: "model.num_layer",
+        detail: 'unknown key (did you mean "num_layers"?)',
+        text: { id: "input error: unknown key", args: { closest: "num_layers" } },
+      };
+      expect(placeModuleError(unknown, schema).text).toBe(
+        'model.num_layer：未知的键（是否想写 "num_layers"？）',
+      );
+      // Without an id, or with one the page does not know: the module's English.
+      const message = "model.num_query_groups: must divide num_attention_heads (64), got 7";
+      expect(placeModuleError({ message, path: "model.num_query_groups" }, schema).text).toBe(
+        message,
+      );
+      expect(
+        placeModuleError(
+          { message, path: "model.num_query_groups", detail: "x", text: { id: "new", args: {} } },
+          schema,
+        ).text,
+      ).toBe(message);
+    });
   });
 });

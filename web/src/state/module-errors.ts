@@ -3,7 +3,10 @@
 // The module's errors carry the JSON path of the value (`path`, "" when the error is about no
 // field) apart from the message. A module built before that carried the path only at the start
 // of the message ("model.num_query_groups: must divide ..."); for it alone, and only when
-// `path` is missing, the path is read from the message.
+// `path` is missing, the path is read from the message. Where the module gives the message's id
+// and values (`text`), the message is written in the page's language (i18n/core-texts.ts).
+import { coreText } from "../i18n/core-texts";
+import type { CoreText } from "../paraplan/types";
 import type { FieldId } from "./checker";
 import type { ModuleSchema } from "./module-schema";
 import { CUSTOM_MODEL_FIELDS, PINNED_FIELDS } from "./page-state";
@@ -12,6 +15,7 @@ export interface ModuleErrorFields {
   message: string; // the whole one-line message, as the CLI prints it
   path?: string; // the JSON path of the value, "" for none
   detail?: string; // the message without the path
+  text?: CoreText; // the message's id and values
 }
 
 // A module error as the page shows it: at a field, or in the banner when `field` is null.
@@ -21,7 +25,16 @@ export interface PlacedError {
 }
 
 export function placeModuleError(error: ModuleErrorFields, schema: ModuleSchema): PlacedError {
-  return { field: fieldOfPath(pathOf(error), schema), text: error.message };
+  return { field: fieldOfPath(pathOf(error), schema), text: moduleErrorText(error) };
+}
+
+// The error's one-line message in the page's language: its path, then the message written from
+// its id and values; the module's English where it gives no id or the id has no translation.
+export function moduleErrorText(error: ModuleErrorFields): string {
+  if (error.detail === undefined || error.text === undefined) return error.message;
+  const detail = coreText(error.detail, error.text);
+  if (detail === error.detail) return error.message;
+  return error.path ? `${error.path}：${detail}` : detail;
 }
 
 // The JSON path an error is about.

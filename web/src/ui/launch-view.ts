@@ -1,6 +1,7 @@
 // How a strategy is launched on each framework (the search result's `launch`, docs/contract.md
 // section 5): a framework selector, the command and each file with copy and download buttons,
 // or the fields the framework cannot express.
+import { coreTextList } from "../i18n/core-texts";
 import { t } from "../i18n/i18n";
 import { FRAMEWORKS } from "../state/page-state";
 import type { Launch, RankedStrategy } from "../paraplan/types";
@@ -52,7 +53,13 @@ function body(framework: string, launch: Launch | undefined): HTMLElement {
       "div",
       { testid: "launch-unsupported" },
       h("p", { text: t("launch.unsupported", { framework }) }),
-      h("ul", {}, ...launch.unsupported.map((reason) => h("li", { text: reason }))),
+      h(
+        "ul",
+        {},
+        ...coreTextList(launch.unsupported, launch.unsupported_texts).map((reason) =>
+          h("li", { text: reason }),
+        ),
+      ),
     );
   }
   return h(

@@ -1,9 +1,11 @@
 // The model: a preset picked from a filterable list, or custom dimensions.
+import { coreText } from "../i18n/core-texts";
 import { t } from "../i18n/i18n";
 import type { MessageKey } from "../i18n/messages";
 import type { HfImport, ModelPreset } from "../paraplan/types";
 import type { Catalogue } from "../state/catalogue";
 import { customFromModel, MOE_FIELDS, type ModelTools } from "../state/model-tools";
+import { moduleErrorText } from "../state/module-errors";
 import {
   ACTIVATIONS,
   CUSTOM_MODEL,
@@ -132,7 +134,7 @@ function importSummary(imported: HfImport): HTMLElement[] {
                   text: t(STATUS_KEYS[entry.status]),
                 }),
                 h("code", { text: entry.key }),
-                ` ${entry.reason}`,
+                ` ${coreText(entry.reason, entry.reason_text)}`,
               ),
             ),
           ),
@@ -173,7 +175,7 @@ function importPanel(context: FormContext, models: ModelTools): HTMLElement {
       result.replaceChildren(...importSummary(imported));
     } catch (failure) {
       error.textContent = t("model.import.failed", {
-        message: failure instanceof Error ? failure.message : String(failure),
+        message: failure instanceof Error ? moduleErrorText(failure) : String(failure),
       });
       error.hidden = false;
     }

@@ -98,8 +98,8 @@ export class ParaplanClient implements Client {
         break;
       case "error": {
         this.pending.delete(response.id);
-        const { message, path, detail } = response;
-        call.reject(new ModuleError({ message, path, detail }));
+        const { message, path, detail, text } = response;
+        call.reject(new ModuleError({ message, path, detail, text }));
         break;
       }
     }

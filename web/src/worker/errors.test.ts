@@ -29,6 +29,19 @@ describe("a module error from the worker to its field", () => {
     });
   });
 
+  it("keeps the message's id and values, where the module gives them, through the worker", () => {
+    const text = { id: "input error: is required", args: {} };
+    const error = new ModuleError(
+      structuredClone(
+        errorFields(Object.assign(thrown("model: is required", "model", "is required"), { text })),
+      ),
+    );
+    expect(error.text).toEqual(text);
+    expect(errorFields(Object.assign(new Error("m"), { text: "not a text" }))).toEqual({
+      message: "m",
+    });
+  });
+
   it("sends the message alone for errors without them, or with other types", () => {
     expect(errorFields(new Error("input: not JSON"))).toEqual({ message: "input: not JSON" });
     expect(errorFields(Object.assign(new Error("m"), { path: 3 }))).toEqual({ message: "m" });

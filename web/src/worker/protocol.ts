@@ -2,6 +2,7 @@
 // Every request carries an id; the worker answers it with any number of
 // "progress" and "partial" messages, then one "result" or "error".
 import type {
+  CoreText,
   HfImport,
   ParameterCounts,
   Presets,
@@ -95,11 +96,12 @@ export interface Progress {
 
 // What the worker reports of an error the module threw: the whole one-line message, and,
 // from modules that give them, the JSON path of the value ("" for none) and the message
-// without the path.
+// without the path, and its id and values where it has an id (i18n/core-texts.ts).
 export interface ErrorFields {
   message: string;
   path?: string;
   detail?: string;
+  text?: CoreText;
 }
 
 // The page's first message to each worker, apart from the requests: the WebAssembly module it

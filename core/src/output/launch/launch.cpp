@@ -55,7 +55,8 @@ Launch make_launch(Framework framework, const Strategy& strategy, const Scenario
   const detail::RuleContext context{scenario.model, scenario.training, scenario.cluster, num_gpus,
                                     framework};
   Launch launch;
-  launch.unsupported = detail::unsupported(context, scenario.framework, strategy);
+  launch.unsupported_texts = detail::unsupported(context, scenario.framework, strategy);
+  for (const CoreText& text : launch.unsupported_texts) launch.unsupported.push_back(text.text);
   if (!launch.unsupported.empty()) return launch;
   const detail::LaunchInput in{strategy, scenario, data_parallel_size,
                                detail::num_micro_batches(context, strategy),
@@ -78,7 +79,11 @@ Launch make_launch(Framework framework, const Strategy& strategy, const Scenario
 }
 
 nlohmann::json to_json(const Launch& launch) {
-  if (!launch.unsupported.empty()) return {{"unsupported", launch.unsupported}};
+  if (!launch.unsupported.empty()) {
+    nlohmann::json texts = nlohmann::json::array();
+    for (const CoreText& text : launch.unsupported_texts) texts.push_back(to_json(text));
+    return {{"unsupported", launch.unsupported}, {"unsupported_texts", std::move(texts)}};
+  }
   nlohmann::json files = nlohmann::json::object();
   for (const auto& [name, text] : launch.files) files[name] = text;
   return {{"command", launch.command}, {"files", files}};
