@@ -306,7 +306,7 @@ PipelineResult evaluate_pipeline(const PipelineInput& in, std::vector<GroupResul
   for (size_t g = 0; g < groups.size(); ++g) results[g].work = stage_work(in, groups[g]);
   PipelineResult out;
   fit_memory(in, results, out);
-  if (!out.fits && !in.time_unfit) {
+  if (in.memory_only || (!out.fits && !in.time_unfit)) {
     out.iteration_time_s = std::numeric_limits<double>::infinity();
     return out;
   }

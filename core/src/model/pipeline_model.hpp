@@ -54,6 +54,9 @@ struct PipelineInput {
   // Whether a strategy that does not fit is timed too (the estimate reports its time; the search
   // ranks only strategies that fit, and skips the time of the others it does not need).
   bool time_unfit = true;
+  // Whether only the memory verdict is asked, for a strategy that fits too (the search's probes
+  // of block recompute depth, and leaves a time bound rules out): the time is left infinite.
+  bool memory_only = false;
 
   // What a stage may use of a GPU of `capacity_bytes` under the margin.
   double usable_bytes(double capacity_bytes) const {

@@ -26,12 +26,13 @@ bool same_bits(const std::vector<StageWork>& a, const std::vector<StageWork>& b)
 }  // namespace
 
 // The strategy's iteration time, and whether it fits; a strategy that does not fit is timed only
-// where `time_unfit` asks (else its time is infinite).
-double Searcher::evaluate_time(bool& fits, bool time_unfit) {
+// where `time_unfit` asks, and none where `memory_only` does (else its time is infinite).
+double Searcher::evaluate_time(bool& fits, bool time_unfit, bool memory_only) {
   group_stages(s_.pipeline_stage_gpus, s_.pipeline_stage_layers, model_, groups_);
   PipelineInput input = margined_input(s_);
   input.groups = groups_;
   input.time_unfit = time_unfit;
+  input.memory_only = memory_only;
   const PipelineResult result = evaluate_pipeline(input, results_);
   audit_floors(s_, result.fits, result.iteration_time_s);
   tick();
@@ -92,6 +93,20 @@ bool Searcher::evaluate() {
     });
   }
   return any || fits;
+}
+
+// A leaf the recompute settings' time bound rules out (zero_level) while its micro-batch size is
+// not known to fit: neither it nor its offload variants can enter the top N, and only whether it
+// fits decides the micro-batch walk. A strategy that fits is counted on its memory verdict alone;
+// one that does not is evaluated, since an offload variant may fit. The audit times it too
+// (audit_floors compares the time with the bound).
+bool Searcher::evaluate_bounded() {
+  bool fits = false;
+  evaluate_time(fits, false, audit_ == nullptr);
+  if (!fits) return evaluate();
+  if (audit_ != nullptr) ++audit_->bounded_checked;
+  ++stats_.pruned;
+  return true;
 }
 
 // The strategy changed by `change` (keys decided at the ZeRO level), ranked if its rules hold and
@@ -189,7 +204,7 @@ void Searcher::fit_block_layers(size_t pool) {
   while (low < high) {
     recompute.num_layers = (low + high) / 2;
     bool fits = false;
-    evaluate_time(fits);
+    evaluate_time(fits, false, true);  // only whether it fits: the leaf is estimated after
     if (fits) {
       high = recompute.num_layers;
     } else {

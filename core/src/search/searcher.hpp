@@ -113,6 +113,7 @@ struct MemoryBoundAudit {
   int64_t zero_memo_checked = 0;    // of which the ZeRO level's below a recompute setting
   int64_t loop_memo_checked = 0;    // replayed shape loop counts walked again (layer_shape.cpp)
   int64_t split_reuse_checked = 0;  // reused layer-split works recomputed and compared (leaf.cpp)
+  int64_t bounded_checked = 0;      // leaves counted on their memory verdict, timed (leaf.cpp)
   int64_t violations = 0;           // a floor above the estimated peak, or such a leaf that fits
   std::string example;
 };
@@ -150,8 +151,8 @@ class Searcher {
   void count_shape();
   bool recompute_level(size_t pool, Walk walk, int fit_pool);
   bool zero_level(Walk walk, int fit_pool);
-  bool leaf(Walk walk, int fit_pool);
-  bool split_and_evaluate(int fit_pool);
+  bool leaf(Walk walk, int fit_pool, bool bounded = false);
+  bool split_and_evaluate(int fit_pool, bool bounded);
   int first_broken_leaf_rule() const;
   bool leaf_rules_refuse_every_block_count(size_t pool);
   template <typename Change>
@@ -173,7 +174,8 @@ class Searcher {
 
   // The leaf's work (leaf.cpp).
   bool evaluate();
-  double evaluate_time(bool& fits, bool time_unfit = false);
+  bool evaluate_bounded();
+  double evaluate_time(bool& fits, bool time_unfit = false, bool memory_only = false);
   void fit_block_layers(size_t pool);
   bool split_layers(bool reuse = false);
   void audit_split_reuse(const PipelineInput& input);

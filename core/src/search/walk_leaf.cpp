@@ -138,9 +138,10 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
     }
     // The recompute settings' time bound again, against the N-th best as the leaves before left
     // it: once this micro-batch size is known to fit or be unknown (here, or by a leaf before),
-    // a leaf it rules out is only counted, as the recompute level counts its subtree.
-    if (walk == Walk::evaluate && (micro_batch_fits_ || any_fit_or_unknown) &&
-        recompute_bound_prunes()) {
+    // a leaf it rules out is only counted, as the recompute level counts its subtree; before
+    // that, only whether it fits is asked (below, after the memory bounds: evaluate_bounded).
+    const bool size_known = micro_batch_fits_ || any_fit_or_unknown;
+    if (walk == Walk::evaluate && size_known && recompute_bound_prunes()) {
       any_fit_or_unknown |= leaf(Walk::count, fit_pool);
       continue;
     }
@@ -153,31 +154,33 @@ bool Searcher::zero_level(Walk walk, int fit_pool) {
       ++stats_.pruned;  // no group's floor fits, for this leaf or its offload variants
       continue;
     }
-    any_fit_or_unknown |= leaf(walk, fit_pool);
+    const bool bounded = walk == Walk::evaluate && !size_known && recompute_bound_prunes();
+    any_fit_or_unknown |= leaf(walk, fit_pool, bounded);
   }
   return any_fit_or_unknown;
 }
 
-// A complete strategy: counted, or given its last keys and estimated. True when it fits in
-// memory or failed for another reason than memory.
-bool Searcher::leaf(Walk walk, int fit_pool) {
+// A complete strategy: counted, or given its last keys and estimated (`bounded`: a time bound
+// rules it out, evaluate_bounded). True when it fits in memory or failed for another reason than
+// memory.
+bool Searcher::leaf(Walk walk, int fit_pool, bool bounded) {
   if (walk == Walk::count) {
     ++stats_.pruned;
     return true;
   }
-  if (fit_pool < 0) return split_and_evaluate(-1);
+  if (fit_pool < 0) return split_and_evaluate(-1, bounded);
   // Each leaf starts from the recompute level's block count, not the count the previous leaf
   // fitted: its layer split reads the count, so a leaf must not depend on the order of leaves.
   Recompute& block = s_.recompute[static_cast<size_t>(fit_pool)];
   const int64_t kept = block.num_layers;
-  const bool fits_or_other = split_and_evaluate(fit_pool);
+  const bool fits_or_other = split_and_evaluate(fit_pool, bounded);
   block.num_layers = kept;
   return fits_or_other;
 }
 
 // A leaf's last keys (its layer split where the leaf chooses it, its block recompute depth), then
 // its estimate.
-bool Searcher::split_and_evaluate(int fit_pool) {
+bool Searcher::split_and_evaluate(int fit_pool, bool bounded) {
   if (split_at_leaf_ && !split_layers(true)) {
     ++stats_.evaluated;
     reject("the layers do not spread over the stages",
@@ -194,7 +197,7 @@ bool Searcher::split_and_evaluate(int fit_pool) {
     ++stats_.evaluated;
     return true;
   }
-  return evaluate();
+  return bounded ? evaluate_bounded() : evaluate();
 }
 
 // The first of the leaf's rules (Megatron-LM's, then the framework's) that `s_` breaks, or -1.

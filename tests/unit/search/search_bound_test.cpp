@@ -32,6 +32,9 @@ struct AuditCounts {
   int64_t loop_replays_checked = 0;
   int64_t zero_replays_checked = 0;  // replayed counts of a ZeRO level (count_zero_level)
   int64_t split_reuses_checked = 0;
+  // leaves the time bound ruled out before their size fit, counted on their memory verdict and
+  // timed by the audit (Searcher::evaluate_bounded)
+  int64_t bounded_checked = 0;
 };
 
 // `scenario` searched with the bounds audited: no group of an estimated leaf peaks below its
@@ -55,6 +58,7 @@ void check_bounds(const Scenario& scenario, AuditCounts& counts) {
   counts.loop_replays_checked += audit.loop_memo_checked;
   counts.zero_replays_checked += audit.zero_memo_checked;
   counts.split_reuses_checked += audit.split_reuse_checked;
+  counts.bounded_checked += audit.bounded_checked;
   const SearchResult pruned = search(scenario, golden_options());
   REQUIRE(audited.strategies.size() == pruned.strategies.size());
   counts.ranked += static_cast<int64_t>(pruned.strategies.size());
@@ -86,6 +90,7 @@ TEST_CASE("the bounds of a leaf are at most its estimated peak and time: AIAK ex
   CHECK(counts.split_checked > 0);
   CHECK(counts.time_checked > 0);
   CHECK(counts.zero_replays_checked > 0);
+  CHECK(counts.bounded_checked > 0);
 }
 
 TEST_CASE("the bounds of a leaf are at most its estimated peak and time: preset jobs" *
@@ -95,6 +100,7 @@ TEST_CASE("the bounds of a leaf are at most its estimated peak and time: preset 
   CHECK(counts.split_reuses_checked > 0);
   CHECK(counts.split_checked > 0);
   CHECK(counts.time_checked > 0);
+  CHECK(counts.bounded_checked > 0);
 }
 
 // Block recompute of every layer of a chunk (a pinned count above the chunk): the time bound
