@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "model/collective_memo.hpp"
 
@@ -62,13 +62,20 @@ using MemoKind = CollectiveMemoScope::Table::Kind;
 
 // `compute()`, the time of the collective `kind` of `group` over `bytes` on `gpu`, read from the
 // active memo where it holds it.
+// The bits of `x` (std::bit_cast is missing from the WebAssembly toolchain's libc++ 14).
+uint64_t bits_of(double x) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits;
+}
+
 template <typename Compute>
 double memoised(const GpuSpec& gpu, MemoKind kind, const Group& group, double bytes,
                 Compute compute) {
   CollectiveMemoScope::Table* table = active_memo;
   const int pool = table != nullptr ? table->pool_of(gpu) : -1;
   if (pool < 0) return compute();
-  const CollectiveMemoScope::Table::Entry key{std::bit_cast<uint64_t>(bytes),
+  const CollectiveMemoScope::Table::Entry key{bits_of(bytes),
                                               group.size,
                                               group.members_per_node,
                                               static_cast<uint32_t>(pool),

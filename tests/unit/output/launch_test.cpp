@@ -57,6 +57,18 @@ nlohmann::json launches(const nlohmann::json& document) {
   return launches_json(p.strategy, p.scenario, p.data_parallel_size);
 }
 
+// Llama 3.1 405B on 512 H100 with FSDP (ZeRO-3) and eight pipeline stages, as torchtitan runs it.
+nlohmann::json fsdp_with_pipelines_launches() {
+  return launches(nlohmann::json::parse(R"({"model": "llama3.1-405b",
+      "framework": "torchtitan",
+      "training": {"global_batch_size": 256, "seq_length": 8192, "precision": "bf16"},
+      "cluster": {"gpus": [{"type": "h100", "count": 512}]},
+      "strategy": {"tensor_model_parallel_size": 8, "sequence_parallel": true,
+                   "pipeline_model_parallel_size": 8, "micro_batch_size": 1,
+                   "recompute_granularity": "full", "recompute_method": "uniform",
+                   "recompute_num_layers": 1, "zero_stage": 3}})"));
+}
+
 // launch-targets.md's reference strategy: Llama-2-70B on 256 GPUs, TP4 PP4 VP5 CP2 DP8,
 // micro-batch 1, global batch 512, sequence 4096, SP, selective recompute, ZeRO-1, flash, bf16.
 nlohmann::json reference(nlohmann::json strategy_changes = nlohmann::json::object()) {
@@ -424,14 +436,7 @@ TEST_CASE("each unsupported reason carries its rule's id and field, for the page
   CHECK(first["args"]["field"] == "virtual_pipeline_model_parallel_size");
   CHECK(first["args"]["rule"] == "deepspeed: virtual_pipeline_model_parallel_size");
   // A rulebook rule the target keeps (Megatron-FSDP without pipelines, lifted by torchtitan).
-  const nlohmann::json fsdp = launches(nlohmann::json::parse(R"({"model": "llama3.1-405b",
-      "framework": "torchtitan",
-      "training": {"global_batch_size": 256, "seq_length": 8192, "precision": "bf16"},
-      "cluster": {"gpus": [{"type": "h100", "count": 512}]},
-      "strategy": {"tensor_model_parallel_size": 8, "sequence_parallel": true,
-                   "pipeline_model_parallel_size": 8, "micro_batch_size": 1,
-                   "recompute_granularity": "full", "recompute_method": "uniform",
-                   "recompute_num_layers": 1, "zero_stage": 3}})"));
+  const nlohmann::json fsdp = fsdp_with_pipelines_launches();
   bool kept = false;
   for (const nlohmann::json& text : fsdp["megatron"]["unsupported_texts"]) {
     if (text["id"] != "launch target keeps a rule") continue;
@@ -491,14 +496,7 @@ TEST_CASE("torchtitan compiles the loss where the fused loss is priced, the bloc
 }
 
 TEST_CASE("FSDP with pipelines: torchtitan launches it, the Megatron family cannot") {
-  const nlohmann::json all = launches(nlohmann::json::parse(R"({"model": "llama3.1-405b",
-      "framework": "torchtitan",
-      "training": {"global_batch_size": 256, "seq_length": 8192, "precision": "bf16"},
-      "cluster": {"gpus": [{"type": "h100", "count": 512}]},
-      "strategy": {"tensor_model_parallel_size": 8, "sequence_parallel": true,
-                   "pipeline_model_parallel_size": 8, "micro_batch_size": 1,
-                   "recompute_granularity": "full", "recompute_method": "uniform",
-                   "recompute_num_layers": 1, "zero_stage": 3}})"));
+  const nlohmann::json all = fsdp_with_pipelines_launches();
   REQUIRE(all["torchtitan"].contains("files"));
   // torchtitan's default policy: resharded after forward without pipelines, kept with them.
   CHECK(all["torchtitan"]["files"]["job.toml"].get<std::string>().find(
