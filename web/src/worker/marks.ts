@@ -15,6 +15,7 @@ export type StartupMark =
   | "module-warm" // the module parsed its built-in presets (wasm/bindings.cpp warm())
   | "warm-up-start" // the module is ready: the worker's warm-up may begin (worker/warm-up.ts)
   | "warm-up-end" // the warm-up ran at least one of its searches (none where a request waited)
+  | "search-received" // the worker received its first search request
   | "search-start" // the worker began the search (the module's call)
   | "search-first-report" // the search's first progress report
   | "search-first-rows" // its first report that carries rows (the best so far)

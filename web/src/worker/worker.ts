@@ -135,6 +135,7 @@ self.onmessage = async (event: MessageEvent<Request | ModuleMessage>) => {
     return;
   }
   const { id } = event.data;
+  if (event.data.method === "search") mark("search-received");
   unanswered++;
   worked ||= event.data.method !== "load" && event.data.method !== "info";
   try {
