@@ -60,8 +60,6 @@ thread_local CollectiveMemoScope::Table* active_memo = nullptr;
 
 using MemoKind = CollectiveMemoScope::Table::Kind;
 
-// `compute()`, the time of the collective `kind` of `group` over `bytes` on `gpu`, read from the
-// active memo where it holds it.
 // The bits of `x` (std::bit_cast is missing from the WebAssembly toolchain's libc++ 14).
 uint64_t bits_of(double x) {
   uint64_t bits = 0;
@@ -69,6 +67,8 @@ uint64_t bits_of(double x) {
   return bits;
 }
 
+// `compute()`, the time of the collective `kind` of `group` over `bytes` on `gpu`, read from the
+// active memo where it holds it.
 template <typename Compute>
 double memoised(const GpuSpec& gpu, MemoKind kind, const Group& group, double bytes,
                 Compute compute) {

@@ -295,12 +295,11 @@ void CostBuilder::moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const {
     const double forward_s = m.block.forward.ep_comm_s, backward_s = m.block.backward.ep_comm_s;
     m.block.forward.ep_comm_s = comm > 0 ? charged * forward_s / comm : 0;
     m.block.backward.ep_comm_s = comm > 0 ? charged * backward_s / comm : 0;
-    // An unpaired pass adds the all-to-all the pair hid, never less than nothing: where the
-    // pair's host wait (host_exposed) outlasts the whole all-to-all, the few unpaired passes are
-    // charged as the paired ones (an overestimate of them), so that every pass costs at least
-    // its layer's paired passes, as the search's lower bound takes (search/bounds.cpp).
-    cost.a2a_unpaired_forward_s = std::max(0.0, forward_s - m.block.forward.ep_comm_s);
-    cost.a2a_unpaired_backward_s = std::max(0.0, backward_s - m.block.backward.ep_comm_s);
+    // An unpaired pass runs its all-to-all alone: the pair's charge replaced by the all-to-all,
+    // less than nothing where the pair's host wait (host_exposed) outlasts the whole all-to-all
+    // (layer_passes_s, the search's floor of a layer, takes that into account).
+    cost.a2a_unpaired_forward_s = forward_s - m.block.forward.ep_comm_s;
+    cost.a2a_unpaired_backward_s = backward_s - m.block.backward.ep_comm_s;
     cost.a2a_send_window_s = std::max(
         0.0, m.pair.pre_dispatch_backward_s - m.pair.combine_s - m.pair.combine_compute_forward_s);
   }

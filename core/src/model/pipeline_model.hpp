@@ -129,8 +129,9 @@ double layer_recompute_floor_s(const LayerCost& layer, const Recompute& recomput
                                Framework framework);
 
 // One layer's (of the dense or the MoE kind) forward and backward as stage_work runs them, each at
-// least the host's time to issue it (recompute and the stage's additions left out): a floor of its
-// share of a stage's time, for the search's bounds.
+// least the host's time to issue it (recompute and the stage's additions left out), less what
+// an unpaired all-to-all pass may save: a floor of its share of a stage's time, for the search's
+// bounds.
 double layer_passes_s(const ModelCosts& costs, bool moe, const Strategy& strategy);
 
 // The work of one GPU of `group` (its stages' layers, edges, recompute and ZeRO-3 traffic).

@@ -47,7 +47,13 @@ LayerPasses layer_passes(const ModelCosts& costs, bool moe, const Strategy& stra
 
 double layer_passes_s(const ModelCosts& costs, bool moe, const Strategy& strategy) {
   const LayerPasses passes = layer_passes(costs, moe, strategy);
-  return passes.forward.total_s() + passes.backward.total_s();
+  // A share of at most one of a stage's MoE layers' passes runs unpaired (add_layer_passes), and
+  // an unpaired pass may cost less than a paired one, whose host wait can outlast the all-to-all
+  // it hides (moe_a2a_overlap).
+  const double unpaired_saving_s = moe ? std::min(0.0, costs.moe.a2a_unpaired_forward_s) +
+                                             std::min(0.0, costs.moe.a2a_unpaired_backward_s)
+                                       : 0.0;
+  return passes.forward.total_s() + passes.backward.total_s() + unpaired_saving_s;
 }
 
 bool recomputes_on_its_own(const Recompute& recompute, RecomputeModule module) {
