@@ -61,6 +61,14 @@ constexpr double kUnpermuteFusedOps = 1, kUnpermuteUnfusedOps = 3;
 // Shared experts (shared_experts.py SharedExpertMLP): an MLP, its own linear_fc1, activation
 // and linear_fc2.
 constexpr HostOps kSharedExpertOps{2, 1};
+// With more than one local expert the all-to-all dispatcher sorts the received rows by local
+// expert after its all-to-all and back by source rank before the combine's
+// (token_dispatcher.py MoEAlltoAllTokenDispatcher dispatch_postprocess and combine_preprocess,
+// Megatron-Core 0.14 to 0.18): moe_utils.py sort_chunks_by_idxs, with --moe-permute-fusion
+// Transformer Engine's fused sort each way (2 ops), else a split and a cat of the tokens and of
+// their probs, and of the experts' output (6); padded to capacity a transpose copy of each of
+// the three (3).
+constexpr double kSortChunksFusedOps = 2, kSortChunksUnfusedOps = 6, kSortChunksPaddedOps = 3;
 
 // A PyTorch op inside a training layer costs its host more than the bare op a preset prices
 // (host.torch_op_us: one eager torch.add on tensors without gradients): autograd records it and
@@ -104,6 +112,30 @@ constexpr double kGroupedLinearsPerExpertMlp = 2;
 constexpr GroupedLinearOps kExpertOutputBiasOpsPerExpert{2, 4};
 constexpr GroupedLinearOps kExpertOutputBiasOpsOnce{3, 1};
 
+// Megatron-Core's DistributedDataParallel (distributed_data_parallel.py, the same hooks in core
+// 0.14 to 0.18) hooks every parameter, and GroupedLinear holds one weight and, with biases, one
+// bias parameter per local expert (grouped_linear.py weight{i}, bias{i}; one grouped parameter
+// only from TE 2.14 with single_grouped_weight, which Megatron-Core 0.18 leaves off:
+// moe_single_grouped_weight). Per local expert and GroupedLinear, each priced as one bare op (the
+// preset's host.torch_op_us):
+//   backward  the weight's gradient-accumulator hook (_make_backward_post_hook: param.grad set to
+//             None, the bucket's register_grad_ready), and the dummy gradient Transformer Engine
+//             hands autograd for it once the weight gradient went into main_grad
+//             (grouped_linear.py handle_custom_ddp_from_mcore: a torch.empty in TE 2.9,
+//             get_dummy_wgrad's detach from TE 2.10); with biases the bias's hook and its
+//             param.main_grad.add_ (TE marks only the weights grad_added_to_main_grad);
+//   forward   with the distributed optimizer's overlap_param_gather, the forward pre-hook's
+//             finish_param_sync for each of the module's parameters (_make_forward_pre_hook).
+constexpr GroupedLinearOps kDdpWeightOpsPerExpert{1, 2};
+constexpr GroupedLinearOps kDdpBiasOpsPerExpert{1, 2};
+
+double sort_chunks_ops(const ModelSpec& model, const Strategy& strategy) {
+  if (!model.moe || strategy.moe_token_dispatcher_type != MoeDispatcher::alltoall) return 0;
+  if (model.moe->num_experts <= strategy.expert_model_parallel_size) return 0;
+  if (strategy.drop_and_pad()) return kSortChunksPaddedOps;
+  return strategy.moe_permute_fusion ? kSortChunksFusedOps : kSortChunksUnfusedOps;
+}
+
 }  // namespace
 
 GroupedLinearOps grouped_linear_ops_per_expert(const Strategy& strategy, bool fp8, bool bias) {
@@ -117,6 +149,19 @@ GroupedLinearOps grouped_linear_ops_per_expert(const Strategy& strategy, bool fp
       kFp8QuantisedCopyAllocations + (fused_over_experts ? 0 : kFp8QuantiseCallsPerExpert);
   ops.backward +=
       kFp8QuantisedCopyAllocations + (fused_over_experts && !bias ? 0 : kFp8QuantiseCallsPerExpert);
+  return ops;
+}
+
+GroupedLinearOps ddp_ops_per_expert(const Strategy& strategy, bool bias) {
+  // Megatron-FSDP (zero_stage 2 and 3) shards and hooks parameters its own way: not counted.
+  if (strategy.zero_stage > 1) return {};
+  const bool pre_hooks = strategy.zero_stage == 1 && strategy.overlap_param_gather;
+  GroupedLinearOps ops{pre_hooks ? kDdpWeightOpsPerExpert.forward : 0,
+                       kDdpWeightOpsPerExpert.backward};
+  if (bias) {
+    ops.forward += pre_hooks ? kDdpBiasOpsPerExpert.forward : 0;
+    ops.backward += kDdpBiasOpsPerExpert.backward;
+  }
   return ops;
 }
 
@@ -145,6 +190,7 @@ HostOps host_ops(HostRegion region, const ModelSpec& model, const Strategy& stra
     case HostRegion::moe_experts: {
       HostOps ops = kMoeExpertsOps;
       ops.torch_ops += strategy.moe_permute_fusion ? kUnpermuteFusedOps : kUnpermuteUnfusedOps;
+      ops.torch_ops += sort_chunks_ops(model, strategy);
       // SequentialMLP's per-expert loop has its own host floor (moe_layer_cost.cpp); only the
       // dispatch and combine around it are counted here.
       if (!strategy.moe_grouped_gemm) ops.te_modules = 0;
@@ -193,10 +239,11 @@ LayerHostTime layer_host_time(const ModelSpec& model, const Strategy& strategy, 
                                  static_cast<double>(strategy.expert_model_parallel_size);
     const GroupedLinearOps ops =
         grouped_linear_ops_per_expert(strategy, fp8, model.add_bias_linear);
+    const GroupedLinearOps ddp = ddp_ops_per_expert(strategy, model.add_bias_linear);
     const double per_expert_s =
         kGroupedLinearsPerExpertMlp * local_experts * gpu.host_issue.torch_op_s;
-    host.expert_forward_s = ops.forward * per_expert_s;
-    host.expert_backward_s = ops.backward * per_expert_s;
+    host.expert_forward_s = (ops.forward + ddp.forward) * per_expert_s;
+    host.expert_backward_s = (ops.backward + ddp.backward) * per_expert_s;
     if (model.add_bias_linear) {
       const GroupedLinearOps& each = kExpertOutputBiasOpsPerExpert;
       const GroupedLinearOps& once = kExpertOutputBiasOpsOnce;

@@ -73,6 +73,9 @@ struct GroupedLinearOps {
   double forward = 0, backward = 0;
 };
 GroupedLinearOps grouped_linear_ops_per_expert(const Strategy& strategy, bool fp8, bool bias);
+// Ops per local expert of one GroupedLinear for Megatron-Core DDP's per-parameter hooks
+// (host_time.cpp): each expert's weight and bias is a parameter of its own.
+GroupedLinearOps ddp_ops_per_expert(const Strategy& strategy, bool bias);
 
 // Whether the strategy's CUDA graphs capture a region (per-layer graphs by scope; whole layers
 // with no scope, less the routed experts of a dropless MoE layer; full_iteration everything).

@@ -151,6 +151,77 @@ TEST_CASE("GroupedLinear's per-expert ops: GEMMs, and in fp8 each expert's quant
   CHECK(grouped_linear_ops_per_expert(s, true, false).backward == 5);
 }
 
+TEST_CASE("Megatron-Core DDP hooks each local expert's weight and bias: ops per expert") {
+  using paraplan::detail::ddp_ops_per_expert;
+  Strategy s;
+  // The weight's gradient-accumulator hook and Transformer Engine's dummy gradient for it;
+  // with biases the bias's hook and its main_grad.add_.
+  CHECK(ddp_ops_per_expert(s, false).backward == 2);
+  CHECK(ddp_ops_per_expert(s, true).backward == 4);
+  // Forward pre-hooks only with the distributed optimizer's overlapped parameter gather.
+  CHECK(ddp_ops_per_expert(s, true).forward == 0);
+  s.zero_stage = 1;
+  CHECK(ddp_ops_per_expert(s, true).forward == 0);
+  s.overlap_param_gather = true;
+  CHECK(ddp_ops_per_expert(s, false).forward == 1);
+  CHECK(ddp_ops_per_expert(s, true).forward == 2);
+  // Megatron-FSDP's own hooks are not counted.
+  s.zero_stage = 3;
+  CHECK(ddp_ops_per_expert(s, true).backward == 0);
+  CHECK(ddp_ops_per_expert(s, true).forward == 0);
+}
+
+TEST_CASE("the routed experts' host time grows with the local experts: GEMMs and DDP's hooks") {
+  using paraplan::detail::layer_host_time;
+  const Scenario moe = test::scenario(R"({"model": "mixtral-8x7b",
+      "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  const GpuSpec& gpu = moe.cluster.pools.front().gpu;
+  const double op_s = gpu.host_issue.torch_op_s;
+  REQUIRE(op_s > 0);
+  Strategy s;
+  s.moe_grouped_gemm = true;
+  s.zero_stage = 1;
+  s.overlap_param_gather = true;
+  for (const int64_t ep : {1, 2, 8}) {
+    CAPTURE(ep);
+    s.expert_model_parallel_size = ep;
+    const double local_experts = 8.0 / static_cast<double>(ep);
+    const auto host = layer_host_time(moe.model, s, gpu, true);
+    // Per local expert and GroupedLinear (fc1, fc2): forward the GEMM and the weight's
+    // finish_param_sync; backward two GEMMs, the weight's hook and its dummy gradient.
+    CHECK(host.expert_forward_s == doctest::Approx((1 + 1) * 2 * local_experts * op_s));
+    CHECK(host.expert_backward_s == doctest::Approx((2 + 2) * 2 * local_experts * op_s));
+  }
+}
+
+TEST_CASE("the all-to-all dispatcher sorts rows by local expert when it has more than one") {
+  // token_dispatcher.py dispatch_postprocess and combine_preprocess: sort_chunks_by_idxs.
+  const Scenario moe = test::scenario(R"({"model": "mixtral-8x7b",
+      "training": {"global_batch_size": 64, "seq_length": 4096},
+      "cluster": {"gpus": [{"type": "h100", "count": 8}]}})");
+  Strategy s;
+  s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
+  s.moe_permute_fusion = true;
+  s.expert_model_parallel_size = 8;
+  const double one_local_expert = host_ops(HostRegion::moe_experts, moe.model, s).torch_ops;
+  s.expert_model_parallel_size = 4;
+  // Fused: one sort each way.
+  CHECK(host_ops(HostRegion::moe_experts, moe.model, s).torch_ops == one_local_expert + 2);
+  // Unfused: a split and a cat of the tokens, their probs and the output (and the unfused
+  // unpermute's 2 more ops).
+  s.moe_permute_fusion = false;
+  CHECK(host_ops(HostRegion::moe_experts, moe.model, s).torch_ops == one_local_expert + 2 + 6);
+  // Padded to capacity: a transpose copy of each of the three.
+  s.moe_expert_capacity_factor = 1;
+  s.moe_pad_expert_input_to_capacity = true;
+  CHECK(host_ops(HostRegion::moe_experts, moe.model, s).torch_ops == one_local_expert + 2 + 3);
+  s.moe_pad_expert_input_to_capacity = false;
+  // The allgather dispatcher does not sort.
+  s.moe_token_dispatcher_type = MoeDispatcher::allgather;
+  CHECK(host_ops(HostRegion::moe_experts, moe.model, s).torch_ops == one_local_expert + 2);
+}
+
 TEST_CASE("many small local experts: the host issues each expert's GEMMs and binds the pass") {
   // 64 experts of width 256 on one H100 (no expert parallelism), 1,024 tokens a micro-batch:
   // GroupedLinear issues 2 x 64 GEMMs a forward and 4 x 64 a backward, 384 ops x 6.74 us =
