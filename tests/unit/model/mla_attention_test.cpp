@@ -1,5 +1,6 @@
 // Multi-latent attention's own kernels (attention_cost.cpp): the fused rotary embedding after
-// the up-projections, which --recompute-modules mla_up_proj runs again.
+// the up-projections, which --recompute-modules mla_up_proj runs again, and cuDNN's
+// multi-latent kernels on Blackwell (kernels.hpp kBlackwellLatentHeadDims).
 #include <doctest/doctest.h>
 
 #include "model/kernels.hpp"
@@ -53,4 +54,26 @@ TEST_CASE(
         doctest::Approx(rotary_bytes / bandwidth).epsilon(1e-9));
   // Q, K and V are what it does not keep.
   CHECK(unit.saved_bytes == 2 * tokens * heads * (192 + 192 + 128));
+}
+
+TEST_CASE(
+    "cuDNN's multi-latent attention on Blackwell: NVIDIA's DeepSeek-V3 benchmark, 0.90 / 0.83") {
+  using detail::AttentionKernels;
+  using detail::head_dim_efficiency;
+  CHECK(head_dim_efficiency(192, 128, false, AttentionKernels::cudnn_blackwell) ==
+        doctest::Approx(0.90));
+  CHECK(head_dim_efficiency(192, 128, true, AttentionKernels::cudnn_blackwell) ==
+        doctest::Approx(0.83));
+  // Hopper keeps the lent H100's measurement.
+  CHECK(head_dim_efficiency(192, 128, false) == 1.0);
+  CHECK(head_dim_efficiency(192, 128, true) == doctest::Approx(0.865));
+  // A B200 runs the layer's causal core attention (8 heads, 2048 tokens, 192 + 128) at 0.90 of
+  // its forward curve.
+  const Scenario s = mla_job("b200");
+  const GpuSpec& gpu = s.cluster.pools.front().gpu;
+  const double executed = 0.5 * 2 * 8 * 2048.0 * 2048 * (192 + 128);
+  const double expected_s = executed / (gpu.tensor_flops(Precision::bf16) *
+                                        gpu.attention_forward_efficiency.at(executed) * 0.90);
+  CHECK(mla_layer(s).unit(RecomputeModule::core_attn).forward.compute_s ==
+        doctest::Approx(expected_s).epsilon(1e-12));
 }
