@@ -74,6 +74,32 @@ bool cudnn_trains_head_dims(double compute_capability, double qk_head_dim, doubl
   return latent || wide;
 }
 
+// Multi-latent attention's rotary embedding as Megatron-Core runs it with apply_rope_fusion
+// (Megatron-LM's default, --no-rope-fusion unset; the Megatron-Bridge performance scripts set it,
+// scripts/performance/utils/overrides.py): multi_latent_attention.py qkv_up_proj_and_rope_apply
+// calls two Triton kernels each way (fusions/fused_mla_yarn_rope_apply.py, Megatron-LM 23e6471569
+// of 2025-06-02 to 4415119, the pin of Megatron-Bridge 26.04), whose outputs the contiguous()
+// after them leave as they are:
+// - fused_apply_mla_rope_for_q rotates the query's positional part in place
+//   (rotary_fwd_q_kernel: qk_pos_emb_head_dim read and written per head); its backward rotates
+//   the query gradient's positional part back in place (rotary_bwd_q_kernel);
+// - fused_apply_mla_rope_for_kv reads the key-value up-projection's key and value parts per head
+//   and the shared positional key per token, and writes the key (its key part and the rotated
+//   positional key for every head) and the value apart (rotary_fwd_kv_kernel); its backward reads
+//   the key's and the value's gradients and writes the up-projection output's gradient and the
+//   positional key's, summed over the heads (rotary_bwd_kv_kernel).
+// Forward and backward move the same bytes: the time of either.
+double mla_rotary_pass_s(const Kernels& kernels, double element_bytes, double tokens, double heads,
+                         const MlaSpec& mla) {
+  const double rope = static_cast<double>(mla.qk_pos_emb_head_dim);
+  const double key = static_cast<double>(mla.qk_head_dim);
+  const double value = static_cast<double>(mla.v_head_dim);
+  const double q_bytes = element_bytes * tokens * heads * 2 * rope;
+  const double kv_bytes =
+      element_bytes * tokens * (heads * ((key + value) + (key + rope + value)) + rope);
+  return kernels.memory_s(q_bytes) + kernels.memory_s(kv_bytes);
+}
+
 // A sliding window's fused kernel loops each query tile over its window's keys only (cuDNN's
 // diagonal band, FlashAttention's n_block_min), so its tiles' fixed costs are spread over the
 // keys a row attends, as in a causal call that short: it runs at the causal curve's efficiency
@@ -198,6 +224,11 @@ void CostBuilder::mla_projections(LayerCost& cost, const AttentionShape& a,
   const double latents = (q_rank + kv_rank) * norm_tokens_;
   cost.forward.compute_s += kernels_.memory_s(2 * e_ * latents);
   cost.backward.compute_s += kernels_.memory_s(3 * e_ * latents);
+  // The rotary embedding after the up-projections, inside what mla_up_proj recomputes.
+  const double rotary_s = mla_rotary_pass_s(kernels_, e_, tokens_, heads, mla);
+  cost.forward.compute_s += rotary_s;
+  cost.backward.compute_s += rotary_s;
+  p.up_projections.forward.compute_s += rotary_s;
   // Kept: the latents before their norms and the normed inputs of the up-projections.
   cost.activation_bytes += (e_ + saved_input_bytes_) * latents;
   p.qkv_bytes = e_ * tokens_ * heads * (2 * qk_head_dim + v_head_dim);

@@ -106,8 +106,17 @@ constexpr HeadDimEfficiency kEqualHeadDims[] = {
 // The wider head dims, not in that benchmark, are Hopper's (kEqualHeadDims).
 constexpr HeadDimEfficiency kBlackwellEqualHeadDims[] = {
     {64, 0.60, 0.78}, {128, 1.0, 1.0}, {192, 0.98, 0.71}, {256, 0.99, 0.79}};
-// Multi-latent attention: query/key 192 (128 + 64 rotary), value 128.
+// Multi-latent attention: query/key 192 (128 + 64 rotary), value 128; measured on the lent H100
+// with kEqualHeadDims, applied to Hopper and older GPUs.
 constexpr HeadDimEfficiency kLatentHeadDims = {192, 1.0, 0.865};
+// cuDNN's multi-latent attention kernels on Blackwell (new in cuDNN 9.11), from NVIDIA's own SDPA
+// benchmark (NVIDIA/cudnn-frontend 3929da2, benchmark/sdpa_benchmark_training/results/dsv3 and
+// llama3.1, cuDNN backend 9.22, bf16, causal, non-deterministic backward): DeepSeek-V3's attention
+// (128 heads, 192 / 128) at 4,096 tokens, batch 2, against Llama 3.1's (64 query and 8 key-value
+// heads of 128) at the same executed FLOPs (between its 4,096 and 8,192 rows, log-interpolated),
+// TFLOP/s forward / backward: GB200 1,406 / 1,057 against 1,518 / 1,270 (0.93 / 0.83), GB300
+// 1,590 / 1,143 against 1,804 / 1,372 (0.88 / 0.83); the mean.
+constexpr HeadDimEfficiency kBlackwellLatentHeadDims = {192, 0.90, 0.83};
 // FlashAttention-2 (PyTorch 2.11's flash backend) keeps its efficiency at wide heads, where
 // cuDNN's backward loses a quarter: on a lent H200, causal, micro-batch 1, 8 and 16 heads,
 // 2,048-16,384 tokens, the median ratio to head dim 128 at equal length, forward from CUDA-graph
@@ -141,7 +150,10 @@ inline std::span<const HeadDimEfficiency> head_dim_table(AttentionKernels kernel
 inline double head_dim_efficiency(double qk_head_dim, double v_head_dim, bool backward,
                                   AttentionKernels kernels = AttentionKernels::cudnn) {
   const auto value = [&](const HeadDimEfficiency& e) { return backward ? e.backward : e.forward; };
-  if (qk_head_dim > v_head_dim) return value(kLatentHeadDims);
+  if (qk_head_dim > v_head_dim) {
+    return value(kernels == AttentionKernels::cudnn_blackwell ? kBlackwellLatentHeadDims
+                                                              : kLatentHeadDims);
+  }
   const std::span<const HeadDimEfficiency> table = head_dim_table(kernels);
   const auto first = table.begin(), last = table.end();
   const auto upper = std::find_if(
