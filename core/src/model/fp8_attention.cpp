@@ -29,7 +29,7 @@ constexpr double kBlackwellFp8QkHeadDim = 192;
 constexpr double kBlackwellFp8VHeadDim = 128;
 constexpr double kFp8HeadDimMultiple = 16;
 
-std::string number(double value) {
+std::string decimal_text(double value) {
   std::string text = std::to_string(value);
   text.erase(text.find_last_not_of('0') + 1);
   if (text.back() == '.') text.pop_back();
@@ -39,7 +39,7 @@ std::string number(double value) {
 // Why cuDNN's fp8 attention cannot run on `gpu` under `recipe` at these head dims, or empty.
 std::string fp8_kernel_problem(const GpuSpec& gpu, Fp8Recipe recipe, double qk, double v) {
   const std::string on =
-      " on " + gpu.id + " (compute capability " + number(gpu.compute_capability) + ")";
+      " on " + gpu.id + " (compute capability " + decimal_text(gpu.compute_capability) + ")";
   if (gpu.compute_capability < kFp8AttentionComputeCapability) {
     return "fp8_dot_product_attention needs compute capability 9.0 or later" + on;
   }
@@ -56,13 +56,13 @@ std::string fp8_kernel_problem(const GpuSpec& gpu, Fp8Recipe recipe, double qk, 
   const bool fits = blackwell ? qk <= kBlackwellFp8QkHeadDim && v <= kBlackwellFp8VHeadDim
                               : qk == kHopperFp8HeadDim && v == kHopperFp8HeadDim;
   if (multiples && fits) return {};
-  return "fp8_dot_product_attention: cuDNN's fp8 attention does not train head dims " + number(qk) +
-         " / " + number(v) + on;
+  return "fp8_dot_product_attention: cuDNN's fp8 attention does not train head dims " +
+         decimal_text(qk) + " / " + decimal_text(v) + on;
 }
 
 // The per-head query/key and value widths (multi-latent attention's rotary part joins the
 // query/key).
-std::pair<double, double> head_dims(const ModelSpec& model) {
+std::pair<double, double> model_head_dims(const ModelSpec& model) {
   if (!model.mla) {
     const auto d = static_cast<double>(model.kv_channels);
     return {d, d};
@@ -162,7 +162,7 @@ std::string fp8_attention_problem(const RuleContext& c, const Strategy& s) {
         "fp8_dot_product_attention needs cuDNN's fused attention: use_flash_attn with "
         "attention_backend auto or fused");
   }
-  const auto [qk, v] = head_dims(c.model);
+  const auto [qk, v] = model_head_dims(c.model);
   for (size_t pool = 0; pool < c.cluster.pools.size(); ++pool) {
     const bool used = s.pipeline_stage_gpus.empty()
                           ? pool == 0
