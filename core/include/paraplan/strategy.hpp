@@ -143,6 +143,7 @@ struct Strategy {
   bool overlap_param_gather = false;
   bool tp_comm_overlap = false;
   Fp8Recipe fp8_recipe = Fp8Recipe::delayed;  // acts in fp8 training only
+  bool fp8_dot_product_attention = false;     // cuDNN's fp8 fused attention (fp8 training)
   bool fp8_param_gather = false;              // fp8 weights, gathered in fp8
   bool cross_entropy_loss_fusion = false;     // Megatron-LM's fused vocab-parallel loss
   CrossEntropyFusionImpl cross_entropy_fusion_impl = CrossEntropyFusionImpl::native;
@@ -279,6 +280,7 @@ enum class StrategyKeyId : uint8_t {
   overlap_param_gather,
   tp_comm_overlap,
   fp8_recipe,
+  fp8_dot_product_attention,
   fp8_param_gather,
   grad_reduce_in_bf16,
   accumulate_allreduce_grads_in_fp32,

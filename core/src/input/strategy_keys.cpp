@@ -267,6 +267,14 @@ const StrategyKey kKeys[] = {
      MegatronFlag::composite, "--fp8-recipe",
      "fp8 scaling: delayed, tensorwise (current), mxfp8 (Blackwell) or blockwise; fp8 training only.",
      get_field<&Strategy::fp8_recipe>, set_field<&Strategy::fp8_recipe>},
+    {K::fp8_dot_product_attention, "fp8_dot_product_attention", KeyType::boolean,
+     false, true, {}, 0, 1, false,
+     MegatronFlag::composite, "",
+     "Run the fused attention in fp8 (Transformer Engine's fp8_dpa, cuDNN; fp8 training with "
+     "the delayed recipe on Hopper, delayed, tensorwise or mxfp8 on Blackwell). Megatron-Core's "
+     "fp8_dot_product_attention: Megatron-LM has no argument for it, Megatron-Bridge sets it.",
+     get_field<&Strategy::fp8_dot_product_attention>,
+     set_field<&Strategy::fp8_dot_product_attention>},
     {K::fp8_param_gather, "fp8_param_gather", KeyType::boolean,
      false, false, {}, 0, 1, false,
      MegatronFlag::composite, "--fp8-param-gather",

@@ -7,6 +7,7 @@
 #include "model/collectives.hpp"
 #include "model/cost_builder.hpp"
 #include "model/device_connections.hpp"
+#include "model/fp8_attention.hpp"
 #include "model/kernels.hpp"
 
 namespace paraplan::detail {
@@ -128,6 +129,13 @@ double window_curve_share(double fraction, double tokens) {
 std::pair<FlashSpan, FlashSpan> flash_spans(double tokens, double cp, double window_fraction) {
   const double local = tokens / cp * window_fraction;
   return {{(cp + 1) / (2 * cp), local / 2}, {(cp - 1) / (2 * cp), local}};
+}
+
+// fp8_dot_product_attention as it acts: fp8 training with Transformer Engine's fused attention
+// (the rulebook refuses the rest, fp8_attention.cpp).
+bool fp8_attention_on(const Strategy& s, const Training& training, bool transformer_engine) {
+  return s.fp8_dot_product_attention && training.precision == Precision::fp8 &&
+         transformer_engine && s.use_flash_attn;
 }
 
 }  // namespace
@@ -338,8 +346,12 @@ double CostBuilder::core_attention_saved_bytes(const AttentionShape& a) const {
     // In fp8 the output projection saves its input in fp8, while the fused attention kernel
     // keeps its 16-bit output O for its own backward (model-review P5); where the projection
     // keeps O itself, O is the projection's (attention_block).
+    // Under fp8_dot_product_attention with delayed scaling that copy of O is fp8
+    // (backends.py FusedAttnFunc: bwd_requires_o_fp8).
     if (training_.precision == Precision::fp8 && !projection_keeps_16bit_input()) {
-      core_bytes += e_ * tokens_ * heads * a.v_head_dim;
+      const bool fp8_o = fp8_attention_on(s_, training_, framework_.transformer_engine);
+      core_bytes += (fp8_o ? fp8_attention_saved_element_bytes(s_.fp8_recipe) : e_) * tokens_ *
+                    heads * a.v_head_dim;
     }
   } else {
     // Softmax output, and with dropout its mask and output (the "5as^2b" of Korthikanti).
@@ -393,6 +405,19 @@ std::pair<PassTime, PassTime> CostBuilder::fused_attention_kernels(const Attenti
         kernels16_.attention_s(executed, false, calls, forward_factor, forward_curve_flops);
     core_backward.compute_s =
         kernels16_.attention_s(backward, true, calls, backward_factor, backward_curve_flops);
+    if (fp8_attention_on(s_, training_, framework_.transformer_engine)) {
+      // cuDNN's fp8 kernels at their measured speed over the 16-bit ones (fp8_attention.cpp);
+      // a window's fp8 backward takes as long as the causal call over the whole sequence.
+      const bool window = fraction < 1;
+      const Fp8AttentionCall call{qk_head_dim, v_head_dim, key_len / calls, window, false};
+      core_forward.compute_s /= fp8_attention_speedup(gpu_, s_.fp8_recipe, call);
+      if (window) {
+        core_backward.compute_s = kernels16_.attention_s(
+            kFlashBackwardFlopsRatio * kCausalFraction * score_flops, true, calls, backward_factor);
+      }
+      core_backward.compute_s /= fp8_attention_speedup(
+          gpu_, s_.fp8_recipe, {qk_head_dim, v_head_dim, key_len / calls, false, true});
+    }
   }
   return {core_forward, core_backward};
 }
@@ -572,6 +597,19 @@ PassTime CostBuilder::core_attention(LayerCost& cost, const AttentionShape& a, d
   return core_forward;
 }
 
+// Transformer Engine's casts around the fp8 kernels (fp8_attention_casts), on the compute
+// stream; Q, K and V are kept for the backward in fp8 (FusedAttnFunc saves q_fp8, k_fp8, v_fp8).
+void CostBuilder::fp8_attention_casts(LayerCost& cost, const AttentionShape& a,
+                                      AttentionProjections& p) const {
+  const double qkv_elements = p.qkv_bytes / e_;
+  const Fp8AttentionCasts casts = detail::fp8_attention_casts(s_.fp8_recipe, e_, qkv_elements,
+                                                              tokens_ * a.heads * a.v_head_dim);
+  const double launches_s = casts.kernels_per_pass * gpu_.kernel_overhead_s;
+  cost.forward.compute_s += kernels_.memory_s(casts.forward_bytes) + launches_s;
+  cost.backward.compute_s += kernels_.memory_s(casts.backward_bytes) + launches_s;
+  p.qkv_bytes = qkv_elements * fp8_attention_saved_element_bytes(s_.fp8_recipe);
+}
+
 void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   const AttentionShape a = attention_shape();
   const double heads = a.heads, groups = a.groups, batch = a.batch, query_len = a.query_len;
@@ -600,6 +638,8 @@ void CostBuilder::attention_block(LayerCost& cost, bool moe) {
   const double score_flops = 2 * batch * heads * query_len * key_len * (qk_head_dim + v_head_dim);
   const double core_bytes = core_attention_saved_bytes(a);
   const PassTime core_forward = core_attention(cost, a, score_flops, moe);
+  if (fp8_attention_on(s_, training_, framework_.transformer_engine))
+    fp8_attention_casts(cost, a, p);
 
   // Q, K, V; the core's own; the output projection's input (16-bit where it keeps O itself).
   const double projection_input_bytes =

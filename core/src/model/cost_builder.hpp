@@ -141,6 +141,7 @@ class CostBuilder {
   RotaryTime rotary_embedding(const AttentionShape& a, double rotated_heads) const;
   bool projection_keeps_16bit_input() const;
   double core_attention_saved_bytes(const AttentionShape& a) const;
+  void fp8_attention_casts(LayerCost& cost, const AttentionShape& a, AttentionProjections& p) const;
   std::pair<PassTime, PassTime> fused_attention_kernels(const AttentionShape& a, double score_flops,
                                                         double fraction, bool torch_ring) const;
   std::pair<PassTime, PassTime> unfused_attention_kernels(const AttentionShape& a) const;

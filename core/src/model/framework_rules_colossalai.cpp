@@ -87,6 +87,10 @@ const FrameworkRule kColossalAiRules[] = {
      {K::cuda_graph_impl, K::cuda_graph_scope}, no_cuda_graphs},
     {F::colossalai, "fp8_param_gather", "no fp8 parameter gather",
      {K::fp8_param_gather}, [](C c, S s) { return !fp8(c) || !s.fp8_param_gather; }},
+    {F::colossalai, "fp8_dot_product_attention",
+     "no fp8 attention: its plugins run the attention in 16 bits (fp8 only for communication "
+     "and linear layers)",
+     {K::fp8_dot_product_attention}, [](C, S s) { return !s.fp8_dot_product_attention; }},
     {F::colossalai, "optimizer_cpu_offload",
      "no share of the optimizer stepped on the CPU beside the GPU (HybridDeviceOptimizer)",
      {K::optimizer_cpu_offload}, [](C, S s) { return !s.optimizer_cpu_offload; }},

@@ -19,6 +19,11 @@ const FrameworkRule kMegatronFamilyRules[] = {
      "Megatron-LM has no --reuse-fp32-param: parameter-copy reuse is MindSpeed's "
      "(mindspeed/features_manager/memory/reuse_fp32_param.py)",
      {K::reuse_fp32_param}, [](C, S s) { return !s.reuse_fp32_param; }},
+    {F::megatron, "fp8_dot_product_attention",
+     "Megatron-LM has no argument for it: arguments.py lists fp8_dot_product_attention among the "
+     "TransformerConfig fields with no CLI argument (_add_network_size_args); Megatron-Bridge "
+     "sets it (mixed_precision.fp8_dot_product_attention)",
+     {K::fp8_dot_product_attention}, [](C, S s) { return !s.fp8_dot_product_attention; }},
 
     // --- Megatron-Bridge: Megatron-Core's optimizers through its config containers.
     {F::megatron_bridge, "reuse_fp32_param",
@@ -134,6 +139,10 @@ const FrameworkRule kMegatronFamilyRules[] = {
      "(megatron/training/argument_utils.py; arguments.py lists it among the fields with no "
      "argument)",
      {K::deallocate_pipeline_outputs}, [](C, S s) { return s.deallocate_pipeline_outputs; }},
+    {F::mindspeed_llm, "fp8_dot_product_attention",
+     "Megatron-LM core_v0.12.1's arguments.py has no argument for fp8 attention, and "
+     "MindSpeed-LLM runs on Ascend NPUs, without cuDNN's fp8 attention kernels",
+     {K::fp8_dot_product_attention}, [](C, S s) { return !s.fp8_dot_product_attention; }},
     {F::mindspeed_llm, "deallocate_pipeline_outputs",
      "Megatron-LM core_v0.12.1's training sets deallocate_pipeline_outputs=True "
      "(megatron/training/arguments.py core_transformer_config_from_args), with no argument",

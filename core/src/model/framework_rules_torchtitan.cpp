@@ -70,6 +70,10 @@ const FrameworkRule kTorchtitanRules[] = {
        return !fp8(c) || !s.fp8_param_gather ||
               (s.fp8_recipe == Fp8Recipe::tensorwise && s.zero_stage >= 2);
      }},
+    {F::torchtitan, "fp8_dot_product_attention",
+     "Float8 training converts the linear layers only (components/quantization/float8.py): the "
+     "attention's SDPA runs in 16 bits",
+     {K::fp8_dot_product_attention}, [](C, S s) { return !s.fp8_dot_product_attention; }},
     {F::torchtitan, "moe_token_dispatcher_type",
      "expert parallelism dispatches tokens by all-to-all (expert_parallel_comm_backend "
      "\"standard\"), or by DeepEP (\"deepep\", Megatron-LM's flex) only in deepseek_v3 and "

@@ -2,6 +2,7 @@
 // and optimizer offloading, recompute, the loss kernel and the GPUs' tensor cores.
 #include <algorithm>
 
+#include "model/fp8_attention.hpp"
 #include "model/rule_parts.hpp"
 
 namespace paraplan::detail::rule_parts {
@@ -188,6 +189,17 @@ const Rule kMemoryPrecisionRules[] = {
      [](C, S) {
        return std::string("cross_entropy_fusion_impl te needs cross_entropy_loss_fusion");
      }},
+
+    {"fp8 attention runs only in cuDNN's fused attention, for its GPUs, recipes and head dims",
+     "transformer_engine/pytorch/attention/dot_product_attention/utils.py get_attention_backend "
+     "(fp8_dpa disables FlashAttention and the unfused path; FusedAttention only for delayed "
+     "scaling from sm90, current scaling and MXFP8 from sm100, never Float8BlockScaling) and "
+     "common/fused_attn/fused_attn.cpp nvte_get_fused_attn_backend (NVTE_FP8 head dims), "
+     "TE d0067d0da; fp8_attention.cpp",
+     {K::fp8_dot_product_attention, K::fp8_recipe, K::use_flash_attn, K::attention_backend,
+      K::pipeline_stage_gpus},
+     [](C c, S s) { return fp8_attention_problem(c, s).empty(); },
+     fp8_attention_problem},
 
     // --- The GPUs.
     {"every stage's GPU has tensor cores for the precision",

@@ -278,8 +278,9 @@ void write_cuda_graph_flag(MegatronArgs& out, const StrategyKey& key, int64_t ke
 // flags: reuse_fp32_param is MindSpeed's (the MindSpeed-LLM launch writes it),
 // pipeline_stage_gpus the GPUs a process runs on, the allocator settings environment variables
 // (launch.cpp writes them); deallocate_pipeline_outputs has no argument (Megatron-LM's training
-// sets it; framework_rules_megatron.cpp refuses off). The table-row keys are written by their
-// row's MegatronFlag (write_table_flag) and never reach the composite writers.
+// sets it; framework_rules_megatron.cpp refuses off), nor has fp8_dot_product_attention
+// (Megatron-Bridge's launch writes it; framework_rules_megatron.cpp refuses on). The table-row keys
+// are written by their row's MegatronFlag (write_table_flag) and never reach the composite writers.
 enum class CompositeWriter { layout, memory, kernel, dispatcher, cuda_graph, elsewhere, table_row };
 
 CompositeWriter composite_writer(StrategyKeyId id) {
@@ -310,6 +311,7 @@ CompositeWriter composite_writer(StrategyKeyId id) {
     case StrategyKeyId::expandable_segments:
     case StrategyKeyId::graph_capture_record_stream_reuse:
     case StrategyKeyId::deallocate_pipeline_outputs:
+    case StrategyKeyId::fp8_dot_product_attention:
       return CompositeWriter::elsewhere;
     case StrategyKeyId::tensor_model_parallel_size:
     case StrategyKeyId::pipeline_model_parallel_size:

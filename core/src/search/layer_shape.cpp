@@ -42,6 +42,8 @@ void Searcher::for_each_layer_shape(Visit visit) {
   const auto attention_backend =
       static_cast<AttentionBackend>(pins_.get(K::attention_backend).value_or(0));
   const auto fp8_recipe = static_cast<Fp8Recipe>(pins_.get(K::fp8_recipe).value_or(0));
+  // fp8 attention changes the numerics: only as pinned.
+  const bool fp8_attention = pins_.flag(K::fp8_dot_product_attention).value_or(false);
   // The fused loss only saves time and memory traffic: on unless pinned off.
   const bool loss_fusion = pins_.flag(K::cross_entropy_loss_fusion).value_or(true);
   // Transformer Engine's loss kernel only when pinned: Megatron-LM refuses it.
@@ -71,6 +73,7 @@ void Searcher::for_each_layer_shape(Visit visit) {
         s_.attention_backend = attention_backend;
         s_.tp_comm_overlap = tp_comm_overlap;
         s_.fp8_recipe = fp8_recipe;
+        s_.fp8_dot_product_attention = fp8_attention;
         s_.cross_entropy_loss_fusion = loss_fusion;
         s_.cross_entropy_fusion_impl = loss_fusion_impl;
         s_.moe_grouped_gemm = grouped_gemm;

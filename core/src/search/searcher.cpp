@@ -62,6 +62,7 @@ KeySet keys_decided_at(Level level, bool leaf_splits_layers) {
               K::attention_backend,
               K::tp_comm_overlap,
               K::fp8_recipe,
+              K::fp8_dot_product_attention,
               K::cross_entropy_loss_fusion,
               K::cross_entropy_fusion_impl,
               K::moe_grouped_gemm,

@@ -390,6 +390,37 @@ std::vector<Case> cases() {
          s.cross_entropy_loss_fusion = false;
          s.cross_entropy_fusion_impl = CrossEntropyFusionImpl::te;
        }},
+      // fp8 attention: fp8 training, cuDNN's fused attention, its GPUs, recipes and head dims.
+      {"fp8 attention runs only in cuDNN's fused attention, for its GPUs, recipes and head dims",
+       job(kLlama, 8, 64, 4096, "bf16", "h100"),
+       [](Strategy& s) { s.fp8_dot_product_attention = true; }},
+      {"fp8 attention runs only in cuDNN's fused attention, for its GPUs, recipes and head dims",
+       job(kLlama, 8, 64, 4096, "fp8", "h100"),
+       [](Strategy& s) {
+         s.fp8_dot_product_attention = true;
+         s.use_flash_attn = true;
+         s.attention_backend = AttentionBackend::flash;
+       }},
+      {"fp8 attention runs only in cuDNN's fused attention, for its GPUs, recipes and head dims",
+       job(kLlama, 8, 64, 4096, "fp8", "h100"),
+       [](Strategy& s) {
+         s.fp8_dot_product_attention = true;
+         s.use_flash_attn = true;
+         s.fp8_recipe = Fp8Recipe::tensorwise;  // current scaling: sm100 and later
+       }},
+      {"fp8 attention runs only in cuDNN's fused attention, for its GPUs, recipes and head dims",
+       job(custom(16, 16, 4096), 8, 64, 4096, "fp8", "h100"),  // head dim 64 on Hopper
+       [](Strategy& s) {
+         s.fp8_dot_product_attention = true;
+         s.use_flash_attn = true;
+       }},
+      {"fp8 attention runs only in cuDNN's fused attention, for its GPUs, recipes and head dims",
+       job(kLlama, 8, 64, 4096, "fp8", "b200"),
+       [](Strategy& s) {
+         s.fp8_dot_product_attention = true;
+         s.use_flash_attn = true;
+         s.fp8_recipe = Fp8Recipe::blockwise;
+       }},
   };
 }
 

@@ -972,6 +972,28 @@ TEST_CASE("Megatron-Bridge: the model is defined in full, with no recipe's Hub d
   CHECK(llama.find("m.activation_func = F.silu\n") != std::string::npos);
 }
 
+TEST_CASE("fp8 attention: Megatron-Bridge sets it, the others refuse it") {
+  const nlohmann::json fp8_attention =
+      job("llama3-8b", 8, {{"fp8_dot_product_attention", true}}, "fp8");
+  const Launch bridge = launch_on(Framework::megatron_bridge, fp8_attention);
+  REQUIRE(bridge.unsupported.empty());
+  const std::string& script = bridge.files.at("pretrain_paraplan.py");
+  CHECK(script.find("cfg.mixed_precision = get_mixed_precision_config(cfg.mixed_precision)\n") !=
+        std::string::npos);
+  CHECK(script.find("cfg.mixed_precision.fp8_dot_product_attention = True\n") != std::string::npos);
+  CHECK(launch_on(Framework::megatron_bridge, job("llama3-8b", 8, {}, "fp8"))
+            .files.at("pretrain_paraplan.py")
+            .find("fp8_dot_product_attention") == std::string::npos);
+  // Megatron-LM has no argument for it (arguments.py: a TransformerConfig field with no CLI
+  // argument); MindSpeed-LLM, DeepSpeed, Colossal-AI and torchtitan have no fp8 attention.
+  for (const Framework framework :
+       {Framework::megatron, Framework::mindspeed_llm, Framework::deepspeed, Framework::colossalai,
+        Framework::torchtitan}) {
+    CAPTURE(to_string(framework));
+    CHECK(refuses(launch_on(framework, fp8_attention), "fp8_dot_product_attention"));
+  }
+}
+
 TEST_CASE("MindSpeed-LLM refuses what core_v0.12.1 and MindSpeed's features refuse") {
   nlohmann::json flex = kDeepSeekUneven;
   flex["moe_token_dispatcher_type"] = "flex";
@@ -1708,6 +1730,7 @@ nlohmann::json key_prerequisites(StrategyKeyId id) {
       return strategy({{"use_flash_attn", true}});
     case K::fp8_recipe:
     case K::fp8_param_gather:
+    case K::fp8_dot_product_attention:
       return {{"training", {{"precision", "fp8"}}}};
     case K::accumulate_allreduce_grads_in_fp32:  // bf16 reduces in fp32 already
       return {{"training", {{"precision", "fp16"}}}};

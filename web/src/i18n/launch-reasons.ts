@@ -11,6 +11,8 @@ export const LAUNCH_RULES_ZH: Record<string, string> = {
     'megatron/training/arguments.py 断言禁止 Transformer Engine 的损失融合（"disabled due to stability issues"）；Megatron-Bridge 的配置仍会设置它',
   "megatron: reuse_fp32_param":
     "Megatron-LM 没有 --reuse-fp32-param：参数副本复用是 MindSpeed 的功能（mindspeed/features_manager/memory/reuse_fp32_param.py）",
+  "megatron: fp8_dot_product_attention":
+    "Megatron-LM 没有对应参数：arguments.py 将 fp8_dot_product_attention 列为没有命令行参数的 TransformerConfig 字段（_add_network_size_args）；Megatron-Bridge 设置它（mixed_precision.fp8_dot_product_attention）",
   "megatron-bridge: reuse_fp32_param":
     "Megatron-Bridge 所配置的 Megatron-Core OptimizerConfig 没有参数副本复用：那是 MindSpeed 的 --reuse-fp32-param",
   "mindspeed-llm: zero_stage":
@@ -43,6 +45,8 @@ export const LAUNCH_RULES_ZH: Record<string, string> = {
     "MindSpeed-LLM 所修补的 Megatron-LM core_v0.12.1 没有 --moe-flex-dispatcher-backend（HybridEP 由 3df200905e 于 2025-11-18 加入，首次发布于 core_v0.16.0）",
   "mindspeed-llm: fp8_param_gather":
     'Megatron-LM core_v0.12.1 的 transformer_config.py："MXFP8 currently does not support fp8_param"',
+  "mindspeed-llm: fp8_dot_product_attention":
+    "Megatron-LM core_v0.12.1 的 arguments.py 没有 fp8 注意力参数，且 MindSpeed-LLM 运行在昇腾 NPU 上，没有 cuDNN 的 fp8 注意力内核",
   "mindspeed-llm: fp8_recipe":
     "Megatron-LM core_v0.12.1 的 arguments.py：--fp8-recipe 可选 delayed、tensorwise 或 mxfp8；没有 blockwise",
   "mindspeed-llm: exp_avg_dtype":
@@ -86,6 +90,8 @@ export const LAUNCH_RULES_ZH: Record<string, string> = {
   "deepspeed: use_precision_aware_optimizer":
     "Megatron-DeepSpeed 没有精度感知优化器，也不能设置优化器状态的数据类型",
   "deepspeed: fp8_param_gather": "Megatron-DeepSpeed 没有 --fp8-param-gather",
+  "deepspeed: fp8_dot_product_attention":
+    "Megatron-DeepSpeed 没有 fp8 注意力参数（Transformer Engine 的 fp8_dpa）",
   "deepspeed: cpu_offloading_num_layers": "Megatron-DeepSpeed 没有 --cpu-offloading-num-layers",
   "deepspeed: offload_modules": "Megatron-DeepSpeed 没有 --fine-grained-activation-offloading",
   "deepspeed: reuse_fp32_param":
@@ -138,6 +144,8 @@ export const LAUNCH_RULES_ZH: Record<string, string> = {
     "混合精度优化器保留自己的 fp32 主副本；参数副本复用是 MindSpeed 的 --reuse-fp32-param",
   "colossalai: cuda_graph_impl": "其插件没有 CUDA Graph 捕获选项",
   "colossalai: fp8_param_gather": "没有 fp8 参数收集",
+  "colossalai: fp8_dot_product_attention":
+    "没有 fp8 注意力：其插件以 16 位运行注意力（fp8 仅用于通信和线性层）",
   "colossalai: optimizer_cpu_offload":
     "不能在 GPU 之外让 CPU 执行一部分优化器步骤（HybridDeviceOptimizer）",
   "colossalai: grad_reduce_in_bf16":
@@ -179,6 +187,8 @@ export const LAUNCH_RULES_ZH: Record<string, string> = {
   "torchtitan: fp8_recipe":
     "Float8 训练有 tensorwise 和 rowwise 方案（以及 MX）；没有 delayed 或 blockwise 缩放（components/quantization/float8.py）",
   "torchtitan: fp8_param_gather": "enable_fsdp_float8_all_gather 需要 tensorwise 缩放和 FSDP",
+  "torchtitan: fp8_dot_product_attention":
+    "Float8 训练只转换线性层（components/quantization/float8.py）：注意力的 SDPA 以 16 位运行",
   "torchtitan: moe_token_dispatcher_type":
     '专家并行用 all-to-all 分发 token（expert_parallel_comm_backend "standard"），或只在 deepseek_v3 和 llama4 中且不带专家张量并行时用 DeepEP（"deepep"，即 Megatron-LM 的 flex）（models/deepseek_v3/infra/parallelize.py："DeepEP with Expert Tensor Parallelism (ETP) is not supported yet"）；qwen3 和 gpt_oss 的 parallelize 从不使用 DeepEP',
   "torchtitan: moe_flex_dispatcher_backend":

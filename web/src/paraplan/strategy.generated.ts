@@ -88,6 +88,10 @@ export interface Strategy {
   tp_comm_overlap: boolean;
   // fp8 scaling: delayed, tensorwise (current), mxfp8 (Blackwell) or blockwise; fp8 training only.
   fp8_recipe: "delayed" | "tensorwise" | "mxfp8" | "blockwise";
+  // Run the fused attention in fp8 (Transformer Engine's fp8_dpa, cuDNN; fp8 training with the
+  // delayed recipe on Hopper, delayed, tensorwise or mxfp8 on Blackwell). Megatron-Core's
+  // fp8_dot_product_attention: Megatron-LM has no argument for it, Megatron-Bridge sets it.
+  fp8_dot_product_attention: boolean;
   // Keep the weights in fp8 only and gather them in fp8 (fp8 training with a sharded optimizer).
   // Left out: on in fp8 training where it can run.
   fp8_param_gather: boolean;
@@ -204,6 +208,7 @@ export const STRATEGY_DEFAULTS: Strategy = {
   overlap_param_gather: false,
   tp_comm_overlap: false,
   fp8_recipe: "delayed",
+  fp8_dot_product_attention: false,
   fp8_param_gather: false,
   grad_reduce_in_bf16: false,
   accumulate_allreduce_grads_in_fp32: false,

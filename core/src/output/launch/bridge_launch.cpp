@@ -348,9 +348,15 @@ void comm_overlap_and_precision_lines(const LaunchInput& in, std::string& t) {
     set("cfg.comm_overlap", "CommOverlapConfig(" + overlap + ")");
   }
   set("cfg.mixed_precision", mixed_precision(in.scenario.training, s));
-  if (in.scenario.training.precision == Precision::fp8 && s.fp8_param_gather) {
+  const bool fp8 = in.scenario.training.precision == Precision::fp8;
+  if (fp8 && (s.fp8_param_gather || s.fp8_dot_product_attention)) {
     set("cfg.mixed_precision", "get_mixed_precision_config(cfg.mixed_precision)");
-    set("cfg.mixed_precision.fp8_param_gather", "True");
+  }
+  if (fp8 && s.fp8_param_gather) set("cfg.mixed_precision.fp8_param_gather", "True");
+  // MixedPrecisionConfig.fp8_dot_product_attention (training/mixed_precision.py), which it
+  // hands to the model's TransformerConfig.
+  if (fp8 && s.fp8_dot_product_attention) {
+    set("cfg.mixed_precision.fp8_dot_product_attention", "True");
   }
 }
 
