@@ -10,6 +10,7 @@
 #include "model/collective_memo.hpp"
 #include "paraplan/estimate.hpp"
 #include "search/final_order.hpp"
+#include "search/first_rows_probe.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -354,7 +355,13 @@ SearchResult Searcher::run() {
 namespace paraplan {
 
 SearchResult search(const Scenario& scenario, const SearchOptions& options) {
-  return detail::Searcher(scenario, options).run();
+  // A page's search first shows the probe's rows (first_rows_probe.cpp); its time comes out of
+  // the budget.
+  const std::optional<double> probe_s = detail::probe_first_rows(scenario, options);
+  if (!probe_s) return detail::cancelled_by_probe();
+  SearchOptions rest = options;
+  rest.time_budget_s -= *probe_s;
+  return detail::Searcher(scenario, rest).run();
 }
 
 namespace detail {
