@@ -2,12 +2,14 @@
 // parallel sizes in ascending order, so a job that fits only at the largest (llama-1800b on 512
 // and 1024 A800: every strategy that fits has TP 8) waited for most of its search before it had
 // a row to show. The probe first searches a narrow corner (largest tensor parallel size first,
-// least activation memory), reports its best as provisional rows, and leaves the search itself
-// untouched: the walk, its bounds and its result are those of a search without it.
+// least activation memory), reports the first rows it finds as provisional, and leaves the
+// search itself untouched: the walk, its bounds and its result are those of a search without it.
 #include "search/first_rows_probe.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
+#include <optional>
 
 #include "model/text_ids.hpp"
 #include "search/candidates.hpp"
@@ -36,10 +38,12 @@ constexpr ProbePin kProbePins[] = {
     {K::recompute_num_layers, 1},
 };
 
-// How long the probe may search in all: the limit for the user's flow of thought to stay
-// uninterrupted is 1 s (search.hpp), and the probe takes no more than a search's interval between
-// two reports of it.
-constexpr double kProbeBudgetS = kProgressIntervalS;
+// How much the probe may search: at each tensor parallel size, no more work than the search does
+// between two reports by count (SearchOptions::progress_every's default), so that where it stops
+// does not depend on the machine's load; and in all at most 1 s, the limit for the user's flow
+// of thought to stay uninterrupted (search.hpp), read where it stops by count.
+const int64_t kProbeWorkPerSize = SearchOptions{}.progress_every;
+constexpr double kProbeBudgetS = 1.0;
 
 Scenario probe_scenario(const Scenario& scenario, int64_t tensor) {
   Scenario probe = scenario;
@@ -63,20 +67,26 @@ std::vector<int64_t> probe_tensor_sizes(const Scenario& scenario, const SearchOp
   return sizes;
 }
 
-// The first rows of a search of `probe`: its first report that carries rows (as soon as it holds a
-// feasible strategy, SearchOptions::on_progress), which stops it; nullopt where it finds none
-// within `budget_s`.
+// The first rows of a search of `probe`: its first report, which carries rows as soon as it holds
+// a feasible strategy (within 64 units of work of it, SearchOptions::on_progress) and stops it,
+// or, where it ends before reporting, its result's; nullopt where it finds none within
+// kProbeWorkPerSize units of work (its first report by count) or `budget_s`.
 std::optional<SearchProgress> first_rows_of(const Scenario& probe, SearchOptions narrow,
                                             double budget_s) {
   std::optional<SearchProgress> rows;
   narrow.time_budget_s = budget_s;
+  narrow.progress_every = kProbeWorkPerSize;
+  narrow.first_progress_s = std::numeric_limits<double>::infinity();  // no report by the clock
   narrow.on_progress = [&](const SearchProgress& p) {
-    if (p.rows.empty()) return p.elapsed_s < budget_s;
-    rows = p;
+    if (!p.rows.empty()) rows = p;
     return false;
   };
-  search(probe, narrow);
-  return rows;
+  SearchResult found = search(probe, narrow);
+  if (rows || found.strategies.empty()) return rows;
+  const RankedStrategy& first = found.strategies.front();
+  return SearchProgress{
+      found.stats.evaluated,        found.stats.pruned,         0, 0, first.report.iteration_time_s,
+      layout_label(first.strategy), std::move(found.strategies)};
 }
 
 }  // namespace
@@ -96,15 +106,14 @@ SearchResult cancelled_by_probe() {
   return result;
 }
 
-std::optional<double> probe_first_rows(const Scenario& scenario, const SearchOptions& options) {
-  if (!options.first_rows_probe || !options.on_progress || options.progress_rows <= 0) return 0.0;
+bool probe_first_rows(const Scenario& scenario, const SearchOptions& options) {
+  if (!options.first_rows_probe || !options.on_progress || options.progress_rows <= 0) return true;
   const Clock::time_point start = Clock::now();
   const auto elapsed_s = [&] {
     return std::chrono::duration<double>(Clock::now() - start).count();
   };
   SearchOptions narrow = options;
   narrow.first_rows_probe = false;
-  narrow.first_progress_s = kProbeBudgetS;  // no report by the clock before one has rows
   for (const int64_t tensor : probe_tensor_sizes(scenario, options)) {
     const double budget_s = std::min(options.time_budget_s, kProbeBudgetS) - elapsed_s();
     if (budget_s <= 0) break;
@@ -113,10 +122,9 @@ std::optional<double> probe_first_rows(const Scenario& scenario, const SearchOpt
     if (!found) continue;
     found->elapsed_s = elapsed_s();
     found->fraction_done = 0;
-    if (!options.on_progress(*found)) return std::nullopt;
-    return found->elapsed_s;
+    return options.on_progress(*found);
   }
-  return elapsed_s();
+  return true;
 }
 
 }  // namespace paraplan::detail

@@ -355,13 +355,10 @@ SearchResult Searcher::run() {
 namespace paraplan {
 
 SearchResult search(const Scenario& scenario, const SearchOptions& options) {
-  // A page's search first shows the probe's rows (first_rows_probe.cpp); its time comes out of
-  // the budget.
-  const std::optional<double> probe_s = detail::probe_first_rows(scenario, options);
-  if (!probe_s) return detail::cancelled_by_probe();
-  SearchOptions rest = options;
-  rest.time_budget_s -= *probe_s;
-  return detail::Searcher(scenario, rest).run();
+  // A page's search first shows the probe's rows (first_rows_probe.cpp): at most
+  // kProgressIntervalS before the walk, whose time budget is its own.
+  if (!detail::probe_first_rows(scenario, options)) return detail::cancelled_by_probe();
+  return detail::Searcher(scenario, options).run();
 }
 
 namespace detail {
