@@ -67,6 +67,81 @@ double parse_number(const std::string& text, const HardwareParameter& parameter,
   return value;
 }
 
+// NAME=FROM:TO:STEP's values (`values` is what follows "=", `text` the whole item).
+std::vector<double> range_values(const HardwareParameter& parameter, const std::string& name,
+                                 const std::string& values, const std::string& text,
+                                 const std::string& path) {
+  std::vector<double> out;
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t colon = values.find(':', start);
+    parts.push_back(values.substr(start, colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() != 3) {
+    throw detail::input_error(path, text_id::kErrorSweepRange,
+                              "expected " + name + "=FROM:TO:STEP, got \"" + text + "\"",
+                              {{"name", name}, {"got_value", text}});
+  }
+  const double from = parse_number(parts[0], parameter, path);
+  const double to = parse_number(parts[1], parameter, path);
+  size_t used = 0;
+  double step = 0;
+  try {
+    step = std::stod(parts[2], &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (parts[2].empty() || used != parts[2].size() || !(step > 0) || !std::isfinite(step) ||
+      (parameter.integer && std::floor(step) != step)) {
+    throw detail::input_error(path, text_id::kErrorSweepStep,
+                              name + ": the step must be a positive " +
+                                  (parameter.integer ? "integer" : "number") + ", got \"" +
+                                  parts[2] + "\"",
+                              {{"name", name},
+                               {"integer", parameter.integer ? "true" : "false"},
+                               {"got_value", parts[2]}});
+  }
+  if (to < from) {
+    throw detail::input_error(path, text_id::kErrorRangeEmpty,
+                              name + ": the range is empty (its end " + parts[1] +
+                                  " is below its start " + parts[0] + ")",
+                              {{"name", name}, {"to", parts[1]}, {"from", parts[0]}});
+  }
+  const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
+  if (count > static_cast<double>(limits::kMaxSweepPoints)) {
+    const std::string max = std::to_string(limits::kMaxSweepPoints);
+    throw detail::input_error(
+        path, text_id::kErrorSweepValues,
+        name + ": " + text_of(count) + " values; at most " + max + " (raise the step)",
+        {{"name", name}, {"count", text_of(count)}, {"max", max}});
+  }
+  for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
+    out.push_back(from + static_cast<double>(i) * step);
+  }
+  return out;
+}
+
+// NAME=V1,V2,...'s values.
+std::vector<double> list_values(const HardwareParameter& parameter, const std::string& name,
+                                const std::string& values, const std::string& path) {
+  std::vector<double> out;
+  for (size_t start = 0;;) {
+    const size_t comma = values.find(',', start);
+    out.push_back(parse_number(values.substr(start, comma - start), parameter, path));
+    if (out.size() > static_cast<size_t>(limits::kMaxSweepPoints)) {
+      const std::string max = std::to_string(limits::kMaxSweepPoints);
+      throw detail::input_error(path, text_id::kErrorSweepValues,
+                                name + ": at most " + max + " values",
+                                {{"name", name}, {"max", max}});
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::span<const HardwareParameter> hardware_parameters() { return kParameters; }
@@ -91,69 +166,9 @@ SweepParameter parse_sweep_parameter(const std::string& text, const std::string&
   }
   const std::string values = text.substr(equals + 1);
   SweepParameter out{name, {}};
-  if (values.find(':') != std::string::npos) {
-    std::vector<std::string> parts;
-    for (size_t start = 0;;) {
-      const size_t colon = values.find(':', start);
-      parts.push_back(values.substr(start, colon - start));
-      if (colon == std::string::npos) break;
-      start = colon + 1;
-    }
-    if (parts.size() != 3) {
-      throw detail::input_error(path, text_id::kErrorSweepRange,
-                                "expected " + name + "=FROM:TO:STEP, got \"" + text + "\"",
-                                {{"name", name}, {"got_value", text}});
-    }
-    const double from = parse_number(parts[0], *parameter, path);
-    const double to = parse_number(parts[1], *parameter, path);
-    size_t used = 0;
-    double step = 0;
-    try {
-      step = std::stod(parts[2], &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (parts[2].empty() || used != parts[2].size() || !(step > 0) || !std::isfinite(step) ||
-        (parameter->integer && std::floor(step) != step)) {
-      throw detail::input_error(path, text_id::kErrorSweepStep,
-                                name + ": the step must be a positive " +
-                                    (parameter->integer ? "integer" : "number") + ", got \"" +
-                                    parts[2] + "\"",
-                                {{"name", name},
-                                 {"integer", parameter->integer ? "true" : "false"},
-                                 {"got_value", parts[2]}});
-    }
-    if (to < from) {
-      throw detail::input_error(path, text_id::kErrorRangeEmpty,
-                                name + ": the range is empty (its end " + parts[1] +
-                                    " is below its start " + parts[0] + ")",
-                                {{"name", name}, {"to", parts[1]}, {"from", parts[0]}});
-    }
-    const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
-    if (count > static_cast<double>(limits::kMaxSweepPoints)) {
-      const std::string max = std::to_string(limits::kMaxSweepPoints);
-      throw detail::input_error(
-          path, text_id::kErrorSweepValues,
-          name + ": " + text_of(count) + " values; at most " + max + " (raise the step)",
-          {{"name", name}, {"count", text_of(count)}, {"max", max}});
-    }
-    for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
-      out.values.push_back(from + static_cast<double>(i) * step);
-    }
-  } else {
-    for (size_t start = 0;;) {
-      const size_t comma = values.find(',', start);
-      out.values.push_back(parse_number(values.substr(start, comma - start), *parameter, path));
-      if (out.values.size() > static_cast<size_t>(limits::kMaxSweepPoints)) {
-        const std::string max = std::to_string(limits::kMaxSweepPoints);
-        throw detail::input_error(path, text_id::kErrorSweepValues,
-                                  name + ": at most " + max + " values",
-                                  {{"name", name}, {"max", max}});
-      }
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
+  out.values = values.find(':') != std::string::npos
+                   ? range_values(*parameter, name, values, text, path)
+                   : list_values(*parameter, name, values, path);
   return out;
 }
 
