@@ -114,6 +114,9 @@ bool probe_first_rows(const Scenario& scenario, const SearchOptions& options) {
   };
   SearchOptions narrow = options;
   narrow.first_rows_probe = false;
+  // One row: each listed row costs a public estimate, more than the corner's first evaluations.
+  narrow.top = 1;
+  narrow.progress_rows = 1;
   for (const int64_t tensor : probe_tensor_sizes(scenario, options)) {
     const double budget_s = std::min(options.time_budget_s, kProbeBudgetS) - elapsed_s();
     if (budget_s <= 0) break;
