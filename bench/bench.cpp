@@ -161,6 +161,7 @@ void bench_first_rows(const std::string& model, int64_t num_gpus) {
     const auto parsed = Clock::now();
     double first_s = 0, first_cpu_s = 0, reported_s = 0;
     request.options.progress_rows = request.options.top;
+    request.options.first_rows_probe = true;  // as the module's search (wasm/bindings.cpp)
     request.options.on_progress = [&](const SearchProgress& p) {
       if (p.rows.empty()) return true;
       nlohmann::json rows = nlohmann::json::array();

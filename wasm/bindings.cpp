@@ -85,13 +85,15 @@ std::function<bool(const paraplan::SearchProgress&)> progress_callback(
 
 // on_progress(progress) is called every few thousand evaluations and every quarter second; false
 // cancels. Its reports carry the best rows so far (as many as the search lists, as the table
-// draws them) when they changed, for the page to show while the search runs.
+// draws them) when they changed, for the page to show while the search runs; the first, where the
+// probe finds one, before the walk (SearchOptions::first_rows_probe).
 std::string search(const std::string& request_json, val on_progress) {
   return guarded([&] {
     paraplan::SearchRequest request =
         paraplan::parse_search_request(paraplan::parse_json_text(request_json, "input"));
     request.options.on_progress = progress_callback(on_progress, &request.scenario);
     request.options.progress_rows = request.options.top;
+    request.options.first_rows_probe = true;
     return to_json(paraplan::search(request.scenario, request.options), request.scenario).dump();
   });
 }

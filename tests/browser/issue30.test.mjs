@@ -597,6 +597,30 @@ describe("issue 30: scaling, schedule and polish (production build)", () => {
       /hidden_size：应为正整数，实际为 字符串 "wide"/,
     );
     await screenshot("i30-9-zh-hf-error", page, false);
+    // The import's own checks and the model's (core/src/input/hf_config.cpp, model.cpp): each
+    // error by its id, with the numbers it names.
+    const importError = async (changed, expected) => {
+      await page.fill(
+        byTestId("hf-config-input"),
+        JSON.stringify({ ...config, ...changed }),
+      );
+      await page.click(byTestId("hf-import-button"));
+      let text = "";
+      for (let tries = 0; tries < 100 && !expected.test(text); tries++) {
+        await page.waitForTimeout(100);
+        text = await error.innerText();
+      }
+      assert.match(text, expected);
+    };
+    await importError(
+      { num_key_value_heads: 5 },
+      /num_key_value_heads：必须整除 num_attention_heads（32），实际为 5$/,
+    );
+    await importError(
+      { architectures: ["FooForCausalLM"] },
+      /architectures：应为 .+ 之一，实际为 字符串 "FooForCausalLM"$/,
+    );
+    await screenshot("i30-9-zh-hf-error-import-check", page, false);
     await page.close();
   });
 

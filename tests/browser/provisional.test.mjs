@@ -115,6 +115,50 @@ describe("issue 30: the best so far while the search runs (production build)", (
     await page.close();
   });
 
+  it("a job that fits only at the largest tensor parallel size shows the probe's row before the walk reaches it", async () => {
+    // llama-1800b on 1024 A800 (the page's job): every strategy that fits has TP 8, the last
+    // size the walk tries; the probe (core/src/search/first_rows_probe.cpp) searches TP 8 first,
+    // and its row comes in the search's first report with rows, before the walk (fraction 0),
+    // marked as provisional, and before the result.
+    const page = await site.context.newPage();
+    await page.addInitScript(observeRows);
+    await page.addInitScript(() => {
+      const seen = (window.__messages = []);
+      const Original = window.Worker;
+      window.Worker = class extends Original {
+        constructor(...args) {
+          super(...args);
+          this.addEventListener("message", ({ data }) => {
+            const rows = data?.progress?.search?.rows;
+            if (rows !== undefined) {
+              seen.push({
+                type: "rows",
+                fraction: data.progress.search.fraction,
+                tensor: rows[0]?.strategy?.tensor_model_parallel_size,
+              });
+            } else if (data?.type === "result" && data.result?.strategies) {
+              seen.push({ type: "result" });
+            }
+          });
+        }
+      };
+    });
+    await page.goto(
+      `${site.origin}/paraplan/?lang=en&model=llama-1800b&gpu-infos=a800:1024&num-gpus=1024` +
+        "&global-batch-size=2048&seq-length=4096&run=1",
+    );
+    await page.waitForSelector(byTestId("result-row"), { timeout: TIMEOUT_MS });
+    const messages = await page.evaluate(() => window.__messages);
+    const marks = await page.evaluate(() => window.__marks);
+    assert.ok(messages.length >= 2, JSON.stringify(messages));
+    assert.deepEqual(messages[0], { type: "rows", fraction: 0, tensor: 8 });
+    assert.equal(messages.at(-1).type, "result", JSON.stringify(messages));
+    // Shown as provisional rows before the final ones, never together.
+    assert.ok(marks.provisional < marks.final, JSON.stringify(marks));
+    assert.equal(marks.both, false);
+    await page.close();
+  });
+
   it("says so in Chinese, and cancelling takes the provisional rows away", async () => {
     const page = await site.context.newPage();
     await page.goto(`${site.origin}/paraplan/?lang=zh&${SLOW_JOB}&run=1`);

@@ -92,6 +92,11 @@ struct SearchOptions {
   // How many of the best rows so far a progress report carries when the ranking changed (at
   // most `top`; 0: none, only the best time and its layout).
   int progress_rows = 0;
+  // Before the walk, search a narrow corner of the strategies (largest tensor parallel size first,
+  // least activation memory) and report the first rows it finds, where progress_rows asks for
+  // rows (the page's search: a job that fits only at the largest tensor parallel size shows a row
+  // before the walk reaches it). The result is the same with or without it.
+  bool first_rows_probe = false;
 };
 
 struct SearchStats {

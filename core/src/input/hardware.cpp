@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "input/json_reader.hpp"
+#include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/presets.hpp"
 #include "paraplan/units.hpp"
@@ -28,21 +29,23 @@ constexpr std::array<std::string_view, kNumPrecisions> kPrecisions = {"fp32", "f
 // [[size, efficiency], ...] with sizes in `unit`, strictly increasing, efficiencies in (0, 1].
 EfficiencyCurve parse_curve(const nlohmann::json& value, const std::string& path, double unit) {
   if (!value.is_array() || value.empty() || value.size() > 64) {
-    throw InputError(path, "expected an array of 1 to 64 [size, efficiency] pairs, got " +
-                               detail::describe(value));
+    throw detail::value_error(path, text_id::kErrorCurve,
+                              "expected an array of 1 to 64 [size, efficiency] pairs",
+                              {{"max", "64"}}, value);
   }
   std::vector<std::pair<double, double>> points;
   for (size_t i = 0; i < value.size(); ++i) {
     const std::string point_path = path + "[" + std::to_string(i) + "]";
     const nlohmann::json& point = value[i];
     if (!point.is_array() || point.size() != 2) {
-      throw InputError(point_path,
-                       "expected a [size, efficiency] pair, got " + detail::describe(point));
+      throw detail::value_error(point_path, text_id::kErrorCurvePoint,
+                                "expected a [size, efficiency] pair", {}, point);
     }
     const double size = detail::read_number(point[0], point_path + "[0]", 1e-9, 1e12) * unit;
     const double efficiency = detail::read_number(point[1], point_path + "[1]", 1e-3, 1.0);
     if (!points.empty() && size <= points.back().first) {
-      throw InputError(point_path + "[0]", "sizes must increase from one point to the next");
+      throw detail::input_error(point_path + "[0]", text_id::kErrorCurveSizes,
+                                "sizes must increase from one point to the next");
     }
     points.emplace_back(size, efficiency);
   }
@@ -79,7 +82,8 @@ void parse_kernel_curves(ObjectReader& efficiency, GpuSpec& gpu) {
                                 ? parse_curve(*fp8_curve, efficiency.path_of("gemm_fp8"), kGiga)
                                 : gpu.gemm_efficiency;
   if (gpu.tensor_flops(Precision::fp8) > 0 && fp8_curve == nullptr) {
-    throw InputError(efficiency.path_of("gemm_fp8"), "is required when tensor_tflops has fp8");
+    throw detail::input_error(efficiency.path_of("gemm_fp8"), text_id::kErrorFp8CurveRequired,
+                              "is required when tensor_tflops has fp8");
   }
   gpu.attention_forward_efficiency = parse_curve(efficiency.required("attention_forward"),
                                                  efficiency.path_of("attention_forward"), kGiga);
@@ -91,8 +95,8 @@ void parse_kernel_curves(ObjectReader& efficiency, GpuSpec& gpu) {
   const nlohmann::json* flash_backward = efficiency.find("attention_backward_flash");
   if ((flash_forward == nullptr) != (flash_backward == nullptr)) {
     const char* missing = flash_forward ? "attention_backward_flash" : "attention_forward_flash";
-    throw InputError(efficiency.path_of(missing),
-                     "is required with the other FlashAttention-2 curve");
+    throw detail::input_error(efficiency.path_of(missing), text_id::kErrorFlashCurvePair,
+                              "is required with the other FlashAttention-2 curve");
   }
   if (flash_forward) {
     constexpr double kRowsUnit = 1;  // sizes are token counts, as written
@@ -163,7 +167,8 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
   GpuSpec gpu;
   gpu.id = object.string("id");
   if (gpu.id.empty() || gpu.id.size() > 64) {
-    throw InputError(object.path_of("id"), "expected 1 to 64 characters");
+    throw detail::input_error(object.path_of("id"), text_id::kErrorIdLength,
+                              "expected 1 to 64 characters", {{"max", "64"}});
   }
   gpu.name = object.optional_string("name").value_or(gpu.id);
 
@@ -173,7 +178,8 @@ GpuSpec parse_gpu_object(const nlohmann::json& value, const std::string& path) {
   }
   tensor.reject_unknown_keys();
   if (gpu.tensor_flops(Precision::bf16) <= 0 && gpu.tensor_flops(Precision::fp16) <= 0) {
-    throw InputError(tensor.path(), "needs a bf16 or fp16 peak above 0");
+    throw detail::input_error(tensor.path(), text_id::kErrorNo16BitPeak,
+                              "needs a bf16 or fp16 peak above 0");
   }
   gpu.vector_flops_per_s = object.number("vector_tflops", 1e-3, 1e6) * kTera;
   gpu.hbm_bytes = object.number("hbm_gib", 1e-3, 1e6) * kGiB;
@@ -245,8 +251,7 @@ GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path) {
       for (const std::string& id : preset_ids(PresetKind::gpu)) {
         known += (known.empty() ? "" : ", ") + id;
       }
-      throw InputError(path,
-                       "unknown GPU preset " + detail::describe(value) + " (known: " + known + ")");
+      throw detail::unknown_preset_error(path, "gpu", value, known);
     }
     GpuSpec gpu = parse_gpu_object(*preset, path);
     gpu.preset = gpu.id;
@@ -256,17 +261,19 @@ GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path) {
     const nlohmann::json& base = value["base"];
     const std::string base_path = path + ".base";
     if (!base.is_string()) {
-      throw InputError(base_path, "expected a GPU preset id, got " + detail::describe(base));
+      throw detail::value_error(base_path, text_id::kErrorGpuBase, "expected a GPU preset id", {},
+                                base);
     }
     const nlohmann::json* preset = find_preset(PresetKind::gpu, base.get<std::string>());
     if (preset == nullptr) {
-      throw InputError(base_path, "unknown GPU preset " + detail::describe(base));
+      throw detail::unknown_preset_error(base_path, "gpu", base, "");
     }
     nlohmann::json merged = *preset;
     nlohmann::json overrides = value;
     overrides.erase("base");
     if (!overrides.contains("id")) {
-      throw InputError(path + ".id", "is required: name the customised GPU");
+      throw detail::input_error(path + ".id", text_id::kErrorCustomGpuId,
+                                "is required: name the customised GPU");
     }
     merge_into(merged, overrides);
     return parse_gpu_object(merged, path);

@@ -9,6 +9,7 @@
 
 #include "input/hf_config_reader.hpp"
 #include "input/hf_families.hpp"
+#include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/model.hpp"
@@ -48,8 +49,8 @@ const Architecture& architecture_of(ConfigReader& reader) {
   }
   if (const json* architectures = reader.value("architectures")) {
     if (!architectures->is_array() || architectures->empty() || !(*architectures)[0].is_string()) {
-      throw InputError("architectures",
-                       "expected a list of class names, got " + detail::describe(*architectures));
+      throw detail::value_error("architectures", text_id::kErrorHfArchitectures,
+                                "expected a list of class names", {}, *architectures);
     }
     const std::string name = (*architectures)[0].get<std::string>();
     for (const Architecture& known : kArchitectures) {
@@ -58,17 +59,24 @@ const Architecture& architecture_of(ConfigReader& reader) {
         return known;
       }
     }
-    throw InputError("architectures", "expected one of " + listed + ", got " +
-                                          detail::describe((*architectures)[0]));
+    throw detail::value_error("architectures", text_id::kErrorHfArchitecture,
+                              "expected one of " + listed, {{"known", listed}},
+                              (*architectures)[0]);
   }
   if (const std::optional<std::string> model_type = reader.text("model_type")) {
     for (const Architecture& known : kArchitectures) {
       if (known.model_type == *model_type) return known;
     }
-    throw InputError("model_type", "unknown model type " + detail::describe(json(*model_type)) +
-                                       " (known architectures: " + listed + ")");
+    const json got = *model_type;
+    std::vector<std::pair<std::string, std::string>> args = detail::got_args(got);
+    args.emplace_back("known", listed);
+    throw detail::input_error(
+        "model_type", text_id::kErrorHfModelType,
+        "unknown model type " + detail::describe(got) + " (known architectures: " + listed + ")",
+        std::move(args));
   }
-  throw InputError("architectures", "is required (or model_type), one of " + listed);
+  throw detail::input_error("architectures", text_id::kErrorHfArchitectureRequired,
+                            "is required (or model_type), one of " + listed, {{"known", listed}});
 }
 
 std::string activation_of(ConfigReader& reader) {
@@ -78,8 +86,8 @@ std::string activation_of(ConfigReader& reader) {
   if (*act == "gelu" || *act == "gelu_new" || *act == "gelu_pytorch_tanh" || *act == "gelu_fast") {
     return "geglu";
   }
-  throw InputError("hidden_act",
-                   "expected silu or gelu (a gated MLP), got " + detail::describe(json(*act)));
+  throw detail::value_error("hidden_act", text_id::kErrorHfActivation,
+                            "expected silu or gelu (a gated MLP)", {}, json(*act));
 }
 
 std::string family_name(const Architecture& architecture, std::string_view name,
@@ -103,9 +111,7 @@ HfDimensions hf_dense_dimensions(ConfigReader& reader, Family family, json& mode
   const int64_t vocab = reader.positive("vocab_size", limits::kMaxVocab);
   const int64_t groups = reader.optional_positive("num_key_value_heads", heads).value_or(heads);
   if (heads % groups != 0) {
-    throw InputError("num_key_value_heads", "must divide num_attention_heads (" +
-                                                std::to_string(heads) + "), got " +
-                                                std::to_string(groups));
+    throw detail::must_divide_heads_error("num_key_value_heads", heads, groups);
   }
   model["num_layers"] = num_layers;
   model["hidden_size"] = hidden;
@@ -119,9 +125,7 @@ HfDimensions hf_dense_dimensions(ConfigReader& reader, Family family, json& mode
   if (const std::optional<int64_t> head_dim = reader.optional_positive("head_dim", kMaxDimension)) {
     model["kv_channels"] = *head_dim;
   } else if (family != Family::deepseek && hidden % heads != 0) {
-    throw InputError("head_dim", "is required when hidden_size (" + std::to_string(hidden) +
-                                     ") is not a multiple of num_attention_heads (" +
-                                     std::to_string(heads) + ")");
+    throw detail::head_dim_required_error("head_dim", hidden, heads);
   }
   return {num_layers, hidden, heads, ffn, groups};
 }
@@ -185,9 +189,12 @@ void check_mapped_model(const json& model) {
         {"model.kv_channels", "head_dim"},
         {"model.window_size", "sliding_window"}};
     for (const auto& [field, key] : kKeys) {
-      if (error.path() == field) throw InputError(std::string(key), error.message());
+      if (error.path() == field) throw InputError(std::string(key), error.text());
     }
-    throw InputError("", "the mapped model is invalid: " + std::string(error.what()));
+    throw InputError("", CoreText{text_id::kErrorHfMappedModel,
+                                  "the mapped model is invalid: " + std::string(error.what()),
+                                  {{"path", error.path()}},
+                                  {error.text()}});
   }
 }
 
@@ -201,8 +208,8 @@ std::vector<std::string> hf_architectures() {
 
 HfImport import_hf_config(const json& config, std::string_view name) {
   if (!config.is_object()) {
-    throw InputError(
-        "", "expected a JSON object (a Hugging Face config.json), got " + detail::describe(config));
+    throw detail::value_error("", text_id::kErrorHfNotObject,
+                              "expected a JSON object (a Hugging Face config.json)", {}, config);
   }
   ConfigReader reader(config);
   const Architecture& architecture = architecture_of(reader);

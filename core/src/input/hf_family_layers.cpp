@@ -4,6 +4,7 @@
 #include <string>
 
 #include "input/hf_families.hpp"
+#include "model/text_ids.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -15,10 +16,11 @@ using nlohmann::json;
 void require_moe_every_layer(ConfigReader& reader, const char* key) {
   const int64_t step = reader.count(key, kMaxDimension, 1);
   if (step != 1) {
-    throw InputError(key,
-                     "Paraplan models an MoE MLP in every layer after the first dense ones; "
-                     "expected 1, got " +
-                         std::to_string(step));
+    throw detail::input_error(key, text_id::kErrorHfMoeEveryLayer,
+                              "Paraplan models an MoE MLP in every layer after the first dense "
+                              "ones; expected 1, got " +
+                                  std::to_string(step),
+                              {{"got_value", std::to_string(step)}});
   }
 }
 
@@ -28,19 +30,24 @@ int64_t qwen_dense_layers(ConfigReader& reader, int64_t num_layers) {
   const json* dense = reader.value("mlp_only_layers");
   if (dense == nullptr) return 0;
   if (!dense->is_array()) {
-    throw InputError("mlp_only_layers",
-                     "expected a list of layer indices, got " + detail::describe(*dense));
+    throw detail::value_error("mlp_only_layers", text_id::kErrorHfDenseLayers,
+                              "expected a list of layer indices", {}, *dense);
   }
   for (size_t i = 0; i < dense->size(); ++i) {
     if ((*dense)[i] != json(i)) {
-      throw InputError("mlp_only_layers",
-                       "Paraplan models dense layers only as the first k layers; expected 0, "
-                       "1, ..., k-1, got " +
-                           detail::describe((*dense)[i]) + " at position " + std::to_string(i));
+      std::vector<std::pair<std::string, std::string>> args = detail::got_args((*dense)[i]);
+      args.emplace_back("position", std::to_string(i));
+      throw detail::input_error("mlp_only_layers", text_id::kErrorHfDenseFirst,
+                                "Paraplan models dense layers only as the first k layers; "
+                                "expected 0, 1, ..., k-1, got " +
+                                    detail::describe((*dense)[i]) + " at position " +
+                                    std::to_string(i),
+                                std::move(args));
     }
   }
   if (static_cast<int64_t>(dense->size()) >= num_layers) {
-    throw InputError("mlp_only_layers", "leaves no MoE layer");
+    throw detail::input_error("mlp_only_layers", text_id::kErrorHfNoMoeLayer,
+                              "leaves no MoE layer");
   }
   return static_cast<int64_t>(dense->size());
 }
@@ -54,12 +61,14 @@ json gpt_oss_moe(ConfigReader& reader, int64_t ffn) {
   const std::optional<int64_t> experts_per_token =
       reader.optional_positive("experts_per_token", experts);
   if (per_token && experts_per_token && *per_token != *experts_per_token) {
-    throw InputError("experts_per_token", "differs from num_experts_per_tok (" +
-                                              std::to_string(*per_token) + "), got " +
-                                              std::to_string(*experts_per_token));
+    const std::string top_k = std::to_string(*per_token), got = std::to_string(*experts_per_token);
+    throw detail::input_error("experts_per_token", text_id::kErrorHfTopKDiffers,
+                              "differs from num_experts_per_tok (" + top_k + "), got " + got,
+                              {{"per_token", top_k}, {"got_value", got}});
   }
   if (!per_token && !experts_per_token) {
-    throw InputError("num_experts_per_tok", "is required (or experts_per_token)");
+    throw detail::input_error("num_experts_per_tok", text_id::kErrorHfTopKRequired,
+                              "is required (or experts_per_token)");
   }
   moe["top_k"] = per_token ? *per_token : *experts_per_token;
   moe["moe_ffn_hidden_size"] = ffn;

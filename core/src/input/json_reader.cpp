@@ -86,7 +86,38 @@ InputError value_error(const std::string& path, const char* id, const std::strin
 }
 
 InputError required_error(const std::string& path) {
-  return InputError(path, CoreText{text_id::kErrorRequired, "is required", {}, {}});
+  return input_error(path, text_id::kErrorRequired, "is required");
+}
+
+InputError input_error(const std::string& path, const char* id, std::string message,
+                       std::vector<std::pair<std::string, std::string>> args) {
+  return InputError(path, CoreText{id, std::move(message), std::move(args), {}});
+}
+
+InputError must_divide_heads_error(const std::string& path, int64_t heads, int64_t got) {
+  const std::string head_count = std::to_string(heads), got_text = std::to_string(got);
+  return input_error(path, text_id::kErrorMustDivideHeads,
+                     "must divide num_attention_heads (" + head_count + "), got " + got_text,
+                     {{"heads", head_count}, {"got_value", got_text}});
+}
+
+InputError head_dim_required_error(const std::string& path, int64_t hidden_size, int64_t heads) {
+  const std::string hidden = std::to_string(hidden_size), head_count = std::to_string(heads);
+  return input_error(path, text_id::kErrorHeadDimRequired,
+                     "is required when hidden_size (" + hidden +
+                         ") is not a multiple of num_attention_heads (" + head_count + ")",
+                     {{"hidden_size", hidden}, {"heads", head_count}});
+}
+
+InputError unknown_preset_error(const std::string& path, const std::string& kind,
+                                const nlohmann::json& got, const std::string& known) {
+  std::vector<std::pair<std::string, std::string>> args = got_args(got);
+  args.emplace_back("kind", kind);
+  if (!known.empty()) args.emplace_back("known", known);
+  return input_error(path, text_id::kErrorUnknownPreset,
+                     "unknown " + (kind == "gpu" ? std::string("GPU") : kind) + " preset " +
+                         describe(got) + (known.empty() ? "" : " (known: " + known + ")"),
+                     std::move(args));
 }
 
 // The readers build their error messages only on the error path: formatting the bounds of

@@ -27,6 +27,16 @@ InputError value_error(const std::string& path, const char* id, const std::strin
                        const nlohmann::json& got);
 // "is required" at `path`.
 InputError required_error(const std::string& path);
+// An input error at `path` with id `id` (text_ids.hpp), English `message` and values `args`.
+InputError input_error(const std::string& path, const char* id, std::string message,
+                       std::vector<std::pair<std::string, std::string>> args = {});
+// The model readers' errors that both the scenario's model and the Hugging Face import give: a
+// key-value head count that does not divide the heads, a head dimension the hidden size does not
+// give, and a preset name (`kind`: "model" or "gpu") that is none of `known` ("": not listed).
+InputError must_divide_heads_error(const std::string& path, int64_t heads, int64_t got);
+InputError head_dim_required_error(const std::string& path, int64_t hidden_size, int64_t heads);
+InputError unknown_preset_error(const std::string& path, const std::string& kind,
+                                const nlohmann::json& got, const std::string& known);
 std::string printable_key(const std::string& key);  // quoted and shortened when odd
 
 // Largest integer accepted anywhere: far beyond any real cluster or model, small enough that

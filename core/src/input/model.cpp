@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "input/json_reader.hpp"
+#include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/presets.hpp"
@@ -55,14 +56,16 @@ void parse_yarn(ObjectReader& object, ModelSpec& model) {
       object.optional_number("yarn_rotary_scaling_factor", 1, 1e6).value_or(1);
   if (model.yarn_rotary_scaling_factor > 1 &&
       (model.position_embedding_type != PositionEmbedding::rope || model.mla)) {
-    throw InputError(object.path_of("yarn_rotary_scaling_factor"),
-                     "needs rotary positions (position_embedding_type rope) without "
-                     "multi_latent_attention, whose rotary part scales by its own YaRN settings");
+    throw detail::input_error(
+        object.path_of("yarn_rotary_scaling_factor"), text_id::kErrorYarnNeedsRope,
+        "needs rotary positions (position_embedding_type rope) without "
+        "multi_latent_attention, whose rotary part scales by its own YaRN settings");
   }
   for (const char* key : {"yarn_original_max_position_embeddings", "yarn_beta_fast",
                           "yarn_beta_slow", "yarn_correction_range_round_to_int"}) {
     if (object.find(key) != nullptr && model.yarn_rotary_scaling_factor <= 1) {
-      throw InputError(object.path_of(key), "needs yarn_rotary_scaling_factor above 1 (YaRN)");
+      throw detail::input_error(object.path_of(key), text_id::kErrorYarnKeyNeedsFactor,
+                                "needs yarn_rotary_scaling_factor above 1 (YaRN)");
     }
   }
   model.yarn_original_max_position_embeddings =
@@ -87,10 +90,8 @@ void parse_dimensions(ObjectReader& object, ModelSpec& model) {
   model.num_query_groups = object.optional_integer("num_query_groups", 1, model.num_attention_heads)
                                .value_or(model.num_attention_heads);
   if (model.num_attention_heads % model.num_query_groups != 0) {
-    throw InputError(object.path_of("num_query_groups"),
-                     "must divide num_attention_heads (" +
-                         std::to_string(model.num_attention_heads) + "), got " +
-                         std::to_string(model.num_query_groups));
+    throw detail::must_divide_heads_error(object.path_of("num_query_groups"),
+                                          model.num_attention_heads, model.num_query_groups);
   }
   model.vocab_size = object.integer("vocab_size", 1, kMaxVocab);
   model.activation = static_cast<Activation>(object.choice("activation", kActivations));
@@ -98,10 +99,8 @@ void parse_dimensions(ObjectReader& object, ModelSpec& model) {
   if (kv_channels) {
     model.kv_channels = *kv_channels;
   } else if (model.hidden_size % model.num_attention_heads != 0) {
-    throw InputError(object.path_of("kv_channels"),
-                     "is required when hidden_size (" + std::to_string(model.hidden_size) +
-                         ") is not a multiple of num_attention_heads (" +
-                         std::to_string(model.num_attention_heads) + ")");
+    throw detail::head_dim_required_error(object.path_of("kv_channels"), model.hidden_size,
+                                          model.num_attention_heads);
   } else {
     model.kv_channels = model.hidden_size / model.num_attention_heads;
   }
@@ -150,22 +149,25 @@ void parse_layer_variants(ObjectReader& object, ModelSpec& model) {
   model.window_attn_skip_freq =
       object.optional_integer("window_attn_skip_freq", 1, kMaxLayers).value_or(0);
   if (model.window_attn_skip_freq > 0 && model.window_size == 0) {
-    throw InputError(object.path_of("window_attn_skip_freq"),
-                     "needs window_size (a sliding window of at least 1 token): without one "
-                     "every layer has full attention");
+    throw detail::input_error(object.path_of("window_attn_skip_freq"),
+                              text_id::kErrorWindowSkipNeedsWindow,
+                              "needs window_size (a sliding window of at least 1 token): without "
+                              "one every layer has full attention");
   }
   model.activation_func_clamp_value =
       object.optional_number("activation_func_clamp_value", 0, 1e6).value_or(0);
   if (model.activation_func_clamp_value > 0 && !is_gated(model.activation)) {
-    throw InputError(object.path_of("activation_func_clamp_value"),
-                     "needs a gated activation (swiglu or geglu): Megatron-Core clamps the gate "
-                     "and linear halves of a gated unit");
+    throw detail::input_error(object.path_of("activation_func_clamp_value"),
+                              text_id::kErrorClampNeedsGated,
+                              "needs a gated activation (swiglu or geglu): Megatron-Core clamps "
+                              "the gate and linear halves of a gated unit");
   }
   model.qk_layernorm = object.optional_boolean("qk_layernorm").value_or(false);
   if (model.qk_layernorm && model.mla) {
-    throw InputError(object.path_of("qk_layernorm"),
-                     "multi_latent_attention already normalises its latents (q_layernorm and "
-                     "kv_layernorm); qk_layernorm is for standard attention");
+    throw detail::input_error(object.path_of("qk_layernorm"), text_id::kErrorQkLayernormWithMla,
+                              "multi_latent_attention already normalises its latents "
+                              "(q_layernorm and kv_layernorm); qk_layernorm is for standard "
+                              "attention");
   }
 }
 
@@ -338,8 +340,7 @@ ModelSpec parse_model(const nlohmann::json& value, const std::string& path) {
       for (const std::string& id : preset_ids(PresetKind::model)) {
         known += (known.empty() ? "" : ", ") + id;
       }
-      throw InputError(
-          path, "unknown model preset " + detail::describe(value) + " (known: " + known + ")");
+      throw detail::unknown_preset_error(path, "model", value, known);
     }
     return parse_model_object(preset->at("model"), path);
   }

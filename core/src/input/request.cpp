@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "input/json_reader.hpp"
+#include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/scaling.hpp"
@@ -15,8 +16,11 @@ namespace {
 // Rejects oversized or deeply nested text before the recursive parts of JSON handling see it.
 void check_json_shape(std::string_view text, const std::string& what) {
   if (text.size() > limits::kMaxJsonBytes) {
-    throw InputError(what, "is " + std::to_string(text.size()) + " bytes; at most " +
-                               std::to_string(limits::kMaxJsonBytes) + " are accepted");
+    const std::string bytes = std::to_string(text.size());
+    const std::string max_bytes = std::to_string(limits::kMaxJsonBytes);
+    throw detail::input_error(what, text_id::kErrorJsonTooLarge,
+                              "is " + bytes + " bytes; at most " + max_bytes + " are accepted",
+                              {{"bytes", bytes}, {"max_bytes", max_bytes}});
   }
   int depth = 0;
   bool in_string = false;
@@ -34,8 +38,10 @@ void check_json_shape(std::string_view text, const std::string& what) {
       in_string = true;
     } else if (c == '{' || c == '[') {
       if (++depth > limits::kMaxJsonDepth) {
-        throw InputError(what,
-                         "nests deeper than " + std::to_string(limits::kMaxJsonDepth) + " levels");
+        const std::string max_depth = std::to_string(limits::kMaxJsonDepth);
+        throw detail::input_error(what, text_id::kErrorJsonTooDeep,
+                                  "nests deeper than " + max_depth + " levels",
+                                  {{"max_depth", max_depth}});
       }
     } else if (c == '}' || c == ']') {
       --depth;
@@ -101,11 +107,14 @@ MemoryMargin parse_memory_margin(const std::string& text, const std::string& pat
   }
   const double max = percent ? limits::kMaxMemoryMarginPercent : limits::kMaxMemoryMarginGib;
   if (number.empty() || used != number.size() || !(value >= 0 && value <= max)) {
-    throw InputError(path, "expected GiB from 0 to " +
-                               std::to_string(static_cast<int>(limits::kMaxMemoryMarginGib)) +
-                               " or a percentage of each GPU's memory from 0% to " +
-                               std::to_string(static_cast<int>(limits::kMaxMemoryMarginPercent)) +
-                               "%, got \"" + text + "\"");
+    const std::string max_gib = std::to_string(static_cast<int>(limits::kMaxMemoryMarginGib));
+    const std::string max_percent =
+        std::to_string(static_cast<int>(limits::kMaxMemoryMarginPercent));
+    throw detail::input_error(
+        path, text_id::kErrorMemoryMargin,
+        "expected GiB from 0 to " + max_gib + " or a percentage of each GPU's memory from 0% to " +
+            max_percent + "%, got \"" + text + "\"",
+        {{"max_gib", max_gib}, {"max_percent", max_percent}, {"got_value", text}});
   }
   MemoryMargin margin;
   margin.bytes = percent ? 0 : value * units::kGiB;
@@ -122,8 +131,9 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& what) {
     // line 1, ..." or "[json.exception.out_of_range.406] number overflow parsing '1e999'".
     std::string message = error.what();
     const size_t start = message.find("] ");
-    throw InputError(what, "is not valid JSON: " +
-                               (start == std::string::npos ? message : message.substr(start + 2)));
+    const std::string detail = start == std::string::npos ? message : message.substr(start + 2);
+    throw detail::input_error(what, text_id::kErrorJsonInvalid, "is not valid JSON: " + detail,
+                              {{"detail", detail}});
   }
 }
 
@@ -153,8 +163,9 @@ SearchRequest parse_search_request(const nlohmann::json& request) {
       } else if (margin->is_string()) {
         o.memory_margin = parse_memory_margin(margin->get<std::string>(), path);
       } else {
-        throw InputError(path, "expected GiB (a number) or a string such as \"5%\", got " +
-                                   detail::describe(*margin));
+        throw detail::value_error(path, text_id::kErrorMemoryMarginType,
+                                  "expected GiB (a number) or a string such as \"5%\"", {},
+                                  *margin);
       }
     }
     object.reject_unknown_keys();

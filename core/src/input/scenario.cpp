@@ -8,6 +8,7 @@
 
 #include "input/json_reader.hpp"
 #include "model/framework_rules.hpp"
+#include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/presets.hpp"
@@ -34,9 +35,10 @@ Cluster parse_cluster(ObjectReader& object) {
   const nlohmann::json& gpus = object.required("gpus");
   const std::string gpus_path = object.path_of("gpus");
   if (!gpus.is_array() || gpus.empty() || gpus.size() > static_cast<size_t>(limits::kMaxGpuTypes)) {
-    throw InputError(gpus_path,
-                     "expected an array of 1 to " + std::to_string(limits::kMaxGpuTypes) +
-                         " {\"type\", \"count\"} entries, got " + detail::describe(gpus));
+    const std::string max = std::to_string(limits::kMaxGpuTypes);
+    throw detail::value_error(gpus_path, text_id::kErrorGpuEntries,
+                              "expected an array of 1 to " + max + " {\"type\", \"count\"} entries",
+                              {{"max", max}}, gpus);
   }
   int64_t total = 0;
   for (size_t i = 0; i < gpus.size(); ++i) {
@@ -46,7 +48,9 @@ Cluster parse_cluster(ObjectReader& object) {
     pool.count = entry.integer("count", 1, limits::kMaxGpus);
     entry.reject_unknown_keys();
     if (cluster.pool_index(pool.gpu.id) >= 0) {
-      throw InputError(entry.path_of("type"), "GPU type \"" + pool.gpu.id + "\" is listed twice");
+      throw detail::input_error(entry.path_of("type"), text_id::kErrorGpuListedTwice,
+                                "GPU type \"" + pool.gpu.id + "\" is listed twice",
+                                {{"gpu", pool.gpu.id}});
     }
     total += pool.count;
     cluster.pools.push_back(std::move(pool));
@@ -74,8 +78,8 @@ int64_t read_key_value(const StrategyKey& key, const nlohmann::json& value, cons
       return read_choice(value, path, key.choices);
     case KeyType::choice_set: {
       if (!value.is_array() || value.size() > key.choices.size()) {
-        throw InputError(
-            path, "expected an array of names from the choices, got " + detail::describe(value));
+        throw detail::value_error(path, text_id::kErrorChoiceArray,
+                                  "expected an array of names from the choices", {}, value);
       }
       int64_t bits = 0;
       for (size_t i = 0; i < value.size(); ++i) {
@@ -106,7 +110,10 @@ void read_per_gpu(const StrategyKey& key, const nlohmann::json& value, const std
   for (const auto& [gpu, item] : value.items()) {
     const int pool = cluster.pool_index(gpu);
     const std::string item_path = path + "." + detail::printable_key(gpu);
-    if (pool < 0) throw InputError(item_path, "is not a GPU type of cluster.gpus");
+    if (pool < 0) {
+      throw detail::input_error(item_path, text_id::kErrorNotClusterGpu,
+                                "is not a GPU type of cluster.gpus");
+    }
     pins.set(key.id, static_cast<size_t>(pool), read_key_value(key, item, item_path, model));
   }
 }
@@ -116,8 +123,10 @@ template <typename T, typename ReadItem>
 std::vector<T> read_stage_list(const nlohmann::json& value, const std::string& path,
                                const ModelSpec& model, const char* what, ReadItem read_item) {
   if (!value.is_array() || value.empty() || value.size() > static_cast<size_t>(model.num_layers)) {
-    throw InputError(path, std::string("expected an array of ") + what +
-                               ", one per pipeline stage, got " + detail::describe(value));
+    throw detail::value_error(
+        path, text_id::kErrorStageList,
+        std::string("expected an array of ") + what + ", one per pipeline stage", {{"items", what}},
+        value);
   }
   std::vector<T> items;
   for (size_t i = 0; i < value.size(); ++i) {
@@ -137,7 +146,11 @@ StrategyPins parse_strategy(ObjectReader& object, const ModelSpec& model, const 
           *value, path, model, "GPU types", [&](const nlohmann::json& item, const std::string& p) {
             const std::string id = detail::read_string(item, p);
             const int pool = cluster.pool_index(id);
-            if (pool < 0) throw InputError(p, "\"" + id + "\" is not a GPU type of cluster.gpus");
+            if (pool < 0) {
+              throw detail::input_error(p, text_id::kErrorNotClusterGpu,
+                                        "\"" + id + "\" is not a GPU type of cluster.gpus",
+                                        {{"gpu", id}});
+            }
             return pool;
           });
     } else if (key.type == KeyType::integer_list) {
@@ -149,9 +162,11 @@ StrategyPins parse_strategy(ObjectReader& object, const ModelSpec& model, const 
       const int64_t sum = std::accumulate(pins.pipeline_stage_layers->begin(),
                                           pins.pipeline_stage_layers->end(), int64_t{0});
       if (sum != model.num_layers) {
-        throw InputError(path, "layers must sum to the model's num_layers (" +
-                                   std::to_string(model.num_layers) + "), got " +
-                                   std::to_string(sum));
+        const std::string layers = std::to_string(model.num_layers), got = std::to_string(sum);
+        throw detail::input_error(
+            path, text_id::kErrorStageLayersSum,
+            "layers must sum to the model's num_layers (" + layers + "), got " + got,
+            {{"num_layers", layers}, {"sum", got}});
       }
     } else if (key.per_gpu) {
       read_per_gpu(key, *value, path, model, cluster, pins);
@@ -163,9 +178,11 @@ StrategyPins parse_strategy(ObjectReader& object, const ModelSpec& model, const 
   const auto check_length = [&](std::string_view key, size_t length) {
     const std::optional<int64_t> stages = pins.get(StrategyKeyId::pipeline_model_parallel_size);
     if (stages && static_cast<int64_t>(length) != *stages) {
-      throw InputError(object.path_of(key), "has " + std::to_string(length) +
-                                                " entries but pipeline_model_parallel_size is " +
-                                                std::to_string(*stages));
+      const std::string entries = std::to_string(length), pipeline = std::to_string(*stages);
+      throw detail::input_error(
+          object.path_of(key), text_id::kErrorStageListLength,
+          "has " + entries + " entries but pipeline_model_parallel_size is " + pipeline,
+          {{"length", entries}, {"stages", pipeline}});
     }
     pins.set(StrategyKeyId::pipeline_model_parallel_size, 0, static_cast<int64_t>(length));
   };

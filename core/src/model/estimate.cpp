@@ -364,8 +364,11 @@ Report Estimator::estimate(const Strategy& strategy) { return impl_->estimate(st
 Report estimate(const Scenario& scenario) {
   if (scenario.cluster.pools.size() > 1 && !scenario.strategy.pipeline_stage_gpus) {
     throw InputError("strategy.pipeline_stage_gpus",
-                     "is required when cluster.gpus lists several GPU types (one type per "
-                     "pipeline stage)");
+                     CoreText{text_id::kErrorStageGpusRequired,
+                              "is required when cluster.gpus lists several GPU types (one type "
+                              "per pipeline stage)",
+                              {},
+                              {}});
   }
   Estimator estimator(scenario.model, scenario.training, scenario.cluster, scenario.framework);
   return estimator.estimate(complete_strategy(scenario));

@@ -91,6 +91,68 @@ inline constexpr const char* kErrorObject = "input error: expected an object";
 inline constexpr const char* kErrorRequired = "input error: is required";
 inline constexpr const char* kErrorUnknownKey = "input error: unknown key";
 
+// The other input errors of the core, each with the values its message names (input/, and the
+// scaling and sweep requests, search/scaling.cpp and search/sweep.cpp).
+inline constexpr const char* kErrorJsonTooLarge = "input error: JSON too large";
+inline constexpr const char* kErrorJsonTooDeep = "input error: JSON nested too deep";
+inline constexpr const char* kErrorJsonInvalid = "input error: not valid JSON";
+inline constexpr const char* kErrorMemoryMargin = "input error: memory margin out of range";
+inline constexpr const char* kErrorMemoryMarginType = "input error: memory margin not GiB or %";
+inline constexpr const char* kErrorGpuEntries = "input error: expected GPU entries";
+inline constexpr const char* kErrorGpuListedTwice = "input error: GPU type listed twice";
+inline constexpr const char* kErrorChoiceArray = "input error: expected an array of choices";
+inline constexpr const char* kErrorNotClusterGpu = "input error: not a GPU type of the cluster";
+inline constexpr const char* kErrorStageList = "input error: expected one entry per stage";
+inline constexpr const char* kErrorStageLayersSum = "input error: stage layers do not sum";
+inline constexpr const char* kErrorStageListLength = "input error: stage list length";
+inline constexpr const char* kErrorStageGpusRequired = "input error: stage GPU types required";
+inline constexpr const char* kErrorYarnNeedsRope = "input error: YaRN needs rotary positions";
+inline constexpr const char* kErrorYarnKeyNeedsFactor = "input error: YaRN key without YaRN";
+inline constexpr const char* kErrorMustDivideHeads = "input error: must divide the heads";
+inline constexpr const char* kErrorHeadDimRequired = "input error: head dimension required";
+inline constexpr const char* kErrorWindowSkipNeedsWindow = "input error: skip needs a window";
+inline constexpr const char* kErrorClampNeedsGated = "input error: clamp needs a gated unit";
+inline constexpr const char* kErrorQkLayernormWithMla = "input error: qk_layernorm with MLA";
+inline constexpr const char* kErrorUnknownPreset = "input error: unknown preset";
+inline constexpr const char* kErrorCurve = "input error: expected a curve";
+inline constexpr const char* kErrorCurvePoint = "input error: expected a curve point";
+inline constexpr const char* kErrorCurveSizes = "input error: curve sizes must increase";
+inline constexpr const char* kErrorFp8CurveRequired = "input error: fp8 curve required";
+inline constexpr const char* kErrorFlashCurvePair = "input error: FlashAttention curves paired";
+inline constexpr const char* kErrorIdLength = "input error: id length";
+inline constexpr const char* kErrorNo16BitPeak = "input error: no 16-bit peak";
+inline constexpr const char* kErrorGpuBase = "input error: expected a GPU preset id";
+inline constexpr const char* kErrorCustomGpuId = "input error: name the customised GPU";
+inline constexpr const char* kErrorRangeEmpty = "input error: the range is empty";
+inline constexpr const char* kErrorScalingPoints = "input error: too many scaling sizes";
+inline constexpr const char* kErrorWeakBatch = "input error: weak-scaling batch above the limit";
+inline constexpr const char* kErrorSweepValue = "input error: sweep value out of range";
+inline constexpr const char* kErrorSweepParameter = "input error: unknown sweep parameter";
+inline constexpr const char* kErrorSweepSyntax = "input error: sweep syntax";
+inline constexpr const char* kErrorSweepRange = "input error: sweep range syntax";
+inline constexpr const char* kErrorSweepStep = "input error: sweep step";
+inline constexpr const char* kErrorSweepValues = "input error: too many sweep values";
+inline constexpr const char* kErrorSweepRequired = "input error: sweep required";
+inline constexpr const char* kErrorSweepParameters = "input error: too many sweep parameters";
+inline constexpr const char* kErrorSweptTwice = "input error: parameter swept twice";
+inline constexpr const char* kErrorSweepPoints = "input error: too many sweep points";
+inline constexpr const char* kErrorSweepList = "input error: expected a sweep list";
+inline constexpr const char* kErrorSweepItem = "input error: expected a sweep item";
+inline constexpr const char* kErrorSweepPoint = "input error: sweep point out of range";
+inline constexpr const char* kErrorHfArchitectures = "input error: expected architectures";
+inline constexpr const char* kErrorHfArchitecture = "input error: unknown architecture";
+inline constexpr const char* kErrorHfModelType = "input error: unknown model type";
+inline constexpr const char* kErrorHfArchitectureRequired = "input error: architecture required";
+inline constexpr const char* kErrorHfActivation = "input error: activation not gated";
+inline constexpr const char* kErrorHfMappedModel = "input error: the mapped model is invalid";
+inline constexpr const char* kErrorHfNotObject = "input error: config not an object";
+inline constexpr const char* kErrorHfMoeEveryLayer = "input error: MoE in every layer";
+inline constexpr const char* kErrorHfDenseLayers = "input error: expected dense layer indices";
+inline constexpr const char* kErrorHfDenseFirst = "input error: dense layers not the first";
+inline constexpr const char* kErrorHfNoMoeLayer = "input error: no MoE layer";
+inline constexpr const char* kErrorHfTopKDiffers = "input error: top-k keys differ";
+inline constexpr const char* kErrorHfTopKRequired = "input error: top-k required";
+
 // Why a launch target cannot launch a strategy (model/framework_rules.cpp unsupported): one of
 // its own rules (by the rule's id, framework_rule_id), or a rule of the rulebook it keeps where
 // the scenario's framework lifts it (with the rule's reason and name).

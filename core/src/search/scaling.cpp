@@ -19,25 +19,31 @@ namespace paraplan {
 std::vector<int64_t> scaling_sizes(const ScalingRange& range, const ScalingNames& names) {
   const auto check = [](const std::string& name, int64_t value, int64_t min, int64_t max) {
     if (value < min || value > max) {
-      throw InputError(name, "expected an integer from " + std::to_string(min) + " to " +
-                                 std::to_string(max) + ", got " + std::to_string(value));
+      throw detail::value_error(
+          name, text_id::kErrorIntegerRange,
+          "expected an integer from " + std::to_string(min) + " to " + std::to_string(max),
+          {{"min", std::to_string(min)}, {"max", std::to_string(max)}}, value);
     }
   };
   check(names.from, range.from_gpus, 1, limits::kMaxGpus);
   check(names.to, range.to_gpus, 1, limits::kMaxGpus);
   check(names.step, range.step_gpus, 1, limits::kMaxGpus);
   if (range.to_gpus < range.from_gpus) {
-    throw InputError(names.to, "the range is empty: " + std::to_string(range.to_gpus) +
-                                   " is below the start " + std::to_string(range.from_gpus));
+    const std::string to = std::to_string(range.to_gpus), from = std::to_string(range.from_gpus);
+    throw detail::input_error(names.to, text_id::kErrorRangeEmpty,
+                              "the range is empty: " + to + " is below the start " + from,
+                              {{"to", to}, {"from", from}});
   }
   const int64_t count = (range.to_gpus - range.from_gpus) / range.step_gpus + 1;
   if (count > limits::kMaxScalingPoints) {
-    throw InputError(names.step, "the range from " + std::to_string(range.from_gpus) + " to " +
-                                     std::to_string(range.to_gpus) + " in steps of " +
-                                     std::to_string(range.step_gpus) + " has " +
-                                     std::to_string(count) + " points; at most " +
-                                     std::to_string(limits::kMaxScalingPoints) +
-                                     " are searched (raise the step)");
+    const std::string from = std::to_string(range.from_gpus), to = std::to_string(range.to_gpus),
+                      step = std::to_string(range.step_gpus), points = std::to_string(count),
+                      max = std::to_string(limits::kMaxScalingPoints);
+    throw detail::input_error(
+        names.step, text_id::kErrorScalingPoints,
+        "the range from " + from + " to " + to + " in steps of " + step + " has " + points +
+            " points; at most " + max + " are searched (raise the step)",
+        {{"from", from}, {"to", to}, {"step", step}, {"count", points}, {"max", max}});
   }
   std::vector<int64_t> sizes;
   for (int64_t n = range.from_gpus; n <= range.to_gpus; n += range.step_gpus) sizes.push_back(n);
@@ -101,10 +107,13 @@ nlohmann::json scaled_scenario(const nlohmann::json& scenario, const ScalingRang
     const double scaled = std::round(batch.get<double>() * static_cast<double>(num_gpus) /
                                      static_cast<double>(range.from_gpus));
     if (scaled > static_cast<double>(limits::kMaxGlobalBatchSize)) {
-      throw InputError(names.weak, "the global batch at " + std::to_string(num_gpus) +
-                                       " GPUs would be " + std::to_string(scaled) +
-                                       ", above the limit of " +
-                                       std::to_string(limits::kMaxGlobalBatchSize));
+      const std::string gpus = std::to_string(num_gpus),
+                        batch_then = std::to_string(static_cast<int64_t>(scaled)),
+                        max = std::to_string(limits::kMaxGlobalBatchSize);
+      throw detail::input_error(names.weak, text_id::kErrorWeakBatch,
+                                "the global batch at " + gpus + " GPUs would be " + batch_then +
+                                    ", above the limit of " + max,
+                                {{"num_gpus", gpus}, {"batch", batch_then}, {"max", max}});
     }
     batch = static_cast<int64_t>(std::max(1.0, scaled));
   }
@@ -402,9 +411,10 @@ ScalingRequest parse_scaling_request(const nlohmann::json& request) {
 nlohmann::json search_scaling_point(const ScalingRequest& request, int64_t num_gpus,
                                     std::function<bool(const SearchProgress&)> on_progress) {
   if (num_gpus < 1 || num_gpus > limits::kMaxGpus) {
-    throw InputError("num_gpus", "expected an integer from 1 to " +
-                                     std::to_string(limits::kMaxGpus) + ", got " +
-                                     std::to_string(num_gpus));
+    const std::string max = std::to_string(limits::kMaxGpus);
+    throw detail::value_error("num_gpus", text_id::kErrorIntegerRange,
+                              "expected an integer from 1 to " + max, {{"min", "1"}, {"max", max}},
+                              num_gpus);
   }
   nlohmann::json search_request = {
       {"scenario", scaled_scenario(request.scenario, request.range, num_gpus)}};

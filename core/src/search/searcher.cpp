@@ -10,6 +10,7 @@
 #include "model/collective_memo.hpp"
 #include "paraplan/estimate.hpp"
 #include "search/final_order.hpp"
+#include "search/first_rows_probe.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -355,6 +356,9 @@ SearchResult Searcher::run() {
 namespace paraplan {
 
 SearchResult search(const Scenario& scenario, const SearchOptions& options) {
+  // A page's search first shows the probe's rows (first_rows_probe.cpp): at most
+  // kProgressIntervalS before the walk, whose time budget is its own.
+  if (!detail::probe_first_rows(scenario, options)) return detail::cancelled_by_probe();
   return detail::Searcher(scenario, options).run();
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "input/json_reader.hpp"
+#include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
 #include "paraplan/presets.hpp"
@@ -52,12 +53,93 @@ double parse_number(const std::string& text, const HardwareParameter& parameter,
   const bool whole = std::floor(value) == value;
   if (text.empty() || used != text.size() || !(value >= parameter.min && value <= parameter.max) ||
       (parameter.integer && !whole)) {
-    throw InputError(path, std::string(parameter.name) + " expects " +
-                               (parameter.integer ? "an integer" : "a number") + " from " +
-                               text_of(parameter.min) + " to " + text_of(parameter.max) +
-                               ", got \"" + text + "\"");
+    throw detail::input_error(path, text_id::kErrorSweepValue,
+                              std::string(parameter.name) + " expects " +
+                                  (parameter.integer ? "an integer" : "a number") + " from " +
+                                  text_of(parameter.min) + " to " + text_of(parameter.max) +
+                                  ", got \"" + text + "\"",
+                              {{"name", std::string(parameter.name)},
+                               {"integer", parameter.integer ? "true" : "false"},
+                               {"min", text_of(parameter.min)},
+                               {"max", text_of(parameter.max)},
+                               {"got_value", text}});
   }
   return value;
+}
+
+// NAME=FROM:TO:STEP's values (`values` is what follows "=", `text` the whole item).
+std::vector<double> range_values(const HardwareParameter& parameter, const std::string& name,
+                                 const std::string& values, const std::string& text,
+                                 const std::string& path) {
+  std::vector<double> out;
+  std::vector<std::string> parts;
+  for (size_t start = 0;;) {
+    const size_t colon = values.find(':', start);
+    parts.push_back(values.substr(start, colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() != 3) {
+    throw detail::input_error(path, text_id::kErrorSweepRange,
+                              "expected " + name + "=FROM:TO:STEP, got \"" + text + "\"",
+                              {{"name", name}, {"got_value", text}});
+  }
+  const double from = parse_number(parts[0], parameter, path);
+  const double to = parse_number(parts[1], parameter, path);
+  size_t used = 0;
+  double step = 0;
+  try {
+    step = std::stod(parts[2], &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (parts[2].empty() || used != parts[2].size() || !(step > 0) || !std::isfinite(step) ||
+      (parameter.integer && std::floor(step) != step)) {
+    throw detail::input_error(path, text_id::kErrorSweepStep,
+                              name + ": the step must be a positive " +
+                                  (parameter.integer ? "integer" : "number") + ", got \"" +
+                                  parts[2] + "\"",
+                              {{"name", name},
+                               {"integer", parameter.integer ? "true" : "false"},
+                               {"got_value", parts[2]}});
+  }
+  if (to < from) {
+    throw detail::input_error(path, text_id::kErrorRangeEmpty,
+                              name + ": the range is empty (its end " + parts[1] +
+                                  " is below its start " + parts[0] + ")",
+                              {{"name", name}, {"to", parts[1]}, {"from", parts[0]}});
+  }
+  const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
+  if (count > static_cast<double>(limits::kMaxSweepPoints)) {
+    const std::string max = std::to_string(limits::kMaxSweepPoints);
+    throw detail::input_error(
+        path, text_id::kErrorSweepValues,
+        name + ": " + text_of(count) + " values; at most " + max + " (raise the step)",
+        {{"name", name}, {"count", text_of(count)}, {"max", max}});
+  }
+  for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
+    out.push_back(from + static_cast<double>(i) * step);
+  }
+  return out;
+}
+
+// NAME=V1,V2,...'s values.
+std::vector<double> list_values(const HardwareParameter& parameter, const std::string& name,
+                                const std::string& values, const std::string& path) {
+  std::vector<double> out;
+  for (size_t start = 0;;) {
+    const size_t comma = values.find(',', start);
+    out.push_back(parse_number(values.substr(start, comma - start), parameter, path));
+    if (out.size() > static_cast<size_t>(limits::kMaxSweepPoints)) {
+      const std::string max = std::to_string(limits::kMaxSweepPoints);
+      throw detail::input_error(path, text_id::kErrorSweepValues,
+                                name + ": at most " + max + " values",
+                                {{"name", name}, {"max", max}});
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace
@@ -72,85 +154,49 @@ SweepParameter parse_sweep_parameter(const std::string& text, const std::string&
     if (p.name == name) parameter = &p;
   }
   if (parameter == nullptr) {
-    throw InputError(path,
-                     "unknown hardware parameter \"" + name + "\" (known: " + known_names() + ")");
+    throw detail::input_error(
+        path, text_id::kErrorSweepParameter,
+        "unknown hardware parameter \"" + name + "\" (known: " + known_names() + ")",
+        {{"name", name}, {"known", known_names()}});
   }
   if (equals == std::string::npos || equals + 1 == text.size()) {
-    throw InputError(path, "expected " + name + "=FROM:TO:STEP or " + name + "=V1,V2,...");
+    throw detail::input_error(path, text_id::kErrorSweepSyntax,
+                              "expected " + name + "=FROM:TO:STEP or " + name + "=V1,V2,...",
+                              {{"name", name}});
   }
   const std::string values = text.substr(equals + 1);
   SweepParameter out{name, {}};
-  if (values.find(':') != std::string::npos) {
-    std::vector<std::string> parts;
-    for (size_t start = 0;;) {
-      const size_t colon = values.find(':', start);
-      parts.push_back(values.substr(start, colon - start));
-      if (colon == std::string::npos) break;
-      start = colon + 1;
-    }
-    if (parts.size() != 3) {
-      throw InputError(path, "expected " + name + "=FROM:TO:STEP, got \"" + text + "\"");
-    }
-    const double from = parse_number(parts[0], *parameter, path);
-    const double to = parse_number(parts[1], *parameter, path);
-    size_t used = 0;
-    double step = 0;
-    try {
-      step = std::stod(parts[2], &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (parts[2].empty() || used != parts[2].size() || !(step > 0) || !std::isfinite(step) ||
-        (parameter->integer && std::floor(step) != step)) {
-      throw InputError(path, name + ": the step must be a positive " +
-                                 (parameter->integer ? "integer" : "number") + ", got \"" +
-                                 parts[2] + "\"");
-    }
-    if (to < from) {
-      throw InputError(path, name + ": the range is empty (its end " + parts[1] +
-                                 " is below its start " + parts[0] + ")");
-    }
-    const double count = std::floor((to - from) / step * (1 + 1e-12)) + 1;
-    if (count > static_cast<double>(limits::kMaxSweepPoints)) {
-      throw InputError(path, name + ": " + text_of(count) + " values; at most " +
-                                 std::to_string(limits::kMaxSweepPoints) + " (raise the step)");
-    }
-    for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
-      out.values.push_back(from + static_cast<double>(i) * step);
-    }
-  } else {
-    for (size_t start = 0;;) {
-      const size_t comma = values.find(',', start);
-      out.values.push_back(parse_number(values.substr(start, comma - start), *parameter, path));
-      if (out.values.size() > static_cast<size_t>(limits::kMaxSweepPoints)) {
-        throw InputError(path,
-                         name + ": at most " + std::to_string(limits::kMaxSweepPoints) + " values");
-      }
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
+  out.values = values.find(':') != std::string::npos
+                   ? range_values(*parameter, name, values, text, path)
+                   : list_values(*parameter, name, values, path);
   return out;
 }
 
 std::vector<std::vector<double>> sweep_grid(const std::vector<SweepParameter>& parameters,
                                             const std::string& path) {
   if (parameters.empty()) {
-    throw InputError(
-        path, "is required: NAME=FROM:TO:STEP or NAME=V1,V2,... (names: " + known_names() + ")");
+    throw detail::input_error(
+        path, text_id::kErrorSweepRequired,
+        "is required: NAME=FROM:TO:STEP or NAME=V1,V2,... (names: " + known_names() + ")",
+        {{"known", known_names()}});
   }
   if (parameters.size() > static_cast<size_t>(limits::kMaxSweepParameters)) {
-    throw InputError(path, "at most " + std::to_string(limits::kMaxSweepParameters) +
-                               " parameters are swept at once");
+    const std::string max = std::to_string(limits::kMaxSweepParameters);
+    throw detail::input_error(path, text_id::kErrorSweepParameters,
+                              "at most " + max + " parameters are swept at once", {{"max", max}});
   }
   if (parameters.size() == 2 && parameters[0].name == parameters[1].name) {
-    throw InputError(path, parameters[0].name + " is swept twice");
+    throw detail::input_error(path, text_id::kErrorSweptTwice,
+                              parameters[0].name + " is swept twice",
+                              {{"name", parameters[0].name}});
   }
   double total = 1;
   for (const SweepParameter& p : parameters) total *= static_cast<double>(p.values.size());
   if (total > static_cast<double>(limits::kMaxSweepPoints)) {
-    throw InputError(path, "the sweep has " + text_of(total) + " points; at most " +
-                               std::to_string(limits::kMaxSweepPoints));
+    const std::string max = std::to_string(limits::kMaxSweepPoints);
+    throw detail::input_error(path, text_id::kErrorSweepPoints,
+                              "the sweep has " + text_of(total) + " points; at most " + max,
+                              {{"count", text_of(total)}, {"max", max}});
   }
   std::vector<std::vector<double>> grid = {{}};
   for (const SweepParameter& p : parameters) {
@@ -245,12 +291,14 @@ SweepRequest parse_sweep_request(const nlohmann::json& request) {
   if (const nlohmann::json* options = root.find("options")) out.options = *options;
   const nlohmann::json& sweep = root.required("sweep");
   if (!sweep.is_array()) {
-    throw InputError("sweep", "expected a list of \"NAME=VALUES\", got " + detail::describe(sweep));
+    throw detail::value_error("sweep", text_id::kErrorSweepList,
+                              "expected a list of \"NAME=VALUES\"", {}, sweep);
   }
   for (size_t i = 0; i < sweep.size(); ++i) {
     const std::string path = "sweep[" + std::to_string(i) + "]";
     if (!sweep[i].is_string()) {
-      throw InputError(path, "expected \"NAME=VALUES\", got " + detail::describe(sweep[i]));
+      throw detail::value_error(path, text_id::kErrorSweepItem, "expected \"NAME=VALUES\"", {},
+                                sweep[i]);
     }
     out.parameters.push_back(parse_sweep_parameter(sweep[i].get<std::string>(), path));
   }
@@ -262,8 +310,9 @@ SweepRequest parse_sweep_request(const nlohmann::json& request) {
 nlohmann::json search_sweep_point(const SweepRequest& request, int64_t point) {
   const auto index = static_cast<size_t>(point);
   if (point < 0 || index >= request.grid.size()) {
-    throw InputError("point",
-                     "expected a point from 0 to " + std::to_string(request.grid.size() - 1));
+    const std::string max = std::to_string(request.grid.size() - 1);
+    throw detail::input_error("point", text_id::kErrorSweepPoint,
+                              "expected a point from 0 to " + max, {{"max", max}});
   }
   nlohmann::json search_request = {
       {"scenario", swept_scenario(request.scenario, request.parameters, request.grid[index])}};

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "search/candidates.hpp"
+#include "search/first_rows_probe.hpp"
 #include "search/prefilters.hpp"
 #include "search/searcher.hpp"
 
@@ -19,13 +20,9 @@ using K = StrategyKeyId;
 void Searcher::tensor_level() {
   // Tensor parallelism stays inside the smallest NVLink domain of the cluster's GPU types (72
   // GPUs of a GB200 NVL72 rack, not the 4 of one host).
-  int64_t domain = cluster_.num_gpus;
-  for (const GpuPool& pool : cluster_.pools) {
-    domain = std::min(domain, pool.gpu.nvlink_domain_gpus);
-  }
-  const int64_t limit = options_.allow_tensor_parallel_across_nodes ? cluster_.num_gpus : domain;
-  const std::vector<int64_t> sizes =
-      pinned_or(pins_.get(K::tensor_model_parallel_size), divisors(limit));
+  const std::vector<int64_t> sizes = pinned_or(
+      pins_.get(K::tensor_model_parallel_size),
+      divisors(tensor_parallel_limit(cluster_, options_.allow_tensor_parallel_across_nodes)));
   for (size_t i = 0; i < sizes.size() && !stopped_; ++i) {
     fraction_done_ = static_cast<double>(i) / static_cast<double>(sizes.size());
     s_.tensor_model_parallel_size = sizes[i];

@@ -67,11 +67,20 @@ TEST_CASE("the strict readers' errors carry an id and the values they name") {
   CHECK(unknown.args == Args{{"closest", "tensor_model_parallel_size"}});
   CHECK(error_text(R"({"training": {}})").id == "input error: is required");
   CHECK(error_text(R"([1])").id == "input error: expected an object");
-  // An error of another kind has no id yet: the page shows its English.
-  CHECK(error_text(std::string(R"({"model": "llama2-7b", )") + kTraining +
-                   R"(, "cluster": {"gpus": [{"type": "a100", "count": 8}, {"type": "a100", )"
-                   R"("count": 8}]}})")
-            .id.empty());
+  // The readers' own checks too (issue 30 item 9): with the values their message names.
+  const paraplan::CoreText twice =
+      error_text(std::string(R"({"model": "llama2-7b", )") + kTraining +
+                 R"(, "cluster": {"gpus": [{"type": "a100", "count": 8}, {"type": "a100", )"
+                 R"("count": 8}]}})");
+  CHECK(twice.id == "input error: GPU type listed twice");
+  CHECK(twice.args == Args{{"gpu", "a100"}});
+  const paraplan::CoreText heads =
+      error_text(std::string(R"({"model": {"name": "m", "num_layers": 2, "hidden_size": 64, )") +
+                 R"("ffn_hidden_size": 128, "num_attention_heads": 8, "num_query_groups": 3, )"
+                 R"("vocab_size": 100, "activation": "swiglu"}, )" +
+                 kTraining + R"(, "cluster": {"gpus": [{"type": "a100", "count": 8}]}})");
+  CHECK(heads.id == "input error: must divide the heads");
+  CHECK(heads.args == Args{{"heads", "8"}, {"got_value", "3"}});
 }
 
 TEST_CASE("a number key reads within its own limits: a capacity factor above 1") {
