@@ -62,19 +62,7 @@ class CostBuilder {
   // Bytes of the layer's [tokens, hidden] activation (whole, before any sharding).
   double hidden_bytes() const { return e_ * h_ * tokens_; }
 
-  // Per-head query/key and value widths: kv_channels, or multi-latent attention's (the rotary
-  // part joins the query/key).
-  struct HeadDims {
-    double qk, v;
-  };
-  HeadDims head_dims() const {
-    if (!model_.mla) {
-      const double d = static_cast<double>(model_.kv_channels);
-      return {d, d};
-    }
-    return {static_cast<double>(model_.mla->qk_head_dim + model_.mla->qk_pos_emb_head_dim),
-            static_cast<double>(model_.mla->v_head_dim)};
-  }
+  HeadDims head_dims() const { return attention_head_dims(model_); }
 
   // layer_cost.cpp
   LinearTime linear(const Kernels& kernels, const Gemm& g, double groups = 1,

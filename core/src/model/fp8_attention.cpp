@@ -60,17 +60,6 @@ std::string fp8_kernel_problem(const GpuSpec& gpu, Fp8Recipe recipe, double qk, 
          decimal_text(qk) + " / " + decimal_text(v) + on;
 }
 
-// The per-head query/key and value widths (multi-latent attention's rotary part joins the
-// query/key).
-std::pair<double, double> model_head_dims(const ModelSpec& model) {
-  if (!model.mla) {
-    const auto d = static_cast<double>(model.kv_channels);
-    return {d, d};
-  }
-  return {static_cast<double>(model.mla->qk_head_dim + model.mla->qk_pos_emb_head_dim),
-          static_cast<double>(model.mla->v_head_dim)};
-}
-
 // NVIDIA's cuDNN SDPA training benchmark (NVIDIA/cudnn-frontend 3929da2,
 // benchmark/sdpa_benchmark_training/results): the fp8 kernel's time against bf16's at the same
 // shape, causal (top_left), non-deterministic backward, batch 2 (H200: 1), at 2,048-32,768
@@ -162,14 +151,11 @@ std::string fp8_attention_problem(const RuleContext& c, const Strategy& s) {
         "fp8_dot_product_attention needs cuDNN's fused attention: use_flash_attn with "
         "attention_backend auto or fused");
   }
-  const auto [qk, v] = model_head_dims(c.model);
+  const HeadDims dims = attention_head_dims(c.model);
   for (size_t pool = 0; pool < c.cluster.pools.size(); ++pool) {
-    const bool used = s.pipeline_stage_gpus.empty()
-                          ? pool == 0
-                          : std::count(s.pipeline_stage_gpus.begin(), s.pipeline_stage_gpus.end(),
-                                       static_cast<int>(pool)) > 0;
-    if (!used) continue;
-    std::string problem = fp8_kernel_problem(c.cluster.pools[pool].gpu, s.fp8_recipe, qk, v);
+    if (!runs_on_pool(s, pool)) continue;
+    std::string problem =
+        fp8_kernel_problem(c.cluster.pools[pool].gpu, s.fp8_recipe, dims.qk, dims.v);
     if (!problem.empty()) return problem;
   }
   return {};

@@ -145,6 +145,20 @@ inline std::span<const HeadDimEfficiency> head_dim_table(AttentionKernels kernel
   return kEqualHeadDims;
 }
 
+// A model's per-head query/key and value widths: kv_channels, or multi-latent attention's (the
+// rotary part joins the query/key).
+struct HeadDims {
+  double qk, v;
+};
+inline HeadDims attention_head_dims(const ModelSpec& model) {
+  if (!model.mla) {
+    const auto d = static_cast<double>(model.kv_channels);
+    return {d, d};
+  }
+  return {static_cast<double>(model.mla->qk_head_dim + model.mla->qk_pos_emb_head_dim),
+          static_cast<double>(model.mla->v_head_dim)};
+}
+
 // Piecewise linear in the head dim between the measured ones, clamped at both ends; a query/key
 // head dim above the value's is multi-latent attention's (FlashAttention-2 takes equal ones).
 inline double head_dim_efficiency(double qk_head_dim, double v_head_dim, bool backward,

@@ -1,6 +1,7 @@
 // The rulebook (rules.hpp): its parts joined in one list, read by the estimate and the search.
 #include "model/rules.hpp"
 
+#include <algorithm>
 #include <initializer_list>
 
 #include "model/rule_parts.hpp"
@@ -30,6 +31,12 @@ bool check_rules(const RuleContext& context, const Strategy& strategy,
     all_hold = false;
   }
   return all_hold;
+}
+
+bool runs_on_pool(const Strategy& strategy, size_t pool) {
+  const std::vector<int>& stages = strategy.pipeline_stage_gpus;
+  if (stages.empty()) return pool == 0;
+  return std::find(stages.begin(), stages.end(), static_cast<int>(pool)) != stages.end();
 }
 
 int64_t data_parallel_size(const RuleContext& context, const Strategy& s) {

@@ -44,6 +44,10 @@ std::span<const Rule> cuda_graph_rules();
 bool check_rules(const RuleContext& context, const Strategy& strategy,
                  std::vector<std::string>& reasons, std::vector<std::string>* ids = nullptr);
 
+// Whether a stage of `strategy` runs on the cluster's GPU pool `pool` (pool 0 alone where
+// pipeline_stage_gpus is empty).
+bool runs_on_pool(const Strategy& strategy, size_t pool);
+
 // Data-parallel size: GPUs / (tensor x context x pipeline), or 0 when that does not divide.
 int64_t data_parallel_size(const RuleContext& context, const Strategy& strategy);
 

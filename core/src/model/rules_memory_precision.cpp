@@ -216,12 +216,8 @@ const Rule kMemoryPrecisionRules[] = {
      [](C c, S s) {
        std::string ids;
        for (size_t pool = 0; pool < c.cluster.pools.size(); ++pool) {
-         const bool used = s.pipeline_stage_gpus.empty()
-                               ? pool == 0
-                               : std::count(s.pipeline_stage_gpus.begin(),
-                                            s.pipeline_stage_gpus.end(), static_cast<int>(pool));
          const GpuSpec& gpu = c.cluster.pools[pool].gpu;
-         if (used && gpu.tensor_flops(c.training.precision) <= 0) {
+         if (runs_on_pool(s, pool) && gpu.tensor_flops(c.training.precision) <= 0) {
            ids += (ids.empty() ? "" : ", ") + gpu.id;
          }
        }
