@@ -1,28 +1,13 @@
 #include "input/hf_config_reader.hpp"
 
-#include <cstdio>
+#include "model/number_text.hpp"
 
 namespace paraplan::detail {
-namespace {
-
-std::string number_text(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0f", x);
-  return text;
-}
-
-}  // namespace
 
 std::string count_text(double parameters) {
-  char text[32];
-  if (parameters >= 1e9) {
-    std::snprintf(text, sizeof text, "%.2fB", parameters / 1e9);
-  } else if (parameters >= 1e6) {
-    std::snprintf(text, sizeof text, "%.2fM", parameters / 1e6);
-  } else {
-    return number_text(parameters);
-  }
-  return text;
+  if (parameters >= 1e9) return fixed_text(parameters / 1e9, 2) + "B";
+  if (parameters >= 1e6) return fixed_text(parameters / 1e6, 2) + "M";
+  return fixed_text(parameters, 0);
 }
 
 // Keys that change nothing Paraplan counts, whatever their value, with the reason.

@@ -1,13 +1,13 @@
 #include "paraplan/estimate.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "model/cost_cache.hpp"
 #include "model/framework_rules.hpp"
+#include "model/number_text.hpp"
 #include "model/pipeline_model.hpp"
 #include "model/stage_plan.hpp"
 #include "model/stage_split.hpp"
@@ -35,11 +35,7 @@ bool all_finite(const Report& r) {
   return std::isfinite(sum);
 }
 
-std::string gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GiB", bytes / units::kGiB);
-  return text;
-}
+std::string gib(double bytes) { return fixed_text(bytes / units::kGiB, 1) + " GiB"; }
 
 // The default margin on a GPU of `capacity_bytes` for the strategy's allocator mode
 // (expandable_segments, left out the framework launcher's: framework.hpp) and its CUDA graphs
@@ -52,13 +48,6 @@ double default_margin_bytes(double capacity_bytes, bool expandable_segments, boo
 }
 
 bool captures_cuda_graphs(const Strategy& s) { return s.cuda_graph_impl != CudaGraphImpl::none; }
-
-// `value` written with `decimals` decimals, as the memory verdict's text writes its numbers.
-std::string decimal(double value, int decimals) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 // Sets the memory verdict's reason, in English and with its id and values.
 void set_verdict_text(Report& report, CoreText text) {
@@ -74,12 +63,12 @@ CoreText verdict_text(MemoryVerdict verdict, const StageReport& stage, size_t in
   const std::vector<std::pair<std::string, std::string>> args = {
       {"stage", std::to_string(index)},
       {"gpu", stage.gpu},
-      {"peak_gib", decimal(peak / units::kGiB, 1)},
-      {"capacity_gib", decimal(stage.capacity_bytes / units::kGiB, 1)},
-      {"share_percent", decimal(100 * share, 0)},
-      {"free_gib", decimal((stage.capacity_bytes - peak) / units::kGiB, 1)},
-      {"margin_gib", decimal(margin_bytes / units::kGiB, 1)},
-      {"margin_percent", decimal(100 * margin_bytes / stage.capacity_bytes, 0)},
+      {"peak_gib", fixed_text(peak / units::kGiB, 1)},
+      {"capacity_gib", fixed_text(stage.capacity_bytes / units::kGiB, 1)},
+      {"share_percent", fixed_text(100 * share, 0)},
+      {"free_gib", fixed_text((stage.capacity_bytes - peak) / units::kGiB, 1)},
+      {"margin_gib", fixed_text(margin_bytes / units::kGiB, 1)},
+      {"margin_percent", fixed_text(100 * margin_bytes / stage.capacity_bytes, 0)},
       {"allocator", expandable ? "expandable_segments" : "default_segments"},
       {"cuda_graphs", graphs ? "true" : "false"}};
   const char* what = verdict == MemoryVerdict::oom ? "more than its capacity"

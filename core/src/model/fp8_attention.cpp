@@ -9,6 +9,7 @@
 
 #include "model/device_connections.hpp"
 #include "model/kernels.hpp"
+#include "model/number_text.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -29,17 +30,10 @@ constexpr double kBlackwellFp8QkHeadDim = 192;
 constexpr double kBlackwellFp8VHeadDim = 128;
 constexpr double kFp8HeadDimMultiple = 16;
 
-std::string decimal_text(double value) {
-  std::string text = std::to_string(value);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (text.back() == '.') text.pop_back();
-  return text;
-}
-
 // Why cuDNN's fp8 attention cannot run on `gpu` under `recipe` at these head dims, or empty.
 std::string fp8_kernel_problem(const GpuSpec& gpu, Fp8Recipe recipe, double qk, double v) {
   const std::string on =
-      " on " + gpu.id + " (compute capability " + decimal_text(gpu.compute_capability) + ")";
+      " on " + gpu.id + " (compute capability " + number_text(gpu.compute_capability) + ")";
   if (gpu.compute_capability < kFp8AttentionComputeCapability) {
     return "fp8_dot_product_attention needs compute capability 9.0 or later" + on;
   }
@@ -57,7 +51,7 @@ std::string fp8_kernel_problem(const GpuSpec& gpu, Fp8Recipe recipe, double qk, 
                               : qk == kHopperFp8HeadDim && v == kHopperFp8HeadDim;
   if (multiples && fits) return {};
   return "fp8_dot_product_attention: cuDNN's fp8 attention does not train head dims " +
-         decimal_text(qk) + " / " + decimal_text(v) + on;
+         number_text(qk) + " / " + number_text(v) + on;
 }
 
 // NVIDIA's cuDNN SDPA training benchmark (NVIDIA/cudnn-frontend 3929da2,

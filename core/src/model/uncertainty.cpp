@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "model/number_text.hpp"
 #include "model/text_ids.hpp"
 
 namespace paraplan::detail {
@@ -49,12 +49,6 @@ std::pair<double, double> conformal_interval(std::vector<double> values, double 
   const auto low = static_cast<size_t>(std::max(1.0, std::floor((n + 1) * tail)));
   const auto high = static_cast<size_t>(std::min(n, std::ceil((n + 1) * (1 - tail))));
   return {values[low - 1], values[high - 1]};
-}
-
-std::string fixed(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", value);
-  return text;
 }
 
 // The regimes tried, narrowest first: each a name (with its text id) and whether a run belongs
@@ -104,15 +98,17 @@ CoreText passed_over(const CoreText& regime, int64_t runs, int64_t publishers) {
 
 // How the band was derived, and the narrower regimes passed over (`why`) for too few runs.
 CoreText basis_of(const RatioBand& band, int64_t publishers, std::vector<CoreText> why) {
+  const std::string low = fixed_text(band.low, 2);
+  const std::string high = fixed_text(band.high, 2);
   CoreText basis{text_id::kBand,
                  "measured / predicted tokens/s of " + std::to_string(band.runs) +
                      " published runs from " + std::to_string(publishers) +
-                     " publishers' tables, their 80% split-conformal interval: " + fixed(band.low) +
-                     " to " + fixed(band.high) + " times the estimate",
+                     " publishers' tables, their 80% split-conformal interval: " + low + " to " +
+                     high + " times the estimate",
                  {{"runs", std::to_string(band.runs)},
                   {"publishers", std::to_string(publishers)},
-                  {"low", fixed(band.low)},
-                  {"high", fixed(band.high)}},
+                  {"low", low},
+                  {"high", high}},
                  {}};
   if (why.empty()) return basis;
   basis.id = text_id::kBandWiderRegime;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
+#include "model/number_text.hpp"
 #include "model/text_ids.hpp"
 #include "paraplan/limits.hpp"
 
@@ -49,11 +49,7 @@ constexpr const char* kTorchtitanOrderOnly =
 // The longest sequence among them (NeMo's long-context table, H068: 1M tokens on 1024 H100).
 constexpr int64_t kLongestValidatedSeqLength = 1048576;
 
-std::string percent(double fraction) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%.1f%%", 100 * fraction);
-  return text;
-}
+std::string percent(double fraction) { return fixed_text(100 * fraction, 1) + "%"; }
 
 }  // namespace
 
@@ -226,15 +222,12 @@ CoreText measured_error_note(const ModelSpec& model, Framework framework, const 
                              const RatioBand& band) {
   const bool fsdp = framework == Framework::torchtitan || strategy.zero_stage == 3;
   if ((!model.moe && !fsdp) || band.runs == 0) return {};
-  char range[64];
-  std::snprintf(range, sizeof range, "%.2f to %.2f", band.low, band.high);
+  const std::string low = fixed_text(band.low, 2);
+  const std::string high = fixed_text(band.high, 2);
+  const std::string range = low + " to " + high;
   const std::string measured = "published runs of \"" + band.regime + "\" measured " + range +
                                " times the predicted tokens/s (80% interval of " +
                                std::to_string(band.runs) + " runs)";
-  char low[32];
-  char high[32];
-  std::snprintf(low, sizeof low, "%.2f", band.low);
-  std::snprintf(high, sizeof high, "%.2f", band.high);
   const Args args = {{"low", low}, {"high", high}, {"runs", std::to_string(band.runs)}};
   if (model.moe) {
     return {text_id::kMoeMeasuredError,

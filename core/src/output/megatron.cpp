@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "model/number_text.hpp"
 #include "model/rules.hpp"
 #include "model/stage_split.hpp"
 #include "output/launch/hosts.hpp"
@@ -403,11 +404,11 @@ void write_precision_flags(MegatronArgs& out, Precision precision) {
 // the config's yarn_* attributes, rounding the correction range unless told not to).
 void write_yarn_arguments(MegatronArgs& out, const ModelSpec& model) {
   out.value("--position-embedding-type", "yarn");
-  out.value("--rotary-scaling-factor", detail::number(model.yarn_rotary_scaling_factor));
+  out.value("--rotary-scaling-factor", number_text(model.yarn_rotary_scaling_factor));
   out.number("--yarn-original-max-position-embeddings",
              model.yarn_original_max_position_embeddings);
-  out.value("--yarn-beta-fast", detail::number(model.yarn_beta_fast));
-  out.value("--yarn-beta-slow", detail::number(model.yarn_beta_slow));
+  out.value("--yarn-beta-fast", number_text(model.yarn_beta_fast));
+  out.value("--yarn-beta-slow", number_text(model.yarn_beta_slow));
   if (!model.yarn_correction_range_round_to_int) {
     out.flag("--no-yarn-correction-range-round-to-int");
   }
@@ -447,9 +448,7 @@ void write_shape_arguments(MegatronArgs& out, const ModelSpec& model, const Trai
 // A dropout probability, written only where it differs from Megatron-LM's default 0.1.
 void write_dropout(MegatronArgs& out, std::string_view name, double value) {
   if (value == 0.1) return;  // Megatron-LM's default
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%g", value);
-  out.value(name, buffer);
+  out.value(name, number_text(value));
 }
 
 // What each layer is made of: the norm, the activation, biases, the output weights, dropout.

@@ -1,8 +1,8 @@
 // Why a search found no strategy: no GPU runs the precision, the rules ruled every candidate out
 // (named with their numbers), or nothing fits in memory (the closest miss, by how much).
 #include <algorithm>
-#include <cstdio>
 
+#include "model/number_text.hpp"
 #include "model/text_ids.hpp"
 #include "paraplan/units.hpp"
 #include "search/searcher.hpp"
@@ -13,11 +13,7 @@ namespace {
 using units::kGiB;
 
 // `bytes` in GiB with one decimal, as the diagnosis writes them.
-std::string diagnosis_gib(double bytes) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", bytes / kGiB);
-  return text;
-}
+std::string diagnosis_gib(double bytes) { return fixed_text(bytes / kGiB, 1); }
 
 CoreText memory_miss(const ClosestMiss& closest, const Cluster& cluster,
                      const MemoryMargin& margin) {

@@ -2,10 +2,10 @@
 #include "search/final_order.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <tuple>
 
+#include "model/number_text.hpp"
 #include "model/text_ids.hpp"
 #include "search/top_strategies.hpp"
 
@@ -19,11 +19,7 @@ std::tuple<int, int> safety_key(const RankedStrategy& ranked) {
   return {static_cast<int>(ranked.report.memory_verdict), risky_switches(ranked.strategy)};
 }
 
-std::string as_percent(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", fraction * 100);
-  return text;
-}
+std::string as_percent(double fraction) { return fixed_text(fraction * 100, 1) + "%"; }
 
 // Why `safer` ranks above `faster`, with its id and values.
 CoreText moved_note(const RankedStrategy& safer, const RankedStrategy& faster) {

@@ -1,9 +1,9 @@
 // What the search reports while and after it runs: the clock and the time budget, progress
 // reports with the best rows so far, and the listed rows with the public estimate's reports.
 #include <algorithm>
-#include <cstdio>
 #include <map>
 
+#include "model/number_text.hpp"
 #include "model/text_ids.hpp"
 #include "paraplan/estimate.hpp"
 #include "search/final_order.hpp"
@@ -24,9 +24,8 @@ void Searcher::tick() {
   const double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (counted && elapsed_s > options_.time_budget_s) {
-    char budget[32];
-    std::snprintf(budget, sizeof budget, "%g", options_.time_budget_s);
-    stats_.stopped = "time budget of " + std::string(budget) + " s reached";
+    const std::string budget = number_text(options_.time_budget_s);
+    stats_.stopped = "time budget of " + budget + " s reached";
     stats_.stopped_text = {text_id::kStoppedTimeBudget, stats_.stopped, {{"budget_s", budget}}, {}};
     stopped_ = true;
   } else if (options_.on_progress && (counted || elapsed_s >= next_report_s_ || first_best_due())) {

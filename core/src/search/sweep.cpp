@@ -3,9 +3,9 @@
 
 #include <array>
 #include <cmath>
-#include <cstdio>
 
 #include "input/json_reader.hpp"
+#include "model/number_text.hpp"
 #include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
 #include "paraplan/limits.hpp"
@@ -35,12 +35,6 @@ std::string known_names() {
   return names;
 }
 
-std::string text_of(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", value);
-  return text;
-}
-
 double parse_number(const std::string& text, const HardwareParameter& parameter,
                     const std::string& path) {
   size_t used = 0;
@@ -56,12 +50,12 @@ double parse_number(const std::string& text, const HardwareParameter& parameter,
     throw detail::input_error(path, text_id::kErrorSweepValue,
                               std::string(parameter.name) + " expects " +
                                   (parameter.integer ? "an integer" : "a number") + " from " +
-                                  text_of(parameter.min) + " to " + text_of(parameter.max) +
+                                  number_text(parameter.min) + " to " + number_text(parameter.max) +
                                   ", got \"" + text + "\"",
                               {{"name", std::string(parameter.name)},
                                {"integer", parameter.integer ? "true" : "false"},
-                               {"min", text_of(parameter.min)},
-                               {"max", text_of(parameter.max)},
+                               {"min", number_text(parameter.min)},
+                               {"max", number_text(parameter.max)},
                                {"got_value", text}});
   }
   return value;
@@ -114,8 +108,8 @@ std::vector<double> range_values(const HardwareParameter& parameter, const std::
     const std::string max = std::to_string(limits::kMaxSweepPoints);
     throw detail::input_error(
         path, text_id::kErrorSweepValues,
-        name + ": " + text_of(count) + " values; at most " + max + " (raise the step)",
-        {{"name", name}, {"count", text_of(count)}, {"max", max}});
+        name + ": " + number_text(count) + " values; at most " + max + " (raise the step)",
+        {{"name", name}, {"count", number_text(count)}, {"max", max}});
   }
   for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) {
     out.push_back(from + static_cast<double>(i) * step);
@@ -195,8 +189,8 @@ std::vector<std::vector<double>> sweep_grid(const std::vector<SweepParameter>& p
   if (total > static_cast<double>(limits::kMaxSweepPoints)) {
     const std::string max = std::to_string(limits::kMaxSweepPoints);
     throw detail::input_error(path, text_id::kErrorSweepPoints,
-                              "the sweep has " + text_of(total) + " points; at most " + max,
-                              {{"count", text_of(total)}, {"max", max}});
+                              "the sweep has " + number_text(total) + " points; at most " + max,
+                              {{"count", number_text(total)}, {"max", max}});
   }
   std::vector<std::vector<double>> grid = {{}};
   for (const SweepParameter& p : parameters) {

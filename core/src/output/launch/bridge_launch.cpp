@@ -4,6 +4,7 @@
 // src/megatron/bridge/training/config.py).
 #include <algorithm>
 
+#include "model/number_text.hpp"
 #include "output/launch/writers.hpp"
 
 namespace paraplan::detail {
@@ -60,17 +61,17 @@ std::string model_lines(const ModelSpec& model, const Training& training) {
       : model.position_embedding_type == PositionEmbedding::none ? "\"none\""
                                                                  : "\"learned_absolute\"");
   if (yarn) {  // GPTModelProvider's yarn_* fields, as gpt_oss_bridge.py sets them
-    set("yarn_rotary_scaling_factor", number(model.yarn_rotary_scaling_factor));
+    set("yarn_rotary_scaling_factor", number_text(model.yarn_rotary_scaling_factor));
     num("yarn_original_max_position_embeddings", model.yarn_original_max_position_embeddings);
-    set("yarn_beta_fast", number(model.yarn_beta_fast));
-    set("yarn_beta_slow", number(model.yarn_beta_slow));
+    set("yarn_beta_fast", number_text(model.yarn_beta_fast));
+    set("yarn_beta_slow", number_text(model.yarn_beta_slow));
     set("yarn_correction_range_round_to_int", py_bool(model.yarn_correction_range_round_to_int));
   }
   set("add_bias_linear", py_bool(model.add_bias_linear));
   if (model.qk_layernorm) set("qk_layernorm", "True");  // as Qwen3Bridge / Qwen3MoEBridge
   set("share_embeddings_and_output_weights", py_bool(!model.untie_embeddings_and_output_weights));
-  set("hidden_dropout", number(model.hidden_dropout));
-  set("attention_dropout", number(model.attention_dropout));
+  set("hidden_dropout", number_text(model.hidden_dropout));
+  set("attention_dropout", number_text(model.attention_dropout));
   if (model.moe) {
     num("num_moe_experts", model.moe->num_experts);
     num("moe_router_topk", model.moe->top_k);
@@ -214,7 +215,7 @@ void moe_strategy_lines(const LaunchInput& in, std::string& t) {
     set("m.overlap_moe_expert_parallel_comm", py_bool(s.overlap_moe_expert_parallel_comm));
     set("m.delay_wgrad_compute", py_bool(s.delay_wgrad_compute));
     if (s.moe_expert_capacity_factor > 0) {
-      set("m.moe_expert_capacity_factor", number(s.moe_expert_capacity_factor));
+      set("m.moe_expert_capacity_factor", number_text(s.moe_expert_capacity_factor));
       set("m.moe_pad_expert_input_to_capacity", py_bool(s.moe_pad_expert_input_to_capacity));
     }
   }
@@ -324,7 +325,7 @@ void batch_and_optimizer_lines(const LaunchInput& in, std::string& t) {
   }
   if (s.optimizer_cpu_offload) {  // Megatron-Core OptimizerConfig (HybridDeviceOptimizer)
     set("cfg.optimizer.optimizer_cpu_offload", "True");
-    set("cfg.optimizer.optimizer_offload_fraction", number(s.optimizer_offload_fraction));
+    set("cfg.optimizer.optimizer_offload_fraction", number_text(s.optimizer_offload_fraction));
     set("cfg.optimizer.overlap_cpu_optimizer_d2h_h2d", py_bool(s.overlap_cpu_optimizer_d2h_h2d));
   }
 }

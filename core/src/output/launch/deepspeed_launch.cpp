@@ -2,6 +2,7 @@
 // Megatron-DeepSpeed's pretrain_gpt.py flags (launch-targets.md section 4).
 #include <nlohmann/json.hpp>
 
+#include "model/number_text.hpp"
 #include "output/launch/writers.hpp"
 
 namespace paraplan::detail {
@@ -41,9 +42,9 @@ std::vector<std::string> model_arguments(const ModelSpec& model, const Training&
     args.emplace_back("--untie-embeddings-and-output-weights");
   }
   args.emplace_back("--attention-dropout");
-  args.push_back(number(model.attention_dropout));
+  args.push_back(number_text(model.attention_dropout));
   args.emplace_back("--hidden-dropout");
-  args.push_back(number(model.hidden_dropout));
+  args.push_back(number_text(model.hidden_dropout));
   if (model.moe) {
     args.emplace_back("--num-experts");
     args.push_back(std::to_string(model.moe->num_experts));

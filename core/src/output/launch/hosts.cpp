@@ -1,7 +1,8 @@
 #include "output/launch/hosts.hpp"
 
 #include <algorithm>
-#include <cstdio>
+
+#include "model/number_text.hpp"
 
 namespace paraplan::detail {
 
@@ -71,12 +72,6 @@ std::string join(const std::vector<std::string>& words, std::string_view separat
     if (!text.empty()) text += separator;
     text += word;
   }
-  return text;
-}
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.10g", value);
   return text;
 }
 

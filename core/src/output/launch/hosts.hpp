@@ -55,6 +55,5 @@ std::string torchrun_lines(const Hosts& hosts, ProgramFor program_for) {
 std::string rendezvous_environment(const Hosts& hosts);
 
 std::string join(const std::vector<std::string>& words, std::string_view separator = " ");
-std::string number(double value);  // shortest form: 0.1, 4096
 
 }  // namespace paraplan::detail

@@ -5,6 +5,7 @@
 
 #include "model/even_split.hpp"
 #include "model/framework_rules.hpp"
+#include "model/number_text.hpp"
 #include "model/stage_split.hpp"
 #include "output/launch/writers.hpp"
 
@@ -118,10 +119,10 @@ std::string family_args(TorchtitanFamily family, const ModelSpec& m, bool groupe
            num(m.window_size + 1) +
            // YaRN (1 is plain RoPE: precompute_rope_cache scales only above 1); ntk_alpha is
            // the slow correction, ntk_beta the fast one.
-           ",\n    rope_factor=" + number(m.yarn_rotary_scaling_factor) +
+           ",\n    rope_factor=" + number_text(m.yarn_rotary_scaling_factor) +
            ",\n    original_seq_len=" + num(m.yarn_original_max_position_embeddings) +
-           ",\n    ntk_alpha=" + number(m.yarn_beta_slow) +
-           ",\n    ntk_beta=" + number(m.yarn_beta_fast) +
+           ",\n    ntk_alpha=" + number_text(m.yarn_beta_slow) +
+           ",\n    ntk_beta=" + number_text(m.yarn_beta_fast) +
            ",\n    moe_args=" + moe_args(*m.moe, true, grouped_mm) + ",\n)\n";
   }
   // qwen3: qk_norm as the model's qk_layernorm (Qwen3's q_norm and k_norm).
