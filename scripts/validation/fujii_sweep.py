@@ -59,9 +59,13 @@ ASSUMPTIONS = [
 # checks they still are): outcomes it does not reproduce, each with what differs. Keyed by (GPU
 # heading, sequence length, layout), with the columns.
 RECORD_STREAMS = (
-    "TORCH_NCCL_AVOID_RECORD_STREAMS unset (the record's note): the caching allocator keeps the "
-    "blocks of tensors a NCCL stream used (context-parallel send/receive buffers, "
-    "sequence-parallel gathers) until that stream passes their free, not priced")
+    "TORCH_NCCL_AVOID_RECORD_STREAMS unset (the record's note): ProcessGroupNCCL calls "
+    "recordStream on the tensors of async collectives, so the caching allocator reuses their "
+    "blocks only once the collectives finish as the host sees them, while the host runs ahead "
+    "(pytorch/pytorch PR #76861; torchtitan PR #737 sets the variable for tensor parallelism "
+    "'to avoid unexpectedly high memory usage'), and point-to-point ops record streams whatever "
+    "it says (pytorch/pytorch issue #147168): sequence-parallel gathers and the context-parallel "
+    "ring's send/receive buffers held longer than their use, not priced")
 KNOWN_GAP = {
     ("A100 (40GB)", 8192, (4, 2, 2, 4)): (
         (16, 32, 64, 128, 256),
