@@ -99,6 +99,12 @@ OUTCOMES_EXPANDABLE = {"RAN06", "OOM07", "RAN08", "OOM09", "RAN10", "OOM11", "RA
                        "RAN17"}
 
 
+# fujii-4d-sweep.json: okoge-kaz/Megatron-LM's launch scripts of the sweep set no allocator setting.
+FUJII_SOURCE = (
+    "okoge-kaz/Megatron-LM e6c1be32 scripts/abci/Llama-3.1-8B/llama-3.1-8b-tp4-pp2.sh and 442bc922 "
+    "scripts/tsubame/Llama-3.1-8B/llama-3.1-8B-tp2-pp2-te-v1.9.sh: no PYTORCH_CUDA_ALLOC_CONF")
+
+
 def annotate(file, source, expandable, key="recipes", name="name"):
     with open(DATA + file) as f:
         document = json.load(f)
@@ -121,6 +127,7 @@ def main():
     annotate("mindspeed-llm-configs.json", MINDSPEED_SOURCE, lambda n: n in MINDSPEED_EXPANDABLE)
     annotate("oom-outcomes.json", OUTCOMES_SOURCE, lambda i: i in OUTCOMES_EXPANDABLE, key="cases",
              name="id")
+    annotate("fujii-4d-sweep.json", FUJII_SOURCE, lambda i: False, key="cases", name="id")
 
 
 if __name__ == "__main__":
