@@ -55,9 +55,10 @@ ASSUMPTIONS = [
     "z-loss (--use-z-loss) and --reset-attention-mask as Megatron-LM's plain loss and causal "
     "mask (flash attention takes no mask tensor)",
 ]
-# '-' cells the model prices inside the default margin (memory_verdict_test.cpp prints them and
-# checks they still are): outcomes it does not reproduce, each with what differs. Keyed by (GPU
-# heading, sequence length, layout), with the columns.
+# '-' cells the model prices under the default margin of launches without context parallelism
+# over point-to-point sends: what differs, as each case's `note`. The context-parallel ones bound
+# the margin of their own class (core/src/input/memory_margin.cpp). Keyed by (GPU heading,
+# sequence length, layout), with the columns.
 RECORD_STREAMS = (
     "TORCH_NCCL_AVOID_RECORD_STREAMS unset (the record's note): ProcessGroupNCCL calls "
     "recordStream on the tensors of async collectives, so the caching allocator reuses their "
@@ -65,8 +66,9 @@ RECORD_STREAMS = (
     "(pytorch/pytorch PR #76861; torchtitan PR #737 sets the variable for tensor parallelism "
     "'to avoid unexpectedly high memory usage'), and point-to-point ops record streams whatever "
     "it says (pytorch/pytorch issue #147168): sequence-parallel gathers and the context-parallel "
-    "ring's send/receive buffers held longer than their use, not priced")
-KNOWN_GAP = {
+    "ring's send/receive buffers held longer than their use, not priced: the launches with that "
+    "ring take a margin of their own")
+NOTES = {
     ("A100 (40GB)", 8192, (4, 2, 2, 4)): (
         (16, 32, 64, 128, 256),
         "row '(4, 2, 2, 4)' is '-' in every column, the 8 GPU one included, which cannot hold "
@@ -133,9 +135,9 @@ def case(number, heading, seq, gpus, layout, cell):
             "strategy": strategy(tp, cp, pp, mbs),
         },
     }
-    columns, gap = KNOWN_GAP.get((heading, seq, layout), ((), ""))
+    columns, note = NOTES.get((heading, seq, layout), ((), ""))
     if outcome == "oom" and gpus in columns:
-        entry["known_gap"] = gap
+        entry["note"] = note
     return entry
 
 

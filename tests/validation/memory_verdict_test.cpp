@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -29,11 +30,9 @@ namespace {
 struct Outcome {
   std::string file, name;
   bool ran_out = false;
-  bool known_gap = false;   // an out-of-memory outcome the model is known to price inside the
-                            // margin (the entry's `known_gap` says why); it bounds no band
-  bool expandable = false;  // ran with expandable_segments:True (the file's field)
-  bool graphs = false;      // captures CUDA graphs (the strategy's cuda_graph_impl)
-  double share = 0;         // largest stage peak / that stage's capacity
+  limits::MarginClass margin_class;  // its allocator mode (the file's field), CUDA graphs and
+                                     // point-to-point context parallelism (margin_class_of)
+  double share = 0;                  // largest stage peak / that stage's capacity
   MemoryVerdict verdict = MemoryVerdict::fits;
   bool memory_only = true;    // rejected for memory alone, or not rejected
   StageMemory worst;          // the terms of the stage with the largest share
@@ -109,13 +108,12 @@ Outcome outcome_of(const std::string& file, const std::string& name, bool ran_ou
                    nlohmann::json scenario, const nlohmann::json& entry = {}) {
   // The allocator mode the launch ran in, as the strategy key the verdict reads.
   scenario["strategy"]["expandable_segments"] = expandable;
-  const Report r = estimate(parse_scenario(scenario));
+  const Scenario parsed = parse_scenario(scenario);
+  const Report r = estimate(parsed);
   Outcome o{file,
             name,
             ran_out,
-            entry.contains("known_gap"),
-            expandable,
-            scenario["strategy"].value("cuda_graph_impl", std::string("none")) != "none",
+            margin_class_of(complete_strategy(parsed), parsed.framework),
             largest_share(r),
             r.memory_verdict,
             r.feasible || out_of_memory_only(r),
@@ -208,33 +206,34 @@ std::vector<Outcome> all_outcomes() {
 }
 
 using limits::AllocatorMode;
+using limits::MarginClass;
 
-// A class of launches that share a margin: the caching allocator's mode and whether the launch
-// captures CUDA graphs (input/memory_margin.cpp).
-struct MarginClass {
-  AllocatorMode mode;
-  bool graphs;
-};
-constexpr MarginClass kClasses[] = {{AllocatorMode::default_segments, false},
-                                    {AllocatorMode::default_segments, true},
-                                    {AllocatorMode::expandable_segments, false},
-                                    {AllocatorMode::expandable_segments, true}};
+// The classes of launches that share a margin (input/memory_margin.cpp): the caching allocator's
+// mode, CUDA graphs, and context parallelism over point-to-point sends.
+constexpr MarginClass kClasses[] = {{AllocatorMode::default_segments, false, false},
+                                    {AllocatorMode::default_segments, true, false},
+                                    {AllocatorMode::expandable_segments, false, false},
+                                    {AllocatorMode::expandable_segments, true, false},
+                                    {AllocatorMode::default_segments, false, true},
+                                    {AllocatorMode::default_segments, true, true},
+                                    {AllocatorMode::expandable_segments, false, true},
+                                    {AllocatorMode::expandable_segments, true, true}};
 
 std::string name_of(MarginClass c) {
   return std::string(c.mode == AllocatorMode::expandable_segments ? "expandable" : "default") +
-         (c.graphs ? ", graphs" : ", no graphs");
+         (c.cuda_graphs ? ", graphs" : ", no graphs") + (c.p2p_context_parallel ? ", p2p CP" : "");
 }
 
 bool in_class(const Outcome& o, MarginClass c) {
-  return o.expandable == (c.mode == AllocatorMode::expandable_segments) && o.graphs == c.graphs;
+  return o.margin_class.mode == c.mode && o.margin_class.cuda_graphs == c.cuda_graphs &&
+         o.margin_class.p2p_context_parallel == c.p2p_context_parallel;
 }
 
-MarginClass class_of(const Outcome& o) {
-  return {o.expandable ? AllocatorMode::expandable_segments : AllocatorMode::default_segments,
-          o.graphs};
+bool expandable(const Outcome& o) {
+  return o.margin_class.mode == AllocatorMode::expandable_segments;
 }
 
-double margin_of(MarginClass c) { return limits::default_memory_margin_percent(c.mode, c.graphs); }
+double margin_of(MarginClass c) { return limits::default_memory_margin_percent(c); }
 
 // The share of launches in class `c` that ran whose verdict at a default margin of `percent` is
 // `fits`.
@@ -255,17 +254,17 @@ double fits_share(const std::vector<Outcome>& outcomes, std::optional<double> pe
   for (const Outcome& o : outcomes) {
     if (o.ran_out || !o.memory_only) continue;
     ++ran;
-    fits += o.share <= 1 - percent.value_or(margin_of(class_of(o))) / 100;
+    fits += o.share <= 1 - percent.value_or(margin_of(o.margin_class)) / 100;
   }
   return ran > 0 ? static_cast<double>(fits) / ran : 0;
 }
 
-// The lowest predicted peak / capacity of a launch in class `c` that ran out of memory, known
-// gaps aside (2 if none).
+// The lowest predicted peak / capacity of a launch in class `c` that ran out of memory (2 if
+// none).
 double lowest_oom(const std::vector<Outcome>& outcomes, MarginClass c) {
   double lowest = 2;
   for (const Outcome& o : outcomes) {
-    if (o.ran_out && !o.known_gap && o.memory_only && in_class(o, c)) {
+    if (o.ran_out && o.memory_only && in_class(o, c)) {
       lowest = std::min(lowest, o.share);
     }
   }
@@ -281,13 +280,33 @@ std::optional<double> derived_percent(const std::vector<Outcome>& outcomes, Marg
   return std::ceil(100 * (1 - lowest));
 }
 
-// The margin for class `c`: its own, else the default allocator's with the same use of graphs,
-// else the widest a user may give.
-double expected_percent(const std::vector<Outcome>& outcomes, MarginClass c) {
+// The lowest predicted peak / capacity of a launch with point-to-point context parallelism that
+// ran out of memory, in any allocator mode and with or without graphs (2 if none).
+double lowest_p2p_context_parallel_oom(const std::vector<Outcome>& outcomes) {
+  double lowest = 2;
+  for (const MarginClass c : kClasses) {
+    if (c.p2p_context_parallel) lowest = std::min(lowest, lowest_oom(outcomes, c));
+  }
+  return lowest;
+}
+
+// The margin of an allocator mode and use of graphs: its own, else the default allocator's with
+// the same use of graphs, else the widest a user may give.
+double allocator_percent(const std::vector<Outcome>& outcomes, MarginClass c) {
+  c.p2p_context_parallel = false;
   if (const auto own = derived_percent(outcomes, c)) return *own;
-  const MarginClass fallback{AllocatorMode::default_segments, c.graphs};
+  const MarginClass fallback{AllocatorMode::default_segments, c.cuda_graphs};
   if (const auto theirs = derived_percent(outcomes, fallback)) return *theirs;
   return limits::kMaxMemoryMarginPercent;
+}
+
+// The margin for class `c`: its allocator mode's and graphs', and with point-to-point context
+// parallelism the wider of that and the one every launch with it that ran out of memory gives.
+double expected_percent(const std::vector<Outcome>& outcomes, MarginClass c) {
+  const double allocator = allocator_percent(outcomes, c);
+  const double lowest = lowest_p2p_context_parallel_oom(outcomes);
+  if (!c.p2p_context_parallel || lowest >= 1) return allocator;
+  return std::max(allocator, std::ceil(100 * (1 - lowest)));
 }
 
 // The alternative unit, printed for comparison only: a margin of whole GiB, the most free memory
@@ -298,7 +317,7 @@ double expected_percent(const std::vector<Outcome>& outcomes, MarginClass c) {
 double most_free_of_oom_gib(const std::vector<Outcome>& outcomes) {
   double most = 0;
   for (const Outcome& o : outcomes) {
-    if (o.ran_out && !o.known_gap && o.memory_only && o.share <= 1) {
+    if (o.ran_out && o.memory_only && o.share <= 1) {
       most = std::max(most, free_gib(o));
     }
   }
@@ -317,32 +336,29 @@ double fits_share_free_gib(const std::vector<Outcome>& outcomes, double margin_g
 
 }  // namespace
 
-// Known gaps (the entry's `known_gap`) are the out-of-memory outcomes the model is known to call
-// fits; each must still be (a fix shows up here: drop its `known_gap`).
 TEST_CASE("memory verdicts: no launch that ran out of memory is called fits") {
   const std::vector<Outcome> outcomes = all_outcomes();
   std::printf("\n%-28s %-72s %5s %7s %8s\n", "file", "launch", "out", "peak %", "verdict");
-  int out_of_memory = 0, known_gaps = 0;
+  int out_of_memory = 0;
   for (const Outcome& o : outcomes) {
     if (!o.ran_out) continue;
     ++out_of_memory;
-    known_gaps += o.known_gap;
-    std::printf("%-28s %-72.72s %5s %6.1f%% %8s  free %5.1f of %5.1f GiB  %-22s %s  %s%s\n",
+    std::printf("%-28s %-72.72s %5s %6.1f%% %8s  free %5.1f of %5.1f GiB  %-22s %s  %s\n",
                 o.file.c_str(), o.name.c_str(), "OOM", 100 * o.share, to_string(o.verdict),
                 free_gib(o), o.capacity_bytes / kGiB, o.features.c_str(), terms_of(o.worst).c_str(),
-                o.measured.c_str(), o.known_gap ? "  (known gap)" : "");
+                o.measured.c_str());
     CAPTURE(o.name);
-    CHECK((o.verdict == MemoryVerdict::fits) == o.known_gap);
+    CHECK(o.verdict != MemoryVerdict::fits);
   }
-  std::printf("%d launches ran out of memory, %d of them known gaps\n", out_of_memory, known_gaps);
+  std::printf("%d launches ran out of memory\n", out_of_memory);
   CHECK(out_of_memory >= 135);
-  CHECK(known_gaps <= 12);
 }
 
 // Fujii et al. 2024's sweep (fujii-4d-sweep.json): Llama-3.1-8B at sequence 8192 and 16384 on A100
 // 40GB and H100 94GB, every layout of TP, CP, PP and micro-batch that trained or did not fit. Its
-// out-of-memory cells the model prices inside capacity lie in the band (at_risk), known gaps
-// aside, and most of its cells that trained are fits.
+// out-of-memory cells the model prices inside capacity lie in the band (at_risk), and most of its
+// cells that trained are fits: 129 of 168, the others at_risk for the margin of context
+// parallelism over point-to-point sends (36%, set by this sweep's A100 layouts) or inside 18%.
 TEST_CASE("memory verdicts: Fujii et al. 2024's Llama-3.1-8B sweep") {
   std::vector<Outcome> sweep;
   add_cases(sweep, "fujii-4d-sweep.json");
@@ -361,7 +377,7 @@ TEST_CASE("memory verdicts: Fujii et al. 2024's Llama-3.1-8B sweep") {
               fits, out_of_memory, at_risk);
   CHECK(ran == 168);
   CHECK(out_of_memory == 124);
-  CHECK(fits >= 160);
+  CHECK(fits >= 129);
 }
 
 // The lowest-priced out-of-memory launch without CUDA graphs, which sets the default allocator's
@@ -433,11 +449,14 @@ TEST_CASE(
   };
   std::printf("\nlaunches that ran: %zu; peak / capacity median %.1f%%, p90 %.1f%%, max %.1f%%\n",
               ran.size(), 100 * quantile(0.5), 100 * quantile(0.9), 100 * ran.back());
-  // Per class (each outcome's `expandable_segments`, read from its launch script, and whether it
-  // captures CUDA graphs): the lowest predicted peak of a launch that ran out of memory in it,
-  // the margin that gives, and the share of that class's launches that ran which are then fits.
-  std::printf("%-24s %4s %4s %11s %8s %7s %6s %7s %10s\n", "allocator mode, graphs", "OOM", "ran",
-              "lowest OOM", "derived", "margin", "fits", "at 10%", "at derived");
+  // Per class (each outcome's `expandable_segments`, read from its launch script, whether it
+  // captures CUDA graphs, and whether its context parallelism is a point-to-point ring): the
+  // lowest predicted peak of a launch that ran out of memory in it, the margin that gives, and the
+  // share of that class's launches that ran which are then fits.
+  std::printf("%-30s %4s %4s %11s %8s %7s %6s %7s %10s\n", "allocator mode, graphs, CP", "OOM",
+              "ran", "lowest OOM", "derived", "margin", "fits", "at 10%", "at derived");
+  std::map<std::pair<AllocatorMode, bool>, int> oom_by_allocator;
+  int p2p_context_parallel_oom = 0;
   for (const MarginClass c : kClasses) {
     int oom = 0, ran_in_class = 0;
     for (const Outcome& o : outcomes) {
@@ -449,17 +468,24 @@ TEST_CASE(
     const std::optional<double> own = derived_percent(outcomes, c);
     char derived[16] = "none";
     if (own) std::snprintf(derived, sizeof derived, "%.0f%%", *own);
-    std::printf("%-24s %4d %4d %10.1f%% %8s %6.0f%% %5.1f%% %6.1f%% %9.1f%%\n", name_of(c).c_str(),
+    oom_by_allocator[{c.mode, c.cuda_graphs}] += oom;
+    if (c.p2p_context_parallel) p2p_context_parallel_oom += oom;
+    std::printf("%-30s %4d %4d %10.1f%% %8s %6.0f%% %5.1f%% %6.1f%% %9.1f%%\n", name_of(c).c_str(),
                 oom, ran_in_class, 100 * lowest_oom(outcomes, c), derived, margin,
                 100 * fits_share(outcomes, c, margin), 100 * fits_share(outcomes, c, 10),
                 100 * fits_share(outcomes, c, own.value_or(0)));
     CAPTURE(name_of(c));
     // Each class's margin is the least its own out-of-memory launches allow, rounded up to a
     // whole percent; a class none of whose out-of-memory launches is priced inside capacity
-    // takes the default allocator's with the same use of graphs (input/memory_margin.cpp).
+    // takes the default allocator's with the same use of graphs; with point-to-point context
+    // parallelism, the wider of that and the least every such launch allows
+    // (input/memory_margin.cpp).
     CHECK(margin == expected_percent(outcomes, c));
-    CHECK(oom >= 1);
   }
+  // Each allocator mode and use of graphs, and point-to-point context parallelism, rest on
+  // outcomes of their own.
+  for (const auto& [allocator, oom] : oom_by_allocator) CHECK(oom >= 1);
+  CHECK(p2p_context_parallel_oom >= 1);
   const double overall = fits_share(outcomes);
   std::printf(
       "with each class's margin: %.1f%% of the launches that ran are fits (at 20%%, Fujii et al. "
@@ -473,31 +499,33 @@ TEST_CASE(
   for (const Outcome& o : outcomes) {
     if (!o.ran_out && o.memory_only && o.verdict != MemoryVerdict::fits) {
       std::printf("  ran, %-7s %5.1f%% %-3s free %5.1f of %5.1f GiB  %-26s %s  %s  %s: %s\n",
-                  to_string(o.verdict), 100 * o.share, o.expandable ? "exp" : "def", free_gib(o),
+                  to_string(o.verdict), 100 * o.share, expandable(o) ? "exp" : "def", free_gib(o),
                   o.capacity_bytes / kGiB, o.features.c_str(), terms_of(o.worst).c_str(),
                   o.measured.c_str(), o.file.c_str(), o.name.c_str());
     }
   }
   // Most of those that ran are fits. The target of 90% is out of reach with these outcomes:
   // launches that ran out of memory with the default allocator sit at 82.5% (OOM01, OOM02, TE
-  // graphs) and 83.5% (SC21 Figure 17, no graphs, with its kept stage outputs) of capacity as the
-  // model prices them (OOM14, a full-iteration graph, is over capacity once its capture's deferred
-  // frees are priced), and every out-of-memory launch with expandable segments is priced over
-  // capacity, so that mode takes the same margins; a quarter of the launches that ran sit above 81%
-  // (NVIDIA's tuned recipes up to 99%). The floor is today's share (docs/model.md, "The risk the
-  // default margin leaves"): 83.4% of 526 since Fujii et al. 2024's sweep joined the outcomes
-  // (fujii-4d-sweep.json: 160 of its 168 layouts that trained are fits; its 124 that did not fit
-  // are at_risk or oom but 12 known gaps, and its lowest outside them, 84.5%, sits above SC21's
-  // 83.5%, so no margin moved); 77.9% of 358 (279) since torchtitan's H100 96 GB HBM2e holds the
-  // 95.0 GiB CUDA reports (torchtitan's own log), not 89.4; 75.7% of 358 (271) since each GPU's
-  // capacity is what CUDA reports
-  // (the A100's 79.25 GiB: SC21 at 83.5%, the default class's margin 18% -> 17%; presets/README.md
-  // "Memory capacity"); 74.9% of 358 since the output projection's 16-bit input was
-  // priced in memory (OOM01/OOM02 at 82.5%: the graphs class's margin 19% -> 18%); 73.7% of 358
-  // since the model zoo's two launches with Megatron-LM's dev-branch --offload-optimizer-states
-  // left the outcomes; 73.3% of 360 since the input each QK norm keeps for its backward was counted
-  // (Qwen3's recipe launches); 75.8% of 360 since the deferred output-layer gradients of PR #3107's
-  // launches were priced (RAN06 at 82.5%, at_risk); 76.1% of 360 since RAN17 (OOM01's launch with
-  // expandable segments, which ran at 81.6% as priced) joined the outcomes; 76.3% of 359 before.
-  CHECK(overall >= 0.834);
+  // graphs), 82.8% (FWY152, no graphs) and 83.5% (SC21 Figure 17, with its kept stage outputs) of
+  // capacity as the model prices them, those with a point-to-point context-parallel ring from
+  // 64.3% (fujii-4d-sweep.json's A100 layouts) (OOM14, a full-iteration graph, is over capacity
+  // once its capture's deferred frees are priced), and every out-of-memory launch with expandable
+  // segments is priced over capacity, so that mode takes the same margins; a quarter of the
+  // launches that ran sit above 81% (NVIDIA's tuned recipes up to 99%). The floor is today's share
+  // (docs/model.md, "The risk the default margin leaves"): 73.8% of 526 since launches with context
+  // parallelism over point-to-point sends take a margin of their own (36%: Fujii et al. 2024's A100
+  // layouts ran out of memory at 64.3-81.6% as priced) and the default allocator's without graphs
+  // 18% (FWY152 at 82.8%); 83.4% of 526 when Fujii et al. 2024's sweep joined the outcomes
+  // (fujii-4d-sweep.json) with 12 of its out-of-memory cells called fits; 77.9% of 358 (279) since
+  // torchtitan's H100 96 GB HBM2e holds the 95.0 GiB CUDA reports (torchtitan's own log),
+  // not 89.4; 75.7% of 358 (271) since each GPU's capacity is what CUDA reports (the A100's 79.25
+  // GiB: SC21 at 83.5%, the default class's margin 18% -> 17%; presets/README.md "Memory
+  // capacity"); 74.9% of 358 since the output projection's 16-bit input was priced in memory
+  // (OOM01/OOM02 at 82.5%: the graphs class's margin 19% -> 18%); 73.7% of 358 since the model
+  // zoo's two launches with Megatron-LM's dev-branch --offload-optimizer-states left the
+  // outcomes; 73.3% of 360 since the input each QK norm keeps for its backward was counted (Qwen3's
+  // recipe launches); 75.8% of 360 since the deferred output-layer gradients of PR #3107's launches
+  // were priced (RAN06 at 82.5%, at_risk); 76.1% of 360 since RAN17 (OOM01's launch with expandable
+  // segments, which ran at 81.6% as priced) joined the outcomes; 76.3% of 359 before.
+  CHECK(overall >= 0.737);
 }

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "paraplan/limits.hpp"
 #include "paraplan/report.hpp"
 #include "paraplan/scenario.hpp"
 
@@ -31,5 +32,10 @@ class Estimator {
 
 // Estimates the scenario's strategy (Megatron-LM defaults for the keys it leaves out).
 Report estimate(const Scenario& scenario);
+
+// The class of launches whose default memory margin a strategy launched by `framework` takes
+// (limits::MarginClass): its allocator mode, CUDA graphs and point-to-point context parallelism
+// (torchtitan's ring runs on collectives, not point-to-point sends).
+limits::MarginClass margin_class_of(const Strategy& strategy, Framework framework);
 
 }  // namespace paraplan

@@ -41,15 +41,18 @@ double default_memory_margin_percent();
 // PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (PyTorch 2.1+; PYTORCH_NPU_ALLOC_CONF on
 // Ascend), which grows one segment per stream instead of leaving fixed ones stranded.
 enum class AllocatorMode { default_segments, expandable_segments };
-// The default margin for launches in `mode`, derived from the out-of-memory outcomes that ran in
-// that mode (input/memory_margin.cpp); default_memory_margin_percent() is the default mode's.
-// Without `cuda_graphs`: for launches that capture no CUDA graph.
-double default_memory_margin_percent(AllocatorMode mode);
-// The same for launches that capture CUDA graphs (Megatron-LM --cuda-graph-impl, any scope) or
-// not: a graph's capture allocates from a private pool the caching allocator keeps apart from
-// the eager allocations, and the launches that ran out of memory with graphs did so with more of
-// the GPU free as priced than those without (input/memory_margin.cpp).
-double default_memory_margin_percent(AllocatorMode mode, bool cuda_graphs);
+// A class of launches that share a default margin, each derived from the out-of-memory outcomes
+// of its class (input/memory_margin.cpp): the allocator's mode, whether the launch captures CUDA
+// graphs (Megatron-LM --cuda-graph-impl, any scope: a graph's capture allocates from a private
+// pool the caching allocator keeps apart from the eager allocations), and whether its context
+// parallelism exchanges K and V over a ring of point-to-point sends (cp_comm_type p2p, outside
+// torchtitan: margin_class_of in paraplan/estimate.hpp).
+struct MarginClass {
+  AllocatorMode mode = AllocatorMode::default_segments;
+  bool cuda_graphs = false;
+  bool p2p_context_parallel = false;
+};
+double default_memory_margin_percent(MarginClass margin_class);
 // Series of searches: points of a scaling series (paraplan scaling) and of a hardware sweep
 // (paraplan sweep); each point is one search.
 inline constexpr int64_t kMaxScalingPoints = 4096;

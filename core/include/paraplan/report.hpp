@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "paraplan/limits.hpp"
+
 namespace paraplan {
 
 // Exposed (not overlapped) time of each part of one iteration; the parts sum to the
@@ -125,10 +127,10 @@ enum class MemoryVerdict { fits, at_risk, oom };
 const char* to_string(MemoryVerdict verdict);
 
 // The verdict of one stage whose peak is `peak_bytes` on a GPU of `capacity_bytes`, with the
-// default margin of the allocator mode the launch runs in (limits.hpp; PyTorch's default allocator
-// unless `expandable_segments`) and of whether it captures CUDA graphs (`cuda_graphs`).
+// default margin of the launch's class (limits.hpp MarginClass: allocator mode, CUDA graphs,
+// point-to-point context parallelism; PyTorch's default allocator and neither when left out).
 MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes,
-                                bool expandable_segments = false, bool cuda_graphs = false);
+                                limits::MarginClass margin_class = {});
 
 // A text of a report with a stable id and the values it names, so that the page writes it in
 // its language without parsing the English (web/src/i18n/core-texts.ts; docs/contract.md

@@ -2,18 +2,20 @@
 // published launches in that mode went either way (docs/model.md, "Memory verdict";
 // tests/validation/memory_verdict_test.cpp derives it again from the outcomes, each with the mode
 // it ran in, and fails when it drifts).
+#include <algorithm>
+
 #include "paraplan/limits.hpp"
 
 namespace paraplan::limits {
 namespace {
 
 // PyTorch's default allocator (fixed segments), launches that capture no CUDA graph: the lowest
-// predicted peak of a launch that ran out of memory in it is 83.5% of capacity (SC21 Figure 17's
-// runs without recompute, PyTorch before 2.1, with their schedule's kept stage outputs:
-// deallocate_pipeline_outputs off at Megatron-LM de7dc40, of the 79.25 GiB CUDA reports on an
-// A100 80GB; 82.7% of nvidia-smi's 80 GiB before, 81.8% before the outputs were priced), so 17%
-// calls every one at_risk or oom.
-constexpr double kDefaultSegmentsMarginPercent = 17;
+// predicted peak of a launch that ran out of memory in it is 82.8% of capacity (fujii-4d-sweep.json
+// FWY152: Llama-3.1-8B at sequence 8192 on 4 H100 94GB, TP 4, micro-batch 4, Megatron-LM
+// v0.8.0-abci; the one below SC21 Figure 17's runs without recompute at 83.5%, PyTorch before
+// 2.1, with their schedule's kept stage outputs: deallocate_pipeline_outputs off at Megatron-LM
+// de7dc40, of the 79.25 GiB CUDA reports on an A100 80GB), so 18% calls every one at_risk or oom.
+constexpr double kDefaultSegmentsMarginPercent = 18;
 
 // The default allocator with CUDA graphs: the lowest is 82.5% (OOM01/OOM02, Megatron-Bridge PR
 // #3107, TE graphs of the MLP, fp8 current scaling with the core attention recomputed: its output
@@ -35,21 +37,34 @@ constexpr double kDefaultSegmentsGraphsMarginPercent = 18;
 constexpr double kExpandableSegmentsMarginPercent = kDefaultSegmentsMarginPercent;
 constexpr double kExpandableSegmentsGraphsMarginPercent = kDefaultSegmentsGraphsMarginPercent;
 
-}  // namespace
+// Context parallelism over a ring of point-to-point sends (Transformer Engine's
+// AttnFuncWithCPAndKVP2P, cp_comm_type p2p: each step's K and V go by batch_isend_irecv): the
+// lowest predicted peak of a launch that ran out of memory with it is 64.3% (fujii-4d-sweep.json
+// FWY033: Llama-3.1-8B at sequence 8192 on 256 A100 40GB, TP 4, CP 2, PP 2, micro-batch 4; 70.0%
+// without that row, whose every cell reads '-'), while launches without it ran out at 82.8% and
+// more. The mechanism the source names, not priced: ProcessGroupNCCL records the stream use of a
+// point-to-point op's tensors whatever TORCH_NCCL_AVOID_RECORD_STREAMS says (pytorch/pytorch
+// #147168), and the caching allocator reuses a recorded block only once the host has seen the
+// op finish (pytorch/pytorch PR #76861), so the ring's buffers stay held while the host runs
+// ahead, by an amount no source gives. So 36% for any allocator mode and graphs, the wider of
+// the two where a class of its own is narrower. The sweep's context-parallel launches on H100
+// 94GB that ran at 64-85% of capacity read at_risk with it (docs/model.md, "Memory verdict").
+constexpr double kP2pContextParallelMarginPercent = 36;
 
-double default_memory_margin_percent(AllocatorMode mode, bool cuda_graphs) {
+double allocator_margin_percent(AllocatorMode mode, bool cuda_graphs) {
   if (mode == AllocatorMode::expandable_segments) {
     return cuda_graphs ? kExpandableSegmentsGraphsMarginPercent : kExpandableSegmentsMarginPercent;
   }
   return cuda_graphs ? kDefaultSegmentsGraphsMarginPercent : kDefaultSegmentsMarginPercent;
 }
 
-double default_memory_margin_percent(AllocatorMode mode) {
-  return default_memory_margin_percent(mode, false);
+}  // namespace
+
+double default_memory_margin_percent(MarginClass c) {
+  const double allocator = allocator_margin_percent(c.mode, c.cuda_graphs);
+  return c.p2p_context_parallel ? std::max(allocator, kP2pContextParallelMarginPercent) : allocator;
 }
 
-double default_memory_margin_percent() {
-  return default_memory_margin_percent(AllocatorMode::default_segments);
-}
+double default_memory_margin_percent() { return default_memory_margin_percent(MarginClass{}); }
 
 }  // namespace paraplan::limits

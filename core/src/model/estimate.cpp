@@ -37,17 +37,11 @@ bool all_finite(const Report& r) {
 
 std::string gib(double bytes) { return fixed_text(bytes / units::kGiB, 1) + " GiB"; }
 
-// The default margin on a GPU of `capacity_bytes` for the strategy's allocator mode
-// (expandable_segments, left out the framework launcher's: framework.hpp) and its CUDA graphs
-// (docs/model.md, "Memory verdict").
-double default_margin_bytes(double capacity_bytes, bool expandable_segments, bool cuda_graphs) {
-  const limits::AllocatorMode mode = expandable_segments
-                                         ? limits::AllocatorMode::expandable_segments
-                                         : limits::AllocatorMode::default_segments;
-  return limits::default_memory_margin_percent(mode, cuda_graphs) / 100 * capacity_bytes;
+// The default margin on a GPU of `capacity_bytes` for the launch's class (docs/model.md, "Memory
+// verdict").
+double default_margin_bytes(double capacity_bytes, limits::MarginClass margin_class) {
+  return limits::default_memory_margin_percent(margin_class) / 100 * capacity_bytes;
 }
-
-bool captures_cuda_graphs(const Strategy& s) { return s.cuda_graph_impl != CudaGraphImpl::none; }
 
 // Sets the memory verdict's reason, in English and with its id and values.
 void set_verdict_text(Report& report, CoreText text) {
@@ -58,7 +52,10 @@ void set_verdict_text(Report& report, CoreText text) {
 // The reason of `verdict` for `stage`, the worst, at `share` of its capacity with `margin_bytes`
 // the default margin (docs/model.md, "Memory verdict").
 CoreText verdict_text(MemoryVerdict verdict, const StageReport& stage, size_t index, double share,
-                      double margin_bytes, bool expandable, bool graphs) {
+                      double margin_bytes, limits::MarginClass margin_class) {
+  const bool expandable = margin_class.mode == limits::AllocatorMode::expandable_segments;
+  const bool graphs = margin_class.cuda_graphs;
+  const bool p2p_cp = margin_class.p2p_context_parallel;
   const double peak = stage.memory.peak_bytes();
   const std::vector<std::pair<std::string, std::string>> args = {
       {"stage", std::to_string(index)},
@@ -70,7 +67,8 @@ CoreText verdict_text(MemoryVerdict verdict, const StageReport& stage, size_t in
       {"margin_gib", fixed_text(margin_bytes / units::kGiB, 1)},
       {"margin_percent", fixed_text(100 * margin_bytes / stage.capacity_bytes, 0)},
       {"allocator", expandable ? "expandable_segments" : "default_segments"},
-      {"cuda_graphs", graphs ? "true" : "false"}};
+      {"cuda_graphs", graphs ? "true" : "false"},
+      {"p2p_context_parallel", p2p_cp ? "true" : "false"}};
   const char* what = verdict == MemoryVerdict::oom ? "more than its capacity"
                      : verdict == MemoryVerdict::at_risk
                          ? "inside the default margin, where published launches went either way"
@@ -81,7 +79,9 @@ CoreText verdict_text(MemoryVerdict verdict, const StageReport& stage, size_t in
       " GiB free): " + what + " (the default margin keeps " + args[6].second + " GiB, " +
       args[7].second + "%, free, for the allocator mode, " +
       (expandable ? "expandable segments" : "PyTorch's default fixed segments") +
-      (graphs ? ", with CUDA graphs" : "") + "; docs/model.md \"Memory verdict\")";
+      (graphs ? ", with CUDA graphs" : "") +
+      (p2p_cp ? ", with context parallelism over point-to-point sends" : "") +
+      "; docs/model.md \"Memory verdict\")";
   const char* id = verdict == MemoryVerdict::oom       ? text_id::kVerdictOom
                    : verdict == MemoryVerdict::at_risk ? text_id::kVerdictAtRisk
                                                        : text_id::kVerdictFits;
@@ -89,9 +89,7 @@ CoreText verdict_text(MemoryVerdict verdict, const StageReport& stage, size_t in
 }
 
 // The worst stage's memory verdict and the numbers behind it (docs/model.md, "Memory verdict").
-void set_memory_verdict(Report& report, const Strategy& s) {
-  const bool expandable = s.expandable_segments;
-  const bool graphs = captures_cuda_graphs(s);
+void set_memory_verdict(Report& report, limits::MarginClass margin_class) {
   if (report.stages.empty()) {
     set_verdict_text(report, {text_id::kMemoryRejected,
                               "memory not estimated: the strategy is rejected before it",
@@ -106,7 +104,7 @@ void set_memory_verdict(Report& report, const Strategy& s) {
     const StageReport& stage = report.stages[i];
     const double share = stage.memory.peak_bytes() / stage.capacity_bytes;
     const MemoryVerdict v =
-        memory_verdict_of(stage.memory.peak_bytes(), stage.capacity_bytes, expandable, graphs);
+        memory_verdict_of(stage.memory.peak_bytes(), stage.capacity_bytes, margin_class);
     if (v > verdict || (v == verdict && share > worst_share)) {
       verdict = v;
       worst = i;
@@ -114,20 +112,18 @@ void set_memory_verdict(Report& report, const Strategy& s) {
     }
   }
   const StageReport& stage = report.stages[worst];
-  const double margin = default_margin_bytes(stage.capacity_bytes, expandable, graphs);
+  const double margin = default_margin_bytes(stage.capacity_bytes, margin_class);
   report.memory_verdict = verdict;
-  set_verdict_text(report,
-                   verdict_text(verdict, stage, worst, worst_share, margin, expandable, graphs));
+  set_verdict_text(report, verdict_text(verdict, stage, worst, worst_share, margin, margin_class));
 }
 
 // A stage's memory against its GPU's and its host's: infeasible above capacity, a warning inside
 // the default margin.
 void check_stage_memory(Report& report, const StageReport& stage, const GpuSpec& gpu,
-                        const Strategy& s, int64_t i) {
+                        limits::MarginClass margin_class, int64_t i) {
   const std::string where = "pipeline stage " + std::to_string(i) + " (" + stage.gpu + ", " +
                             std::to_string(stage.layers) + " layers)";
-  const double margin =
-      default_margin_bytes(stage.capacity_bytes, s.expandable_segments, captures_cuda_graphs(s));
+  const double margin = default_margin_bytes(stage.capacity_bytes, margin_class);
   const double headroom = stage.capacity_bytes - stage.memory.peak_bytes();
   // Tight: inside the default margin, the memory verdict at_risk (docs/model.md, "Memory
   // verdict").
@@ -182,13 +178,21 @@ const char* to_string(MemoryVerdict verdict) {
   return "fits";
 }
 
-MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes, bool expandable_segments,
-                                bool cuda_graphs) {
+MemoryVerdict memory_verdict_of(double peak_bytes, double capacity_bytes,
+                                limits::MarginClass margin_class) {
   if (peak_bytes > capacity_bytes) return MemoryVerdict::oom;
-  if (capacity_bytes - peak_bytes <
-      default_margin_bytes(capacity_bytes, expandable_segments, cuda_graphs))
+  if (capacity_bytes - peak_bytes < default_margin_bytes(capacity_bytes, margin_class)) {
     return MemoryVerdict::at_risk;
+  }
   return MemoryVerdict::fits;
+}
+
+limits::MarginClass margin_class_of(const Strategy& s, Framework framework) {
+  return {s.expandable_segments ? limits::AllocatorMode::expandable_segments
+                                : limits::AllocatorMode::default_segments,
+          s.cuda_graph_impl != CudaGraphImpl::none,
+          s.context_parallel_size > 1 && s.cp_comm_type == CpCommType::p2p &&
+              framework != Framework::torchtitan};
 }
 
 struct Estimator::Impl {
@@ -269,7 +273,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
   report.time_breakdown = pipeline.breakdown;
   report.bottleneck_stage = static_cast<int>(groups[pipeline.bottleneck_group].first);
   add_stage_reports(report, s, input, groups, results);
-  set_memory_verdict(report, s);
+  set_memory_verdict(report, margin_class_of(s, framework));
   set_throughput(report, *layout, pipeline);
   set_validation(report, s);
   if (!all_finite(report)) return overflow_report();
@@ -301,7 +305,7 @@ void Estimator::Impl::add_stage_reports(Report& report, const Strategy& s,
                                 static_cast<double>(input.micro_batches) * r.work.zero3_comm_s;
       stage.optimizer_s = r.optimizer_s;
       stage.host_copy_bytes = r.host_copy_bytes;
-      check_stage_memory(report, stage, gpu, s, i);
+      check_stage_memory(report, stage, gpu, margin_class_of(s, framework), i);
       report.stages.push_back(std::move(stage));
     }
   }

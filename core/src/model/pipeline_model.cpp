@@ -11,6 +11,7 @@
 #include "model/optimizer_offload.hpp"
 #include "model/parameter_bytes.hpp"
 #include "model/stage_split.hpp"
+#include "paraplan/estimate.hpp"
 
 namespace paraplan::detail {
 namespace {
@@ -150,9 +151,8 @@ void fit_memory(const PipelineInput& in, std::vector<GroupResult>& results, Pipe
     const double peak = r.memory.peak_bytes();
     out.peak_bytes = std::max(out.peak_bytes, peak);
     out.overflow_bytes = g == 0 ? peak - capacity : std::max(out.overflow_bytes, peak - capacity);
-    out.at_risk |=
-        memory_verdict_of(peak, gpu.hbm_bytes, s.expandable_segments,
-                          s.cuda_graph_impl != CudaGraphImpl::none) != MemoryVerdict::fits;
+    out.at_risk |= memory_verdict_of(peak, gpu.hbm_bytes, margin_class_of(s, in.framework)) !=
+                   MemoryVerdict::fits;
   }
   out.fits = out.overflow_bytes <= 0 && out.host_fits;
 }

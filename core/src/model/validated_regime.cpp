@@ -195,8 +195,8 @@ std::vector<CoreText> regime_notes(const ModelSpec& model, const Training& train
   }
   // CUDA graphs' pool: oom-outcomes.json OOM01 and OOM02 (docs/model.md section 2).
   if (strategy.cuda_graph_impl != CudaGraphImpl::none) {
-    const std::string margin = std::to_string(std::lround(
-        limits::default_memory_margin_percent(limits::AllocatorMode::default_segments, true)));
+    const std::string margin =
+        std::to_string(std::lround(limits::default_memory_margin_percent({.cuda_graphs = true})));
     add({text_id::kCudaGraphPoolNotPriced,
          "CUDA graphs are priced by their static buffers only, not by their memory pool's "
          "fragmentation: published launches with Transformer Engine's graphs and PyTorch's "

@@ -137,42 +137,60 @@ TEST_CASE("memory verdict: the margin of the framework's allocator mode") {
   CHECK_FALSE(expandable_segments_by_default(Framework::mindspeed_llm));
   const double capacity_bytes = 100.0;
   for (const bool expandable : {false, true}) {
-    const double percent = limits::default_memory_margin_percent(
-        expandable ? limits::AllocatorMode::expandable_segments
-                   : limits::AllocatorMode::default_segments);
+    const limits::MarginClass margin_class{expandable ? limits::AllocatorMode::expandable_segments
+                                                      : limits::AllocatorMode::default_segments};
+    const double percent = limits::default_memory_margin_percent(margin_class);
     CAPTURE(expandable);
     CHECK(percent > 0);
-    CHECK(memory_verdict_of(100 - percent - 0.5, capacity_bytes, expandable) ==
+    CHECK(memory_verdict_of(100 - percent - 0.5, capacity_bytes, margin_class) ==
           MemoryVerdict::fits);
-    CHECK(memory_verdict_of(100 - percent + 0.5, capacity_bytes, expandable) ==
+    CHECK(memory_verdict_of(100 - percent + 0.5, capacity_bytes, margin_class) ==
           MemoryVerdict::at_risk);
-    CHECK(memory_verdict_of(100.5, capacity_bytes, expandable) == MemoryVerdict::oom);
+    CHECK(memory_verdict_of(100.5, capacity_bytes, margin_class) == MemoryVerdict::oom);
   }
   CHECK(limits::default_memory_margin_percent() ==
-        limits::default_memory_margin_percent(limits::AllocatorMode::default_segments));
+        limits::default_memory_margin_percent(limits::MarginClass{}));
 }
 
-// Launches that capture CUDA graphs take the margin derived for their class in each allocator
-// mode (input/memory_margin.cpp): since the capture's deferred frees are priced
-// (cuda_graph_memory.cpp), the lowest out-of-memory launch with graphs (OOM01, 82.5% since its
-// output projection's 16-bit input is priced) gives 18%, one more than without (SC21 Figure 17,
-// 83.5% of the A100's 79.25 GiB: 17%); the verdict reads the graphs' margin.
-TEST_CASE("memory verdict: the margin of launches with CUDA graphs") {
+// Each class of launches takes the margin its own out-of-memory outcomes give
+// (input/memory_margin.cpp): without graphs 18% (fujii-4d-sweep.json FWY152 at 82.8%), with
+// graphs 18% (OOM01, 82.5% since its output projection's 16-bit input is priced), and with
+// context parallelism over point-to-point sends 36% in any mode (FWY033 at 64.3%); the verdict
+// reads the class's margin.
+TEST_CASE("memory verdict: the margin of each class of launches") {
   const double capacity_bytes = 100.0;
   for (const bool expandable : {false, true}) {
     const limits::AllocatorMode mode = expandable ? limits::AllocatorMode::expandable_segments
                                                   : limits::AllocatorMode::default_segments;
-    const double without = limits::default_memory_margin_percent(mode, false);
-    const double with = limits::default_memory_margin_percent(mode, true);
     CAPTURE(expandable);
-    CHECK(without == limits::default_memory_margin_percent(mode));
-    CHECK(with == 18);
-    CHECK(without == 17);
-    CHECK(memory_verdict_of(100 - with - 0.5, capacity_bytes, expandable, true) ==
-          MemoryVerdict::fits);
-    CHECK(memory_verdict_of(100 - with + 0.5, capacity_bytes, expandable, true) ==
-          MemoryVerdict::at_risk);
+    CHECK(limits::default_memory_margin_percent({mode, false}) == 18);
+    CHECK(limits::default_memory_margin_percent({mode, true}) == 18);
+    for (const bool graphs : {false, true}) {
+      const limits::MarginClass ring{mode, graphs, true};
+      CHECK(limits::default_memory_margin_percent(ring) == 36);
+      CHECK(memory_verdict_of(100 - 36 - 0.5, capacity_bytes, ring) == MemoryVerdict::fits);
+      CHECK(memory_verdict_of(100 - 36 + 0.5, capacity_bytes, ring) == MemoryVerdict::at_risk);
+      CHECK(memory_verdict_of(100 - 36 + 0.5, capacity_bytes, {mode, graphs}) ==
+            MemoryVerdict::fits);
+    }
   }
+}
+
+// A strategy's class: context parallelism over point-to-point sends is cp_comm_type p2p with
+// more than one context-parallel rank, outside torchtitan (whose ring runs on collectives).
+TEST_CASE("memory verdict: the class of a strategy") {
+  Strategy s;
+  CHECK_FALSE(margin_class_of(s, Framework::megatron).p2p_context_parallel);
+  s.context_parallel_size = 2;
+  CHECK(margin_class_of(s, Framework::megatron).p2p_context_parallel);
+  CHECK(margin_class_of(s, Framework::megatron_bridge).p2p_context_parallel);
+  CHECK_FALSE(margin_class_of(s, Framework::torchtitan).p2p_context_parallel);
+  s.cp_comm_type = CpCommType::a2a;
+  CHECK_FALSE(margin_class_of(s, Framework::megatron).p2p_context_parallel);
+  s.cuda_graph_impl = CudaGraphImpl::transformer_engine;
+  s.expandable_segments = true;
+  CHECK(margin_class_of(s, Framework::megatron).cuda_graphs);
+  CHECK(margin_class_of(s, Framework::megatron).mode == limits::AllocatorMode::expandable_segments);
 }
 
 // The strategy key expandable_segments: left out, the framework launcher's mode; given, it

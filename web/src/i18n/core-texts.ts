@@ -45,6 +45,7 @@ const verdict =
     `（默认余量保留 ${a.margin_gib} GiB（${a.margin_percent}%）空闲，按分配器模式：` +
     (a.allocator === "expandable_segments" ? "可扩展段" : "PyTorch 默认固定段") +
     (a.cuda_graphs === "true" ? "，含 CUDA Graph" : "") +
+    (a.p2p_context_parallel === "true" ? "，含点对点环形上下文并行" : "") +
     `；docs/model.md“Memory verdict”）`;
 
 const band = (a: Args): string =>

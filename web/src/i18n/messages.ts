@@ -102,7 +102,7 @@ export const en = {
   "search.memoryMargin": "Memory margin",
   "search.memoryMarginUnit": "GiB or %",
   "search.memoryMarginHint":
-    "None by default: strategies that leave under 17% free (18% with CUDA graphs) are at risk and rank after those that fit. A margin here is kept free by every ranked strategy.",
+    "None by default: strategies that leave under 18% free (36% with a point-to-point context-parallel ring) are at risk and rank after those that fit. A margin here is kept free by every ranked strategy.",
   "search.memoryMarginPlaceholder": "none",
   "search.seconds": "s",
   "search.tpAcrossNodes": "Allow tensor parallelism across nodes",
@@ -448,7 +448,7 @@ export const zh: Record<MessageKey, string> = {
   "search.memoryMargin": "显存余量",
   "search.memoryMarginUnit": "GiB 或 %",
   "search.memoryMarginHint":
-    "默认不设：空闲显存不足 17%（使用 CUDA Graph 时为 18%）的策略有溢出风险，排在能放下的策略之后。此处填写的余量对所有列出的策略都会保留。",
+    "默认不设：空闲显存不足 18%（点对点环形上下文并行时为 36%）的策略有溢出风险，排在能放下的策略之后。此处填写的余量对所有列出的策略都会保留。",
   "search.memoryMarginPlaceholder": "无",
   "search.seconds": "秒",
   "search.tpAcrossNodes": "允许张量并行跨节点",
