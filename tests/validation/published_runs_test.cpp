@@ -323,8 +323,10 @@ TEST_CASE("published training runs: tokens/s per GPU, a table per source") {
   CHECK(dense.median <= 0.074);
   // 21.24% -> 21.34% when linear_qkv's bias gradient came out of its weight-gradient GEMM as
   // Transformer Engine computes it (layer_cost.cpp bias_gradient_fused): GPT-3-style runs with
-  // biases 0.1-0.6 points faster.
-  CHECK(dense.p90 <= 0.214);
+  // biases 0.1-0.6 points faster. 21.3% -> 17.5% when MegaScale's Megatron-LM baseline ran
+  // without the data-parallel overlap its Megatron-LM did not have on the interleaved schedule
+  // (stated_settings.cpp with_megascale_baseline): R050-R054 +16-30% -> +12-20%.
+  CHECK(dense.p90 <= 0.176);
   // MoE 20.9% / 25.3% -> 14.7% / 18.5% when the unfused unpermute's scatter-add ran at its
   // measured rate (the GPU preset's scatter_add_over_copy, hardware.hpp): MegaScale-MoE's
   // Megatron-LM runs R069-R073.

@@ -24,9 +24,12 @@ double bucketed_s(Collective collective, const GpuSpec& gpu, const Group& group,
 // One model chunk's parameters as Megatron-LM buckets them: the first chunk of the first
 // pipeline stage in buckets of bucket_size, every other chunk and stage in one bucket
 // (megatron/training/training.py per_chunk_bucket_sizes: "None if (disable or pp_rank > 0)",
-// disable = chunk_idx > 0).
+// disable = chunk_idx > 0), and every chunk in one bucket without overlap_grad_reduce
+// (distributed_data_parallel.py: "Set bucket_size to infinity if overlap_grad_reduce is False",
+// as at core_r0.8.0): nothing is gained by splitting a collective that starts after the backward.
 double chunk_buckets(const StageSync& in, int64_t chunk, double chunk_parameters) {
   if (chunk > 0 || !in.first_stage || chunk_parameters <= 0) return 1;
+  if (!in.strategy->overlap_grad_reduce) return 1;
   const double bucket =
       std::max(kBucketParameters, kBucketParametersPerRank * static_cast<double>(in.data_parallel));
   return std::max(1.0, std::ceil(chunk_parameters / bucket));

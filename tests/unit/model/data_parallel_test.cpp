@@ -106,15 +106,18 @@ TEST_CASE("under interleaving only the first chunk's gradient sync is exposed") 
   CHECK(interleaved.grad_exposed_s > 0);
   // Without overlap the whole reduce-scatter waits for the last backward, chunks or not.
   s.overlap_grad_reduce = false;
+  s.overlap_param_gather = false;  // arguments.py: it needs overlap_grad_reduce
   const SyncTime blocking = iteration_sync(stage(gpu, s));
   CHECK(blocking.grad_exposed_s > flat.grad_exposed_s);
-  // The first chunk of the first stage in buckets of max(40M, 1M x 32) parameters (12 of them
-  // for 450M), the other chunks in one bucket each.
+  // Without overlap_grad_reduce Megatron-LM makes no buckets (bucket_size None): every chunk,
+  // the first stage's first one too, is one reduce-scatter, not 12 of max(40M, 1M x 32).
   const Group dp = data_parallel_group(gpu, s, 32);
   const double chunk_bytes = 4 * 2.7e9 / 6;
-  CHECK(blocking.grad_exposed_s ==
-        doctest::Approx(12 * reduce_scatter_s(gpu, dp, chunk_bytes / 12) +
-                        5 * reduce_scatter_s(gpu, dp, chunk_bytes)));
+  CHECK(blocking.grad_exposed_s == doctest::Approx(6 * reduce_scatter_s(gpu, dp, chunk_bytes)));
+  CHECK(blocking.grad_exposed_s < 12 * reduce_scatter_s(gpu, dp, chunk_bytes / 12) +
+                                      5 * reduce_scatter_s(gpu, dp, chunk_bytes));
+  // Its parameters are gathered in the same one bucket per chunk.
+  CHECK(blocking.param_exposed_s == doctest::Approx(6 * all_gather_s(gpu, dp, 2 * 2.7e9 / 6)));
 }
 
 TEST_CASE("chunks whose sync cannot hide under the cool-down queue on one communicator") {
