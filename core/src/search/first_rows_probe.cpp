@@ -49,10 +49,10 @@ constexpr double kProbeBudgetS = 1.0;
 // GPUs of a node (the largest expert parallel size that divides num_experts within the smallest
 // NVLink domain), not split by tensor parallelism (MoE parallel folding,
 // --expert-tensor-parallel-size 1, so that the expert group stays in the node at any tensor
-// parallel size), and tokens dispatched by all-to-all (--moe-token-dispatcher-type alltoall,
-// Megatron-LM's choice for expert parallelism; flex needs DeepEP). The walk reaches this corner
-// only after every smaller expert parallel size and the allgather dispatcher, where a large
-// model's experts rarely fit.
+// parallel size), and tokens dispatched by all-to-all (megatron/training/arguments.py
+// --moe-token-dispatcher-type: "We recommend using 'alltoall' when applying expert
+// parallelism"; flex needs DeepEP). The walk reaches this corner only after every smaller
+// expert parallel size and the allgather dispatcher, where a large model's experts rarely fit.
 std::vector<ProbePin> expert_pins(const Scenario& scenario) {
   if (!scenario.model.moe) return {};
   const std::vector<int64_t> sizes = divisors(scenario.model.moe->num_experts);
