@@ -159,6 +159,52 @@ describe("issue 30: the best so far while the search runs (production build)", (
     await page.close();
   });
 
+  it("a MoE job's first rows come from the probe's corner: its experts spread over a node, dispatched all-to-all", async () => {
+    // DeepSeek-V3 on 512 H800 (256 experts, 8 GPUs a node): the walk tries expert parallel 1
+    // and the allgather dispatcher first; the probe (core/src/search/first_rows_probe.cpp) pins
+    // expert parallel 8, expert tensor parallel 1 and alltoall, and its row is the search's
+    // first, before the walk (fraction 0). (Which report the page draws first depends on when
+    // its main chunk loads: the walk's may already have replaced it.)
+    const page = await site.context.newPage();
+    await page.addInitScript(() => {
+      const seen = (window.__firstRows = []);
+      const Original = window.Worker;
+      window.Worker = class extends Original {
+        constructor(...args) {
+          super(...args);
+          this.addEventListener("message", ({ data }) => {
+            const search = data?.progress?.search;
+            if (search?.rows !== undefined) {
+              const { strategy } = search.rows[0];
+              seen.push({
+                fraction: search.fraction,
+                ep: strategy.expert_model_parallel_size,
+                etp: strategy.expert_tensor_parallel_size,
+                dispatcher: strategy.moe_token_dispatcher_type,
+              });
+            }
+          });
+        }
+      };
+    });
+    await page.goto(`${site.origin}/paraplan/?lang=en&${SLOW_JOB}&run=1`);
+    await page.waitForSelector(byTestId("provisional-row"), {
+      timeout: TIMEOUT_MS,
+    });
+    const seen = await page.evaluate(() => window.__firstRows);
+    assert.deepEqual(seen[0], {
+      fraction: 0,
+      ep: 8,
+      etp: 1,
+      dispatcher: "alltoall",
+    });
+    await page.screenshot({
+      path: join(SCREENSHOTS, "provisional-moe-probe.png"),
+      fullPage: true,
+    });
+    await page.close();
+  });
+
   it("says so in Chinese, and cancelling takes the provisional rows away", async () => {
     const page = await site.context.newPage();
     await page.goto(`${site.origin}/paraplan/?lang=zh&${SLOW_JOB}&run=1`);

@@ -175,6 +175,50 @@ describe("issue 30: the module starts before the form is drawn (production build
     await page.close();
   });
 
+  it("a link with run=1 has the worker warm nothing up, even where its search comes after the module is ready", async () => {
+    // The early search's chunk is held back until the worker's module is ready, as on a loaded
+    // machine: the worker must not start a warm-up search that the page's search then waits
+    // for (main.ts tells it at once that a search follows; worker/warm-up.ts).
+    const page = await site.context.newPage();
+    const moduleReady = async () => {
+      for (const worker of page.workers()) {
+        const ready = await worker
+          .evaluate(
+            () =>
+              performance.getEntriesByName("paraplan:module-ready").length > 0,
+          )
+          .catch(() => false);
+        if (ready) return true;
+      }
+      return false;
+    };
+    await page.route(/early-search-[\w-]+\.js$/, async (route) => {
+      const deadline = Date.now() + TIMEOUT_MS;
+      while (!(await moduleReady()) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      // The warm-up would start in the worker's next task.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await route.continue();
+    });
+    await page.goto(`${site.origin}/paraplan/?lang=en&${JOB}&run=1`);
+    await page.waitForSelector(
+      `${byTestId("provisional-row")}, ${byTestId("result-row")}`,
+      { timeout: TIMEOUT_MS },
+    );
+    const { workers } = await startup(page);
+    const order = JSON.stringify(workers);
+    const searching = workers.filter(
+      (worker) => worker["search-start"] !== undefined,
+    );
+    assert.equal(searching.length, 1, order);
+    assert.ok(
+      searching[0]["module-ready"] < searching[0]["search-received"],
+      order,
+    );
+    assert.equal(searching[0]["warm-up-end"], undefined, order);
+    await page.close();
+  });
+
   it("logs no console errors", () => {
     assert.deepEqual(site.consoleErrors, []);
   });

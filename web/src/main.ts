@@ -9,11 +9,12 @@ import { ParaplanClient } from "./worker/client";
 import { mark } from "./worker/marks";
 
 mark("entry");
-const client = new ParaplanClient();
-// A failure to load the module shows on the first search.
-client.call("load", null).catch(() => undefined);
 const preferred = navigator.language.toLowerCase().startsWith("zh") ? "zh" : "en";
 const store = new Store(decodeState(new URLSearchParams(window.location.search), preferred));
+const client = new ParaplanClient();
+// A failure to load the module shows on the first search; a link that runs one has the worker
+// skip its warm-up.
+client.call("load", { searchFollows: store.get().ran }).catch(() => undefined);
 const app = import("./app");
 const early = store.get().ran
   ? (await import("./state/early-search")).startEarlySearch(client, store.get())

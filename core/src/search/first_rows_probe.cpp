@@ -45,6 +45,27 @@ constexpr ProbePin kProbePins[] = {
 const int64_t kProbeWorkPerSize = SearchOptions{}.progress_every;
 constexpr double kProbeBudgetS = 1.0;
 
+// A MoE model's corner, where the scenario leaves these keys free: its experts spread over the
+// GPUs of a node (the largest expert parallel size that divides num_experts within the smallest
+// NVLink domain), not split by tensor parallelism (MoE parallel folding,
+// --expert-tensor-parallel-size 1, so that the expert group stays in the node at any tensor
+// parallel size), and tokens dispatched by all-to-all (megatron/training/arguments.py
+// --moe-token-dispatcher-type: "We recommend using 'alltoall' when applying expert
+// parallelism"; flex needs DeepEP). The walk reaches this corner only after every smaller
+// expert parallel size and the allgather dispatcher, where a large model's experts rarely fit.
+std::vector<ProbePin> expert_pins(const Scenario& scenario) {
+  if (!scenario.model.moe) return {};
+  const std::vector<int64_t> sizes = divisors(scenario.model.moe->num_experts);
+  const int64_t node = tensor_parallel_limit(scenario.cluster, false);
+  const auto within_node =
+      std::find_if(sizes.rbegin(), sizes.rend(), [&](int64_t size) { return size <= node; });
+  const int64_t expert = within_node == sizes.rend() ? 1 : *within_node;
+  if (expert == 1) return {};
+  return {{K::expert_model_parallel_size, expert},
+          {K::expert_tensor_parallel_size, 1},
+          {K::moe_token_dispatcher_type, static_cast<int64_t>(MoeDispatcher::alltoall)}};
+}
+
 Scenario probe_scenario(const Scenario& scenario, int64_t tensor) {
   Scenario probe = scenario;
   const auto pin = [&](K key, int64_t value) {
@@ -54,6 +75,7 @@ Scenario probe_scenario(const Scenario& scenario, int64_t tensor) {
   };
   pin(K::tensor_model_parallel_size, tensor);
   for (const ProbePin& p : kProbePins) pin(p.key, p.value);
+  for (const ProbePin& p : expert_pins(scenario)) pin(p.key, p.value);
   return probe;
 }
 
@@ -67,12 +89,19 @@ std::vector<int64_t> probe_tensor_sizes(const Scenario& scenario, const SearchOp
   return sizes;
 }
 
-// The first rows of a search of `probe`: its first report, which carries rows as soon as it holds
-// a feasible strategy (within 64 units of work of it, SearchOptions::on_progress) and stops it,
-// or, where it ends before reporting, its result's; nullopt where it finds none within
+// What a search of the probe's corner at one tensor parallel size did: the first rows it found,
+// if any, and how many strategies it evaluated and pruned.
+struct ProbeSearch {
+  std::optional<SearchProgress> rows;
+  int64_t evaluated = 0;
+  int64_t pruned = 0;
+};
+
+// A search of `probe` until its first rows: its first report, which carries rows as soon as it
+// holds a feasible strategy (within 64 units of work of it, SearchOptions::on_progress) and stops
+// it, or, where it ends before reporting, its result's; no rows where it finds none within
 // kProbeWorkPerSize units of work (its first report by count) or `budget_s`.
-std::optional<SearchProgress> first_rows_of(const Scenario& probe, SearchOptions narrow,
-                                            double budget_s) {
+ProbeSearch first_rows_of(const Scenario& probe, SearchOptions narrow, double budget_s) {
   std::optional<SearchProgress> rows;
   narrow.time_budget_s = budget_s;
   narrow.progress_every = kProbeWorkPerSize;
@@ -82,11 +111,12 @@ std::optional<SearchProgress> first_rows_of(const Scenario& probe, SearchOptions
     return false;
   };
   SearchResult found = search(probe, narrow);
-  if (rows || found.strategies.empty()) return rows;
+  const int64_t evaluated = found.stats.evaluated, pruned = found.stats.pruned;
+  if (rows || found.strategies.empty()) return {std::move(rows), evaluated, pruned};
   const RankedStrategy& first = found.strategies.front();
-  return SearchProgress{
-      found.stats.evaluated,        found.stats.pruned,         0, 0, first.report.iteration_time_s,
-      layout_label(first.strategy), std::move(found.strategies)};
+  return {SearchProgress{evaluated, pruned, 0, 0, first.report.iteration_time_s,
+                         layout_label(first.strategy), std::move(found.strategies)},
+          evaluated, pruned};
 }
 
 }  // namespace
@@ -117,15 +147,23 @@ bool probe_first_rows(const Scenario& scenario, const SearchOptions& options) {
   // One row: each listed row costs a public estimate, more than the corner's first evaluations.
   narrow.top = 1;
   narrow.progress_rows = 1;
+  // The evaluations and prunings of the sizes that found nothing: the report counts them too.
+  int64_t evaluated = 0, pruned = 0;
   for (const int64_t tensor : probe_tensor_sizes(scenario, options)) {
     const double budget_s = std::min(options.time_budget_s, kProbeBudgetS) - elapsed_s();
     if (budget_s <= 0) break;
-    std::optional<SearchProgress> found =
-        first_rows_of(probe_scenario(scenario, tensor), narrow, budget_s);
-    if (!found) continue;
-    found->elapsed_s = elapsed_s();
-    found->fraction_done = 0;
-    return options.on_progress(*found);
+    ProbeSearch found = first_rows_of(probe_scenario(scenario, tensor), narrow, budget_s);
+    if (!found.rows) {
+      evaluated += found.evaluated;
+      pruned += found.pruned;
+      continue;
+    }
+    SearchProgress& report = *found.rows;
+    report.evaluated += evaluated;
+    report.pruned += pruned;
+    report.elapsed_s = elapsed_s();
+    report.fraction_done = 0;
+    return options.on_progress(report);
   }
   return true;
 }

@@ -22,6 +22,15 @@ Scenario only_tp8_fits() {
     "cluster": {"gpus": [{"type": "a800", "count": 1024}]}})");
 }
 
+// `model` on the page's job with 512 A800 (2 sequences of 4096 tokens per GPU), with `strategy`'s
+// pins.
+Scenario page_job(const std::string& model, const std::string& strategy = "{}") {
+  return test::scenario(R"({"model": ")" + model + R"(",
+    "training": {"global_batch_size": 1024, "seq_length": 4096},
+    "cluster": {"gpus": [{"type": "a800", "count": 512}]}, "strategy": )" +
+                        strategy + "}");
+}
+
 SearchOptions page_options() {
   SearchOptions options;
   options.time_budget_s = 600;
@@ -35,6 +44,21 @@ std::string listed(const SearchResult& result, const Scenario& scenario) {
   nlohmann::json out = to_json(result, scenario);
   out.erase("stats");
   return out.dump();
+}
+
+// The first report with rows of a search of `scenario` (with or without the probe), which that
+// report cancels.
+SearchProgress first_rows(const Scenario& scenario, bool probe) {
+  SearchOptions options = page_options();
+  options.first_rows_probe = probe;
+  SearchProgress first;
+  options.on_progress = [&](const SearchProgress& p) {
+    if (p.rows.empty()) return true;
+    first = p;
+    return false;
+  };
+  search(scenario, options);
+  return first;
 }
 
 }  // namespace
@@ -86,4 +110,47 @@ TEST_CASE("cancelling at the probe's report stops the search before its walk") {
   CHECK_FALSE(result.stats.complete);
   CHECK(result.stats.stopped == "cancelled");
   CHECK(result.stats.stopped_text.id == "search stopped: cancelled");
+}
+
+TEST_CASE(
+    "the probe spreads a MoE model's experts over a node with all-to-all dispatch, and finds its "
+    "first row in fewer evaluations than the walk") {
+  // A800 nodes hold 8 GPUs: 8 divides the experts of each (8, 32, 128 and 256).
+  for (const char* model : {"mixtral-8x22b", "gpt-oss-20b", "qwen3-30b-a3b", "deepseek-v3"}) {
+    CAPTURE(model);
+    const Scenario scenario = page_job(model);
+    const SearchProgress probed = first_rows(scenario, true);
+    REQUIRE_FALSE(probed.rows.empty());
+    CHECK(probed.fraction_done == 0);
+    const Strategy& row = probed.rows.front().strategy;
+    CHECK(row.expert_model_parallel_size == 8);
+    CHECK(row.expert_tensor_parallel_size == 1);
+    CHECK(row.moe_token_dispatcher_type == MoeDispatcher::alltoall);
+    const SearchProgress walked = first_rows(scenario, false);
+    REQUIRE_FALSE(walked.rows.empty());
+    CHECK(probed.evaluated < walked.evaluated);
+  }
+}
+
+TEST_CASE("the probe keeps the expert keys the scenario pins") {
+  const SearchProgress probed = first_rows(
+      page_job("qwen3-30b-a3b",
+               R"({"expert_model_parallel_size": 4, "moe_token_dispatcher_type": "allgather"})"),
+      true);
+  REQUIRE_FALSE(probed.rows.empty());
+  CHECK(probed.fraction_done == 0);
+  const Strategy& row = probed.rows.front().strategy;
+  CHECK(row.expert_model_parallel_size == 4);
+  CHECK(row.moe_token_dispatcher_type == MoeDispatcher::allgather);
+}
+
+TEST_CASE("a MoE model's search gives the same result with the probe as without it") {
+  const Scenario scenario = page_job("qwen3-30b-a3b");
+  SearchOptions options = page_options();
+  options.on_progress = [](const SearchProgress&) { return true; };
+  const SearchResult probed = search(scenario, options);
+  REQUIRE(probed.stats.complete);
+  REQUIRE_FALSE(probed.strategies.empty());
+  options.first_rows_probe = false;
+  CHECK(listed(search(scenario, options), scenario) == listed(probed, scenario));
 }

@@ -53,8 +53,10 @@ export interface ModuleInfo {
 export interface Methods {
   info: { params: null; result: ModuleInfo };
   // Starts the module (loaded, presets parsed) and answers its version: nothing else is done,
-  // so that a search sent next is not kept waiting.
-  load: { params: null; result: string };
+  // so that a search sent next is not kept waiting. `searchFollows`: the page is about to send a
+  // search (a link with run=1), so the worker warms nothing up (warm-up.ts): that search compiles
+  // its own code, and a warm-up search under way when it arrives would hold it back.
+  load: { params: { searchFollows: boolean }; result: string };
   search: { params: SearchRequest; result: SearchResult };
   // Searches one after another (the scaling view); each result also comes as a "partial".
   searchSeries: { params: SearchRequest[]; result: SearchResult[] };

@@ -8,7 +8,8 @@
 // leaf, the progress report and the result's JSON. A request that is already waiting is never
 // delayed: the warm-up starts only while the worker has nothing to answer, and looks again
 // before each search (a request that arrives during one waits for that search alone, whose
-// compilation it would have paid itself).
+// compilation it would have paid itself); where the page said a search follows (a link with
+// run=1, protocol.ts "load"), none starts.
 import type { ParaplanModule } from "../paraplan/module";
 import type { SearchProgress, SearchRequest } from "../paraplan/types";
 import { parseGpuInfos } from "../state/gpu-infos";

@@ -124,10 +124,15 @@ function handle(module: ParaplanModule, request: Request): Methods[Method]["resu
 }
 
 // Requests received and not yet answered, and whether any asked the module for more than its
-// version or catalogue: the warm-up runs only while none waits and none has run (a search that
-// ran has compiled its code itself).
+// version or catalogue or said that a search follows: the warm-up runs only while none waits and
+// none has run or is on its way (a search compiles its code itself).
 let unanswered = 0;
 let worked = false;
+
+function asksForWork(request: Request): boolean {
+  if (request.method === "load") return request.params.searchFollows;
+  return request.method !== "info";
+}
 
 self.onmessage = async (event: MessageEvent<Request | ModuleMessage>) => {
   if ("wasmModule" in event.data) {
@@ -137,7 +142,7 @@ self.onmessage = async (event: MessageEvent<Request | ModuleMessage>) => {
   const { id } = event.data;
   if (event.data.method === "search") mark("search-received");
   unanswered++;
-  worked ||= event.data.method !== "load" && event.data.method !== "info";
+  worked ||= asksForWork(event.data);
   try {
     const module = await paraplan;
     post({ id, type: "result", result: handle(module, event.data) });
