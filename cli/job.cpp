@@ -43,9 +43,9 @@ search options:
 namespace {
 
 const std::vector<std::string> kJobFlags = {
-    "--model-name",      "--num-gpus",  "--nproc-per-node", "--gpu-infos",   "--global-batch-size",
-    "--sequence-length", "--precision", "--framework",      "--framework-version",
-    "--model-config"};
+    "--model-name",        "--num-gpus",        "--nproc-per-node", "--gpu-infos",
+    "--global-batch-size", "--sequence-length", "--precision",      "--framework",
+    "--framework-version", "--model-config"};
 
 // AIAK's auto-parallel tool's defaults for flags left out (Baidu AI Cloud,
 // "自适应并行策略搜索工具", https://cloud.baidu.com/doc/AIHC/s/Hlvyohuyf, parameter table).

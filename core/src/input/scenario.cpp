@@ -202,11 +202,10 @@ std::optional<int> parse_framework_version(ObjectReader& root, Framework framewo
       root.optional_choice("framework_version", framework_version_names());
   if (version && !runs_on_megatron_core(framework)) {
     const std::string name(to_string(framework));
-    throw detail::input_error(root.path_of("framework_version"),
-                              text_id::kErrorReleaseWithoutCore,
-                              "names a Megatron-Core release, but framework " + name +
-                                  " does not run on Megatron-Core",
-                              {{"framework", name}});
+    throw detail::input_error(
+        root.path_of("framework_version"), text_id::kErrorReleaseWithoutCore,
+        "names a Megatron-Core release, but framework " + name + " does not run on Megatron-Core",
+        {{"framework", name}});
   }
   return version;
 }
