@@ -26,6 +26,8 @@ const char* const kJobUsage = R"(job (AIAK-compatible, with its defaults), or SC
   --precision P              bf16 (default), fp16, fp8 or fp32
   --framework NAME           what launches it: megatron (default), megatron-bridge,
                              mindspeed-llm, deepspeed, colossalai or torchtitan
+  --framework-version R      the Megatron-Core release that runs it, core_v0.5 to core_v0.19
+                             or dev (default: none named; prices the host per release)
 search options:
   --memory-margin M          memory kept free on every GPU: GiB, or N% of each GPU's memory;
                              no strategy above capacity minus M is ranked (default: none)
@@ -41,8 +43,9 @@ search options:
 namespace {
 
 const std::vector<std::string> kJobFlags = {
-    "--model-name",      "--num-gpus",  "--nproc-per-node", "--gpu-infos",   "--global-batch-size",
-    "--sequence-length", "--precision", "--framework",      "--model-config"};
+    "--model-name",        "--num-gpus",        "--nproc-per-node", "--gpu-infos",
+    "--global-batch-size", "--sequence-length", "--precision",      "--framework",
+    "--framework-version", "--model-config"};
 
 // AIAK's auto-parallel tool's defaults for flags left out (Baidu AI Cloud,
 // "自适应并行策略搜索工具", https://cloud.baidu.com/doc/AIHC/s/Hlvyohuyf, parameter table).
@@ -187,6 +190,9 @@ nlohmann::json scenario_from_flags(std::map<std::string, std::string> job) {
           : nlohmann::json(job.at("--model-name"));
   nlohmann::json scenario = {{"model", model}, {"training", training}, {"cluster", cluster}};
   if (job.count("--framework")) scenario["framework"] = job.at("--framework");
+  if (job.count("--framework-version")) {
+    scenario["framework_version"] = job.at("--framework-version");
+  }
   return scenario;
 }
 
@@ -211,6 +217,7 @@ Scenario parse_job_scenario(const JobOptions& options, const nlohmann::json& doc
         {"training.global_batch_size", "--global-batch-size"},
         {"training.seq_length", "--sequence-length"},
         {"training.precision", "--precision"},
+        {"framework_version", "--framework-version"},
         {"framework", "--framework"}};
     const bool imported = document.at("model").is_object();
     for (const auto& [path, flag] : flags) {

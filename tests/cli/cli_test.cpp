@@ -171,6 +171,21 @@ TEST_CASE("a search for another framework prints rank 1's launch on it, not Mega
   CHECK(r.out.find("--- job.toml") != std::string::npos);
 }
 
+TEST_CASE("search --framework-version names the job's Megatron-Core release, or fails naming it") {
+  const std::string job =
+      "search --model-name llama2-7b --gpu-infos gb200:8 --global-batch-size 64 "
+      "--sequence-length 4096 --top 1 --json --framework-version ";
+  Result r = run(job + "core_v0.17");
+  REQUIRE(r.exit_code == 0);
+  CHECK(!nlohmann::json::parse(r.out)["strategies"].empty());
+  r = run(job + "25.11");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("paraplan: --framework-version: expected one of \"core_v0.5\"") == 0);
+  r = run(job + "core_v0.17 --framework torchtitan");
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("paraplan: --framework-version: names a Megatron-Core release") == 0);
+}
+
 TEST_CASE("search --memory-margin keeps memory free; each strategy shows its headroom") {
   const std::string job =
       "search --model-name llama2-13b --gpu-infos a800:16 --global-batch-size 64 "

@@ -16,7 +16,9 @@ nlohmann::json load(const std::string& name) {
 nlohmann::json scenario_of(const nlohmann::json& entry) {
   nlohmann::json scenario;
   for (const char* key : {"model", "training", "cluster", "strategy"}) scenario[key] = entry[key];
-  if (entry.contains("framework")) scenario["framework"] = entry["framework"];
+  for (const char* key : {"framework", "framework_version"}) {
+    if (entry.contains(key)) scenario[key] = entry[key];
+  }
   return scenario;
 }
 

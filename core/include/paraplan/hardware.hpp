@@ -96,6 +96,15 @@ struct HostIssueCost {
   double sync_gap_s = 57.07e-6;
 };
 
+// The host's issue costs per op from one software release on (a GPU preset's host.by_release):
+// a later release's libraries can cost the same host less per op (docs/model.md section 1c).
+struct ReleaseHostIssue {
+  int first_release = 0;  // index into framework_version_names()
+  double torch_op_s = 0;
+  double torch_linear_s = 0;
+  double te_module_s = 0;
+};
+
 struct GpuSpec {
   std::string id;
   // The preset's id when the GPU is that preset as published; empty for an inline object or a
@@ -136,6 +145,10 @@ struct GpuSpec {
   MemoryReserveSpec memory_reserve;
   HostMemory host;  // for activation offloading
   HostIssueCost host_issue;
+  // The host's issue costs from named releases on (the preset's host.by_release, oldest first):
+  // they replace host_issue's per-op figures for a scenario that names such a release
+  // (host_issue_at); without a release the preset's own figures hold.
+  std::vector<ReleaseHostIssue> host_issue_by_release;
 
   double tensor_flops(Precision precision) const {
     return tensor_flops_per_s[static_cast<int>(precision)];
@@ -145,5 +158,9 @@ struct GpuSpec {
 // Parses a GPU: a preset id (or alias) or an inline object. An inline object with "base"
 // starts from that preset and overrides the fields it gives; otherwise it gives them all.
 GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path);
+
+// The GPU's host issue costs for a job run on `release` (an index into
+// framework_version_names()): the last host.by_release entry at or before it, else host_issue.
+HostIssueCost host_issue_at(const GpuSpec& gpu, int release);
 
 }  // namespace paraplan

@@ -41,6 +41,9 @@ struct Scenario {
   Cluster cluster;
   StrategyPins strategy;                      // the strategy keys the scenario gives
   Framework framework = Framework::megatron;  // what launches it ("framework", optional)
+  // The Megatron-Core release that ran it ("framework_version", optional): an index into
+  // framework_version_names(); it prices each GPU's host issue costs (GpuSpec::host_issue).
+  std::optional<int> framework_version;
 };
 
 // Parses and validates a scenario document. Throws InputError naming the JSON path.

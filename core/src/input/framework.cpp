@@ -26,6 +26,18 @@ constexpr std::array<std::string_view, 6> kFrameworks = {
 constexpr std::array<bool, 6> kExpandableSegmentsByDefault = {false, false, false,
                                                               false, false, true};
 
+// Megatron-Core's minor releases (NVIDIA/Megatron-LM tags core_v0.5.0 to core_v0.19.0, 2024-02
+// to 2026-08) and the main branch after them.
+constexpr std::array<std::string_view, 16> kFrameworkVersions = {
+    "core_v0.5",  "core_v0.6",  "core_v0.7",  "core_v0.8",  "core_v0.9",  "core_v0.10",
+    "core_v0.11", "core_v0.12", "core_v0.13", "core_v0.14", "core_v0.15", "core_v0.16",
+    "core_v0.17", "core_v0.18", "core_v0.19", "dev"};
+
+// Which frameworks run on Megatron-Core, indexed by Framework: Megatron-LM itself, Megatron-Bridge
+// (3rdparty/Megatron-LM), MindSpeed-LLM (on Megatron-LM core_v0.12.1, mindspeed_launch.cpp);
+// DeepSpeed, ColossalAI and torchtitan have their own layers.
+constexpr std::array<bool, 6> kRunsOnMegatronCore = {true, true, true, false, false, false};
+
 }  // namespace
 
 bool expandable_segments_by_default(Framework framework) {
@@ -33,6 +45,12 @@ bool expandable_segments_by_default(Framework framework) {
 }
 
 std::span<const std::string_view> framework_names() { return kFrameworks; }
+
+std::span<const std::string_view> framework_version_names() { return kFrameworkVersions; }
+
+bool runs_on_megatron_core(Framework framework) {
+  return kRunsOnMegatronCore[static_cast<size_t>(framework)];
+}
 
 std::string_view to_string(Framework framework) {
   return kFrameworks[static_cast<size_t>(framework)];

@@ -8,6 +8,7 @@
 #include "input/json_reader.hpp"
 #include "model/text_ids.hpp"
 #include "paraplan/errors.hpp"
+#include "paraplan/framework.hpp"
 #include "paraplan/presets.hpp"
 #include "paraplan/units.hpp"
 
@@ -129,6 +130,36 @@ void parse_memory_reserve(ObjectReader& object, GpuSpec& gpu) {
   }
 }
 
+// The host's issue costs per op from named releases on (host.by_release): each entry's "from"
+// release and its three figures, the releases strictly increasing.
+std::vector<ReleaseHostIssue> parse_host_by_release(const nlohmann::json& entries,
+                                                    const std::string& path) {
+  if (!entries.is_array() || entries.empty() || entries.size() > framework_version_names().size()) {
+    const std::string max = std::to_string(framework_version_names().size());
+    throw detail::value_error(path, text_id::kErrorReleaseEntries,
+                              "expected an array of 1 to " + max +
+                                  " {\"from\", \"torch_op_us\", \"torch_linear_us\", "
+                                  "\"te_module_us\"} entries",
+                              {{"max", max}}, entries);
+  }
+  std::vector<ReleaseHostIssue> releases;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    ObjectReader entry(entries[i], path + "[" + std::to_string(i) + "]");
+    ReleaseHostIssue release;
+    release.first_release = entry.choice("from", framework_version_names());
+    if (!releases.empty() && release.first_release <= releases.back().first_release) {
+      throw detail::input_error(entry.path_of("from"), text_id::kErrorReleasesIncrease,
+                                "releases must increase from entry to entry");
+    }
+    release.torch_op_s = entry.number("torch_op_us", 0, 1e6) * kMicro;
+    release.torch_linear_s = entry.number("torch_linear_us", 0, 1e6) * kMicro;
+    release.te_module_s = entry.number("te_module_us", 0, 1e6) * kMicro;
+    entry.reject_unknown_keys();
+    releases.push_back(release);
+  }
+  return releases;
+}
+
 // The host: its memory for offloading, the link to it and its issue costs.
 void parse_host(ObjectReader& object, GpuSpec& gpu) {
   // Host memory for offloading; a GPU without "host" gets a PCIe Gen5 server's 256 GB per GPU at
@@ -158,6 +189,9 @@ void parse_host(ObjectReader& object, GpuSpec& gpu) {
     }
     // The GPU's idle gap at a host sync (default in hardware.hpp, with its source).
     if (const auto us = h.optional_number("sync_gap_us", 0, 1e6)) issue.sync_gap_s = *us * 1e-6;
+    if (const nlohmann::json* by_release = h.find("by_release")) {
+      gpu.host_issue_by_release = parse_host_by_release(*by_release, h.path_of("by_release"));
+    }
     h.reject_unknown_keys();
   }
 }
@@ -241,6 +275,17 @@ double EfficiencyCurve::at(double size) const {
   const double fraction =
       (std::log(size) - log_sizes_[i - 1]) / (log_sizes_[i] - log_sizes_[i - 1]);
   return points_[i - 1].second + fraction * (points_[i].second - points_[i - 1].second);
+}
+
+HostIssueCost host_issue_at(const GpuSpec& gpu, int release) {
+  HostIssueCost issue = gpu.host_issue;
+  for (const ReleaseHostIssue& entry : gpu.host_issue_by_release) {
+    if (entry.first_release > release) break;
+    issue.torch_op_s = entry.torch_op_s;
+    issue.torch_linear_s = entry.torch_linear_s;
+    issue.te_module_s = entry.te_module_s;
+  }
+  return issue;
 }
 
 GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path) {

@@ -195,6 +195,21 @@ StrategyPins parse_strategy(ObjectReader& object, const ModelSpec& model, const 
   return pins;
 }
 
+// The Megatron-Core release that ran the job ("framework_version"), for a framework that runs
+// on Megatron-Core.
+std::optional<int> parse_framework_version(ObjectReader& root, Framework framework) {
+  const std::optional<int> version =
+      root.optional_choice("framework_version", framework_version_names());
+  if (version && !runs_on_megatron_core(framework)) {
+    const std::string name(to_string(framework));
+    throw detail::input_error(
+        root.path_of("framework_version"), text_id::kErrorReleaseWithoutCore,
+        "names a Megatron-Core release, but framework " + name + " does not run on Megatron-Core",
+        {{"framework", name}});
+  }
+  return version;
+}
+
 }  // namespace
 
 int Cluster::pool_index(std::string_view id) const {
@@ -220,6 +235,12 @@ Scenario parse_scenario(const nlohmann::json& document) {
   }
   scenario.framework =
       static_cast<Framework>(root.optional_choice("framework", framework_names()).value_or(0));
+  scenario.framework_version = parse_framework_version(root, scenario.framework);
+  if (scenario.framework_version) {
+    for (GpuPool& pool : scenario.cluster.pools) {
+      pool.gpu.host_issue = host_issue_at(pool.gpu, *scenario.framework_version);
+    }
+  }
   root.reject_unknown_keys();
   return scenario;
 }

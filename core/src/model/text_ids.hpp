@@ -120,6 +120,10 @@ inline constexpr const char* kErrorCurveSizes = "input error: curve sizes must i
 inline constexpr const char* kErrorFp8CurveRequired = "input error: fp8 curve required";
 inline constexpr const char* kErrorFlashCurvePair = "input error: FlashAttention curves paired";
 inline constexpr const char* kErrorIdLength = "input error: id length";
+inline constexpr const char* kErrorReleaseEntries = "input error: expected release entries";
+inline constexpr const char* kErrorReleasesIncrease = "input error: releases must increase";
+inline constexpr const char* kErrorReleaseWithoutCore =
+    "input error: release without Megatron-Core";
 inline constexpr const char* kErrorNo16BitPeak = "input error: no 16-bit peak";
 inline constexpr const char* kErrorGpuBase = "input error: expected a GPU preset id";
 inline constexpr const char* kErrorCustomGpuId = "input error: name the customised GPU";

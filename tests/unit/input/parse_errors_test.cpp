@@ -108,6 +108,49 @@ TEST_CASE("the framework is one of the launch targets") {
         "\"deepspeed\", \"colossalai\", \"torchtitan\", got the string \"fairseq\"");
 }
 
+TEST_CASE("the framework version is a Megatron-Core release, under a framework that runs one") {
+  const std::string job = std::string(R"({"model": "llama2-7b", )") + kTraining + ", " + kCluster;
+  CHECK(input_error(job + R"(, "framework_version": "core_v0.12"})") == "");
+  CHECK(input_error(job + R"(, "framework": "megatron-bridge", "framework_version": "dev"})") ==
+        "");
+  const std::string unknown = input_error(job + R"(, "framework_version": "25.11"})");
+  CHECK(unknown.find("framework_version: expected one of \"core_v0.5\", ") == 0);
+  CHECK(unknown.find("\"core_v0.19\", \"dev\", got the string \"25.11\"") != std::string::npos);
+  const std::string torchtitan = job + R"(, "framework": "torchtitan", "framework_version":
+      "core_v0.15"})";
+  CHECK(input_error(torchtitan) ==
+        "framework_version: names a Megatron-Core release, but framework torchtitan does not run "
+        "on Megatron-Core");
+  const paraplan::CoreText text = error_text(torchtitan);
+  CHECK(text.id == "input error: release without Megatron-Core");
+  CHECK(text.args == Args{{"framework", "torchtitan"}});
+}
+
+TEST_CASE("a GPU's host.by_release: increasing releases, each with its three costs") {
+  const auto with_host = [](const std::string& by_release) {
+    return std::string(R"({"model": "llama2-7b", )") + kTraining +
+           R"(, "cluster": {"gpus": [{"type": {"base": "h100", "id": "x",
+               "host": {"by_release": )" +
+           by_release + R"(}}, "count": 16}]}})";
+  };
+  const std::string entry16 =
+      R"({"from": "core_v0.16", "torch_op_us": 1, "torch_linear_us": 2, "te_module_us": 3})";
+  const std::string entry17 =
+      R"({"from": "core_v0.17", "torch_op_us": 1, "torch_linear_us": 2, "te_module_us": 3})";
+  CHECK(input_error(with_host("[" + entry16 + ", " + entry17 + "]")) == "");
+  CHECK(input_error(with_host("[" + entry17 + ", " + entry16 + "]")) ==
+        "cluster.gpus[0].type.host.by_release[1].from: releases must increase from entry to "
+        "entry");
+  CHECK(error_text(with_host("[" + entry16 + ", " + entry16 + "]")).id ==
+        "input error: releases must increase");
+  CHECK(error_text(with_host("[]")).id == "input error: expected release entries");
+  CHECK(input_error(with_host(R"([{"from": "core_v0.16", "torch_op_us": 1}])")) ==
+        "cluster.gpus[0].type.host.by_release[0].torch_linear_us: is required");
+  CHECK(input_error(with_host(R"([{"from": "core_v0.16", "torch_op_us": 1, "torch_linear_us": 2,
+      "te_module_us": 3, "sync_gap_us": 4}])"))
+            .find("cluster.gpus[0].type.host.by_release[0].sync_gap_us: unknown key") == 0);
+}
+
 TEST_CASE("unknown presets list the known ones") {
   const std::string message =
       input_error(std::string(R"({"model": "llama9", )") + kTraining + ", " + kCluster + "}");

@@ -17,14 +17,16 @@ namespace {
 
 // Four small layers (hidden 1024, sequence 1024) on one GPU of `gpu`: a few hundred
 // microseconds of GPU work a layer, less than an eager host needs to issue it.
-Report small_layers(const std::string& gpu, const std::string& graphs) {
+// `job` adds top-level scenario keys (", \"framework_version\": ...").
+Report small_layers(const std::string& gpu, const std::string& graphs,
+                    const std::string& job = "") {
   return estimate(test::scenario(R"({"model": {"name": "m", "num_layers": 4, "hidden_size": 1024,
       "ffn_hidden_size": 4096, "num_attention_heads": 16, "vocab_size": 32000,
       "activation": "swiglu"}, "training": {"global_batch_size": 8, "seq_length": 1024},
       "cluster": {"gpus_per_node": 1, "gpus": [{"type": )" +
                                  gpu + R"(, "count": 1}]},
       "strategy": {"micro_batch_size": 1, "use_flash_attn": true)" +
-                                 graphs + "}}"));
+                                 graphs + "}" + job + "}"));
 }
 
 // The H100 preset with no host issue cost: the GPU is never held back.
@@ -334,4 +336,56 @@ TEST_CASE("the passes of a layer without graphs are kept with its costs; graphs 
   // The eager host binds these small layers (above); whole-layer graphs release them.
   CHECK(whole_layers.forward.total_s() <
         detail::layer_passes(costs, false, eager).forward.total_s());
+}
+
+// A job's Megatron-Core release prices its Grace host per op (gb200.json host.by_release): the
+// preset's own figures (Transformer Engine issue #2053, mid-2025 software) up to core_v0.15 and
+// without a release, Megatron-LM CI's GB200 over DGX H100 ratio at that release's tag from
+// core_v0.16 on (1.539, 1.528, 1.270, 1.222 times the Xeon's), "dev" as the newest.
+TEST_CASE("a job's Megatron-Core release prices the Grace host's issue cost per op") {
+  const auto host_at = [](const std::string& gpu, const std::string& job) {
+    return test::scenario(R"({"model": "llama2-7b", "training": {"global_batch_size": 8,
+        "seq_length": 1024}, "cluster": {"gpus": [{"type": ")" +
+                          gpu + R"(", "count": 8}]})" + job + "}")
+        .cluster.pools[0]
+        .gpu.host_issue;
+  };
+  const auto release = [](const std::string& name) {
+    return R"(, "framework_version": ")" + name + R"(")";
+  };
+  CHECK(host_at("gb200", "").torch_op_s == doctest::Approx(18.54e-6));
+  CHECK(host_at("gb200", release("core_v0.15")).torch_op_s == doctest::Approx(18.54e-6));
+  CHECK(host_at("gb200", release("core_v0.12")).te_module_s == doctest::Approx(99.66e-6));
+  const HostIssueCost v16 = host_at("gb200", release("core_v0.16"));
+  CHECK(v16.torch_op_s == doctest::Approx(10.37e-6));
+  CHECK(v16.torch_linear_s == doctest::Approx(20.75e-6));
+  CHECK(v16.te_module_s == doctest::Approx(55.76e-6));
+  CHECK(host_at("gb200", release("core_v0.17")).torch_op_s == doctest::Approx(10.30e-6));
+  CHECK(host_at("gb200", release("core_v0.18")).torch_op_s == doctest::Approx(8.56e-6));
+  CHECK(host_at("gb200", release("core_v0.19")).te_module_s == doctest::Approx(44.27e-6));
+  CHECK(host_at("gb200", release("dev")).torch_linear_s == doctest::Approx(16.47e-6));
+  // The same Grace CPU on GH200; the release keeps what it does not price (the sync gap) and
+  // moves no host without a table (DGX H100's Xeon).
+  CHECK(host_at("gh200", release("dev")).torch_op_s == doctest::Approx(8.24e-6));
+  CHECK(host_at("gh200", "").torch_op_s == doctest::Approx(16.58e-6));
+  CHECK(host_at("gb200", release("dev")).sync_gap_s == host_at("gb200", "").sync_gap_s);
+  CHECK(host_at("h100", release("dev")).torch_op_s == host_at("h100", "").torch_op_s);
+}
+
+TEST_CASE("a release prices only the eager host: a job naming none is priced as before") {
+  const auto release = [](const std::string& name) {
+    return R"(, "framework_version": ")" + name + R"(")";
+  };
+  const Report unnamed = small_layers(R"("gb200")", "");
+  const Report v15 = small_layers(R"("gb200")", "", release("core_v0.15"));
+  const Report v17 = small_layers(R"("gb200")", "", release("core_v0.17"));
+  REQUIRE(unnamed.feasible);
+  REQUIRE(v17.feasible);
+  CHECK(v15.iteration_time_s == unnamed.iteration_time_s);
+  // Small eager layers wait on the host: a host at 0.56 of the price issues them faster.
+  CHECK(v17.iteration_time_s < unnamed.iteration_time_s * 0.9);
+  // Whole-layer graphs leave the host nothing to issue per layer: the release changes nothing.
+  const Report graphed15 = small_layers(R"("gb200")", kWholeLayers, release("core_v0.15"));
+  const Report graphed17 = small_layers(R"("gb200")", kWholeLayers, release("core_v0.17"));
+  CHECK(graphed17.iteration_time_s == doctest::Approx(graphed15.iteration_time_s));
 }

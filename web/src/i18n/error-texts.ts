@@ -67,6 +67,11 @@ const OTHER_ERRORS_ZH: Record<string, Write> = {
   "input error: FlashAttention curves paired": () =>
     "与另一条 FlashAttention-2 曲线同时给出时为必填项",
   "input error: id length": (a) => `应为 1 到 ${a.max} 个字符`,
+  "input error: expected release entries": (a) =>
+    `应为含 1 到 ${a.max} 个 {"from", "torch_op_us", "torch_linear_us", "te_module_us"} 条目的数组，实际为 ${got(a)}`,
+  "input error: releases must increase": () => "各条目的版本（from）必须逐项递增",
+  "input error: release without Megatron-Core": (a) =>
+    `指定的是 Megatron-Core 版本，但 framework ${a.framework} 不基于 Megatron-Core 运行`,
   "input error: no 16-bit peak": () => "需要大于 0 的 bf16 或 fp16 峰值",
   "input error: expected a GPU preset id": (a) => `应为 GPU 预设 id，实际为 ${got(a)}`,
   "input error: name the customised GPU": () => "为必填项：为自定义的 GPU 命名",
