@@ -284,6 +284,7 @@ void CostBuilder::moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const {
                         training_.precision == Precision::fp8);
     set_a2a_pair_host_s(host, s_, m.pair);
     m.pair.host_sync = a2a_host_sync(s_, host);
+    if (m.pair.host_sync != A2aHostSync::none) m.pair.sync_gap_s = host.sync_gap_s;
     // The all-to-all dispatcher's permute runs after its count copy (its gather, which the
     // combine's backward repeats: moe_permutation).
     m.pair.pre_dispatch_forward_after_copy_s = m.pair.combine_compute_backward_s;
@@ -300,6 +301,7 @@ void CostBuilder::moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const {
     // (layer_passes_s, the search's floor of a layer, takes that into account).
     cost.a2a_unpaired_forward_s = forward_s - m.block.forward.ep_comm_s;
     cost.a2a_unpaired_backward_s = backward_s - m.block.backward.ep_comm_s;
+    cost.a2a_paired = true;
     cost.a2a_send_window_s = std::max(
         0.0, m.pair.pre_dispatch_backward_s - m.pair.combine_s - m.pair.combine_compute_forward_s);
   }
