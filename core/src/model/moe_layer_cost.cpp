@@ -34,9 +34,13 @@ double a2a_overlap_exposed_s(double attention_forward_s, double attention_backwa
 }
 
 // The SMs the dispatcher's kernels hold while they run beside the other micro-batch's compute
-// (--overlap-moe-expert-parallel-comm), and what that costs the compute per second hidden: it
-// runs on the SMs left, k / (SMs - k) longer (as Transformer Engine's SM margin,
-// tp_comm_overlap.hpp). NCCL's all-to-all takes one CTA per channel (the communicator's
+// (--overlap-moe-expert-parallel-comm), and what that costs the compute per second hidden. On
+// the SMs left it runs k / (SMs - k) longer (as Transformer Engine's SM margin,
+// tp_comm_overlap.hpp), and at least the preset's overlap_slowdown: where measured (the Hopper
+// presets) a GEMM beside a copy kernel of 4-48 thread blocks, NCCL's and DeepEP's range, lost
+// more than the SMs' share, for its last wave waits on the SMs the blocks hold
+// (scripts/calibration/measured/h200-overlap-2026-11-28.json: 0.09-0.43 by shape at 16 blocks,
+// whose share is 0.14). NCCL's all-to-all takes one CTA per channel (the communicator's
 // channels, the preset's memory_reserve nccl_channels_*); DeepEP's kernels take
 // Buffer.num_sms, 20 by default (deep_ep/buffer.py; Megatron-LM --moe-deepep-num-sms, default
 // 20), HybridEP's 16 (--moe-hybridep-num-sms; moe_dispatch.hpp). A GPU of unknown SM count: the
@@ -49,7 +53,7 @@ double a2a_overlap_slowdown(const GpuSpec& gpu, const Strategy& s, const Group& 
           : static_cast<double>(ep_group.spans_nodes ? gpu.memory_reserve.nccl_channels_inter_node
                                                      : gpu.memory_reserve.nccl_channels_intra_node);
   if (sms <= taken) return gpu.overlap_slowdown;
-  return taken / (sms - taken);
+  return std::max(gpu.overlap_slowdown, taken / (sms - taken));
 }
 
 // What the parts of the MoE block share: the dispatch's rows and times, the block's own forward
