@@ -57,10 +57,13 @@ void issue_pair(Clock& clock, const A2aOverlapPair& p) {
     case A2aHostSync::none:
       break;
     case A2aHostSync::compute_stream:
-      clock.host_s = std::max(clock.host_s, pre_forward_end - p.pre_dispatch_forward_after_copy_s);
+      clock.host_s = std::max(clock.host_s, pre_forward_end - p.pre_dispatch_forward_after_copy_s) +
+                     p.sync_gap_s;
       break;
     case A2aHostSync::communication_stream:
-      clock.host_s = std::max({clock.host_s, pre_forward_end, clock.stream_free_s[kCommunication]});
+      clock.host_s =
+          std::max({clock.host_s, pre_forward_end, clock.stream_free_s[kCommunication]}) +
+          p.sync_gap_s;
       break;
   }
   issue(clock, {kCommunication, kForward, p.dispatch_s, 0});

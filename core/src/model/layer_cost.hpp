@@ -75,6 +75,10 @@ struct LayerCost {
   // schedule's warm-up (cool-down), pays on top of its paired share of the all-to-all.
   double a2a_unpaired_forward_s = 0;
   double a2a_unpaired_backward_s = 0;
+  // --overlap-moe-expert-parallel-comm: the passes are priced as one forward paired with another
+  // micro-batch's backward, whose time holds the host's issue of both (a2a_pair_period_s):
+  // stage_work.cpp's host_bound holds them to it again only where they run unpaired.
+  bool a2a_paired = false;
   // --overlap-moe-expert-parallel-comm: how long the paired layer's attention backward runs past
   // its forward combine, which a chunk's last pair ends with: the window its pipeline send of
   // activations has on the communication stream (pipeline_model.cpp pipeline_comm_s).
@@ -205,6 +209,8 @@ struct A2aOverlapPair {
   // (its permute, token_dispatcher.py dispatch_preprocess: the copy precedes permutation 1).
   A2aHostSync host_sync = A2aHostSync::none;
   double pre_dispatch_forward_after_copy_s = 0;
+  // The GPU's idle time after that sync (LayerHostTime::sync_gap_s), as without the overlap.
+  double sync_gap_s = 0;
 };
 double a2a_overlap_exposed_s(const A2aOverlapPair& pair);
 // The same with no compute on the communication stream.

@@ -52,4 +52,8 @@ inline double flex_dispatcher_sms(const Strategy& s) {
   return s.moe_flex_dispatcher_backend == MoeFlexBackend::hybridep ? kHybridEpSms : kDeepEpSms;
 }
 
+// What the dispatcher's kernels cost the compute they run beside under
+// --overlap-moe-expert-parallel-comm, per second of all-to-all hidden (moe_layer_cost.cpp).
+double a2a_overlap_slowdown(const GpuSpec& gpu, const Strategy& s, const Group& ep_group);
+
 }  // namespace paraplan::detail

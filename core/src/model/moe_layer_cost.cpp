@@ -34,9 +34,13 @@ double a2a_overlap_exposed_s(double attention_forward_s, double attention_backwa
 }
 
 // The SMs the dispatcher's kernels hold while they run beside the other micro-batch's compute
-// (--overlap-moe-expert-parallel-comm), and what that costs the compute per second hidden: it
-// runs on the SMs left, k / (SMs - k) longer (as Transformer Engine's SM margin,
-// tp_comm_overlap.hpp). NCCL's all-to-all takes one CTA per channel (the communicator's
+// (--overlap-moe-expert-parallel-comm), and what that costs the compute per second hidden. On
+// the SMs left it runs k / (SMs - k) longer (as Transformer Engine's SM margin,
+// tp_comm_overlap.hpp), and at least the preset's overlap_slowdown: where measured (the Hopper
+// presets) a GEMM beside a copy kernel of 4-48 thread blocks, NCCL's and DeepEP's range, lost
+// more than the SMs' share, for its last wave waits on the SMs the blocks hold
+// (scripts/calibration/measured/h200-overlap-2026-11-28.json: 0.09-0.43 by shape at 16 blocks,
+// whose share is 0.14). NCCL's all-to-all takes one CTA per channel (the communicator's
 // channels, the preset's memory_reserve nccl_channels_*); DeepEP's kernels take
 // Buffer.num_sms, 20 by default (deep_ep/buffer.py; Megatron-LM --moe-deepep-num-sms, default
 // 20), HybridEP's 16 (--moe-hybridep-num-sms; moe_dispatch.hpp). A GPU of unknown SM count: the
@@ -49,7 +53,7 @@ double a2a_overlap_slowdown(const GpuSpec& gpu, const Strategy& s, const Group& 
           : static_cast<double>(ep_group.spans_nodes ? gpu.memory_reserve.nccl_channels_inter_node
                                                      : gpu.memory_reserve.nccl_channels_intra_node);
   if (sms <= taken) return gpu.overlap_slowdown;
-  return taken / (sms - taken);
+  return std::max(gpu.overlap_slowdown, taken / (sms - taken));
 }
 
 // What the parts of the MoE block share: the dispatch's rows and times, the block's own forward
@@ -284,6 +288,7 @@ void CostBuilder::moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const {
                         training_.precision == Precision::fp8);
     set_a2a_pair_host_s(host, s_, m.pair);
     m.pair.host_sync = a2a_host_sync(s_, host);
+    if (m.pair.host_sync != A2aHostSync::none) m.pair.sync_gap_s = host.sync_gap_s;
     // The all-to-all dispatcher's permute runs after its count copy (its gather, which the
     // combine's backward repeats: moe_permutation).
     m.pair.pre_dispatch_forward_after_copy_s = m.pair.combine_compute_backward_s;
@@ -300,6 +305,7 @@ void CostBuilder::moe_a2a_overlap(LayerCost& cost, MoeBlock& m) const {
     // (layer_passes_s, the search's floor of a layer, takes that into account).
     cost.a2a_unpaired_forward_s = forward_s - m.block.forward.ep_comm_s;
     cost.a2a_unpaired_backward_s = backward_s - m.block.backward.ep_comm_s;
+    cost.a2a_paired = true;
     cost.a2a_send_window_s = std::max(
         0.0, m.pair.pre_dispatch_backward_s - m.pair.combine_s - m.pair.combine_compute_forward_s);
   }

@@ -18,6 +18,7 @@ namespace paraplan::detail {
 // charged as compute (the GPU idles within the pass).
 LayerPasses host_bound(const LayerCost& layer, const Strategy& s) {
   LayerPasses bound{layer.forward, layer.backward};
+  if (layer.a2a_paired) return bound;  // the pair's time holds the host's issue already
   const HostPassTime host = eager_host_forward_s(layer.host, s);
   const double forward_s = layer.forward.total_s();
   double bound_forward_s = std::max(forward_s, host.total_s());
@@ -279,6 +280,17 @@ StageShape stage_shape(const PipelineInput& in, const StageGroup& group) {
   return {{c, dense_layers, moe_layers}, mtp, static_cast<double>(group.layers) + mtp};
 }
 
+// A paired MoE layer's passes where they run unpaired (the combined 1F1B's warm-up forwards and
+// cool-down backwards): the all-to-all alone, and each pass held to the host's time to issue it
+// as without the overlap.
+LayerPasses unpaired_passes(const LayerCost& layer, const Strategy& s) {
+  LayerCost alone = layer;
+  alone.a2a_paired = false;
+  alone.forward.ep_comm_s += layer.a2a_unpaired_forward_s;
+  alone.backward.ep_comm_s += layer.a2a_unpaired_backward_s;
+  return host_bound(alone, s);
+}
+
 // The layers' passes, each at least the host's time to issue it (host_bound), into `work`;
 // returns their forward without the all-to-all that the combined 1F1B leaves unpaired.
 PassTime add_layer_passes(const PipelineInput& in, const StageGroup& group,
@@ -303,8 +315,11 @@ PassTime add_layer_passes(const PipelineInput& in, const StageGroup& group,
         unpaired_pass_share(group.first, in.stages, s.virtual_pipeline_model_parallel_size,
                             in.micro_batches) *
         moe_layers;
+    const LayerPasses alone = unpaired_passes(c.moe, s);
     work.forward.ep_comm_s += unpaired * c.moe.a2a_unpaired_forward_s;
     work.backward.ep_comm_s += unpaired * c.moe.a2a_unpaired_backward_s;
+    work.forward.compute_s += unpaired * (alone.forward.compute_s - moe_bound.forward.compute_s);
+    work.backward.compute_s += unpaired * (alone.backward.compute_s - moe_bound.backward.compute_s);
   }
   return layers_forward;
 }

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "model/a2a_pair_schedule.hpp"
 #include "model/layer_cost.hpp"
 #include "paraplan/estimate.hpp"
 #include "support.hpp"
@@ -388,4 +389,40 @@ TEST_CASE("a release prices only the eager host: a job naming none is priced as 
   const Report graphed15 = small_layers(R"("gb200")", kWholeLayers, release("core_v0.15"));
   const Report graphed17 = small_layers(R"("gb200")", kWholeLayers, release("core_v0.17"));
   CHECK(graphed17.iteration_time_s == doctest::Approx(graphed15.iteration_time_s));
+}
+
+TEST_CASE(
+    "a MoE layer paired by the all-to-all overlap is held to its host inside the pair, not again "
+    "pass by pass") {
+  detail::LayerCost layer;
+  layer.forward.compute_s = 1e-3;
+  layer.backward.compute_s = 2e-3;
+  layer.host[HostRegion::attention] = 4e-3;  // the eager host needs longer than the GPU
+  const Strategy eager;
+  const detail::LayerPasses alone = detail::host_bound(layer, eager);
+  REQUIRE(alone.forward.compute_s > layer.forward.compute_s);
+  layer.a2a_paired = true;
+  const detail::LayerPasses paired = detail::host_bound(layer, eager);
+  CHECK(paired.forward == layer.forward);
+  CHECK(paired.backward == layer.backward);
+}
+
+TEST_CASE("the paired schedule holds both passes to the host's issue time and its sync's gap") {
+  // GPU 6 ms a pair; the host issues 14 ms of nodes: the host sets the pace.
+  detail::A2aOverlapPair pair{.pre_dispatch_forward_s = 1e-3,
+                              .pre_dispatch_backward_s = 2e-3,
+                              .mlp_forward_s = 1e-3,
+                              .mlp_backward_s = 2e-3,
+                              .dispatch_s = 0.5e-3,
+                              .combine_s = 0.5e-3};
+  pair.host_pre_dispatch_forward_s = 4e-3;
+  pair.host_mlp_forward_s = 2e-3;
+  pair.host_pre_dispatch_backward_s = 5e-3;
+  pair.host_mlp_backward_s = 3e-3;
+  CHECK(detail::a2a_pair_period_s(pair) == doctest::Approx(14e-3));
+  // The dispatcher's sync: the GPU idles its gap after it, as in an unpaired forward.
+  pair.host_sync = detail::A2aHostSync::communication_stream;
+  const double without_gap_s = detail::a2a_pair_period_s(pair);
+  pair.sync_gap_s = 0.1e-3;
+  CHECK(detail::a2a_pair_period_s(pair) == doctest::Approx(without_gap_s + 0.1e-3));
 }
