@@ -113,7 +113,7 @@ double Searcher::least_shape_work_s() {
                      expressible)) {
       return;
     }
-    const ModelCosts& c = costs_.get(0, s_);
+    const ModelCosts& c = costs_.get_unkept(0, s_, shape_floor_costs_);
     const double work_s = dense_layers * layer_passes_s(c, false, s_) +
                           moe_layers * layer_passes_s(c, true, s_) + c.embedding.forward.total_s() +
                           c.embedding.backward.total_s() + c.head.forward.total_s() +

@@ -454,6 +454,8 @@ class Searcher {
   std::vector<const FrameworkRule*> shape_floor_framework_rules_;
   std::vector<int64_t> shape_floor_key_;  // scratch
   KeyValuesMap<double> shape_work_floors_;
+  // The costs of a shape least_shape_work_s prices and the cost cache does not keep (scratch).
+  ModelCosts shape_floor_costs_;
   // The same floors by micro-batch size for one layout (begin_size_floors): the keys they read
   // other than the size (`size_floor_reads_`) are decided above the micro-batch level or fixed
   // for the search (size_floors_usable_), and stay while the sizes are walked.
