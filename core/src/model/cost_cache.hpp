@@ -61,6 +61,18 @@ class CostCache {
     return costs_.emplace(key_, std::move(built));
   }
 
+  // The same costs without keeping them: the kept ones where known, else built into `scratch`
+  // (valid until its next use). For shapes that are priced once and rarely again: the search's
+  // micro-batch bound prices every shape of some 30 thousand floor keys on DeepSeek-V3, most of
+  // which it never walks, and keeping each (a few KiB, in fresh memory) cost more than building
+  // it.
+  const ModelCosts& get_unkept(int pool, const Strategy& strategy, ModelCosts& scratch) {
+    fill_key(pool, strategy, layer_keys_, key_);
+    if (const ModelCosts* found = costs_.find(key_)) return *found;
+    scratch = build(pool, strategy);
+    return scratch;
+  }
+
  private:
   const GpuSpec& gpu(int pool) const { return cluster_.pools[static_cast<size_t>(pool)].gpu; }
 

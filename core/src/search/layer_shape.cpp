@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "search/prefilters.hpp"
@@ -113,7 +114,7 @@ double Searcher::least_shape_work_s() {
                      expressible)) {
       return;
     }
-    const ModelCosts& c = costs_.get(0, s_);
+    const ModelCosts& c = costs_.get_unkept(0, s_, shape_floor_costs_);
     const double work_s = dense_layers * layer_passes_s(c, false, s_) +
                           moe_layers * layer_passes_s(c, true, s_) + c.embedding.forward.total_s() +
                           c.embedding.backward.total_s() + c.head.forward.total_s() +
@@ -166,8 +167,8 @@ bool Searcher::count_layer_shapes() {
   fill_key(loop_reads_, loop_key_);
   const LoopCount* found = loop_counts_.find(loop_key_);
   if (found == nullptr) {
-    std::optional<Strategy> walked_from;
-    if (audit_ != nullptr) walked_from = s_;
+    std::unique_ptr<const Strategy> walked_from;
+    if (audit_ != nullptr) walked_from = std::make_unique<const Strategy>(s_);
     LoopCount count = walk_layer_shapes();
     if (stopped_) return count.kept;  // cut short: nothing to keep
     count.walked_from = std::move(walked_from);
@@ -200,6 +201,7 @@ Searcher::LoopCount Searcher::walk_layer_shapes() {
   if (stopped_) return count;
   count.leaves = stats_.pruned - pruned;
   added_rejections(rejection_counts_, count.rejections);
+  count.keys.reserve(loop_writes_.size() + 4 * s_.recompute.size());  // one allocation
   for (const K id : loop_writes_) count.keys.push_back(key_row(id).get(s_, 0));
   for (const Recompute& recompute : s_.recompute) {
     count.keys.insert(

@@ -33,6 +33,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -399,9 +400,11 @@ class Searcher {
   struct ShapeCount {
     int64_t leaves = 0;
     std::vector<std::pair<Rejection*, int64_t>> rejections;  // into rejections_ (stable nodes)
-    std::vector<Recompute> recompute;     // none for the ZeRO level's walk (it writes none)
-    std::vector<int64_t> zero_keys;       // keys_decided_at(Level::zero), in that order
-    std::optional<Strategy> walked_from;  // the state it was walked from (audited searches)
+    std::vector<Recompute> recompute;  // none for the ZeRO level's walk (it writes none)
+    std::vector<int64_t> zero_keys;    // keys_decided_at(Level::zero), in that order
+    // The state it was walked from (audited searches; held apart, as the memos hold hundreds of
+    // thousands of counts and the audit alone reads it).
+    std::unique_ptr<const Strategy> walked_from;
   };
   std::vector<StrategyKeyId> count_reads_;
   std::vector<StrategyKeyId> zero_keys_;
@@ -414,7 +417,7 @@ class Searcher {
     int64_t leaves = 0;
     std::vector<std::pair<Rejection*, int64_t>> rejections;
     std::vector<int64_t> keys;  // loop_writes_, then the recompute settings' keys per GPU type
-    std::optional<Strategy> walked_from;  // the state it was walked from (audited searches)
+    std::unique_ptr<const Strategy> walked_from;  // as ShapeCount's
   };
   std::vector<StrategyKeyId> loop_reads_, loop_writes_;
   std::vector<int64_t> loop_key_;  // scratch: the values of loop_reads_ in s_
@@ -454,6 +457,8 @@ class Searcher {
   std::vector<const FrameworkRule*> shape_floor_framework_rules_;
   std::vector<int64_t> shape_floor_key_;  // scratch
   KeyValuesMap<double> shape_work_floors_;
+  // The costs of a shape least_shape_work_s prices and the cost cache does not keep (scratch).
+  ModelCosts shape_floor_costs_;
   // The same floors by micro-batch size for one layout (begin_size_floors): the keys they read
   // other than the size (`size_floor_reads_`) are decided above the micro-batch level or fixed
   // for the search (size_floors_usable_), and stay while the sizes are walked.

@@ -6,6 +6,7 @@
 // is replayed after (docs/search.md, section 3).
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -157,8 +158,8 @@ bool Searcher::replay_or_record(KeyValuesMap<ShapeCount>& counts, Level level) {
     replay(*found);
     return true;
   }
-  std::optional<Strategy> walked_from;
-  if (audit_ != nullptr) walked_from = s_;
+  std::unique_ptr<const Strategy> walked_from;
+  if (audit_ != nullptr) walked_from = std::make_unique<const Strategy>(s_);
   ShapeCount walked = walk_count(level);
   ShapeCount& count = counts.emplace(count_key_, std::move(walked));
   count.walked_from = std::move(walked_from);
@@ -187,6 +188,7 @@ Searcher::ShapeCount Searcher::walk_count(Level level) {
     ++count.rejections.back().second;
   }
   if (level == Level::recompute) count.recompute = s_.recompute;  // the ZeRO level's: unchanged
+  count.zero_keys.reserve(zero_keys_.size());                     // one allocation
   for (const K id : zero_keys_) count.zero_keys.push_back(key_row(id).get(s_, 0));
   return count;
 }

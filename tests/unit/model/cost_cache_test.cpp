@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,7 @@ TEST_CASE("the cost cache's per-part costs equal compute_model_costs over random
     CAPTURE(static_cast<int>(framework));
     const GpuSpec& gpu = job.cluster.pools[0].gpu;
     detail::CostCache cache(job.model, job.training, job.cluster, framework);
+    std::set<std::vector<int64_t>> kept;  // the shapes get has kept
     moe_jobs += job.model.moe ? 1 : 0;
     // Shapes that share their non-MoE keys (the cache builds those parts once) and shapes that
     // do not: each looked up twice, from a cache that has seen the others.
@@ -105,7 +107,14 @@ TEST_CASE("the cost cache's per-part costs equal compute_model_costs over random
         for (const Strategy& s : shapes) {
           const detail::ModelCosts expected = detail::compute_model_costs(
               job.model, job.training, gpu, gpu.nvlink_domain_gpus, s, framework);
+          // get_unkept builds a shape not yet kept into the scratch, and keeps it not: the
+          // same costs, and the kept ones once get has kept them.
+          detail::ModelCosts scratch;
+          const detail::ModelCosts& unkept = cache.get_unkept(0, s, scratch);
+          CHECK(unkept == expected);
+          CHECK((&unkept == &scratch) == kept.insert(detail::layer_shape(s, 0)).second);
           CHECK(cache.get(0, s) == expected);
+          CHECK(&cache.get_unkept(0, s, scratch) == &cache.get(0, s));
         }
       }
     }
