@@ -611,12 +611,12 @@ TEST_CASE(
   const detail::Group node = detail::place_group(8, 1, 8);
   // H100: HybridEP's 16 of 132 SMs are a share of 16 / 116 = 0.14, below the loss the preset
   // measured beside copy kernels of 4-48 blocks (overlap_slowdown 0.23).
-  const GpuSpec& h100 = job(moe_model(), 8, "h100").cluster.pools[0].gpu;
+  const GpuSpec h100 = job(moe_model(), 8, "h100").cluster.pools[0].gpu;
   REQUIRE(h100.overlap_slowdown > 16.0 / 116);
   CHECK(detail::a2a_overlap_slowdown(h100, s, node) == doctest::Approx(h100.overlap_slowdown));
   // GB200: NCCL's 32 channels inside the NVLink domain take 32 of 148 SMs, above the preset's.
   s.moe_token_dispatcher_type = MoeDispatcher::alltoall;
-  const GpuSpec& gb200 = job(moe_model(), 8, "gb200").cluster.pools[0].gpu;
+  const GpuSpec gb200 = job(moe_model(), 8, "gb200").cluster.pools[0].gpu;
   REQUIRE(gb200.memory_reserve.nccl_channels_intra_node == 32);
   REQUIRE(gb200.overlap_slowdown < 32.0 / 116);
   CHECK(detail::a2a_overlap_slowdown(gb200, s, node) == doctest::Approx(32.0 / 116));
