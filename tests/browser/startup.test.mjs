@@ -9,6 +9,10 @@ import { describe, it } from "node:test";
 import { useSite } from "./lib/use-site.mjs";
 import { SCREENSHOTS } from "./site.mjs";
 
+// The latest the page builds its form for a run=1 link whose first rows are not drawn yet
+// (web/src/state/first-rows.ts FORM_DEADLINE_MS).
+const FORM_DEADLINE_MS = 2000;
+
 const TIMEOUT_MS = 120_000;
 const JOB =
   "model=llama2-70b&gpu-infos=a800:256&num-gpus=256&global-batch-size=512&seq-length=4096";
@@ -76,9 +80,15 @@ describe("issue 30: the module starts before the form is drawn (production build
     assert.ok(marks["worker-created"] < marks["form-drawn"], order);
     assert.ok(marks["search-requested"] < marks["form-drawn"], order);
     // The first rows do not wait for the form: the results' frame is drawn first, the rows
-    // in it, and the form after them.
+    // in it, and the form after them, or after its deadline where the rows are slower
+    // (web/src/state/first-rows.ts FORM_DEADLINE_MS: 2 s after navigation, which a loaded
+    // machine's first rows may miss).
     assert.ok(marks["results-drawn"] < marks["first-rows-drawn"], order);
-    assert.ok(marks["first-rows-drawn"] < marks["form-drawn"], order);
+    assert.ok(
+      marks["form-drawn"] >
+        Math.min(marks["first-rows-drawn"], FORM_DEADLINE_MS),
+      order,
+    );
     // The module is fetched once, by the page, before the form is drawn.
     assert.equal(wasm.length, 1, order);
     assert.ok(wasm[0] < marks["form-drawn"], order);
