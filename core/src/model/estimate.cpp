@@ -237,6 +237,7 @@ Report Estimator::Impl::estimate(const Strategy& s) {
                           &report.infeasible_reason_ids);
   if (!layout) {
     report.feasible = false;
+    set_memory_verdict(report, margin_class_of(s, framework));  // "memory not estimated"
     return report;
   }
   report.num_gpus = layout->num_gpus;

@@ -176,6 +176,20 @@ TEST_CASE("memory verdict: the margin of each class of launches") {
   }
 }
 
+// A strategy a rule rejects before its memory is priced says so in its memory verdict's reason,
+// as one rejected for its stages does, instead of an empty reason.
+TEST_CASE("memory verdict: a strategy rejected before its memory is priced says why") {
+  const Report r = run(R"({"model": "llama3.1-8b",
+      "training": {"global_batch_size": 64, "seq_length": 8192},
+      "cluster": {"gpus": [{"type": "a100-40g", "count": 16}]},
+      "strategy": {"tensor_model_parallel_size": 4, "context_parallel_size": 2,
+                   "use_flash_attn": false}})");
+  REQUIRE_FALSE(r.feasible);
+  CHECK(r.stages.empty());
+  CHECK(r.memory_verdict_text.id == "memory not estimated: rejected");
+  CHECK(r.memory_verdict_reason == "memory not estimated: the strategy is rejected before it");
+}
+
 // A strategy's class: context parallelism over point-to-point sends is cp_comm_type p2p with
 // more than one context-parallel rank, outside torchtitan (whose ring runs on collectives).
 TEST_CASE("memory verdict: the class of a strategy") {
